@@ -1,0 +1,1 @@
+//! floe-derive: proc macros for Rust-first Ice interfaces and types.

@@ -1,0 +1,2 @@
+//! floe-runtime: Communicator, ObjectAdapter, proxies and connections on tokio.
+#![warn(missing_docs)]

@@ -1,0 +1,2 @@
+//! floe-storm: an IceStorm-compatible publish/subscribe broker.
+#![warn(missing_docs)]

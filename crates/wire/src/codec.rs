@@ -1,0 +1,424 @@
+//! The [`Encode`] and [`Decode`] traits and their implementations for
+//! Slice's built-in types.
+//!
+//! | Slice | Rust |
+//! |---|---|
+//! | `bool`, `byte`, `short`, `int`, `long`, `float`, `double` | `bool`, `u8`, `i16`, `i32`, `i64`, `f32`, `f64` |
+//! | `string` | `String` (encode also from `str`) |
+//! | `sequence<byte>` | [`bytes::Bytes`] (zero copy) or `Vec<u8>` |
+//! | `sequence<T>` | `Vec<T>` (bulk copies for fixed-size numbers) |
+//! | `dictionary<K, V>` | `BTreeMap<K, V>` (sorted, as C++ peers send) or `HashMap<K, V>` |
+//!
+//! Generated code implements the traits for structs, enums and proxies.
+
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasher, Hash};
+
+use bytes::Bytes;
+
+use crate::decoder::Decoder;
+use crate::encoder::Encoder;
+use crate::error::{Error, Result};
+use crate::optional::{OptionalFormat, OptionalKind};
+use crate::version::ENCODING_1_0;
+
+/// Static facts about how a type looks on the wire.
+pub trait WireType {
+    /// The fewest bytes one value can take. Decoders multiply a count read
+    /// from the input by this before allocating, so it must never be larger
+    /// than the real minimum (and is treated as at least 1).
+    const MIN_WIRE_SIZE: usize;
+    /// `Some(n)` when every value takes exactly `n` bytes.
+    const FIXED_SIZE: Option<usize> = None;
+    /// How the type is written as an optional value.
+    const OPTIONAL_KIND: OptionalKind;
+}
+
+/// A value that can be written in the Ice encoding.
+pub trait Encode: WireType {
+    /// Writes the value.
+    fn encode(&self, enc: &mut Encoder);
+
+    /// Writes a slice of values without the count. Fixed-size numbers
+    /// override this with a bulk copy.
+    fn encode_slice(items: &[Self], enc: &mut Encoder)
+    where
+        Self: Sized,
+    {
+        for item in items {
+            item.encode(enc);
+        }
+    }
+}
+
+/// A value that can be read from the Ice encoding.
+pub trait Decode: WireType + Sized {
+    /// Reads a value.
+    fn decode(dec: &mut Decoder) -> Result<Self>;
+
+    /// Reads `n` values; the caller has already checked with
+    /// [`Decoder::check_count`] that they can fit. Fixed-size numbers
+    /// override this with a bulk copy.
+    fn decode_vec(dec: &mut Decoder, n: usize) -> Result<Vec<Self>> {
+        let mut v = Vec::with_capacity(n);
+        for _ in 0..n {
+            v.push(Self::decode(dec)?);
+        }
+        Ok(v)
+    }
+}
+
+impl<T: WireType + ?Sized> WireType for &T {
+    const MIN_WIRE_SIZE: usize = T::MIN_WIRE_SIZE;
+    const FIXED_SIZE: Option<usize> = T::FIXED_SIZE;
+    const OPTIONAL_KIND: OptionalKind = T::OPTIONAL_KIND;
+}
+
+impl<T: Encode + ?Sized> Encode for &T {
+    fn encode(&self, enc: &mut Encoder) {
+        (**self).encode(enc)
+    }
+}
+
+impl Encoder {
+    /// Writes `value` with [`Encode`].
+    #[inline]
+    pub fn write<T: Encode + ?Sized>(&mut self, value: &T) {
+        value.encode(self)
+    }
+
+    /// Writes a sequence: count, then the elements.
+    pub fn write_seq<T: Encode>(&mut self, items: &[T]) {
+        self.write_size(items.len());
+        T::encode_slice(items, self);
+    }
+
+    /// Writes an optional value with `tag` if it is present; nothing if
+    /// absent or in encoding 1.0 (which has no optionals).
+    ///
+    /// ```
+    /// use floe_wire::Encoder;
+    /// let mut enc = Encoder::new();
+    /// enc.write_optional(1, Some(&3i32));
+    /// enc.write_optional(2, Some("x"));
+    /// enc.write_optional::<i32>(3, None);
+    /// assert_eq!(&enc.finish()[..], &[0x0a, 3, 0, 0, 0, 0x15, 1, b'x']);
+    /// ```
+    pub fn write_optional<T: Encode + ?Sized>(&mut self, tag: u32, value: Option<&T>) {
+        let Some(value) = value else { return };
+        if self.encoding() == ENCODING_1_0 {
+            return;
+        }
+        let kind = T::OPTIONAL_KIND;
+        self.write_optional_tag(tag, kind.format());
+        match kind {
+            OptionalKind::Plain(_) => value.encode(self),
+            OptionalKind::VSizeLength => {
+                if let Some(n) = T::FIXED_SIZE {
+                    self.write_size(n);
+                    value.encode(self);
+                } else {
+                    let mut tmp = Encoder::with_buffer(Default::default(), self.encoding());
+                    value.encode(&mut tmp);
+                    self.write_size(tmp.len());
+                    self.write_raw(tmp.as_slice());
+                }
+            }
+            OptionalKind::FSizeLength => {
+                let pos = self.start_fsize();
+                value.encode(self);
+                self.end_fsize(pos);
+            }
+        }
+    }
+}
+
+impl Decoder {
+    /// Reads a value with [`Decode`].
+    #[inline]
+    pub fn read<T: Decode>(&mut self) -> Result<T> {
+        T::decode(self)
+    }
+
+    /// Reads a sequence into a `Vec`, checking the count against the bytes
+    /// present before allocating.
+    pub fn read_seq<T: Decode>(&mut self) -> Result<Vec<T>> {
+        let n = self.read_count(T::MIN_WIRE_SIZE)?;
+        T::decode_vec(self, n)
+    }
+
+    /// Reads the optional value with `tag`, if present.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use floe_wire::Decoder;
+    /// let mut dec = Decoder::new(Bytes::from_static(&[0x0a, 3, 0, 0, 0, 0x15, 1, b'x']));
+    /// assert_eq!(dec.read_optional_value::<i32>(1).unwrap(), Some(3));
+    /// assert_eq!(dec.read_optional_value::<String>(2).unwrap().as_deref(), Some("x"));
+    /// assert_eq!(dec.read_optional_value::<i32>(3).unwrap(), None);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Marshal`] if the tag is present in another format than `T`'s.
+    pub fn read_optional_value<T: Decode>(&mut self, tag: u32) -> Result<Option<T>> {
+        let kind = T::OPTIONAL_KIND;
+        if !self.read_optional(tag, kind.format())? {
+            return Ok(None);
+        }
+        match kind {
+            OptionalKind::Plain(_) => T::decode(self).map(Some),
+            OptionalKind::VSizeLength => {
+                let n = self.read_size()?;
+                self.decode_exactly(n, tag)
+            }
+            OptionalKind::FSizeLength => {
+                let n = self.read_fsize_section()? as usize;
+                self.decode_exactly(n, tag)
+            }
+        }
+    }
+
+    fn decode_exactly<T: Decode>(&mut self, n: usize, tag: u32) -> Result<Option<T>> {
+        if n > self.remaining() {
+            return Err(Error::out_of_bounds(n, self.remaining()));
+        }
+        let before = self.remaining();
+        let v = T::decode(self)?;
+        if before - self.remaining() != n {
+            return Err(Error::marshal(format!(
+                "optional tag {tag}: length {n} does not match the {} bytes of its value",
+                before - self.remaining()
+            )));
+        }
+        Ok(Some(v))
+    }
+}
+
+macro_rules! fixed_number {
+    ($t:ty, $n:expr, $fmt:ident, $w:ident, $r:ident) => {
+        impl WireType for $t {
+            const MIN_WIRE_SIZE: usize = $n;
+            const FIXED_SIZE: Option<usize> = Some($n);
+            const OPTIONAL_KIND: OptionalKind = OptionalKind::Plain(OptionalFormat::$fmt);
+        }
+        impl Encode for $t {
+            #[inline]
+            fn encode(&self, enc: &mut Encoder) {
+                enc.$w(*self)
+            }
+            fn encode_slice(items: &[Self], enc: &mut Encoder) {
+                let buf = enc.buffer_mut();
+                buf.reserve(items.len() * $n);
+                for v in items {
+                    buf.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+        impl Decode for $t {
+            #[inline]
+            fn decode(dec: &mut Decoder) -> Result<Self> {
+                dec.$r()
+            }
+            fn decode_vec(dec: &mut Decoder, n: usize) -> Result<Vec<Self>> {
+                let bytes = dec.read_bytes(n * $n)?;
+                Ok(bytes
+                    .chunks_exact($n)
+                    .map(|c| {
+                        let mut a = [0u8; $n];
+                        a.copy_from_slice(c);
+                        <$t>::from_le_bytes(a)
+                    })
+                    .collect())
+            }
+        }
+    };
+}
+
+fixed_number!(i16, 2, F2, write_i16, read_i16);
+fixed_number!(i32, 4, F4, write_i32, read_i32);
+fixed_number!(i64, 8, F8, write_i64, read_i64);
+fixed_number!(f32, 4, F4, write_f32, read_f32);
+fixed_number!(f64, 8, F8, write_f64, read_f64);
+
+impl WireType for u8 {
+    const MIN_WIRE_SIZE: usize = 1;
+    const FIXED_SIZE: Option<usize> = Some(1);
+    const OPTIONAL_KIND: OptionalKind = OptionalKind::Plain(OptionalFormat::F1);
+}
+impl Encode for u8 {
+    #[inline]
+    fn encode(&self, enc: &mut Encoder) {
+        enc.write_u8(*self)
+    }
+    fn encode_slice(items: &[Self], enc: &mut Encoder) {
+        enc.write_raw(items)
+    }
+}
+impl Decode for u8 {
+    #[inline]
+    fn decode(dec: &mut Decoder) -> Result<Self> {
+        dec.read_u8()
+    }
+    fn decode_vec(dec: &mut Decoder, n: usize) -> Result<Vec<Self>> {
+        Ok(dec.read_bytes(n)?.to_vec())
+    }
+}
+
+impl WireType for bool {
+    const MIN_WIRE_SIZE: usize = 1;
+    const FIXED_SIZE: Option<usize> = Some(1);
+    const OPTIONAL_KIND: OptionalKind = OptionalKind::Plain(OptionalFormat::F1);
+}
+impl Encode for bool {
+    #[inline]
+    fn encode(&self, enc: &mut Encoder) {
+        enc.write_bool(*self)
+    }
+}
+impl Decode for bool {
+    #[inline]
+    fn decode(dec: &mut Decoder) -> Result<Self> {
+        dec.read_bool()
+    }
+    fn decode_vec(dec: &mut Decoder, n: usize) -> Result<Vec<Self>> {
+        Ok(dec.read_bytes(n)?.iter().map(|b| *b != 0).collect())
+    }
+}
+
+impl WireType for str {
+    const MIN_WIRE_SIZE: usize = 1;
+    const OPTIONAL_KIND: OptionalKind = OptionalKind::Plain(OptionalFormat::VSize);
+}
+impl Encode for str {
+    #[inline]
+    fn encode(&self, enc: &mut Encoder) {
+        enc.write_string(self)
+    }
+}
+impl WireType for String {
+    const MIN_WIRE_SIZE: usize = 1;
+    const OPTIONAL_KIND: OptionalKind = OptionalKind::Plain(OptionalFormat::VSize);
+}
+impl Encode for String {
+    #[inline]
+    fn encode(&self, enc: &mut Encoder) {
+        enc.write_string(self)
+    }
+}
+impl Decode for String {
+    #[inline]
+    fn decode(dec: &mut Decoder) -> Result<Self> {
+        dec.read_string()
+    }
+}
+
+/// `sequence<byte>` as a zero-copy slice of the received frame.
+impl WireType for Bytes {
+    const MIN_WIRE_SIZE: usize = 1;
+    const OPTIONAL_KIND: OptionalKind = OptionalKind::Plain(OptionalFormat::VSize);
+}
+impl Encode for Bytes {
+    #[inline]
+    fn encode(&self, enc: &mut Encoder) {
+        enc.write_byte_seq(self)
+    }
+}
+impl Decode for Bytes {
+    #[inline]
+    fn decode(dec: &mut Decoder) -> Result<Self> {
+        dec.read_byte_seq()
+    }
+}
+
+/// The optional kind of a sequence whose elements are `T`.
+const fn seq_optional_kind(elem_fixed: Option<usize>) -> OptionalKind {
+    match elem_fixed {
+        Some(1) => OptionalKind::Plain(OptionalFormat::VSize),
+        Some(_) => OptionalKind::VSizeLength,
+        None => OptionalKind::FSizeLength,
+    }
+}
+
+impl<T: WireType> WireType for [T] {
+    const MIN_WIRE_SIZE: usize = 1;
+    const OPTIONAL_KIND: OptionalKind = seq_optional_kind(T::FIXED_SIZE);
+}
+impl<T: Encode> Encode for [T] {
+    fn encode(&self, enc: &mut Encoder) {
+        enc.write_seq(self)
+    }
+}
+impl<T: WireType> WireType for Vec<T> {
+    const MIN_WIRE_SIZE: usize = 1;
+    const OPTIONAL_KIND: OptionalKind = seq_optional_kind(T::FIXED_SIZE);
+}
+impl<T: Encode> Encode for Vec<T> {
+    fn encode(&self, enc: &mut Encoder) {
+        enc.write_seq(self)
+    }
+}
+impl<T: Decode> Decode for Vec<T> {
+    fn decode(dec: &mut Decoder) -> Result<Self> {
+        dec.read_seq()
+    }
+}
+
+const fn dict_optional_kind(k: Option<usize>, v: Option<usize>) -> OptionalKind {
+    match (k, v) {
+        (Some(_), Some(_)) => OptionalKind::VSizeLength,
+        _ => OptionalKind::FSizeLength,
+    }
+}
+
+impl<K: WireType, V: WireType> WireType for BTreeMap<K, V> {
+    const MIN_WIRE_SIZE: usize = 1;
+    const OPTIONAL_KIND: OptionalKind = dict_optional_kind(K::FIXED_SIZE, V::FIXED_SIZE);
+}
+impl<K: Encode, V: Encode> Encode for BTreeMap<K, V> {
+    fn encode(&self, enc: &mut Encoder) {
+        enc.write_size(self.len());
+        for (k, v) in self {
+            k.encode(enc);
+            v.encode(enc);
+        }
+    }
+}
+impl<K: Decode + Ord, V: Decode> Decode for BTreeMap<K, V> {
+    fn decode(dec: &mut Decoder) -> Result<Self> {
+        let n = dec.read_count(K::MIN_WIRE_SIZE.max(1) + V::MIN_WIRE_SIZE.max(1))?;
+        let mut map = BTreeMap::new();
+        for _ in 0..n {
+            let k = K::decode(dec)?;
+            let v = V::decode(dec)?;
+            map.insert(k, v);
+        }
+        Ok(map)
+    }
+}
+
+impl<K: WireType, V: WireType, S> WireType for HashMap<K, V, S> {
+    const MIN_WIRE_SIZE: usize = 1;
+    const OPTIONAL_KIND: OptionalKind = dict_optional_kind(K::FIXED_SIZE, V::FIXED_SIZE);
+}
+impl<K: Encode, V: Encode, S> Encode for HashMap<K, V, S> {
+    fn encode(&self, enc: &mut Encoder) {
+        enc.write_size(self.len());
+        for (k, v) in self {
+            k.encode(enc);
+            v.encode(enc);
+        }
+    }
+}
+impl<K: Decode + Eq + Hash, V: Decode, S: BuildHasher + Default> Decode for HashMap<K, V, S> {
+    fn decode(dec: &mut Decoder) -> Result<Self> {
+        let n = dec.read_count(K::MIN_WIRE_SIZE.max(1) + V::MIN_WIRE_SIZE.max(1))?;
+        let mut map = HashMap::with_capacity_and_hasher(n, S::default());
+        for _ in 0..n {
+            let k = K::decode(dec)?;
+            let v = V::decode(dec)?;
+            map.insert(k, v);
+        }
+        Ok(map)
+    }
+}

@@ -1,0 +1,439 @@
+//! [`Decoder`]: reads encoding 1.0/1.1 data from a `Bytes` without copying.
+//!
+//! Every read checks the bytes that remain first and returns
+//! [`Error::UnmarshalOutOfBounds`] instead of panicking. Counts read from the
+//! input never size an allocation beyond what the remaining bytes can hold
+//! (each element needs at least its minimum wire size).
+//!
+//! An encapsulation is decoded by a decoder of its own
+//! ([`Decoder::read_encapsulation`] then [`Decoder::from_encapsulation`]), so
+//! per-encapsulation state (encoding version, class instance ids) needs no
+//! stack.
+
+use bytes::{Buf, Bytes};
+
+use crate::error::{Error, Result};
+use crate::optional::OptionalFormat;
+use crate::version::{EncodingVersion, ENCODING_1_0, ENCODING_1_1};
+
+/// An encapsulation as found on the wire: its encoding version and its data
+/// (a zero-copy slice of the frame, without the 6-byte header).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Encapsulation {
+    /// The encoding of `data`.
+    pub encoding: EncodingVersion,
+    /// The encapsulated bytes after the 6-byte header.
+    pub data: Bytes,
+}
+
+impl Encapsulation {
+    /// An empty encapsulation in `encoding`.
+    pub fn empty(encoding: EncodingVersion) -> Self {
+        Encapsulation {
+            encoding,
+            data: Bytes::new(),
+        }
+    }
+
+    /// Total wire size including the 6-byte header.
+    pub fn wire_size(&self) -> usize {
+        self.data.len() + 6
+    }
+}
+
+/// Reads Ice-encoded data.
+///
+/// ```
+/// use bytes::Bytes;
+/// use floe_wire::Decoder;
+/// let mut dec = Decoder::new(Bytes::from_static(&[6, 0, 0, 0, 2, b'h', b'i']));
+/// assert_eq!(dec.read_i32().unwrap(), 6);
+/// assert_eq!(dec.read_string().unwrap(), "hi");
+/// assert!(dec.read_u8().is_err()); // nothing left: an error, not a panic
+/// ```
+#[derive(Debug, Clone)]
+pub struct Decoder {
+    buf: Bytes,
+    encoding: EncodingVersion,
+    /// Class/exception reading state of this encapsulation, created on first use.
+    pub(crate) classes: Option<Box<crate::class::ClassReader>>,
+    /// Maximum nesting depth of class graphs (`Ice.ClassGraphDepthMax`).
+    pub(crate) class_graph_depth_max: usize,
+}
+
+impl Decoder {
+    /// A decoder over `buf` in encoding 1.1.
+    pub fn new(buf: Bytes) -> Self {
+        Self::with_encoding(buf, ENCODING_1_1)
+    }
+
+    /// A decoder over `buf` in the given encoding.
+    pub fn with_encoding(buf: Bytes, encoding: EncodingVersion) -> Self {
+        Decoder {
+            buf,
+            encoding,
+            classes: None,
+            class_graph_depth_max: 100,
+        }
+    }
+
+    /// A decoder over the data of an encapsulation.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnsupportedEncoding`] if the encapsulation's version is not 1.0 or 1.1.
+    pub fn from_encapsulation(encaps: Encapsulation) -> Result<Self> {
+        if !encaps.encoding.is_supported() {
+            return Err(Error::UnsupportedEncoding {
+                major: encaps.encoding.major,
+                minor: encaps.encoding.minor,
+            });
+        }
+        Ok(Self::with_encoding(encaps.data, encaps.encoding))
+    }
+
+    /// Sets `Ice.ClassGraphDepthMax` for this decoder.
+    pub fn set_class_graph_depth_max(&mut self, depth: usize) {
+        self.class_graph_depth_max = depth;
+    }
+
+    /// The encoding being read.
+    pub fn encoding(&self) -> EncodingVersion {
+        self.encoding
+    }
+
+    /// Bytes left to read.
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Whether everything was read.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// The unread bytes, without consuming them.
+    pub fn peek_remaining(&self) -> &[u8] {
+        &self.buf
+    }
+
+    /// Consumes the decoder, returning what was not read.
+    pub fn into_remaining(self) -> Bytes {
+        self.buf
+    }
+
+    #[inline]
+    fn need(&self, n: usize) -> Result<()> {
+        if self.buf.len() < n {
+            Err(Error::out_of_bounds(n, self.buf.len()))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Looks at the next byte without consuming it.
+    #[inline]
+    pub fn peek_u8(&self) -> Option<u8> {
+        self.buf.first().copied()
+    }
+
+    /// Reads one byte.
+    #[inline]
+    pub fn read_u8(&mut self) -> Result<u8> {
+        self.need(1)?;
+        Ok(self.buf.get_u8())
+    }
+
+    /// Reads a bool (any nonzero byte is true, as C++ peers read it).
+    #[inline]
+    pub fn read_bool(&mut self) -> Result<bool> {
+        Ok(self.read_u8()? != 0)
+    }
+
+    /// Reads a short.
+    #[inline]
+    pub fn read_i16(&mut self) -> Result<i16> {
+        self.need(2)?;
+        Ok(self.buf.get_i16_le())
+    }
+
+    /// Reads an int.
+    #[inline]
+    pub fn read_i32(&mut self) -> Result<i32> {
+        self.need(4)?;
+        Ok(self.buf.get_i32_le())
+    }
+
+    /// Reads a long.
+    #[inline]
+    pub fn read_i64(&mut self) -> Result<i64> {
+        self.need(8)?;
+        Ok(self.buf.get_i64_le())
+    }
+
+    /// Reads a float.
+    #[inline]
+    pub fn read_f32(&mut self) -> Result<f32> {
+        self.need(4)?;
+        Ok(self.buf.get_f32_le())
+    }
+
+    /// Reads a double.
+    #[inline]
+    pub fn read_f64(&mut self) -> Result<f64> {
+        self.need(8)?;
+        Ok(self.buf.get_f64_le())
+    }
+
+    /// Reads a size (§4.1): one byte, or `ff` and a non-negative int32.
+    #[inline]
+    pub fn read_size(&mut self) -> Result<usize> {
+        let b = self.read_u8()?;
+        if b < 255 {
+            return Ok(b as usize);
+        }
+        let n = self.read_i32()?;
+        if n < 0 {
+            return Err(Error::out_of_bounds(0, self.remaining()).at("negative size"));
+        }
+        Ok(n as usize)
+    }
+
+    /// Reads a count of elements that each take at least `min_elem_size`
+    /// bytes, and checks that so many can fit in what remains. Use it before
+    /// allocating for a sequence or dictionary.
+    #[inline]
+    pub fn read_count(&mut self, min_elem_size: usize) -> Result<usize> {
+        let n = self.read_size()?;
+        self.check_count(n, min_elem_size)?;
+        Ok(n)
+    }
+
+    /// Checks that `n` elements of at least `min_elem_size` bytes can fit in
+    /// the remaining bytes.
+    #[inline]
+    pub fn check_count(&self, n: usize, min_elem_size: usize) -> Result<()> {
+        let need = n.saturating_mul(min_elem_size.max(1));
+        if need > self.buf.len() {
+            return Err(Error::out_of_bounds(need, self.buf.len()));
+        }
+        Ok(())
+    }
+
+    /// Takes the next `n` bytes as a zero-copy slice.
+    #[inline]
+    pub fn read_bytes(&mut self, n: usize) -> Result<Bytes> {
+        self.need(n)?;
+        Ok(self.buf.split_to(n))
+    }
+
+    /// Skips `n` bytes.
+    #[inline]
+    pub fn skip(&mut self, n: usize) -> Result<()> {
+        self.need(n)?;
+        self.buf.advance(n);
+        Ok(())
+    }
+
+    /// Reads a `sequence<byte>` as a zero-copy slice of the input.
+    #[inline]
+    pub fn read_byte_seq(&mut self) -> Result<Bytes> {
+        let n = self.read_size()?;
+        self.read_bytes(n)
+    }
+
+    /// Reads a string (size + UTF-8 bytes).
+    ///
+    /// # Errors
+    ///
+    /// Out of bounds if the size exceeds the data; [`Error::Marshal`] if the
+    /// bytes are not UTF-8.
+    pub fn read_string(&mut self) -> Result<String> {
+        let n = self.read_size()?;
+        self.need(n)?;
+        let s = std::str::from_utf8(&self.buf[..n])
+            .map_err(|e| Error::marshal(format!("string is not valid UTF-8: {e}")))?
+            .to_owned();
+        self.buf.advance(n);
+        Ok(s)
+    }
+
+    /// Reads an enumerator value of an enum whose largest enumerator is
+    /// `max_value` (size in 1.1; byte/short/int in 1.0). The caller checks
+    /// that the value is a declared enumerator.
+    pub fn read_enum(&mut self, max_value: i32) -> Result<i32> {
+        if self.encoding == ENCODING_1_0 {
+            if max_value < 127 {
+                Ok(self.read_u8()? as i32)
+            } else if max_value < 32767 {
+                Ok(self.read_i16()? as i32)
+            } else {
+                self.read_i32()
+            }
+        } else {
+            let v = self.read_size()?;
+            i32::try_from(v).map_err(|_| Error::marshal(format!("enumerator {v} out of range")))
+        }
+    }
+
+    /// Reads an encapsulation header and its data (zero copy).
+    ///
+    /// # Errors
+    ///
+    /// Out of bounds if the size is below 6 or past the end of the data.
+    /// The version is returned as found; [`Decoder::from_encapsulation`]
+    /// checks it.
+    pub fn read_encapsulation(&mut self) -> Result<Encapsulation> {
+        let size = self.read_i32()?;
+        if size < 6 {
+            return Err(Error::out_of_bounds(6, size.max(0) as usize).at("encapsulation size"));
+        }
+        let size = size as usize;
+        self.need(size - 4)?;
+        let major = self.buf.get_u8();
+        let minor = self.buf.get_u8();
+        let data = self.buf.split_to(size - 6);
+        Ok(Encapsulation {
+            encoding: EncodingVersion { major, minor },
+            data,
+        })
+    }
+
+    /// Reads a whole encapsulation including its header, as raw bytes
+    /// (for forwarding byte for byte).
+    pub fn read_encapsulation_bytes(&mut self) -> Result<Bytes> {
+        let Some(head) = self.buf.get(..4) else {
+            return Err(Error::out_of_bounds(4, self.buf.len()));
+        };
+        let size = i32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        if size < 6 {
+            return Err(Error::out_of_bounds(6, size.max(0) as usize).at("encapsulation size"));
+        }
+        self.read_bytes(size as usize)
+    }
+
+    /// Skips an encapsulation.
+    pub fn skip_encapsulation(&mut self) -> Result<()> {
+        self.read_encapsulation().map(drop)
+    }
+
+    /// Ends the decoding of an encapsulation's data: in 1.1, skips any
+    /// remaining bytes as optional values (as Ice does), then requires that
+    /// nothing is left.
+    pub fn finish_encapsulation(&mut self) -> Result<()> {
+        if self.encoding != ENCODING_1_0 {
+            while !self.buf.is_empty() {
+                let (_, format) = self.read_optional_header()?;
+                self.skip_optional(format)?;
+            }
+        }
+        if !self.buf.is_empty() {
+            return Err(Error::encapsulation(format!(
+                "{} bytes left over at the end of the encapsulation",
+                self.buf.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Reads an optional's tag byte(s) unconditionally, returning the tag and
+    /// the format.
+    pub fn read_optional_header(&mut self) -> Result<(u32, OptionalFormat)> {
+        let b = self.read_u8()?;
+        let format = OptionalFormat::from_bits(b & 0x07);
+        let mut tag = (b >> 3) as u32;
+        if tag == 30 {
+            let t = self.read_size()?;
+            tag = u32::try_from(t).map_err(|_| Error::marshal("optional tag too large"))?;
+        }
+        Ok((tag, format))
+    }
+
+    /// Looks for the optional value with `tag` in `expected` format, skipping
+    /// optionals with smaller tags. Returns `false` (consuming nothing more)
+    /// if it is absent: end of data, the `ff` end marker, or a larger tag.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Marshal`] if the tag is present with another format.
+    pub fn read_optional(&mut self, tag: u32, expected: OptionalFormat) -> Result<bool> {
+        if self.encoding == ENCODING_1_0 {
+            return Ok(false);
+        }
+        loop {
+            let Some(b) = self.peek_u8() else {
+                return Ok(false);
+            };
+            if b == 0xff {
+                return Ok(false);
+            }
+            let save = self.buf.clone();
+            let (t, format) = self.read_optional_header()?;
+            if t < tag {
+                self.skip_optional(format)?;
+            } else if t > tag {
+                self.buf = save;
+                return Ok(false);
+            } else if format != expected {
+                return Err(Error::marshal(format!(
+                    "optional tag {tag}: expected format {expected:?}, found {format:?}"
+                )));
+            } else {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// Skips one optional value of the given format (its tag already read).
+    pub fn skip_optional(&mut self, format: OptionalFormat) -> Result<()> {
+        match format {
+            OptionalFormat::F1 => self.skip(1),
+            OptionalFormat::F2 => self.skip(2),
+            OptionalFormat::F4 => self.skip(4),
+            OptionalFormat::F8 => self.skip(8),
+            OptionalFormat::Size => self.read_size().map(drop),
+            OptionalFormat::VSize => {
+                let n = self.read_size()?;
+                self.skip(n)
+            }
+            OptionalFormat::FSize => {
+                let n = self.read_i32()?;
+                if n < 0 {
+                    return Err(Error::out_of_bounds(0, self.remaining()).at("negative FSize"));
+                }
+                self.skip(n as usize)
+            }
+            OptionalFormat::Class => crate::class::skip_instance_reference(self),
+        }
+    }
+
+    /// Skips optional values until the `ff` end marker (consumed) or the end
+    /// of the data; used at the end of class and exception slices.
+    pub fn skip_optionals_to_end_marker(&mut self) -> Result<()> {
+        loop {
+            match self.peek_u8() {
+                None => return Ok(()),
+                Some(0xff) => {
+                    self.buf.advance(1);
+                    return Ok(());
+                }
+                Some(_) => {
+                    let (_, format) = self.read_optional_header()?;
+                    self.skip_optional(format)?;
+                }
+            }
+        }
+    }
+
+    /// Reads the int32 length in front of an `FSize` optional value and checks
+    /// that it fits in the remaining bytes.
+    pub fn read_fsize_section(&mut self) -> Result<i32> {
+        let n = self.read_i32()?;
+        if n < 0 || n as usize > self.remaining() {
+            return Err(Error::out_of_bounds(n.max(0) as usize, self.remaining()));
+        }
+        Ok(n)
+    }
+}
