@@ -1,0 +1,108 @@
+//! The Slice grammar (nom 8): turns preprocessed text into an [`ast::Unit`].
+//! `types.rs` has the shared rules (metadata, types, constants), and
+//! `definitions.rs` the definitions.
+
+mod definitions;
+mod types;
+
+use crate::ast::{self, Pos};
+use crate::lexer::{self, SyntaxError};
+
+/// A syntax error: where and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseFailure {
+    /// Offset into the preprocessed text.
+    pub pos: Pos,
+    /// The message (`syntax error: expected ...`).
+    pub message: String,
+}
+
+/// Parses a whole preprocessed unit.
+pub fn parse_unit(text: &str) -> Result<ast::Unit, ParseFailure> {
+    lexer::set_total_len(text.len());
+    match definitions::items(text, 0) {
+        Ok((rest, items)) => {
+            let rest_t = lexer::skip_trivia_cheap(rest);
+            if rest_t.is_empty() {
+                Ok(ast::Unit { items })
+            } else {
+                Err(ParseFailure {
+                    pos: text.len() - rest_t.len(),
+                    message: format!("syntax error: unexpected `{}'", first_token(rest_t)),
+                })
+            }
+        }
+        Err(nom::Err::Error(e)) | Err(nom::Err::Failure(e)) => Err(failure(text, e)),
+        Err(nom::Err::Incomplete(_)) => Err(ParseFailure {
+            pos: text.len(),
+            message: "syntax error: unexpected end of input".to_owned(),
+        }),
+    }
+}
+
+fn first_token(s: &str) -> String {
+    let c = s.chars().next().unwrap_or(' ');
+    if c.is_ascii_alphanumeric() || c == '_' {
+        s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').take(40).collect()
+    } else {
+        c.to_string()
+    }
+}
+
+fn failure(text: &str, e: SyntaxError<'_>) -> ParseFailure {
+    let at = lexer::skip_trivia_cheap(e.input);
+    let found = if at.is_empty() {
+        "end of file".to_owned()
+    } else {
+        format!("`{}'", first_token(at))
+    };
+    let mut message = match &e.expected {
+        Some(x) => format!("syntax error: expected {x}, found {found}"),
+        None => format!("syntax error at {found}"),
+    };
+    if let Some(ctx) = e.context.first() {
+        message.push_str(&format!(" (in {ctx})"));
+    }
+    let pos = if e.input.len() <= text.len() { text.len() - e.input.len() } else { 0 };
+    // Point at the token, not at the whitespace before it.
+    let pos = pos + (e.input.len() - at.len());
+    ParseFailure { pos, message }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_everything() {
+        let src = r#"
+            [["cpp:header-ext:h"]]
+            /** Doc */
+            module M {
+                ["amd"] interface I extends J, ::K::L {
+                    idempotent optional(2) int f(int a, out optional(1) string b) throws E;
+                    void g();
+                }
+                class C(3) extends B implements I { int x = 5; optional(1) string s; void op(); }
+                local interface LI;
+                struct S { int a = -0x10; float f = 1.5f; string s = "x\n"; }
+                sequence<["cpp:array"] byte> Bytes;
+                dictionary<string, Object*> D;
+                enum E { a, b = 3, c, }
+                const long X = 010;
+                exception Ex extends Base { optional(3) int y; }
+                module N { struct \module { int a; }; };
+            }
+        "#;
+        let u = parse_unit(src).unwrap();
+        assert_eq!(u.items.len(), 2);
+    }
+
+    #[test]
+    fn reports_position() {
+        let src = "module M { struct S { int a } }";
+        let e = parse_unit(src).unwrap_err();
+        assert!(e.message.contains("expected `;'"), "{}", e.message);
+        assert_eq!(&src[e.pos..e.pos + 1], "}");
+    }
+}
