@@ -392,7 +392,7 @@ pub fn number_lit(i: In<'_>) -> PResult<'_, ConstExpr> {
         return fail(start, "number");
     }
     // Hexadecimal.
-    if b.len() > 1 && b[0] == b'0' && (b[1] == b'x' || b[1] == b'X') {
+    if b.len() > 1 && b[0] == b'0' && b[1] == b'x' {
         let digits_len = body[2..]
             .find(|c: char| !c.is_ascii_hexdigit())
             .unwrap_or(body.len() - 2);
@@ -457,9 +457,11 @@ pub fn number_lit(i: In<'_>) -> PResult<'_, ConstExpr> {
     }
     let parsed = if digits.len() > 1 && digits.starts_with('0') {
         if digits.bytes().any(|c| c == b'8' || c == b'9') {
-            return fail_cut(start, "octal digits (0-7) in integer literal starting with `0'");
+            // slice2cpp accepts `08`; read it as decimal.
+            digits.parse::<u64>().ok()
+        } else {
+            u64::from_str_radix(&digits[1..], 8).ok()
         }
-        u64::from_str_radix(&digits[1..], 8).ok()
     } else {
         digits.parse::<u64>().ok()
     };
@@ -499,7 +501,8 @@ mod tests {
         assert!(matches!(num("1.5f"), ConstExpr::Float { value, .. } if value == 1.5));
         assert!(matches!(num("1."), ConstExpr::Float { value, .. } if value == 1.0));
         assert!(matches!(num("-2.5E+3"), ConstExpr::Float { value, .. } if value == -2500.0));
-        assert!(number_lit("08").is_err());
+        assert!(matches!(num("08"), ConstExpr::Integer { value: Some(8), .. }));
+        assert!(number_lit("0X1F").is_err());
         assert!(number_lit("abc").is_err());
     }
 
