@@ -225,9 +225,12 @@ pub fn skip_trivia_cheap(i: In<'_>) -> In<'_> {
 /// A punctuation token.
 pub fn sym<'a>(s: &'static str) -> impl Fn(In<'a>) -> PResult<'a, Pos> {
     move |i: In<'a>| {
+        let before = i;
         let (i, _) = ws(i)?;
         match i.strip_prefix(s) {
             Some(rest) => Ok((rest, pos(i))),
+            // A missing `;' is reported right after the previous token.
+            None if s == ";" => fail(before, "`;'"),
             None => fail(i, format!("`{s}'")),
         }
     }

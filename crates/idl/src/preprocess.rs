@@ -71,6 +71,8 @@ struct Cond {
     taken: bool,
     /// `#else` was seen.
     seen_else: bool,
+    /// Where the `#if` is, for "missing #endif".
+    span: Span,
 }
 
 struct Pre<'o> {
@@ -177,10 +179,9 @@ impl Pre<'_> {
                 self.emit(file, lineno, &text);
             }
         }
-        if let Some(_c) = conds.last() {
-            let n = source.split('\n').count() as u32;
+        if let Some(c) = conds.last() {
             self.diags
-                .error(self.span(file, n, 1), "unterminated conditional directive: missing #endif");
+                .error(c.span, "unterminated conditional directive: missing #endif");
         }
     }
 
@@ -218,6 +219,7 @@ impl Pre<'_> {
                     parent_active: active,
                     taken: value,
                     seen_else: false,
+                    span,
                 });
             }
             "elif" => match conds.last_mut() {

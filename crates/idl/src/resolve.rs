@@ -722,6 +722,9 @@ impl Resolver<'_> {
                     if !self.const_type_ok(ty) {
                         self.err(m.name.pos, format!("default value not allowed for data member `{}'", m.name.name));
                         None
+                    } else if let Some(other) = member_named(members, e) {
+                        self.err(*p, format!("illegal initializer: `{other}' is a data member"));
+                        None
                     } else {
                         let what = format!("data member `{}'", m.name.name);
                         self.value(ty, e, *p, scope, &what)
@@ -1082,6 +1085,19 @@ impl Resolver<'_> {
         }
         Some(ConstValue::Integer(v))
     }
+}
+
+/// A default value that names a data member of the same type (Ice looks
+/// members up first and rejects them).
+fn member_named<'m>(members: &'m [ast::DataMember], e: &ConstExpr) -> Option<&'m str> {
+    let ConstExpr::Name(n) = e else { return None };
+    if n.absolute || n.parts.len() != 1 {
+        return None;
+    }
+    members
+        .iter()
+        .find(|m| m.name.name == n.parts[0])
+        .map(|m| m.name.name.as_str())
 }
 
 fn is_integer(t: Type) -> bool {

@@ -77,8 +77,13 @@ pub fn validate(model: &Model, diags: &mut Diagnostics) {
                 }
                 operations(model, &c.operations, &inherited, diags);
                 for o in &c.operations {
-                    if o.name.eq_ignore_ascii_case(&def.name) {
+                    if o.name == def.name {
                         diags.error(o.span, format!("class name `{}' cannot be used as operation name", def.name));
+                    } else if o.name.eq_ignore_ascii_case(&def.name) {
+                        diags.error(
+                            o.span,
+                            format!("operation `{}' differs only in capitalization from enclosing class name `{}'", o.name, def.name),
+                        );
                     }
                 }
             }
@@ -111,8 +116,13 @@ pub fn validate(model: &Model, diags: &mut Diagnostics) {
                 }
                 operations(model, &i.operations, &inherited, diags);
                 for o in &i.operations {
-                    if o.name.eq_ignore_ascii_case(&def.name) {
+                    if o.name == def.name {
                         diags.error(o.span, format!("interface name `{}' cannot be used as operation name", def.name));
+                    } else if o.name.eq_ignore_ascii_case(&def.name) {
+                        diags.error(
+                            o.span,
+                            format!("operation `{}' differs only in capitalization from enclosing interface name `{}'", o.name, def.name),
+                        );
                     }
                 }
             }

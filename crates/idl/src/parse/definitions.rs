@@ -17,7 +17,7 @@ use crate::lexer::{
 };
 
 /// Deepest module nesting accepted.
-const MAX_DEPTH: usize = 100;
+const MAX_DEPTH: usize = 32;
 
 /// Items until `}` (inside a module) or end of input (top level).
 pub fn items(mut i: In<'_>, depth: usize) -> PResult<'_, Vec<Item>> {

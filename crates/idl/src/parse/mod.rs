@@ -65,7 +65,11 @@ fn failure(text: &str, e: SyntaxError<'_>) -> ParseFailure {
     }
     let pos = if e.input.len() <= text.len() { text.len() - e.input.len() } else { 0 };
     // Point at the token, not at the whitespace before it.
-    let pos = pos + (e.input.len() - at.len());
+    let pos = if e.expected.as_deref() == Some("`;'") {
+        pos
+    } else {
+        pos + (e.input.len() - at.len())
+    };
     ParseFailure { pos, message }
 }
 
@@ -103,6 +107,6 @@ mod tests {
         let src = "module M { struct S { int a } }";
         let e = parse_unit(src).unwrap_err();
         assert!(e.message.contains("expected `;'"), "{}", e.message);
-        assert_eq!(&src[e.pos..e.pos + 1], "}");
+        assert_eq!(e.pos, src.find("a }").unwrap() + 1);
     }
 }
