@@ -271,7 +271,7 @@ pub enum Item {
     /// `[["..."]]` file metadata.
     FileMetadata(Vec<Meta>, Pos),
     /// A definition.
-    Definition(Definition),
+    Definition(Box<Definition>),
 }
 
 /// A data member of a struct, class or exception.

@@ -75,7 +75,9 @@ pub fn check_identifier(id: &str, rules: IdentRules) -> Vec<String> {
         errors.push(format!("illegal underscore in identifier `{id}'"));
     }
     if !rules.ice_prefix && id.len() > 3 && id[..3].eq_ignore_ascii_case("ice") {
-        errors.push(format!("illegal identifier `{id}': `Ice' prefix is reserved"));
+        errors.push(format!(
+            "illegal identifier `{id}': `Ice' prefix is reserved"
+        ));
     }
     errors
 }
@@ -91,7 +93,8 @@ pub fn to_snake(name: &str) -> String {
     let chars: Vec<char> = name.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
         if c.is_ascii_uppercase() {
-            let prev_lower = i > 0 && (chars[i - 1].is_ascii_lowercase() || chars[i - 1].is_ascii_digit());
+            let prev_lower =
+                i > 0 && (chars[i - 1].is_ascii_lowercase() || chars[i - 1].is_ascii_digit());
             let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
             let prev_upper = i > 0 && chars[i - 1].is_ascii_uppercase();
             if i > 0 && !out.ends_with('_') && (prev_lower || (prev_upper && next_lower)) {
@@ -125,11 +128,11 @@ pub fn to_upper_camel(name: &str) -> String {
 /// Rust keywords that need a raw identifier (`r#type`) or, for the few that
 /// cannot be raw, a trailing underscore.
 const RUST_KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum",
-    "extern", "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod",
-    "move", "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait",
-    "true", "type", "unsafe", "use", "where", "while", "abstract", "become", "box", "do",
-    "final", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
+    "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut",
+    "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "type",
+    "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
 ];
 
 /// Makes `name` usable as a Rust identifier: `type` → `r#type`,
@@ -153,7 +156,10 @@ mod tests {
         assert!(check_identifier("S_", r)[0].contains("trailing underscore"));
         assert!(check_identifier("S__T", r)[0].contains("double underscore"));
         assert!(check_identifier("S_T", r)[0].contains("illegal underscore"));
-        let u = IdentRules { underscore: true, ..r };
+        let u = IdentRules {
+            underscore: true,
+            ..r
+        };
         assert!(check_identifier("S_T", u).is_empty());
         assert!(check_identifier("IceX", r)[0].contains("prefix"));
         assert!(check_identifier("FooPrx", r)[0].contains("suffix"));

@@ -100,7 +100,8 @@ pub fn ws(mut i: In<'_>) -> PResult<'_, Option<String>> {
     let mut doc_lines_run = false;
     loop {
         let trimmed = i.trim_start_matches([' ', '\t', '\r', '\n', '\x0c', '\x0b']);
-        let newlines = i.len() != trimmed.len() && i[..i.len() - trimmed.len()].matches('\n').count() > 1;
+        let newlines =
+            i.len() != trimmed.len() && i[..i.len() - trimmed.len()].matches('\n').count() > 1;
         if newlines {
             doc_lines_run = false;
         }
@@ -150,8 +151,14 @@ fn clean_block_doc(body: &str) -> String {
             t.strip_prefix(' ').unwrap_or(t).trim_end()
         })
         .collect();
-    let start = lines.iter().position(|l| !l.is_empty()).unwrap_or(lines.len());
-    let end = lines.iter().rposition(|l| !l.is_empty()).map_or(start, |e| e + 1);
+    let start = lines
+        .iter()
+        .position(|l| !l.is_empty())
+        .unwrap_or(lines.len());
+    let end = lines
+        .iter()
+        .rposition(|l| !l.is_empty())
+        .map_or(start, |e| e + 1);
     lines[start..end].join("\n")
 }
 
@@ -182,7 +189,10 @@ pub fn ident(i: In<'_>) -> PResult<'_, Ident> {
     let start = i;
     let (rest, (word, escaped)) = raw_word(i)?;
     if !escaped && is_keyword(word) {
-        return fail(start, format!("identifier (`{word}' is a keyword; escape it as `\\{word}')"));
+        return fail(
+            start,
+            format!("identifier (`{word}' is a keyword; escape it as `\\{word}')"),
+        );
     }
     Ok((
         rest,
@@ -329,18 +339,28 @@ pub fn string_lit(i: In<'_>) -> PResult<'_, String> {
                 match e {
                     '0'..='7' => {
                         let digits: String = std::iter::once(e)
-                            .chain(after.chars().take_while(|c| ('0'..='7').contains(c)).take(2))
+                            .chain(
+                                after
+                                    .chars()
+                                    .take_while(|c| ('0'..='7').contains(c))
+                                    .take(2),
+                            )
                             .collect();
                         let v = u32::from_str_radix(&digits, 8).unwrap_or(0);
                         if v > 255 {
-                            return fail_cut(rest, "octal escape sequence in range 0-255 (\\0 to \\377)");
+                            return fail_cut(
+                                rest,
+                                "octal escape sequence in range 0-255 (\\0 to \\377)",
+                            );
                         }
                         bytes.push(v as u8);
                         rest = &rest[1 + digits.len()..];
                     }
                     'x' => {
-                        let digits: String =
-                            after.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+                        let digits: String = after
+                            .chars()
+                            .take_while(|c| c.is_ascii_hexdigit())
+                            .collect();
                         if digits.is_empty() || digits.len() > 2 {
                             return fail_cut(rest, "one or two hex digits after `\\x'");
                         }
@@ -356,7 +376,10 @@ pub fn string_lit(i: In<'_>) -> PResult<'_, String> {
                         }
                         let v = u32::from_str_radix(&digits, 16).unwrap_or(0);
                         let Some(ch) = char::from_u32(v) else {
-                            return fail_cut(rest, "a valid Unicode code point in universal character name");
+                            return fail_cut(
+                                rest,
+                                "a valid Unicode code point in universal character name",
+                            );
                         };
                         let mut buf = [0u8; 4];
                         bytes.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
@@ -391,7 +414,9 @@ pub fn number_lit(i: In<'_>) -> PResult<'_, ConstExpr> {
         _ => (i, false),
     };
     let b = body.as_bytes();
-    if b.is_empty() || !(b[0].is_ascii_digit() || (b[0] == b'.' && b.get(1).is_some_and(u8::is_ascii_digit))) {
+    if b.is_empty()
+        || !(b[0].is_ascii_digit() || (b[0] == b'.' && b.get(1).is_some_and(u8::is_ascii_digit)))
+    {
         return fail(start, "number");
     }
     // Hexadecimal.
@@ -412,7 +437,9 @@ pub fn number_lit(i: In<'_>) -> PResult<'_, ConstExpr> {
         let text = start[..start.len() - rest.len()].to_owned();
         return Ok((rest, ConstExpr::Integer { value, text }));
     }
-    let int_len = body.find(|c: char| !c.is_ascii_digit()).unwrap_or(body.len());
+    let int_len = body
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(body.len());
     let mut j = int_len;
     let mut is_float = false;
     if b.get(j) == Some(&b'.') {
@@ -496,15 +523,38 @@ mod tests {
 
     #[test]
     fn numbers() {
-        assert!(matches!(num("0x1F"), ConstExpr::Integer { value: Some(31), .. }));
-        assert!(matches!(num("010"), ConstExpr::Integer { value: Some(8), .. }));
-        assert!(matches!(num("-9223372036854775808"), ConstExpr::Integer { value: Some(i64::MIN), .. }));
-        assert!(matches!(num("9223372036854775808"), ConstExpr::Integer { value: None, .. }));
-        assert!(matches!(num(".5e-3"), ConstExpr::Float { value, .. } if (value - 0.0005).abs() < 1e-12));
+        assert!(matches!(
+            num("0x1F"),
+            ConstExpr::Integer {
+                value: Some(31),
+                ..
+            }
+        ));
+        assert!(matches!(
+            num("010"),
+            ConstExpr::Integer { value: Some(8), .. }
+        ));
+        assert!(matches!(
+            num("-9223372036854775808"),
+            ConstExpr::Integer {
+                value: Some(i64::MIN),
+                ..
+            }
+        ));
+        assert!(matches!(
+            num("9223372036854775808"),
+            ConstExpr::Integer { value: None, .. }
+        ));
+        assert!(
+            matches!(num(".5e-3"), ConstExpr::Float { value, .. } if (value - 0.0005).abs() < 1e-12)
+        );
         assert!(matches!(num("1.5f"), ConstExpr::Float { value, .. } if value == 1.5));
         assert!(matches!(num("1."), ConstExpr::Float { value, .. } if value == 1.0));
         assert!(matches!(num("-2.5E+3"), ConstExpr::Float { value, .. } if value == -2500.0));
-        assert!(matches!(num("08"), ConstExpr::Integer { value: Some(8), .. }));
+        assert!(matches!(
+            num("08"),
+            ConstExpr::Integer { value: Some(8), .. }
+        ));
         assert!(number_lit("0X1F").is_err());
         assert!(number_lit("abc").is_err());
     }

@@ -462,9 +462,11 @@ impl Model {
 
     /// Definitions from the main file (what a generator emits).
     pub fn main_definitions(&self) -> impl Iterator<Item = &Definition> {
-        self.definitions
-            .iter()
-            .filter(|d| self.files.get(d.span.file.0 as usize).is_some_and(|f| f.is_main))
+        self.definitions.iter().filter(|d| {
+            self.files
+                .get(d.span.file.0 as usize)
+                .is_some_and(|f| f.is_main)
+        })
     }
 
     /// Data members of a class or exception including every base's, base
@@ -537,10 +539,19 @@ impl Model {
 
     fn variable_size_depth(&self, ty: Type, depth: usize) -> bool {
         match ty {
-            Type::Bool | Type::Byte | Type::Short | Type::Int | Type::Long | Type::Float | Type::Double => false,
+            Type::Bool
+            | Type::Byte
+            | Type::Short
+            | Type::Int
+            | Type::Long
+            | Type::Float
+            | Type::Double => false,
             Type::Named(id) => match &self.def(id).kind {
                 DefKind::Struct(s) => {
-                    depth > 64 || s.members.iter().any(|m| self.variable_size_depth(m.ty, depth + 1))
+                    depth > 64
+                        || s.members
+                            .iter()
+                            .any(|m| self.variable_size_depth(m.ty, depth + 1))
                 }
                 DefKind::Enum(_) => true,
                 _ => true,
@@ -658,7 +669,8 @@ impl Doc {
                 let (first, remainder) = body.split_once(char::is_whitespace).unwrap_or((body, ""));
                 match tag {
                     "param" => {
-                        doc.params.push((first.to_owned(), remainder.trim().to_owned()));
+                        doc.params
+                            .push((first.to_owned(), remainder.trim().to_owned()));
                         cur = Cur::Param;
                     }
                     "return" | "returns" => {
@@ -666,7 +678,8 @@ impl Doc {
                         cur = Cur::Return;
                     }
                     "throws" | "exception" => {
-                        doc.throws.push((first.to_owned(), remainder.trim().to_owned()));
+                        doc.throws
+                            .push((first.to_owned(), remainder.trim().to_owned()));
                         cur = Cur::Throws;
                     }
                     "see" => {

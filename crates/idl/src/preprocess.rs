@@ -210,7 +210,8 @@ impl Pre<'_> {
                 } else {
                     let id = first_ident(rest);
                     if id.is_empty() {
-                        self.diags.error(span, format!("#{name} without a macro name"));
+                        self.diags
+                            .error(span, format!("#{name} without a macro name"));
                     }
                     self.macros.contains_key(id) == (name == "ifdef")
                 };
@@ -289,7 +290,8 @@ impl Pre<'_> {
             match r.find('"') {
                 Some(e) => (&r[..e], true),
                 None => {
-                    self.diags.error(span, "#include expects \"FILENAME\" or <FILENAME>");
+                    self.diags
+                        .error(span, "#include expects \"FILENAME\" or <FILENAME>");
                     return;
                 }
             }
@@ -297,12 +299,14 @@ impl Pre<'_> {
             match r.find('>') {
                 Some(e) => (&r[..e], false),
                 None => {
-                    self.diags.error(span, "#include expects \"FILENAME\" or <FILENAME>");
+                    self.diags
+                        .error(span, "#include expects \"FILENAME\" or <FILENAME>");
                     return;
                 }
             }
         } else {
-            self.diags.error(span, "#include expects \"FILENAME\" or <FILENAME>");
+            self.diags
+                .error(span, "#include expects \"FILENAME\" or <FILENAME>");
             return;
         };
         let mut candidates = Vec::new();
@@ -373,7 +377,10 @@ impl Pre<'_> {
                 out.push_str(&line[i..]);
                 break;
             } else if c == b'/' && bytes.get(i + 1) == Some(&b'*') {
-                let end = line[i + 2..].find("*/").map(|e| i + 2 + e + 2).unwrap_or(bytes.len());
+                let end = line[i + 2..]
+                    .find("*/")
+                    .map(|e| i + 2 + e + 2)
+                    .unwrap_or(bytes.len());
                 out.push_str(&line[i..end]);
                 i = end;
             } else if c.is_ascii_alphabetic() || c == b'_' || c == b'\\' {
@@ -648,7 +655,9 @@ impl ExprParser<'_> {
                     self.pos += 1;
                 }
                 let name = self.peek().to_owned();
-                if name.is_empty() || !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                if name.is_empty()
+                    || !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                {
                     return self.fail("`defined' expects a macro name".to_owned());
                 }
                 self.pos += 1;
@@ -730,7 +739,10 @@ mod tests {
         );
         assert!(!d.has_errors());
         assert_eq!(t, "a\n");
-        let (t, _) = run("#if X > 2\na\n#elif X == 2\nb\n#else\nc\n#endif", &[("X", "2")]);
+        let (t, _) = run(
+            "#if X > 2\na\n#elif X == 2\nb\n#else\nc\n#endif",
+            &[("X", "2")],
+        );
         assert_eq!(t, "b\n");
     }
 

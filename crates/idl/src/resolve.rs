@@ -140,7 +140,9 @@ impl Resolver<'_> {
     }
 
     fn scope_name(&self, scope: Option<ModuleId>) -> String {
-        scope.map(|m| self.model.module(m).scoped.clone()).unwrap_or_default()
+        scope
+            .map(|m| self.model.module(m).scoped.clone())
+            .unwrap_or_default()
     }
 
     fn sym_desc(&self, sym: Sym) -> String {
@@ -189,7 +191,9 @@ impl Resolver<'_> {
             let what = match &d.kind {
                 DefinitionKind::Struct { .. } => "a structure",
                 DefinitionKind::Class { .. } | DefinitionKind::ClassDecl { .. } => "a class",
-                DefinitionKind::Interface { .. } | DefinitionKind::InterfaceDecl { .. } => "an interface",
+                DefinitionKind::Interface { .. } | DefinitionKind::InterfaceDecl { .. } => {
+                    "an interface"
+                }
                 DefinitionKind::Exception { .. } => "an exception",
                 DefinitionKind::Sequence { .. } => "a sequence",
                 DefinitionKind::Dictionary { .. } => "a dictionary",
@@ -198,19 +202,24 @@ impl Resolver<'_> {
             };
             self.err(
                 name.pos,
-                format!("`{}': {what} can be defined only at module scope", name.name),
+                format!(
+                    "`{}': {what} can be defined only at module scope",
+                    name.name
+                ),
             );
             return;
         };
         let placeholder = match &d.kind {
-            DefinitionKind::Class { .. } | DefinitionKind::ClassDecl { .. } => DefKind::Class(Class {
-                defined: false,
-                base: None,
-                implements: vec![],
-                compact_id: None,
-                members: vec![],
-                operations: vec![],
-            }),
+            DefinitionKind::Class { .. } | DefinitionKind::ClassDecl { .. } => {
+                DefKind::Class(Class {
+                    defined: false,
+                    base: None,
+                    implements: vec![],
+                    compact_id: None,
+                    members: vec![],
+                    operations: vec![],
+                })
+            }
             DefinitionKind::Interface { .. } | DefinitionKind::InterfaceDecl { .. } => {
                 DefKind::Interface(Interface {
                     defined: false,
@@ -279,7 +288,9 @@ impl Resolver<'_> {
                 if !operations.is_empty() && !d.local {
                     self.warn(d.pos, "classes with operations are deprecated");
                 }
-                let compact_id = compact_id.as_ref().and_then(|(e, p)| self.compact_id(e, *p, scope));
+                let compact_id = compact_id
+                    .as_ref()
+                    .and_then(|(e, p)| self.compact_id(e, *p, scope));
                 if let DefKind::Class(c) = &mut self.model.definitions[id.0 as usize].kind {
                     c.defined = true;
                     c.base = base;
@@ -293,7 +304,9 @@ impl Resolver<'_> {
                     c.operations = ops;
                 }
             }
-            DefinitionKind::Interface { bases, operations, .. } => {
+            DefinitionKind::Interface {
+                bases, operations, ..
+            } => {
                 let bases: Vec<DefId> = bases
                     .iter()
                     .filter_map(|b| self.base(b, scope, "interface", id))
@@ -308,7 +321,9 @@ impl Resolver<'_> {
                 }
             }
             DefinitionKind::Exception { base, members, .. } => {
-                let base = base.as_ref().and_then(|b| self.base(b, scope, "exception", id));
+                let base = base
+                    .as_ref()
+                    .and_then(|b| self.base(b, scope, "exception", id));
                 let members = self.members(members, scope, "exception");
                 if let DefKind::Exception(e) = &mut self.model.definitions[id.0 as usize].kind {
                     e.base = base;
@@ -356,7 +371,10 @@ impl Resolver<'_> {
                 let Some(t) = self.ty(ty, scope) else { return };
                 let what = format!("constant `{}'", name.name);
                 if !self.const_type_ok(t) {
-                    self.err(name.pos, format!("constant `{}' has illegal type", name.name));
+                    self.err(
+                        name.pos,
+                        format!("constant `{}' has illegal type", name.name),
+                    );
                     return;
                 }
                 if let Some(v) = self.value(t, value, *value_pos, scope, &what) {
@@ -368,7 +386,9 @@ impl Resolver<'_> {
                     });
                 }
             }
-            DefinitionKind::Module { .. } | DefinitionKind::ClassDecl { .. } | DefinitionKind::InterfaceDecl { .. } => {}
+            DefinitionKind::Module { .. }
+            | DefinitionKind::ClassDecl { .. }
+            | DefinitionKind::InterfaceDecl { .. } => {}
         }
         self.check_local(id);
     }
@@ -452,11 +472,17 @@ impl Resolver<'_> {
                     let desc = self.sym_desc(sym);
                     let prev = e.scoped.rsplit("::").next().unwrap_or("").to_owned();
                     if prev == name.name {
-                        self.err(name.pos, format!("redefinition of {desc} `{prev}' as module"));
+                        self.err(
+                            name.pos,
+                            format!("redefinition of {desc} `{prev}' as module"),
+                        );
                     } else {
                         self.err(
                             name.pos,
-                            format!("module `{}' differs only in capitalization from {desc} `{prev}'", name.name),
+                            format!(
+                                "module `{}' differs only in capitalization from {desc} `{prev}'",
+                                name.name
+                            ),
                         );
                     }
                     return None;
@@ -475,10 +501,18 @@ impl Resolver<'_> {
             contents: Vec::new(),
         });
         match scope {
-            Some(p) => self.model.modules[p.0 as usize].contents.push(Contained::Module(id)),
+            Some(p) => self.model.modules[p.0 as usize]
+                .contents
+                .push(Contained::Module(id)),
             None => self.model.roots.push(id),
         }
-        self.symbols.insert(key, Entry { scoped, sym: Sym::Module(id) });
+        self.symbols.insert(
+            key,
+            Entry {
+                scoped,
+                sym: Sym::Module(id),
+            },
+        );
         Some(id)
     }
 
@@ -501,7 +535,10 @@ impl Resolver<'_> {
             if prev_name != name.name {
                 self.err(
                     name.pos,
-                    format!("{kw} `{}' differs only in capitalization from {desc} `{prev_name}'", name.name),
+                    format!(
+                        "{kw} `{}' differs only in capitalization from {desc} `{prev_name}'",
+                        name.name
+                    ),
                 );
                 return None;
             }
@@ -516,7 +553,11 @@ impl Resolver<'_> {
                     if prev_def.local != d.local {
                         self.err(
                             name.pos,
-                            format!("local/non-local mismatch: `{}' was declared {}", name.name, if prev_def.local { "local" } else { "non-local" }),
+                            format!(
+                                "local/non-local mismatch: `{}' was declared {}",
+                                name.name,
+                                if prev_def.local { "local" } else { "non-local" }
+                            ),
                         );
                         return None;
                     }
@@ -531,19 +572,36 @@ impl Resolver<'_> {
                         if def.doc.is_none() {
                             def.doc = doc(&d.doc);
                         }
-                        if self.model.module(scope).contents.contains(&Contained::Definition(prev)) {
+                        if self
+                            .model
+                            .module(scope)
+                            .contents
+                            .contains(&Contained::Definition(prev))
+                        {
                             // keep the declaration's place; definition order is by DefId
                         }
                         return Some(prev);
                     }
                 }
-                if !same_kind && matches!(prev_def.kind, DefKind::Class(_) | DefKind::Interface(_)) && matches!(placeholder, DefKind::Class(_) | DefKind::Interface(_)) {
+                if !same_kind
+                    && matches!(prev_def.kind, DefKind::Class(_) | DefKind::Interface(_))
+                    && matches!(placeholder, DefKind::Class(_) | DefKind::Interface(_))
+                {
                     let prev_kw = prev_def.kind.keyword();
-                    self.err(name.pos, format!("`{}' was declared as {prev_kw} and is now redefined as {kw}", name.name));
+                    self.err(
+                        name.pos,
+                        format!(
+                            "`{}' was declared as {prev_kw} and is now redefined as {kw}",
+                            name.name
+                        ),
+                    );
                     return None;
                 }
             }
-            self.err(name.pos, format!("redefinition of {desc} `{prev_name}' as {kw}"));
+            self.err(
+                name.pos,
+                format!("redefinition of {desc} `{prev_name}' as {kw}"),
+            );
             return None;
         }
         let id = DefId(self.model.definitions.len() as u32);
@@ -559,8 +617,16 @@ impl Resolver<'_> {
             span,
             kind: placeholder,
         });
-        self.model.modules[scope.0 as usize].contents.push(Contained::Definition(id));
-        self.symbols.insert(key, Entry { scoped, sym: Sym::Def(id) });
+        self.model.modules[scope.0 as usize]
+            .contents
+            .push(Contained::Definition(id));
+        self.symbols.insert(
+            key,
+            Entry {
+                scoped,
+                sym: Sym::Def(id),
+            },
+        );
         Some(id)
     }
 
@@ -588,7 +654,11 @@ impl Resolver<'_> {
                     let found = e.scoped.clone();
                     self.err(
                         n.pos,
-                        format!("`{}' differs only in capitalization from `{}'", n.text(), found.trim_start_matches("::")),
+                        format!(
+                            "`{}' differs only in capitalization from `{}'",
+                            n.text(),
+                            found.trim_start_matches("::")
+                        ),
                     );
                     return None;
                 }
@@ -605,7 +675,12 @@ impl Resolver<'_> {
     /// Resolves a base of `id` that must be a defined `kw`.
     fn base(&mut self, n: &ScopedName, scope: ModuleId, kw: &str, id: DefId) -> Option<DefId> {
         let Some(sym) = self.lookup(n, Some(scope)) else {
-            if !self.diags.list.last().is_some_and(|d| d.message.contains("capitalization")) {
+            if !self
+                .diags
+                .list
+                .last()
+                .is_some_and(|d| d.message.contains("capitalization"))
+            {
                 self.not_defined(n);
             }
             return None;
@@ -630,7 +705,10 @@ impl Resolver<'_> {
             _ => true,
         };
         if !defined {
-            self.err(n.pos, format!("`{}' has been declared but not defined", n.text()));
+            self.err(
+                n.pos,
+                format!("`{}' has been declared but not defined", n.text()),
+            );
             return None;
         }
         let (dl, bl) = (self.model.def(id).local, def.local);
@@ -669,7 +747,9 @@ impl Resolver<'_> {
             TypeExpr::Named(n) | TypeExpr::Proxy(n) => {
                 let proxy = matches!(t, TypeExpr::Proxy(_));
                 let Some(sym) = self.lookup(n, Some(scope)) else {
-                    if !self.diags.list.last().is_some_and(|d| d.message.contains("capitalization") && d.span == Some(self.span(n.pos))) {
+                    if !self.diags.list.last().is_some_and(|d| {
+                        d.message.contains("capitalization") && d.span == Some(self.span(n.pos))
+                    }) {
                         self.not_defined(n);
                     }
                     return None;
@@ -681,14 +761,23 @@ impl Resolver<'_> {
                         return None;
                     }
                     Sym::Enumerator(..) => {
-                        self.err(n.pos, format!("`{}' is an enumerator, not a type", n.text()));
+                        self.err(
+                            n.pos,
+                            format!("`{}' is an enumerator, not a type", n.text()),
+                        );
                         return None;
                     }
                 };
                 let kind = self.model.def(id).kind.keyword();
                 match kind {
                     "exception" => {
-                        self.err(n.pos, format!("`{}' is an exception, which cannot be used as a type", n.text()));
+                        self.err(
+                            n.pos,
+                            format!(
+                                "`{}' is an exception, which cannot be used as a type",
+                                n.text()
+                            ),
+                        );
                         None
                     }
                     "constant" => {
@@ -702,7 +791,10 @@ impl Resolver<'_> {
                         Some(Type::Proxy(id))
                     }
                     _ if proxy => {
-                        self.err(n.pos, format!("`{}' must be an interface to be used as a proxy", n.text()));
+                        self.err(
+                            n.pos,
+                            format!("`{}' must be an interface to be used as a proxy", n.text()),
+                        );
                         None
                     }
                     _ => Some(Type::Named(id)),
@@ -711,19 +803,38 @@ impl Resolver<'_> {
         }
     }
 
-    fn members(&mut self, members: &[ast::DataMember], scope: ModuleId, _what: &str) -> Vec<DataMember> {
+    fn members(
+        &mut self,
+        members: &[ast::DataMember],
+        scope: ModuleId,
+        _what: &str,
+    ) -> Vec<DataMember> {
         let mut out = Vec::new();
         for m in members {
             self.check_ident(&m.name);
-            let Some(ty) = self.ty(&m.ty, scope) else { continue };
-            let tag = m.optional.as_ref().and_then(|(e, p)| self.tag(e, *p, scope));
+            let Some(ty) = self.ty(&m.ty, scope) else {
+                continue;
+            };
+            let tag = m
+                .optional
+                .as_ref()
+                .and_then(|(e, p)| self.tag(e, *p, scope));
             let default = match &m.default {
                 Some((e, p)) => {
                     if !self.const_type_ok(ty) {
-                        self.err(m.name.pos, format!("default value not allowed for data member `{}'", m.name.name));
+                        self.err(
+                            m.name.pos,
+                            format!(
+                                "default value not allowed for data member `{}'",
+                                m.name.name
+                            ),
+                        );
                         None
                     } else if let Some(other) = member_named(members, e) {
-                        self.err(*p, format!("illegal initializer: `{other}' is a data member"));
+                        self.err(
+                            *p,
+                            format!("illegal initializer: `{other}' is a data member"),
+                        );
                         None
                     } else {
                         let what = format!("data member `{}'", m.name.name);
@@ -756,12 +867,20 @@ impl Resolver<'_> {
                 },
                 None => None,
             };
-            let return_tag = o.return_optional.as_ref().and_then(|(e, p)| self.tag(e, *p, scope));
+            let return_tag = o
+                .return_optional
+                .as_ref()
+                .and_then(|(e, p)| self.tag(e, *p, scope));
             let mut params = Vec::new();
             for p in &o.params {
                 self.check_ident(&p.name);
-                let Some(ty) = self.ty(&p.ty, scope) else { continue };
-                let tag = p.optional.as_ref().and_then(|(e, pos)| self.tag(e, *pos, scope));
+                let Some(ty) = self.ty(&p.ty, scope) else {
+                    continue;
+                };
+                let tag = p
+                    .optional
+                    .as_ref()
+                    .and_then(|(e, pos)| self.tag(e, *pos, scope));
                 params.push(Param {
                     name: p.name.name.clone(),
                     ty,
@@ -774,14 +893,20 @@ impl Resolver<'_> {
             let mut throws = Vec::new();
             for t in &o.throws {
                 match self.lookup(t, Some(scope)) {
-                    Some(Sym::Def(id)) if self.model.def(id).kind.keyword() == "exception" => throws.push(id),
+                    Some(Sym::Def(id)) if self.model.def(id).kind.keyword() == "exception" => {
+                        throws.push(id)
+                    }
                     Some(_) => self.err(t.pos, format!("`{}' is not an exception", t.text())),
                     None => self.not_defined(t),
                 }
             }
             out.push(Operation {
                 name: o.name.name.clone(),
-                mode: if o.idempotent { OperationMode::Idempotent } else { OperationMode::Normal },
+                mode: if o.idempotent {
+                    OperationMode::Idempotent
+                } else {
+                    OperationMode::Normal
+                },
                 return_type,
                 return_tag,
                 params,
@@ -802,7 +927,10 @@ impl Resolver<'_> {
         let enum_name = self.model.def(id).name.clone();
         if enumerators.is_empty() {
             let pos = self.model.def(id).span;
-            self.diags.error(pos, format!("enum `{enum_name}' must have at least one enumerator"));
+            self.diags.error(
+                pos,
+                format!("enum `{enum_name}' must have at least one enumerator"),
+            );
         }
         for e in enumerators {
             self.check_ident(&e.name);
@@ -812,7 +940,10 @@ impl Resolver<'_> {
                     match self.integer_value(expr, *p, Some(scope)) {
                         Some(v) if (0..=i64::from(i32::MAX)).contains(&v) => v,
                         Some(_) => {
-                            self.err(e.name.pos, format!("value for enumerator `{}' is out of range", e.name.name));
+                            self.err(
+                                e.name.pos,
+                                format!("value for enumerator `{}' is out of range", e.name.name),
+                            );
                             continue;
                         }
                         None => continue,
@@ -820,24 +951,36 @@ impl Resolver<'_> {
                 }
                 None => {
                     if next > i64::from(i32::MAX) {
-                        self.err(e.name.pos, format!("value for enumerator `{}' is out of range", e.name.name));
+                        self.err(
+                            e.name.pos,
+                            format!("value for enumerator `{}' is out of range", e.name.name),
+                        );
                         continue;
                     }
                     next
                 }
             };
             next = value + 1;
-            if let Some(prev) = list.iter().find(|x| x.name.eq_ignore_ascii_case(&e.name.name)) {
+            if let Some(prev) = list
+                .iter()
+                .find(|x| x.name.eq_ignore_ascii_case(&e.name.name))
+            {
                 let msg = if prev.name == e.name.name {
                     format!("redefinition of enumerator `{}'", e.name.name)
                 } else {
-                    format!("enumerator `{}' differs only in capitalization from enumerator `{}'", e.name.name, prev.name)
+                    format!(
+                        "enumerator `{}' differs only in capitalization from enumerator `{}'",
+                        e.name.name, prev.name
+                    )
                 };
                 self.err(e.name.pos, msg);
                 continue;
             }
             if let Some(prev) = list.iter().find(|x| i64::from(x.value) == value) {
-                let msg = format!("enumerator `{}' has the same value as enumerator `{}'", e.name.name, prev.name);
+                let msg = format!(
+                    "enumerator `{}' has the same value as enumerator `{}'",
+                    e.name.name, prev.name
+                );
                 self.err(e.name.pos, msg);
                 continue;
             }
@@ -875,11 +1018,11 @@ impl Resolver<'_> {
             }
             ConstExpr::Name(n) => match self.lookup(n, scope) {
                 Some(Sym::Def(id)) => match &self.model.def(id).kind {
-                    DefKind::Const(Const { value: ConstValue::Integer(v), ty, .. })
-                        if matches!(ty, Type::Byte | Type::Short | Type::Int | Type::Long) =>
-                    {
-                        Some(*v)
-                    }
+                    DefKind::Const(Const {
+                        value: ConstValue::Integer(v),
+                        ty: Type::Byte | Type::Short | Type::Int | Type::Long,
+                        ..
+                    }) => Some(*v),
                     _ => {
                         self.err(pos, format!("`{}' is not an integer constant", n.text()));
                         None
@@ -913,7 +1056,10 @@ impl Resolver<'_> {
     fn compact_id(&mut self, e: &ConstExpr, pos: Pos, scope: ModuleId) -> Option<i32> {
         let v = self.integer_value(e, pos, Some(scope))?;
         if v < 0 {
-            self.err(pos, "invalid compact id for class: id must be a positive integer");
+            self.err(
+                pos,
+                "invalid compact id for class: id must be a positive integer",
+            );
             return None;
         }
         if v > i64::from(i32::MAX) {
@@ -925,14 +1071,28 @@ impl Resolver<'_> {
 
     fn const_type_ok(&self, t: Type) -> bool {
         match t {
-            Type::Bool | Type::Byte | Type::Short | Type::Int | Type::Long | Type::Float | Type::Double | Type::String => true,
+            Type::Bool
+            | Type::Byte
+            | Type::Short
+            | Type::Int
+            | Type::Long
+            | Type::Float
+            | Type::Double
+            | Type::String => true,
             Type::Named(id) => matches!(self.model.def(id).kind, DefKind::Enum(_)),
             _ => false,
         }
     }
 
     /// Converts an initializer to a value of type `t`.
-    fn value(&mut self, t: Type, e: &ConstExpr, pos: Pos, scope: ModuleId, what: &str) -> Option<ConstValue> {
+    fn value(
+        &mut self,
+        t: Type,
+        e: &ConstExpr,
+        pos: Pos,
+        scope: ModuleId,
+        what: &str,
+    ) -> Option<ConstValue> {
         let tname = self.model.type_name(t);
         let tname = tname.trim_start_matches("::").to_owned();
         let lit_kind = match e {
@@ -952,7 +1112,9 @@ impl Resolver<'_> {
                 if let DefKind::Enum(en) = &self.model.def(enum_id).kind {
                     // An unscoped enumerator name of the expected enum.
                     if !n.absolute && n.parts.len() == 1 {
-                        if let Some(index) = en.enumerators.iter().position(|x| x.name == n.parts[0]) {
+                        if let Some(index) =
+                            en.enumerators.iter().position(|x| x.name == n.parts[0])
+                        {
                             return Some(ConstValue::Enumerator { enum_id, index });
                         }
                     }
@@ -966,12 +1128,24 @@ impl Resolver<'_> {
             return match sym {
                 Some(Sym::Enumerator(eid, index)) => {
                     if Type::Named(eid) == t {
-                        Some(ConstValue::Enumerator { enum_id: eid, index })
+                        Some(ConstValue::Enumerator {
+                            enum_id: eid,
+                            index,
+                        })
                     } else {
                         let full = self.model.def(eid).scoped.clone();
                         match t {
-                            Type::Named(id) if matches!(self.model.def(id).kind, DefKind::Enum(_)) => {
-                                self.err(pos, format!("`{}' does not designate an enumerator of `{}'", n.text(), self.model.def(id).scoped));
+                            Type::Named(id)
+                                if matches!(self.model.def(id).kind, DefKind::Enum(_)) =>
+                            {
+                                self.err(
+                                    pos,
+                                    format!(
+                                        "`{}' does not designate an enumerator of `{}'",
+                                        n.text(),
+                                        self.model.def(id).scoped
+                                    ),
+                                );
                                 None
                             }
                             _ => incompatible(self, full.trim_start_matches("::")),
@@ -985,8 +1159,12 @@ impl Resolver<'_> {
                             Some(cval)
                         } else {
                             match cval {
-                                ConstValue::Integer(v) if is_integer(t) => self.check_int_range(t, v, &n.text(), pos, what),
-                                ConstValue::Integer(v) if is_float(t) => Some(ConstValue::Float(v as f64)),
+                                ConstValue::Integer(v) if is_integer(t) => {
+                                    self.check_int_range(t, v, &n.text(), pos, what)
+                                }
+                                ConstValue::Integer(v) if is_float(t) => {
+                                    Some(ConstValue::Float(v as f64))
+                                }
                                 ConstValue::Float(f) if is_float(t) => Some(ConstValue::Float(f)),
                                 _ => {
                                     let k = self.model.type_name(cty);
@@ -996,18 +1174,35 @@ impl Resolver<'_> {
                         }
                     }
                     _ => {
-                        self.err(pos, format!("illegal initializer: `{}' is a {}", n.text(), self.model.def(cid).kind.keyword()));
+                        self.err(
+                            pos,
+                            format!(
+                                "illegal initializer: `{}' is a {}",
+                                n.text(),
+                                self.model.def(cid).kind.keyword()
+                            ),
+                        );
                         None
                     }
                 },
                 Some(Sym::Module(_)) => {
-                    self.err(pos, format!("illegal initializer: `{}' is a module", n.text()));
+                    self.err(
+                        pos,
+                        format!("illegal initializer: `{}' is a module", n.text()),
+                    );
                     None
                 }
                 None => {
                     if let Type::Named(id) = t {
                         if matches!(self.model.def(id).kind, DefKind::Enum(_)) {
-                            self.err(pos, format!("`{}' does not designate an enumerator of `{}'", n.text(), self.model.def(id).scoped));
+                            self.err(
+                                pos,
+                                format!(
+                                    "`{}' does not designate an enumerator of `{}'",
+                                    n.text(),
+                                    self.model.def(id).scoped
+                                ),
+                            );
                             return None;
                         }
                     }
@@ -1035,7 +1230,10 @@ impl Resolver<'_> {
             },
             (t, ConstExpr::Float { value, text }) if is_float(t) => {
                 if !value.is_finite() {
-                    self.err(pos, format!("floating-point constant `{text}' out of range"));
+                    self.err(
+                        pos,
+                        format!("floating-point constant `{text}' out of range"),
+                    );
                     return None;
                 }
                 Some(ConstValue::Float(*value))
@@ -1072,7 +1270,14 @@ impl Resolver<'_> {
         None
     }
 
-    fn check_int_range(&mut self, t: Type, v: i64, text: &str, pos: Pos, what: &str) -> Option<ConstValue> {
+    fn check_int_range(
+        &mut self,
+        t: Type,
+        v: i64,
+        text: &str,
+        pos: Pos,
+        what: &str,
+    ) -> Option<ConstValue> {
         let (lo, hi, name) = match t {
             Type::Byte => (0, 255, "byte"),
             Type::Short => (i64::from(i16::MIN), i64::from(i16::MAX), "short"),
@@ -1080,7 +1285,10 @@ impl Resolver<'_> {
             _ => (i64::MIN, i64::MAX, "long"),
         };
         if v < lo || v > hi {
-            self.err(pos, format!("initializer `{text}' for {what} out of range for type {name}"));
+            self.err(
+                pos,
+                format!("initializer `{text}' for {what} out of range for type {name}"),
+            );
             return None;
         }
         Some(ConstValue::Integer(v))

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::diagnostic::{Diagnostics, Span};
+use crate::diagnostic::Diagnostics;
 use crate::model::{DataMember, DefId, DefKind, Model, Operation, Type};
 
 /// Checks `model`, adding every violation to `diags`.
@@ -16,7 +16,10 @@ pub fn validate(model: &Model, diags: &mut Diagnostics) {
         match &def.kind {
             DefKind::Struct(s) => {
                 if s.members.is_empty() {
-                    diags.error(def.span, format!("struct `{}' must have at least one member", def.name));
+                    diags.error(
+                        def.span,
+                        format!("struct `{}' must have at least one member", def.name),
+                    );
                 }
                 for m in &s.members {
                     if m.tag.is_some() {
@@ -25,12 +28,18 @@ pub fn validate(model: &Model, diags: &mut Diagnostics) {
                 }
                 unique_members(&s.members, diags);
                 if contains_struct(model, def.id, def.id, 0) {
-                    diags.error(def.span, format!("struct `{}' cannot contain itself", def.name));
+                    diags.error(
+                        def.span,
+                        format!("struct `{}' cannot contain itself", def.name),
+                    );
                 }
             }
             DefKind::Class(c) => {
                 if has_cycle(model, def.id) {
-                    diags.error(def.span, format!("class `{}' has an inheritance cycle", def.name));
+                    diags.error(
+                        def.span,
+                        format!("class `{}' has an inheritance cycle", def.name),
+                    );
                     continue;
                 }
                 unique_members(&c.members, diags);
@@ -53,7 +62,13 @@ pub fn validate(model: &Model, diags: &mut Diagnostics) {
                 for o in &c.operations {
                     for m in &c.members {
                         if m.name.eq_ignore_ascii_case(&o.name) {
-                            diags.error(o.span, format!("redefinition of data member `{}' as operation `{}'", m.name, o.name));
+                            diags.error(
+                                o.span,
+                                format!(
+                                    "redefinition of data member `{}' as operation `{}'",
+                                    m.name, o.name
+                                ),
+                            );
                         }
                     }
                 }
@@ -78,7 +93,10 @@ pub fn validate(model: &Model, diags: &mut Diagnostics) {
                 operations(model, &c.operations, &inherited, diags);
                 for o in &c.operations {
                     if o.name == def.name {
-                        diags.error(o.span, format!("class name `{}' cannot be used as operation name", def.name));
+                        diags.error(
+                            o.span,
+                            format!("class name `{}' cannot be used as operation name", def.name),
+                        );
                     } else if o.name.eq_ignore_ascii_case(&def.name) {
                         diags.error(
                             o.span,
@@ -89,7 +107,10 @@ pub fn validate(model: &Model, diags: &mut Diagnostics) {
             }
             DefKind::Interface(i) => {
                 if has_cycle(model, def.id) {
-                    diags.error(def.span, format!("interface `{}' has an inheritance cycle", def.name));
+                    diags.error(
+                        def.span,
+                        format!("interface `{}' has an inheritance cycle", def.name),
+                    );
                     continue;
                 }
                 // Operations reachable through each base, with their origin.
@@ -117,7 +138,13 @@ pub fn validate(model: &Model, diags: &mut Diagnostics) {
                 operations(model, &i.operations, &inherited, diags);
                 for o in &i.operations {
                     if o.name == def.name {
-                        diags.error(o.span, format!("interface name `{}' cannot be used as operation name", def.name));
+                        diags.error(
+                            o.span,
+                            format!(
+                                "interface name `{}' cannot be used as operation name",
+                                def.name
+                            ),
+                        );
                     } else if o.name.eq_ignore_ascii_case(&def.name) {
                         diags.error(
                             o.span,
@@ -128,7 +155,10 @@ pub fn validate(model: &Model, diags: &mut Diagnostics) {
             }
             DefKind::Exception(e) => {
                 if has_cycle(model, def.id) {
-                    diags.error(def.span, format!("exception `{}' has an inheritance cycle", def.name));
+                    diags.error(
+                        def.span,
+                        format!("exception `{}' has an inheritance cycle", def.name),
+                    );
                     continue;
                 }
                 unique_members(&e.members, diags);
@@ -137,8 +167,14 @@ pub fn validate(model: &Model, diags: &mut Diagnostics) {
             }
             DefKind::Dictionary(d) => match legal_key(model, d.key, 0) {
                 KeyCheck::Legal => {}
-                KeyCheck::Deprecated => diags.warning(def.span, "use of sequences in dictionary keys has been deprecated"),
-                KeyCheck::Illegal => diags.error(def.span, format!("dictionary `{}' uses an illegal key type", def.name)),
+                KeyCheck::Deprecated => diags.warning(
+                    def.span,
+                    "use of sequences in dictionary keys has been deprecated",
+                ),
+                KeyCheck::Illegal => diags.error(
+                    def.span,
+                    format!("dictionary `{}' uses an illegal key type", def.name),
+                ),
             },
             _ => {}
         }
@@ -155,7 +191,10 @@ fn clash_message(kind: &str, new: &str, old: &str) -> String {
 
 fn unique_members(members: &[DataMember], diags: &mut Diagnostics) {
     for (i, m) in members.iter().enumerate() {
-        if let Some(prev) = members[..i].iter().find(|p| p.name.eq_ignore_ascii_case(&m.name)) {
+        if let Some(prev) = members[..i]
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(&m.name))
+        {
             diags.error(m.span, clash_message("member", &m.name, &prev.name));
         }
     }
@@ -165,7 +204,13 @@ fn unique_tags(members: &[DataMember], diags: &mut Diagnostics) {
     for (i, m) in members.iter().enumerate() {
         if let Some(t) = m.tag {
             if members[..i].iter().any(|p| p.tag == Some(t)) {
-                diags.error(m.span, format!("tag for optional data member `{}' is already in use", m.name));
+                diags.error(
+                    m.span,
+                    format!(
+                        "tag for optional data member `{}' is already in use",
+                        m.name
+                    ),
+                );
             }
         }
     }
@@ -190,9 +235,18 @@ fn inherited_members(
             _ => return,
         };
         for m in members {
-            if let Some(p) = bmembers.iter().find(|p| p.name.eq_ignore_ascii_case(&m.name)) {
+            if let Some(p) = bmembers
+                .iter()
+                .find(|p| p.name.eq_ignore_ascii_case(&m.name))
+            {
                 if p.name == m.name {
-                    diags.error(m.span, format!("{kind} member `{}' is already defined in a base {kind}", m.name));
+                    diags.error(
+                        m.span,
+                        format!(
+                            "{kind} member `{}' is already defined in a base {kind}",
+                            m.name
+                        ),
+                    );
                 } else {
                     diags.error(
                         m.span,
@@ -219,16 +273,39 @@ fn interface_ops(model: &Model, id: DefId) -> Vec<(String, DefId)> {
     out
 }
 
-fn operations(model: &Model, ops: &[Operation], inherited: &[(String, DefId)], diags: &mut Diagnostics) {
+fn operations(
+    model: &Model,
+    ops: &[Operation],
+    inherited: &[(String, DefId)],
+    diags: &mut Diagnostics,
+) {
     for (i, o) in ops.iter().enumerate() {
-        if let Some(prev) = ops[..i].iter().find(|p| p.name.eq_ignore_ascii_case(&o.name)) {
+        if let Some(prev) = ops[..i]
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(&o.name))
+        {
             if prev.name == o.name {
-                diags.error(o.span, format!("redefinition of operation `{}' as operation `{}'", prev.name, o.name));
+                diags.error(
+                    o.span,
+                    format!(
+                        "redefinition of operation `{}' as operation `{}'",
+                        prev.name, o.name
+                    ),
+                );
             } else {
-                diags.error(o.span, format!("operation `{}' differs only in capitalization from operation `{}'", o.name, prev.name));
+                diags.error(
+                    o.span,
+                    format!(
+                        "operation `{}' differs only in capitalization from operation `{}'",
+                        o.name, prev.name
+                    ),
+                );
             }
         }
-        if let Some((name, _)) = inherited.iter().find(|(n, _)| n.eq_ignore_ascii_case(&o.name)) {
+        if let Some((name, _)) = inherited
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(&o.name))
+        {
             if *name == o.name {
                 diags.error(o.span, format!("operation `{}' is already defined as an operation in a base interface or class", o.name));
             } else {
@@ -246,17 +323,26 @@ fn operation(model: &Model, o: &Operation, diags: &mut Diagnostics) {
     let mut seen_out = false;
     let mut tags: Vec<i32> = o.return_tag.into_iter().collect();
     for (i, p) in o.params.iter().enumerate() {
-        if let Some(prev) = o.params[..i].iter().find(|q| q.name.eq_ignore_ascii_case(&p.name)) {
+        if let Some(prev) = o.params[..i]
+            .iter()
+            .find(|q| q.name.eq_ignore_ascii_case(&p.name))
+        {
             diags.error(p.span, clash_message("parameter", &p.name, &prev.name));
         }
         if p.out {
             seen_out = true;
         } else if seen_out {
-            diags.error(p.span, format!("`{}': in parameters cannot follow out parameters", p.name));
+            diags.error(
+                p.span,
+                format!("`{}': in parameters cannot follow out parameters", p.name),
+            );
         }
         if let Some(t) = p.tag {
             if tags.contains(&t) {
-                diags.error(p.span, format!("tag for optional parameter `{}' is already in use", p.name));
+                diags.error(
+                    p.span,
+                    format!("tag for optional parameter `{}' is already in use", p.name),
+                );
             }
             tags.push(t);
         }
@@ -322,7 +408,9 @@ fn legal_key(model: &Model, t: Type, depth: usize) -> KeyCheck {
         return KeyCheck::Illegal;
     }
     match t {
-        Type::Bool | Type::Byte | Type::Short | Type::Int | Type::Long | Type::String => KeyCheck::Legal,
+        Type::Bool | Type::Byte | Type::Short | Type::Int | Type::Long | Type::String => {
+            KeyCheck::Legal
+        }
         Type::Named(id) => match &model.def(id).kind {
             DefKind::Enum(_) => KeyCheck::Legal,
             DefKind::Struct(s) => {
@@ -345,6 +433,3 @@ fn legal_key(model: &Model, t: Type, depth: usize) -> KeyCheck {
         _ => KeyCheck::Illegal,
     }
 }
-
-#[allow(dead_code)]
-fn span_of(_s: Span) {}

@@ -9,15 +9,20 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(name)
 }
 
 fn expectation(path: &Path) -> (u32, String) {
     let text = std::fs::read_to_string(path).expect("read test file");
     let first = text.lines().next().unwrap_or("");
-    let rest = first
-        .strip_prefix("// expect: ")
-        .unwrap_or_else(|| panic!("{}: first line must be `// expect: LINE: text'", path.display()));
+    let rest = first.strip_prefix("// expect: ").unwrap_or_else(|| {
+        panic!(
+            "{}: first line must be `// expect: LINE: text'",
+            path.display()
+        )
+    });
     let (line, sub) = rest
         .split_once(": ")
         .unwrap_or_else(|| panic!("{}: bad expect line", path.display()));
@@ -31,7 +36,10 @@ fn slice2rs(file: &Path) -> (bool, String) {
         .arg(file)
         .output()
         .expect("run slice2rs");
-    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// Runs the real slice2cpp into a throwaway directory (its `--validate`
@@ -74,12 +82,20 @@ fn slice2rs_rejects_every_invalid_file_with_the_expected_message() {
     for f in &files {
         let (line, sub) = expectation(f);
         let (ok, stderr) = slice2rs(f);
-        let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let at_line = format!("{name}:{line}:");
         if ok {
             problems.push(format!("{name}: accepted"));
-        } else if !stderr.lines().any(|l| l.contains(&at_line) && l.contains(&sub)) {
-            problems.push(format!("{name}: wanted line {line} `{sub}', got:\n{stderr}"));
+        } else if !stderr
+            .lines()
+            .any(|l| l.contains(&at_line) && l.contains(&sub))
+        {
+            problems.push(format!(
+                "{name}: wanted line {line} `{sub}', got:\n{stderr}"
+            ));
         }
         if stderr.contains("panicked") {
             problems.push(format!("{name}: panic"));
@@ -99,7 +115,11 @@ fn slice2cpp_also_rejects_every_invalid_file() {
             accepted.push(f.display().to_string());
         }
     }
-    println!("slice2cpp rejected {}/{} invalid files", files.len() - accepted.len(), files.len());
+    println!(
+        "slice2cpp rejected {}/{} invalid files",
+        files.len() - accepted.len(),
+        files.len()
+    );
     assert!(accepted.is_empty(), "slice2cpp accepted: {accepted:?}");
 }
 

@@ -12,27 +12,100 @@ fn compile(src: &str) {
         include_dirs: vec![common::SYSTEM_SLICE.into()],
         ..Default::default()
     };
-    let path = Path::new(common::SYSTEM_SLICE).join("Ice").join("Mutated.ice");
+    let path = Path::new(common::SYSTEM_SLICE)
+        .join("Ice")
+        .join("Mutated.ice");
     match floe_idl::compile_source(&path, src, &opts) {
         Ok(out) => {
             let _ = out.rendered();
         }
         Err(fail) => {
             let text = fail.rendered();
-            assert!(text.contains("error"), "failure without an error line: {text}");
+            assert!(
+                text.contains("error"),
+                "failure without an error line: {text}"
+            );
         }
     }
 }
 
 const TOKENS: &[&str] = &[
-    "module", "struct", "class", "interface", "exception", "sequence", "dictionary", "enum",
-    "const", "local", "extends", "implements", "throws", "idempotent", "optional", "out", "void",
-    "int", "string", "bool", "byte", "long", "float", "double", "Object", "Object*", "Value",
-    "LocalObject", "true", "false", "{", "}", "(", ")", "<", ">", ";", ",", "=", "*", "::", "[",
-    "]", "[[", "]]", "\"md\"", "\"\\x41\"", "A", "B", "C", "a", "b", "M", "N", "::M::A", "0", "1",
-    "-1", "0x7f", "1.5f", "2147483648", "9223372036854775808", "/** doc */", "// c\n", "/*",
-    "*/", "\\module", "#include <Ice/Identity.ice>\n", "#if 1\n", "#endif\n", "#else\n",
-    "#define X 2\n", "\n", "_x", "x_", "IceX",
+    "module",
+    "struct",
+    "class",
+    "interface",
+    "exception",
+    "sequence",
+    "dictionary",
+    "enum",
+    "const",
+    "local",
+    "extends",
+    "implements",
+    "throws",
+    "idempotent",
+    "optional",
+    "out",
+    "void",
+    "int",
+    "string",
+    "bool",
+    "byte",
+    "long",
+    "float",
+    "double",
+    "Object",
+    "Object*",
+    "Value",
+    "LocalObject",
+    "true",
+    "false",
+    "{",
+    "}",
+    "(",
+    ")",
+    "<",
+    ">",
+    ";",
+    ",",
+    "=",
+    "*",
+    "::",
+    "[",
+    "]",
+    "[[",
+    "]]",
+    "\"md\"",
+    "\"\\x41\"",
+    "A",
+    "B",
+    "C",
+    "a",
+    "b",
+    "M",
+    "N",
+    "::M::A",
+    "0",
+    "1",
+    "-1",
+    "0x7f",
+    "1.5f",
+    "2147483648",
+    "9223372036854775808",
+    "/** doc */",
+    "// c\n",
+    "/*",
+    "*/",
+    "\\module",
+    "#include <Ice/Identity.ice>\n",
+    "#if 1\n",
+    "#endif\n",
+    "#else\n",
+    "#define X 2\n",
+    "\n",
+    "_x",
+    "x_",
+    "IceX",
 ];
 
 fn token_soup() -> impl Strategy<Value = String> {
@@ -146,7 +219,11 @@ fn deep_nesting_is_rejected_not_overflowed() {
     compile(&src);
     let src = "#if 1\n".repeat(10000);
     compile(&src);
-    let src = format!("module M {{ const int X = {}1{}; }}", "(".repeat(5000), ")".repeat(5000));
+    let src = format!(
+        "module M {{ const int X = {}1{}; }}",
+        "(".repeat(5000),
+        ")".repeat(5000)
+    );
     compile(&src);
     let src = format!("#if {}1{}\n#endif\n", "(".repeat(5000), ")".repeat(5000));
     compile(&src);

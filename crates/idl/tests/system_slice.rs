@@ -8,9 +8,15 @@ use std::time::Instant;
 
 #[test]
 fn every_system_slice_file_validates() {
-    let Some(dir) = common::system_slice_dir() else { return };
+    let Some(dir) = common::system_slice_dir() else {
+        return;
+    };
     let files = common::ice_files(&dir);
-    assert!(files.len() >= 60, "expected the full Ice 3.7 Slice set, found {}", files.len());
+    assert!(
+        files.len() >= 60,
+        "expected the full Ice 3.7 Slice set, found {}",
+        files.len()
+    );
     let opts = floe_idl::Options {
         include_dirs: vec![dir.clone()],
         ..Default::default()
@@ -36,7 +42,9 @@ fn every_system_slice_file_validates() {
 
 #[test]
 fn slice2rs_validate_accepts_all_system_files() {
-    let Some(dir) = common::system_slice_dir() else { return };
+    let Some(dir) = common::system_slice_dir() else {
+        return;
+    };
     let files = common::ice_files(&dir);
     let start = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_slice2rs"))
@@ -45,7 +53,11 @@ fn slice2rs_validate_accepts_all_system_files() {
         .args(&files)
         .output()
         .expect("run slice2rs");
-    println!("slice2rs --validate on {} files: {:?}", files.len(), start.elapsed());
+    println!(
+        "slice2rs --validate on {} files: {:?}",
+        files.len(),
+        start.elapsed()
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "slice2rs failed:\n{stderr}");
     assert!(!stderr.contains("error:"), "{stderr}");

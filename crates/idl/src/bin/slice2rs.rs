@@ -74,7 +74,10 @@ fn main() -> ExitCode {
     }
     if let Some(dir) = &cli.output_dir {
         if !dir.is_dir() {
-            eprintln!("slice2rs: error: output directory `{}' does not exist", dir.display());
+            eprintln!(
+                "slice2rs: error: output directory `{}' does not exist",
+                dir.display()
+            );
             return ExitCode::from(1);
         }
     }
@@ -112,7 +115,10 @@ fn main() -> ExitCode {
             Ok(out) => {
                 eprint!("{}", out.rendered());
                 if cli.depend {
-                    let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                    let stem = file
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default();
                     let mut line = format!("{stem}.rs: \\\n {}", file.display());
                     for d in &out.dependencies {
                         line.push_str(&format!(" \\\n {}", d.display()));

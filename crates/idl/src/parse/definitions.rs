@@ -12,8 +12,8 @@ use crate::ast::{
     DataMember, Definition, DefinitionKind, Enumerator, Item, Operation, Param, ScopedName,
 };
 use crate::lexer::{
-    expect_sym, fail, fail_cut, ident, keyword, peek_keyword, scoped_name, skip_trivia_cheap,
-    sym, ws, In, PResult, SyntaxError,
+    expect_sym, fail_cut, ident, keyword, peek_keyword, scoped_name, skip_trivia_cheap, sym, ws,
+    In, PResult, SyntaxError,
 };
 
 /// Deepest module nesting accepted.
@@ -36,7 +36,7 @@ pub fn items(mut i: In<'_>, depth: usize) -> PResult<'_, Vec<Item>> {
             continue;
         }
         let (r, def) = definition(i, depth)?;
-        out.push(Item::Definition(def));
+        out.push(Item::Definition(Box::new(def)));
         i = r;
     }
 }
@@ -65,9 +65,19 @@ fn definition(i: In<'_>, depth: usize) -> PResult<'_, Definition> {
     };
     let (i, _) = ws(i)?;
     let pos = crate::lexer::pos(i);
-    let kw = ["module", "struct", "class", "interface", "exception", "sequence", "dictionary", "enum", "const"]
-        .into_iter()
-        .find(|k| peek_keyword(i, k));
+    let kw = [
+        "module",
+        "struct",
+        "class",
+        "interface",
+        "exception",
+        "sequence",
+        "dictionary",
+        "enum",
+        "const",
+    ]
+    .into_iter()
+    .find(|k| peek_keyword(i, k));
     let Some(kw) = kw else {
         return fail_cut(
             i,
@@ -227,7 +237,8 @@ fn class_body(i: In<'_>) -> PResult<'_, DefinitionKind> {
         }
         let (r, (doc, md)) = doc_and_metadata(i)?;
         if peek_keyword(r, "idempotent") || peek_keyword(r, "void") {
-            let (r, op) = context("operation", cut(|r| operation(r, doc.clone(), md.clone()))).parse(r)?;
+            let (r, op) =
+                context("operation", cut(|r| operation(r, doc.clone(), md.clone()))).parse(r)?;
             operations.push(op);
             i = r;
             continue;
@@ -236,11 +247,28 @@ fn class_body(i: In<'_>) -> PResult<'_, DefinitionKind> {
         let (r, ty) = context("data member", cut(type_expr)).parse(r)?;
         let (after_name, _) = member_name(r, "data member or operation name")?;
         if sym("(")(after_name).is_ok() {
-            let (r, op) = context("operation", cut(|r| operation_rest(r, doc.clone(), md.clone(), false, optional.clone(), Some(ty.clone())))).parse(r)?;
+            let (r, op) = context(
+                "operation",
+                cut(|r| {
+                    operation_rest(
+                        r,
+                        doc.clone(),
+                        md.clone(),
+                        false,
+                        optional.clone(),
+                        Some(ty.clone()),
+                    )
+                }),
+            )
+            .parse(r)?;
             operations.push(op);
             i = r;
         } else {
-            let (r, m) = context("data member", cut(|r| member_rest(r, doc.clone(), md.clone(), optional.clone(), ty.clone()))).parse(r)?;
+            let (r, m) = context(
+                "data member",
+                cut(|r| member_rest(r, doc.clone(), md.clone(), optional.clone(), ty.clone())),
+            )
+            .parse(r)?;
             members.push(m);
             i = r;
         }
@@ -276,16 +304,28 @@ fn interface_body(i: In<'_>) -> PResult<'_, DefinitionKind> {
             break;
         }
         let (r, (doc, md)) = doc_and_metadata(i)?;
-        let (r, op) = context("operation", cut(|r| operation(r, doc.clone(), md.clone()))).parse(r)?;
+        let (r, op) =
+            context("operation", cut(|r| operation(r, doc.clone(), md.clone()))).parse(r)?;
         operations.push(op);
         i = r;
     }
     let (i, _) = expect_sym("}")(i)?;
-    Ok((opt_semi(i), DefinitionKind::Interface { name, bases, operations }))
+    Ok((
+        opt_semi(i),
+        DefinitionKind::Interface {
+            name,
+            bases,
+            operations,
+        },
+    ))
 }
 
 /// `[idempotent] (void | [optional(n)] type) name ( params ) [throws ...] ;`
-fn operation(i: In<'_>, doc: Option<String>, metadata: Vec<crate::ast::Meta>) -> PResult<'_, Operation> {
+fn operation(
+    i: In<'_>,
+    doc: Option<String>,
+    metadata: Vec<crate::ast::Meta>,
+) -> PResult<'_, Operation> {
     let (i, idempotent) = match keyword("idempotent")(i) {
         Ok((r, _)) => (r, true),
         Err(_) => (i, false),
@@ -296,7 +336,12 @@ fn operation(i: In<'_>, doc: Option<String>, metadata: Vec<crate::ast::Meta>) ->
     let (i, optional) = optional_tag(i)?;
     let (i, ty) = match type_expr(i) {
         Ok(r) => r,
-        Err(nom::Err::Error(e)) => return Err(nom::Err::Failure(SyntaxError { expected: Some("return type or `void'".into()), ..e })),
+        Err(nom::Err::Error(e)) => {
+            return Err(nom::Err::Failure(SyntaxError {
+                expected: Some("return type or `void'".into()),
+                ..e
+            }))
+        }
         Err(e) => return Err(e),
     };
     operation_rest(i, doc, metadata, idempotent, optional, Some(ty))
@@ -382,7 +427,14 @@ fn exception_body(i: In<'_>) -> PResult<'_, DefinitionKind> {
     let (i, _) = expect_sym("{")(i)?;
     let (i, members) = members_until_brace(i)?;
     let (i, _) = expect_sym("}")(i)?;
-    Ok((opt_semi(i), DefinitionKind::Exception { name, base, members }))
+    Ok((
+        opt_semi(i),
+        DefinitionKind::Exception {
+            name,
+            base,
+            members,
+        },
+    ))
 }
 
 fn sequence_body(i: In<'_>) -> PResult<'_, DefinitionKind> {
@@ -480,9 +532,4 @@ fn const_body(i: In<'_>) -> PResult<'_, DefinitionKind> {
             value_pos,
         },
     ))
-}
-
-#[allow(dead_code)]
-fn unused(i: In<'_>) -> PResult<'_, ()> {
-    fail(i, "")
 }

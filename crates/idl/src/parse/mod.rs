@@ -43,7 +43,10 @@ pub fn parse_unit(text: &str) -> Result<ast::Unit, ParseFailure> {
 fn first_token(s: &str) -> String {
     let c = s.chars().next().unwrap_or(' ');
     if c.is_ascii_alphanumeric() || c == '_' {
-        s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').take(40).collect()
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .take(40)
+            .collect()
     } else {
         c.to_string()
     }
@@ -63,7 +66,11 @@ fn failure(text: &str, e: SyntaxError<'_>) -> ParseFailure {
     if let Some(ctx) = e.context.first() {
         message.push_str(&format!(" (in {ctx})"));
     }
-    let pos = if e.input.len() <= text.len() { text.len() - e.input.len() } else { 0 };
+    let pos = if e.input.len() <= text.len() {
+        text.len() - e.input.len()
+    } else {
+        0
+    };
     // Point at the token, not at the whitespace before it.
     let pos = if e.expected.as_deref() == Some("`;'") {
         pos

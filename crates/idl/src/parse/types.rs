@@ -45,11 +45,8 @@ pub fn metadata(mut i: In<'_>) -> PResult<'_, Vec<Meta>> {
 /// `[["a", "b"]]` file metadata.
 pub fn file_metadata(i: In<'_>) -> PResult<'_, (Vec<Meta>, Pos)> {
     let (i, p) = sym("[[")(i)?;
-    let (i, list) = context(
-        "file metadata",
-        cut(separated_list1(sym(","), meta_string)),
-    )
-    .parse(i)?;
+    let (i, list) =
+        context("file metadata", cut(separated_list1(sym(","), meta_string))).parse(i)?;
     let (i, _) = expect_sym("]]")(i)?;
     Ok((i, (list, p)))
 }

@@ -25,7 +25,9 @@ pub fn system_slice_dir() -> Option<PathBuf> {
         println!("FLOE_NO_INTEROP=1: {SYSTEM_SLICE} missing, skipping");
         return None;
     }
-    panic!("{SYSTEM_SLICE} not found: install Debian package zeroc-ice-slice (cargo xtask test does)");
+    panic!(
+        "{SYSTEM_SLICE} not found: install Debian package zeroc-ice-slice (cargo xtask test does)"
+    );
 }
 
 /// Every `.ice` file under `dir`, sorted.
@@ -33,7 +35,9 @@ pub fn ice_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in rd.flatten() {
             let p = e.path();
             if p.is_dir() {
