@@ -236,6 +236,13 @@ impl Pre<'_> {
                 Some(_) => self.diags.error(span, "#elif after #else"),
                 None => self.diags.error(span, "#elif without #if"),
             },
+            "else" | "endif" if !rest.is_empty() => {
+                self.diags
+                    .error(span, format!("excessive tokens after #{name}: `{rest}'"));
+                if name == "endif" {
+                    conds.pop();
+                }
+            }
             "else" => match conds.last_mut() {
                 Some(c) if !c.seen_else => {
                     c.seen_else = true;
@@ -274,6 +281,10 @@ impl Pre<'_> {
             "pragma" => {
                 if rest == "once" {
                     self.once.insert(canonical(path));
+                } else if rest.is_empty() {
+                    self.diags.warning(span, "#pragma without a sub-directive");
+                } else {
+                    self.diags.error(span, format!("unknown #pragma `{rest}'"));
                 }
             }
             "error" => self.diags.error(span, format!("#error {rest}")),

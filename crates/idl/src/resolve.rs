@@ -335,7 +335,7 @@ impl Resolver<'_> {
                 element,
                 ..
             } => {
-                if let Some(t) = self.ty(element, scope) {
+                if let Some(t) = self.ty(element, scope).and_then(|t| self.not_self(t, id, element)) {
                     self.model.definitions[id.0 as usize].kind = DefKind::Sequence(Sequence {
                         element: t,
                         element_metadata: metas(element_metadata),
@@ -349,8 +349,8 @@ impl Resolver<'_> {
                 value,
                 ..
             } => {
-                let k = self.ty(key, scope);
-                let v = self.ty(value, scope);
+                let k = self.ty(key, scope).and_then(|t| self.not_self(t, id, key));
+                let v = self.ty(value, scope).and_then(|t| self.not_self(t, id, value));
                 if let (Some(k), Some(v)) = (k, v) {
                     self.model.definitions[id.0 as usize].kind = DefKind::Dictionary(Dictionary {
                         key: k,
@@ -391,6 +391,18 @@ impl Resolver<'_> {
             | DefinitionKind::InterfaceDecl { .. } => {}
         }
         self.check_local(id);
+    }
+
+    /// A sequence or dictionary is not in scope inside its own definition.
+    fn not_self(&mut self, t: Type, id: DefId, written: &TypeExpr) -> Option<Type> {
+        match t {
+            Type::Named(x) | Type::Proxy(x) if x == id => {
+                let name = self.model.def(id).name.clone();
+                self.err(written.pos(), format!("`{name}' is not defined"));
+                None
+            }
+            _ => Some(t),
+        }
     }
 
     /// Non-local definitions may not use local types.
@@ -443,6 +455,25 @@ impl Resolver<'_> {
 
     fn open_module(&mut self, d: &ast::Definition, scope: Option<ModuleId>) -> Option<ModuleId> {
         let name = d.kind.name();
+        if let Some(parent) = scope {
+            let pname = self.model.module(parent).name.clone();
+            if pname == name.name {
+                self.err(
+                    name.pos,
+                    format!("module name `{}' must differ from the name of its immediately enclosing module", name.name),
+                );
+                return None;
+            } else if pname.eq_ignore_ascii_case(&name.name) {
+                self.err(
+                    name.pos,
+                    format!(
+                        "module name `{}' cannot differ only in capitalization from its immediately enclosing module name `{pname}'",
+                        name.name
+                    ),
+                );
+                return None;
+            }
+        }
         let scoped = format!("{}::{}", self.scope_name(scope), name.name);
         let key = lower(&scoped);
         let span = self.span(name.pos);
