@@ -335,7 +335,10 @@ impl Resolver<'_> {
                 element,
                 ..
             } => {
-                if let Some(t) = self.ty(element, scope).and_then(|t| self.not_self(t, id, element)) {
+                if let Some(t) = self
+                    .ty(element, scope)
+                    .and_then(|t| self.not_self(t, id, element))
+                {
                     self.model.definitions[id.0 as usize].kind = DefKind::Sequence(Sequence {
                         element: t,
                         element_metadata: metas(element_metadata),
@@ -350,7 +353,9 @@ impl Resolver<'_> {
                 ..
             } => {
                 let k = self.ty(key, scope).and_then(|t| self.not_self(t, id, key));
-                let v = self.ty(value, scope).and_then(|t| self.not_self(t, id, value));
+                let v = self
+                    .ty(value, scope)
+                    .and_then(|t| self.not_self(t, id, value));
                 if let (Some(k), Some(v)) = (k, v) {
                     self.model.definitions[id.0 as usize].kind = DefKind::Dictionary(Dictionary {
                         key: k,
@@ -437,6 +442,26 @@ impl Resolver<'_> {
         }
         let kw = def.kind.keyword();
         let name = def.name.clone();
+        let ops: &[Operation] = match &def.kind {
+            DefKind::Interface(i) => &i.operations,
+            DefKind::Class(c) => &c.operations,
+            _ => &[],
+        };
+        let mut throw_errors = Vec::new();
+        for o in ops {
+            for t in &o.throws {
+                let ex = self.model.def(*t);
+                if ex.local {
+                    throw_errors.push((
+                        o.span,
+                        format!("non-local {kw} `{name}' cannot have operation `{}' throwing local exception `{}'", o.name, ex.name),
+                    ));
+                }
+            }
+        }
+        for (span, msg) in throw_errors {
+            self.diags.error(span, msg);
+        }
         for (t, span) in types {
             let local = match t {
                 Type::LocalObject => true,
@@ -815,11 +840,22 @@ impl Resolver<'_> {
                         self.err(n.pos, format!("`{}' is a constant, not a type", n.text()));
                         None
                     }
+                    "interface" if proxy && self.model.def(id).local => {
+                        self.err(
+                            n.pos,
+                            format!("cannot create proxy for local interface `{}'", n.text()),
+                        );
+                        None
+                    }
                     "class" | "interface" if proxy => {
                         if kind == "class" {
                             self.warn(n.pos, "proxies to classes are deprecated");
                         }
                         Some(Type::Proxy(id))
+                    }
+                    "interface" => {
+                        self.warn(n.pos, "interface by value is deprecated");
+                        Some(Type::Named(id))
                     }
                     _ if proxy => {
                         self.err(

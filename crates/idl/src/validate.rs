@@ -72,6 +72,7 @@ pub fn validate(model: &Model, diags: &mut Diagnostics) {
                         }
                     }
                 }
+                base_members_vs_operations(model, def.id, diags);
                 let mut inherited = Vec::new();
                 let mut base = c.base;
                 let mut guard = 0;
@@ -178,6 +179,69 @@ pub fn validate(model: &Model, diags: &mut Diagnostics) {
             },
             _ => {}
         }
+    }
+}
+
+/// Operations of a class must not clash with data members of its bases,
+/// nor its data members with operations of its bases.
+fn base_members_vs_operations(model: &Model, id: DefId, diags: &mut Diagnostics) {
+    let DefKind::Class(c) = &model.def(id).kind else {
+        return;
+    };
+    let mut base = c.base;
+    let mut guard = 0;
+    while let Some(b) = base {
+        guard += 1;
+        if guard > model.definitions.len() {
+            return;
+        }
+        let DefKind::Class(bc) = &model.def(b).kind else {
+            return;
+        };
+        for o in &c.operations {
+            if let Some(m) = bc
+                .members
+                .iter()
+                .find(|m| m.name.eq_ignore_ascii_case(&o.name))
+            {
+                diags.error(
+                    o.span,
+                    inherited_clash("operation", &o.name, "data member", &m.name),
+                );
+            }
+        }
+        for m in &c.members {
+            if let Some(o) = bc
+                .operations
+                .iter()
+                .find(|o| o.name.eq_ignore_ascii_case(&m.name))
+            {
+                diags.error(
+                    m.span,
+                    inherited_clash("data member", &m.name, "operation", &o.name),
+                );
+            }
+        }
+        base = bc.base;
+    }
+}
+
+fn inherited_clash(kind: &str, name: &str, other_kind: &str, other: &str) -> String {
+    if name == other {
+        format!(
+            "{kind} `{name}' is already defined as {} in a base interface or class",
+            article(other_kind)
+        )
+    } else {
+        format!("{kind} `{name}' differs only in capitalization from {other_kind} `{other}', which is defined in a base interface or class")
+    }
+}
+
+fn article(kind: &str) -> String {
+    if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        format!("an {kind}")
+    } else {
+        format!("a {kind}")
     }
 }
 
