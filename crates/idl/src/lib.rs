@@ -128,10 +128,11 @@ fn finish(pre: Preprocessed, mut diags: Diagnostics, opts: &Options) -> Result<O
         underscore: opts.underscore,
         ice_prefix: opts.ice_prefix,
     };
-    let model = resolve::resolve(&unit, &pre.text, &pre.map, ropts, &mut diags);
-    if !diags.has_errors() {
-        validate::validate(&model, &mut diags);
-    }
+    let (model, incomplete) = resolve::resolve(&unit, &pre.text, &pre.map, ropts, &mut diags);
+    // Structural checks run even after resolution errors, so that one run
+    // reports everything (a definition whose parts failed to resolve is
+    // checked with what did resolve, as slice2cpp does).
+    validate::validate_except(&model, &incomplete, &mut diags);
     if diags.has_errors() {
         return Err(Failure {
             diagnostics: diags,

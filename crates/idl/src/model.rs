@@ -9,6 +9,7 @@
 //! definition records the file it came from ([`Definition::span`]`.file`),
 //! so a generator can emit only the main file's definitions.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 pub use crate::diagnostic::{FileId, Span};
@@ -534,10 +535,10 @@ impl Model {
 
     /// True if values of `ty` have a variable encoded size.
     pub fn is_variable_size(&self, ty: Type) -> bool {
-        self.variable_size_depth(ty, 0)
+        self.variable_size_memo(ty, &mut HashMap::new())
     }
 
-    fn variable_size_depth(&self, ty: Type, depth: usize) -> bool {
+    fn variable_size_memo(&self, ty: Type, memo: &mut HashMap<DefId, bool>) -> bool {
         match ty {
             Type::Bool
             | Type::Byte
@@ -548,12 +549,17 @@ impl Model {
             | Type::Double => false,
             Type::Named(id) => match &self.def(id).kind {
                 DefKind::Struct(s) => {
-                    depth > 64
-                        || s.members
-                            .iter()
-                            .any(|m| self.variable_size_depth(m.ty, depth + 1))
+                    if let Some(v) = memo.get(&id) {
+                        return *v;
+                    }
+                    memo.insert(id, true);
+                    let v = s
+                        .members
+                        .iter()
+                        .any(|m| self.variable_size_memo(m.ty, memo));
+                    memo.insert(id, v);
+                    v
                 }
-                DefKind::Enum(_) => true,
                 _ => true,
             },
             _ => true,
@@ -562,10 +568,10 @@ impl Model {
 
     /// The smallest encoded size of a value of `ty`, in bytes.
     pub fn min_wire_size(&self, ty: Type) -> usize {
-        self.min_wire_size_depth(ty, 0)
+        self.min_wire_size_memo(ty, &mut HashMap::new())
     }
 
-    fn min_wire_size_depth(&self, ty: Type, depth: usize) -> usize {
+    fn min_wire_size_memo(&self, ty: Type, memo: &mut HashMap<DefId, usize>) -> usize {
         match ty {
             Type::Bool | Type::Byte => 1,
             Type::Short => 2,
@@ -575,11 +581,19 @@ impl Model {
             Type::ObjectProxy | Type::Proxy(_) => 2,
             Type::Object | Type::Value | Type::LocalObject => 1,
             Type::Named(id) => match &self.def(id).kind {
-                DefKind::Struct(s) if depth < 64 => s
-                    .members
-                    .iter()
-                    .map(|m| self.min_wire_size_depth(m.ty, depth + 1))
-                    .sum(),
+                DefKind::Struct(s) => {
+                    if let Some(v) = memo.get(&id) {
+                        return *v;
+                    }
+                    memo.insert(id, 1);
+                    let v = s
+                        .members
+                        .iter()
+                        .map(|m| self.min_wire_size_memo(m.ty, memo))
+                        .fold(0usize, usize::saturating_add);
+                    memo.insert(id, v);
+                    v
+                }
                 _ => 1,
             },
         }

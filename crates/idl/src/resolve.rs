@@ -5,7 +5,7 @@
 //! checks identifiers and converts constant values. Produces the
 //! [`Model`]; structural rules are then checked by `validate.rs`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ast::{self, Builtin, ConstExpr, DefinitionKind, Item, Pos, ScopedName, TypeExpr};
 use crate::diagnostic::{Diagnostics, SourceMap, Span};
@@ -48,17 +48,21 @@ struct Resolver<'a> {
     diags: Diagnostics,
     /// Per file: a definition was already seen (file metadata must precede).
     file_has_defs: Vec<bool>,
+    /// Definitions in which something failed to resolve.
+    incomplete: HashSet<DefId>,
 }
 
 /// Builds the model from a parsed unit. Errors go to `diags`; the returned
-/// model is complete only if no error was reported.
+/// model is complete only if no error was reported. Also returns the
+/// definitions in which something failed to resolve (validation skips them
+/// to avoid follow-on errors).
 pub fn resolve(
     unit: &ast::Unit,
     text: &str,
     map: &SourceMap,
     opts: ResolveOptions,
     diags: &mut Diagnostics,
-) -> Model {
+) -> (Model, HashSet<DefId>) {
     let mut r = Resolver {
         text,
         map,
@@ -67,6 +71,7 @@ pub fn resolve(
         symbols: HashMap::new(),
         diags: Diagnostics::default(),
         file_has_defs: vec![false; map.files.len()],
+        incomplete: HashSet::new(),
     };
     r.model.files = map
         .files
@@ -79,7 +84,7 @@ pub fn resolve(
         .collect();
     r.items(&unit.items, None);
     diags.extend(r.diags);
-    r.model
+    (r.model, r.incomplete)
 }
 
 fn lower(s: &str) -> String {
@@ -262,6 +267,14 @@ impl Resolver<'_> {
         let Some(id) = self.declare(d, scope, placeholder, is_decl) else {
             return;
         };
+        let errors_before = self.diags.error_count();
+        self.definition_body(d, id, scope);
+        if self.diags.error_count() > errors_before {
+            self.incomplete.insert(id);
+        }
+    }
+
+    fn definition_body(&mut self, d: &ast::Definition, id: DefId, scope: ModuleId) {
         match &d.kind {
             DefinitionKind::Struct { members, .. } => {
                 let members = self.members(members, scope, "struct");
