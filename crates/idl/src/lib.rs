@@ -115,9 +115,11 @@ fn finish(pre: Preprocessed, mut diags: Diagnostics, opts: &Options) -> Result<O
     }
     let unit = match parse::parse_unit(&pre.text) {
         Ok(u) => u,
-        Err(e) => {
-            let span = pre.map.span_at(&pre.text, e.pos);
-            diags.error(span, e.message);
+        Err(errors) => {
+            for e in errors {
+                let span = pre.map.span_at(&pre.text, e.pos);
+                diags.error(span, e.message);
+            }
             return Err(Failure {
                 diagnostics: diags,
                 map: pre.map,
