@@ -11,6 +11,9 @@
 //!   (see [`codec`]) and by generated code for structs, enums and so on.
 //! - [`optional`] holds the optional-value formats (§4.9 of the reference).
 //! - [`Identity`] names an object.
+//! - [`class`] holds class instances ([`class::Value`], [`class::ClassRef`])
+//!   and [`exception`] user exceptions ([`exception::UserException`]), in the
+//!   compact and sliced formats (§4.12, §4.13).
 //! - Every failure is an [`Error`] named after the Ice exception a real Ice
 //!   peer would raise; no decoder panics or allocates more than the input
 //!   justifies.
@@ -23,6 +26,7 @@ pub mod codec;
 pub mod decoder;
 pub mod encoder;
 pub mod error;
+pub mod exception;
 pub mod identity;
 pub mod optional;
 pub mod version;
@@ -30,7 +34,9 @@ pub mod version;
 pub use codec::{Decode, Encode, WireType};
 pub use decoder::{Decoder, Encapsulation};
 pub use encoder::{EncapsulationMark, Encoder};
+pub use class::{ClassFormat, ClassRef, Value, ValuePtr, ValueType};
 pub use error::{Error, Location, Result};
+pub use exception::{UserException, UserExceptionRegistry, UserExceptionType};
 pub use identity::Identity;
 pub use optional::{OptionalFormat, OptionalKind};
 pub use version::{EncodingVersion, ProtocolVersion, ENCODING_1_0, ENCODING_1_1, PROTOCOL_1_0};
