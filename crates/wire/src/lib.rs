@@ -31,10 +31,10 @@ pub mod identity;
 pub mod optional;
 pub mod version;
 
+pub use class::{ClassFormat, ClassRef, Value, ValuePtr, ValueType};
 pub use codec::{Decode, Encode, WireType};
 pub use decoder::{Decoder, Encapsulation};
 pub use encoder::{EncapsulationMark, Encoder};
-pub use class::{ClassFormat, ClassRef, Value, ValuePtr, ValueType};
 pub use error::{Error, Location, Result};
 pub use exception::{UserException, UserExceptionRegistry, UserExceptionType};
 pub use identity::Identity;

@@ -7,9 +7,7 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use floe_wire::class::{
-    ClassRef, SliceTypeId, UnknownSlicedValue, ValueFactoryRegistry, ValuePtr,
-};
+use floe_wire::class::{ClassRef, SliceTypeId, UnknownSlicedValue, ValueFactoryRegistry, ValuePtr};
 use floe_wire::{ClassFormat, Decoder, Encoder, Error};
 
 const CLS_BASE: &str = r#"18 00 00 00 01 01 01 21 0b "::Cap::Base" 05 00 00 00"#;
@@ -64,7 +62,10 @@ fn cls_base_and_derived_compact() {
     assert_eq!(write_one(ClassFormat::Compact, &Some(b)), hex(CLS_DERIVED));
 
     assert!(read_one::<Base>(&hex(CLS_NULL), &reg).is_none());
-    assert_eq!(write_one::<Base>(ClassFormat::Compact, &None), hex(CLS_NULL));
+    assert_eq!(
+        write_one::<Base>(ClassFormat::Compact, &None),
+        hex(CLS_NULL)
+    );
 }
 
 #[test]
@@ -72,7 +73,10 @@ fn cls_sliced() {
     let reg = all_classes();
     let d = read_one::<Derived>(&hex(CLS_SLICED), &reg).unwrap();
     assert_eq!((d.read().base.a, d.read().s.as_str()), (5, "d"));
-    assert_eq!(write_one(ClassFormat::Sliced, &Some(d.clone())), hex(CLS_SLICED));
+    assert_eq!(
+        write_one(ClassFormat::Sliced, &Some(d.clone())),
+        hex(CLS_SLICED)
+    );
     // The same value in the compact format is the compact capture.
     assert_eq!(write_one(ClassFormat::Compact, &Some(d)), hex(CLS_DERIVED));
 }
@@ -92,7 +96,10 @@ fn graph_cycle() {
     let n2 = n1.read().next.clone().unwrap();
     assert_eq!((n1.read().v, n2.read().v), (1, 2));
     assert!(ClassRef::ptr_eq(n2.read().next.as_ref().unwrap(), &n1));
-    assert_eq!(write_one(ClassFormat::Compact, &Some(n1.clone())), hex(GRAPH));
+    assert_eq!(
+        write_one(ClassFormat::Compact, &Some(n1.clone())),
+        hex(GRAPH)
+    );
     // Debug does not recurse into the cycle.
     assert!(format!("{:?}", n1.read().next).contains("::Cap::Node"));
     // Break the cycle so that it does not leak.
@@ -156,7 +163,10 @@ fn withopt_optional_members() {
     );
     assert_eq!(write_one(ClassFormat::Compact, &Some(w)), hex(WITHOPT_ALL));
     let w = read_one::<WithOpt>(&hex(WITHOPT_NONE), &reg).unwrap();
-    assert_eq!((w.read().a, w.read().b, w.read().s.clone()), (1, None, None));
+    assert_eq!(
+        (w.read().a, w.read().b, w.read().s.clone()),
+        (1, None, None)
+    );
     assert_eq!(write_one(ClassFormat::Compact, &Some(w)), hex(WITHOPT_NONE));
 }
 
@@ -186,7 +196,10 @@ fn sliced_unknown_derived_is_skipped_and_preserved() {
         assert_eq!(&sliced.slices[0].bytes[..], b"\x01d");
     }
     // Written back unchanged in the sliced format...
-    assert_eq!(write_one(ClassFormat::Sliced, &Some(b.clone())), hex(CLS_SLICED));
+    assert_eq!(
+        write_one(ClassFormat::Sliced, &Some(b.clone())),
+        hex(CLS_SLICED)
+    );
     // ...and dropped in the compact format.
     assert_eq!(write_one(ClassFormat::Compact, &Some(b)), hex(CLS_BASE));
 
@@ -216,11 +229,19 @@ fn sliced_all_unknown_is_unknown_sliced_value() {
     // A typed read of it is an UnexpectedObject.
     let mut dec = decoder(&hex(CLS_SLICED), &reg);
     let err = dec.read_class::<Base>().unwrap_err();
-    assert!(matches!(err, Error::UnexpectedObject { ref type_id, .. } if type_id == "::Cap::Derived"));
+    assert!(
+        matches!(err, Error::UnexpectedObject { ref type_id, .. } if type_id == "::Cap::Derived")
+    );
     // Re-marshaled unchanged, in either format.
     let v = Some(v);
-    assert_eq!(encaps(ClassFormat::Sliced, |e| e.write(&v)), hex(CLS_SLICED));
-    assert_eq!(encaps(ClassFormat::Compact, |e| e.write(&v)), hex(CLS_SLICED));
+    assert_eq!(
+        encaps(ClassFormat::Sliced, |e| e.write(&v)),
+        hex(CLS_SLICED)
+    );
+    assert_eq!(
+        encaps(ClassFormat::Compact, |e| e.write(&v)),
+        hex(CLS_SLICED)
+    );
 
     // Pair known, Base and Derived not: the table entries become
     // UnknownSlicedValues, which are not Bases.
@@ -264,7 +285,10 @@ fn unexpected_type_is_rejected() {
     let mut dec = decoder(&hex(CLS_BASE), &reg);
     match dec.read_class::<Node>() {
         Err(Error::UnexpectedObject { type_id, expected }) => {
-            assert_eq!((type_id.as_str(), expected.as_str()), ("::Cap::Base", "::Cap::Node"))
+            assert_eq!(
+                (type_id.as_str(), expected.as_str()),
+                ("::Cap::Base", "::Cap::Node")
+            )
         }
         other => panic!("{other:?}"),
     }
@@ -310,7 +334,7 @@ fn deep_chain_hits_the_depth_limit() {
 fn long_chain_of_back_references_hits_the_height_limit() {
     // node[i].next = node[i-1]: each written at top level, so nothing nests,
     // but the chain is long.
-    let n = 3000;
+    let n = 1500;
     let mut nodes: Vec<Option<ClassRef<Node>>> = Vec::new();
     for v in 0..n {
         let next = nodes.last().cloned().flatten();
@@ -325,7 +349,18 @@ fn long_chain_of_back_references_hits_the_height_limit() {
     let mut dec = decoder(&bytes, &reg);
     let back = dec.read_seq::<Option<ClassRef<Node>>>().unwrap();
     assert_eq!(back.len(), n as usize);
-    assert_eq!(back[5].as_ref().unwrap().read().next.as_ref().unwrap().read().v, 4);
+    assert_eq!(
+        back[5]
+            .as_ref()
+            .unwrap()
+            .read()
+            .next
+            .as_ref()
+            .unwrap()
+            .read()
+            .v,
+        4
+    );
     // Re-encodes identically (same ids, same back-references).
     assert_eq!(encaps(ClassFormat::Compact, |e| e.write_seq(&back)), bytes);
 }
@@ -346,7 +381,8 @@ fn round_trips_in_both_formats() {
         x: derived.downcast::<Base>(),
         y: None,
     });
-    let params: Vec<Option<ClassRef<Pair>>> = vec![Some(pair.clone()), None, Some(pair2), Some(pair)];
+    let params: Vec<Option<ClassRef<Pair>>> =
+        vec![Some(pair.clone()), None, Some(pair2), Some(pair)];
     for format in [ClassFormat::Compact, ClassFormat::Sliced] {
         let bytes = encaps(format, |e| {
             e.write_seq(&params);
@@ -364,7 +400,10 @@ fn round_trips_in_both_formats() {
         assert!(back[1].is_none());
         let x = p0.read().x.clone().unwrap();
         assert!(ClassRef::ptr_eq(&x, p0.read().y.as_ref().unwrap()));
-        assert!(ClassRef::ptr_eq(&x, opt.as_ref().unwrap().as_ref().unwrap()));
+        assert!(ClassRef::ptr_eq(
+            &x,
+            opt.as_ref().unwrap().as_ref().unwrap()
+        ));
         assert_eq!(x.read().a, 7);
         let d = back[2].as_ref().unwrap().read().x.clone().unwrap();
         assert_eq!(d.downcast::<Derived>().unwrap().read().s, "x");
@@ -401,7 +440,9 @@ fn optional_class_members_and_skipping() {
         // A reader whose Holder has no optional member skips it (and the
         // instance in it) at end_slice.
         let mut reg = ValueFactoryRegistry::new();
-        reg.register::<HolderV1>().register::<Base>().register::<Node>();
+        reg.register::<HolderV1>()
+            .register::<Base>()
+            .register::<Node>();
         let mut dec = decoder(&bytes, &Arc::new(reg));
         let h = dec.read_class::<HolderV1>().unwrap().unwrap();
         assert_eq!(h.read().h, 4);

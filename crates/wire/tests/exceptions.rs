@@ -25,7 +25,10 @@ const OPT_UNSET_CPP: &str = r#"15 00 00 00 01 01 00 0d "::Cap::OptErr""#;
 const UNDECLARED_PY: &str = r#"1d 00 00 00 01 01 20 11 "::Cap::Undeclared" 05 00 00 00"#;
 const UNDECLARED_CPP: &str = r#"1d 00 00 00 01 01 00 11 "::Cap::Undeclared" 05 00 00 00"#;
 
-fn read(bytes: &str, registry: &UserExceptionRegistry) -> floe_wire::Result<Box<dyn UserException>> {
+fn read(
+    bytes: &str,
+    registry: &UserExceptionRegistry,
+) -> floe_wire::Result<Box<dyn UserException>> {
     let mut dec = decoder(&hex(bytes), &all_classes());
     let ex = dec.read_user_exception(registry)?;
     dec.finish_encapsulation()?;
@@ -50,7 +53,12 @@ fn base_err() {
 #[test]
 fn derived_err_compact_and_sliced() {
     let reg = all_exceptions();
-    for capture in [DERIVED_PY, DERIVED_CPP, DERIVED_SLICED_PY, DERIVED_SLICED_CPP] {
+    for capture in [
+        DERIVED_PY,
+        DERIVED_CPP,
+        DERIVED_SLICED_PY,
+        DERIVED_SLICED_CPP,
+    ] {
         let ex = read(capture, &reg).unwrap();
         assert_eq!(ex.ice_id(), "::Cap::DerivedErr");
         assert!(ex.is_a("::Cap::BaseErr"));
@@ -131,11 +139,17 @@ fn exception_with_class_member() {
         dec.finish_encapsulation().unwrap();
         let n = back.downcast_ref::<NodeErr>().unwrap().n.clone().unwrap();
         assert_eq!(n.read().v, 3);
-        assert_eq!(encaps(format, |enc| enc.write_user_exception(&*back)), bytes);
+        assert_eq!(
+            encaps(format, |enc| enc.write_user_exception(&*back)),
+            bytes
+        );
         // Unknown to the reader: skipped in the sliced format (its table too).
         let mut dec = Decoder::new(bytes.clone().into());
         let mut dec = Decoder::from_encapsulation(dec.read_encapsulation().unwrap()).unwrap();
         dec.set_value_factories(all_classes());
-        assert_eq!(unknown_id(dec.read_user_exception(&all_exceptions())), "::Cap::NodeErr");
+        assert_eq!(
+            unknown_id(dec.read_user_exception(&all_exceptions())),
+            "::Cap::NodeErr"
+        );
     }
 }

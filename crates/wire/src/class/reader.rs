@@ -167,7 +167,7 @@ impl Decoder {
                         None => ptr.read().ice_id().to_owned(),
                     },
                     expected: T::TYPE_ID.to_owned(),
-                })
+                });
             }
             None => {
                 // Still being read and its type not known yet: check later.
@@ -378,7 +378,9 @@ impl Decoder {
         let mut table = Vec::new();
         if f & flags::HAS_INDIRECTION_TABLE != 0 {
             let Some(end) = end else {
-                return Err(Error::marshal("indirection table in a slice without a size"));
+                return Err(Error::marshal(
+                    "indirection table in a slice without a size",
+                ));
             };
             // The table follows the slice's data: read it now, come back.
             let back = self.position();

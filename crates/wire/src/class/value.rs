@@ -172,7 +172,8 @@ impl ValuePtr {
 
     /// This instance as a `ClassRef<T>`, if it is a `T`.
     pub fn downcast<T: ValueType>(&self) -> Option<ClassRef<T>> {
-        self.is_a(T::TYPE_ID).then(|| ClassRef::from_ptr_unchecked(self.clone()))
+        self.is_a(T::TYPE_ID)
+            .then(|| ClassRef::from_ptr_unchecked(self.clone()))
     }
 
     /// Whether both handles share the same instance.
