@@ -129,6 +129,7 @@ fn exception_with_class_member() {
     let node = ClassRef::new(Node { v: 3, next: None });
     let ex = NodeErr {
         n: Some(node.clone()),
+        m: Some(node),
     };
     for format in [ClassFormat::Compact, ClassFormat::Sliced] {
         let bytes = encaps(format, |enc| enc.write_user_exception(&ex));
@@ -151,5 +152,55 @@ fn exception_with_class_member() {
             unknown_id(dec.read_user_exception(&all_exceptions())),
             "::Cap::NodeErr"
         );
+    }
+}
+
+/// `DerivedNodeErr extends NodeErr { Node k; }`, `NodeErr { Node n; Node m; }`
+/// with n = Node(1), m = Node(2), k = Node(3, next = n), as written by an
+/// Ice 3.7.8 C++11 `OutputStream::writeException` (no last-slice flags).
+/// Shows that exception type ids are not entered in the type-id table (the
+/// second Node is index 1) and how ids flow through indirection tables.
+const NODE_ERR_CPP_COMPACT: &str = r#"50 00 00 00 01 01 00 15 "::Cap::DerivedNodeErr"
+    01 21 0b "::Cap::Node" 03 00 00 00 01 22 01 01 00 00 00 00
+    00 0e "::Cap::NodeErr" 03 01 22 01 02 00 00 00 00"#;
+const NODE_ERR_CPP_SLICED: &str = r#"6b 00 00 00 01 01 18 15 "::Cap::DerivedNodeErr" 05 00 00 00 01
+    01 01 39 0b "::Cap::Node" 09 00 00 00 03 00 00 00 01 01 01 32 01 09 00 00 00 01 00 00 00 00
+    18 0e "::Cap::NodeErr" 06 00 00 00 01 02 02 03 01 32 01 09 00 00 00 02 00 00 00 00"#;
+
+#[test]
+fn exceptions_with_class_members_match_cpp() {
+    let mut reg = UserExceptionRegistry::new();
+    reg.register::<NodeErr>().register::<DerivedNodeErr>();
+    for (capture, format) in [
+        (NODE_ERR_CPP_COMPACT, ClassFormat::Compact),
+        (NODE_ERR_CPP_SLICED, ClassFormat::Sliced),
+    ] {
+        let ex = read(capture, &reg).unwrap();
+        let d = ex.downcast_ref::<DerivedNodeErr>().unwrap();
+        let (n, m) = (d.base.n.clone().unwrap(), d.base.m.clone().unwrap());
+        let k = d.k.clone().unwrap();
+        assert_eq!((n.read().v, m.read().v, k.read().v), (1, 2, 3));
+        assert!(ClassRef::ptr_eq(k.read().next.as_ref().unwrap(), &n));
+        // We write what C++ wrote, plus the last-slice flag (as Python does).
+        let mut expected = hex(capture);
+        let base_id = b"\x0e::Cap::NodeErr";
+        let at = expected
+            .windows(base_id.len())
+            .position(|w| w == base_id)
+            .unwrap()
+            - 1;
+        assert_eq!(expected[at] & 0x20, 0);
+        expected[at] |= 0x20;
+        assert_eq!(write(format, &*ex), expected);
+        // And the same value built by hand encodes the same way.
+        let n = ClassRef::new(Node { v: 1, next: None });
+        let built = DerivedNodeErr {
+            base: NodeErr {
+                n: Some(n.clone()),
+                m: Some(ClassRef::new(Node { v: 2, next: None })),
+            },
+            k: Some(ClassRef::new(Node { v: 3, next: Some(n) })),
+        };
+        assert_eq!(write(format, &built), expected);
     }
 }

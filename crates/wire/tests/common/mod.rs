@@ -397,11 +397,12 @@ impl UserException for OptErr {
     }
 }
 
-/// Not in Capture.ice: `exception NodeErr { Node n; }`, an exception with a
-/// class member.
+/// Not in Capture.ice: `exception NodeErr { Node n; Node m; }`, an
+/// exception with class members.
 #[derive(Debug, Default)]
 pub struct NodeErr {
     pub n: Option<ClassRef<Node>>,
+    pub m: Option<ClassRef<Node>>,
 }
 impl UserExceptionType for NodeErr {
     const TYPE_ID: &'static str = "::Cap::NodeErr";
@@ -416,11 +417,46 @@ impl UserException for NodeErr {
     fn write_slices(&self, enc: &mut Encoder) {
         enc.start_slice(Self::TYPE_ID, None, true);
         enc.write(&self.n);
+        enc.write(&self.m);
         enc.end_slice();
     }
     fn read_slices(&mut self, dec: &mut Decoder) -> Result<()> {
         dec.start_slice()?;
         self.n = dec.read()?;
+        self.m = dec.read()?;
         dec.end_slice()
+    }
+}
+
+/// Not in Capture.ice: `exception DerivedNodeErr extends NodeErr { Node k; }`.
+#[derive(Debug, Default)]
+pub struct DerivedNodeErr {
+    pub base: NodeErr,
+    pub k: Option<ClassRef<Node>>,
+}
+impl UserExceptionType for DerivedNodeErr {
+    const TYPE_ID: &'static str = "::Cap::DerivedNodeErr";
+}
+impl UserException for DerivedNodeErr {
+    fn ice_id(&self) -> &'static str {
+        Self::TYPE_ID
+    }
+    fn ice_ids(&self) -> &'static [&'static str] {
+        &["::Cap::DerivedNodeErr", "::Cap::NodeErr"]
+    }
+    fn write_slices(&self, enc: &mut Encoder) {
+        enc.start_slice(Self::TYPE_ID, None, false);
+        enc.write(&self.k);
+        enc.end_slice();
+        self.base.write_slices(enc);
+    }
+    fn read_slices(&mut self, dec: &mut Decoder) -> Result<()> {
+        dec.start_slice()?;
+        self.k = dec.read()?;
+        dec.end_slice()?;
+        self.base.read_slices(dec)
+    }
+    fn ice_base(&self) -> Option<&dyn UserException> {
+        Some(&self.base)
     }
 }
