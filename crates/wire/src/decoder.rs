@@ -413,6 +413,13 @@ impl Decoder {
         if self.encoding == ENCODING_1_0 {
             return Ok(false);
         }
+        if let Some(classes) = &self.classes {
+            if classes.in_slice_without_optionals() {
+                // A class/exception slice whose flags say it has no optional
+                // members: what follows belongs to something else.
+                return Ok(false);
+            }
+        }
         loop {
             let Some(b) = self.peek_u8() else {
                 return Ok(false);

@@ -420,7 +420,7 @@ fn round_trips_in_both_formats() {
 
 #[test]
 fn optional_class_members_and_skipping() {
-    let holder = ClassRef::new(Holder {
+    let holder = ClassRef::new(Keeper {
         h: 4,
         b: Some(Some(ClassRef::new(Base { a: 9, sliced: None }))),
     });
@@ -432,19 +432,19 @@ fn optional_class_members_and_skipping() {
             e.write_optional(9, Some(&trailing));
         });
         let mut dec = decoder(&bytes, &all_classes());
-        let h = dec.read_class::<Holder>().unwrap().unwrap();
+        let h = dec.read_class::<Keeper>().unwrap().unwrap();
         dec.finish_encapsulation().unwrap();
         let b = h.read().b.clone().unwrap().unwrap();
         assert_eq!((h.read().h, b.read().a), (4, 9));
 
-        // A reader whose Holder has no optional member skips it (and the
+        // A reader whose Keeper has no optional member skips it (and the
         // instance in it) at end_slice.
         let mut reg = ValueFactoryRegistry::new();
-        reg.register::<HolderV1>()
+        reg.register::<KeeperV1>()
             .register::<Base>()
             .register::<Node>();
         let mut dec = decoder(&bytes, &Arc::new(reg));
-        let h = dec.read_class::<HolderV1>().unwrap().unwrap();
+        let h = dec.read_class::<KeeperV1>().unwrap().unwrap();
         assert_eq!(h.read().h, 4);
         dec.finish_encapsulation().unwrap();
     }
@@ -471,4 +471,23 @@ fn encoding_1_0_is_refused() {
     let mut dec = Decoder::with_encoding(vec![1u8].into(), floe_wire::ENCODING_1_0);
     assert!(dec.read_value().is_err());
     let _ = Encoder::new();
+}
+
+#[test]
+fn absent_optional_member_does_not_read_past_its_slice() {
+    // Found by the differential test: Keeper(b unset) followed by a null
+    // element. The slice has no 0x04 flag, so the `00` after it is the next
+    // element, not an optional with tag 0.
+    let roots = vec![Some(ClassRef::new(Keeper { h: 0, b: None })), None];
+    let bytes = encaps(ClassFormat::Compact, |e| e.write_seq(&roots));
+    assert_eq!(
+        bytes,
+        hex(r#"19 00 00 00 01 01 02 01 21 0d "::Cap::Keeper" 00 00 00 00 00"#)
+    );
+    let mut dec = decoder(&bytes, &all_classes());
+    let back = dec.read_seq::<Option<ClassRef<Keeper>>>().unwrap();
+    dec.finish_encapsulation().unwrap();
+    assert_eq!(back.len(), 2);
+    assert!(back[0].as_ref().unwrap().read().b.is_none());
+    assert!(back[1].is_none());
 }

@@ -199,7 +199,10 @@ fn exceptions_with_class_members_match_cpp() {
                 n: Some(n.clone()),
                 m: Some(ClassRef::new(Node { v: 2, next: None })),
             },
-            k: Some(ClassRef::new(Node { v: 3, next: Some(n) })),
+            k: Some(ClassRef::new(Node {
+                v: 3,
+                next: Some(n),
+            })),
         };
         assert_eq!(write(format, &built), expected);
     }

@@ -90,6 +90,17 @@ pub(crate) fn skip_instance_reference(dec: &mut Decoder) -> Result<()> {
     dec.read_value().map(drop)
 }
 
+impl ClassReader {
+    /// Whether a class or exception slice is being read and its flags say
+    /// it has no optional members.
+    pub(crate) fn in_slice_without_optionals(&self) -> bool {
+        self.frames
+            .last()
+            .and_then(|f| f.slice.as_ref())
+            .is_some_and(|s| s.flags & flags::HAS_OPTIONAL_MEMBERS == 0)
+    }
+}
+
 fn no_frame() -> Error {
     Error::marshal("start_slice/end_slice outside of a class instance or exception")
 }

@@ -54,7 +54,7 @@ pub fn all_classes() -> Arc<ValueFactoryRegistry> {
         .register::<Compact>()
         .register::<Pair>()
         .register::<WithOpt>()
-        .register::<Holder>();
+        .register::<Keeper>();
     Arc::new(r)
 }
 
@@ -255,20 +255,20 @@ impl Value for WithOpt {
     }
 }
 
-/// Not in Capture.ice: `class Holder { int h; optional(2) Base b; }`, to
+/// Not in Capture.ice: `class Keeper { int h; optional(2) Base b; }`, to
 /// exercise optional class members (format `Class`).
 #[derive(Debug, Default)]
-pub struct Holder {
+pub struct Keeper {
     pub h: i32,
     pub b: Option<Option<ClassRef<Base>>>,
 }
-ids!(Holder, "::Cap::Holder", []);
-impl Value for Holder {
+ids!(Keeper, "::Cap::Keeper", []);
+impl Value for Keeper {
     fn ice_id(&self) -> &str {
         Self::TYPE_ID
     }
     fn ice_ids(&self) -> &'static [&'static str] {
-        &["::Cap::Holder"]
+        &["::Cap::Keeper"]
     }
     fn write_slices(&self, enc: &mut Encoder) {
         enc.start_slice(Self::TYPE_ID, None, true);
@@ -284,19 +284,19 @@ impl Value for Holder {
     }
 }
 
-/// `Holder` as seen by a peer whose Slice has no optional member: it must
+/// `Keeper` as seen by a peer whose Slice has no optional member: it must
 /// skip tag 2 (and the instance in it) at `end_slice`.
 #[derive(Debug, Default)]
-pub struct HolderV1 {
+pub struct KeeperV1 {
     pub h: i32,
 }
-ids!(HolderV1, "::Cap::Holder", []);
-impl Value for HolderV1 {
+ids!(KeeperV1, "::Cap::Keeper", []);
+impl Value for KeeperV1 {
     fn ice_id(&self) -> &str {
         Self::TYPE_ID
     }
     fn ice_ids(&self) -> &'static [&'static str] {
-        &["::Cap::Holder"]
+        &["::Cap::Keeper"]
     }
     fn write_slices(&self, enc: &mut Encoder) {
         enc.start_slice(Self::TYPE_ID, None, true);
