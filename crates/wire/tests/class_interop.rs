@@ -140,9 +140,12 @@ fn start_peer() -> Option<Peer> {
 
 /// A random class graph: node kinds, and reference choices resolved
 /// against the nodes of a compatible type (so sharing and cycles happen).
+/// One node: kind, value, and three reference choices.
+type NodeSpec = (u8, i32, Option<usize>, Option<usize>, Option<Option<usize>>);
+
 #[derive(Debug, Clone)]
 struct GraphSpec {
-    nodes: Vec<(u8, i32, Option<usize>, Option<usize>, Option<Option<usize>>)>,
+    nodes: Vec<NodeSpec>,
     roots: Vec<Option<usize>>,
 }
 

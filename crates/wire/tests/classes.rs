@@ -482,7 +482,7 @@ fn absent_optional_member_does_not_read_past_its_slice() {
     let bytes = encaps(ClassFormat::Compact, |e| e.write_seq(&roots));
     assert_eq!(
         bytes,
-        hex(r#"19 00 00 00 01 01 02 01 21 0d "::Cap::Keeper" 00 00 00 00 00"#)
+        hex(r#"1c 00 00 00 01 01 02 01 21 0d "::Cap::Keeper" 00 00 00 00 00"#)
     );
     let mut dec = decoder(&bytes, &all_classes());
     let back = dec.read_seq::<Option<ClassRef<Keeper>>>().unwrap();
