@@ -41,6 +41,8 @@ struct OpenSlice {
     flags: u8,
     /// Indirection table (sliced format): instances referenced by this slice.
     table: Vec<ValuePtr>,
+    /// Position (from 1) in `table` by instance address.
+    table_index: HashMap<usize, usize>,
 }
 
 /// How a slice header names its type.
@@ -93,13 +95,10 @@ impl Encoder {
             .and_then(|f| f.slice.as_mut())
             .filter(|s| s.size_pos.is_some());
         if let Some(slice) = in_sliced_slice {
-            let index = match slice.table.iter().position(|p| ValuePtr::ptr_eq(p, value)) {
-                Some(i) => i + 1,
-                None => {
-                    slice.table.push(value.clone());
-                    slice.table.len()
-                }
-            };
+            let index = *slice.table_index.entry(value.addr()).or_insert_with(|| {
+                slice.table.push(value.clone());
+                slice.table.len()
+            });
             self.write_size(index);
         } else {
             self.write_instance(value);
@@ -215,6 +214,7 @@ impl Encoder {
             size_pos,
             flags: f,
             table: Vec::new(),
+            table_index: HashMap::new(),
         };
         if let Some(frame) = self.class_writer().frames.last_mut() {
             frame.slice = Some(slice);
@@ -307,5 +307,76 @@ impl Encoder {
                 frame.first_slice = false;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::class::{ClassFormat, Value, ValuePtr};
+    use crate::decoder::Decoder;
+    use crate::encoder::Encoder;
+    use crate::error::Result;
+
+    /// A two-slice class with a reference in its derived slice.
+    #[derive(Debug, Default)]
+    struct Two {
+        r: Option<ValuePtr>,
+    }
+    impl Value for Two {
+        fn ice_id(&self) -> &str {
+            "::T::Two"
+        }
+        fn ice_ids(&self) -> &'static [&'static str] {
+            &["::T::Two", "::T::One"]
+        }
+        fn write_slices(&self, enc: &mut Encoder) {
+            enc.start_slice("::T::Two", None, false);
+            enc.write_value(self.r.as_ref());
+            enc.write_value(self.r.as_ref());
+            enc.end_slice();
+            enc.start_slice("::T::One", Some(3), true);
+            enc.end_slice();
+        }
+        fn read_slices(&mut self, _dec: &mut Decoder) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn compact_slices() {
+        let v = ValuePtr::new(Two { r: None });
+        let mut enc = Encoder::new();
+        enc.write_value(Some(&v));
+        enc.write_value(Some(&v));
+        // 01, first slice with string id, 2 nulls; base slice: no type id
+        // in the compact format, last; then a back-reference to id 2.
+        assert_eq!(&enc.finish()[..], b"\x01\x01\x08::T::Two\x00\x00\x20\x02");
+    }
+
+    #[test]
+    fn sliced_slices_with_table_and_compact_id() {
+        let inner = ValuePtr::new(Two { r: None });
+        let v = ValuePtr::new(Two {
+            r: Some(inner.clone()),
+        });
+        let mut enc = Encoder::new();
+        enc.set_class_format(ClassFormat::Sliced);
+        enc.write_value(Some(&v));
+        let expected: &[u8] = b"\x01\
+            \x19\x08::T::Two\x06\x00\x00\x00\x01\x01\
+            \x01\x01\
+                \x12\x01\x06\x00\x00\x00\x00\x00\
+                \x33\x03\x04\x00\x00\x00\
+            \x33\x03\x04\x00\x00\x00";
+        // Outer Two: string id | size | table; r twice = index 1 twice;
+        // table: inner instance (type id index 1), its base slice with
+        // the compact id 3; then the outer base slice.
+        assert_eq!(&enc.finish()[..], expected);
+    }
+
+    #[test]
+    #[should_panic(expected = "outside")]
+    fn start_slice_outside_write_slices_panics() {
+        Encoder::new().start_slice("::T::Two", None, true);
     }
 }
