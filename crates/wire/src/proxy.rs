@@ -4,7 +4,7 @@
 //! A proxy is its identity (name, then category), its facet as a sequence
 //! of zero or one string, its mode byte, the secure flag, protocol and
 //! encoding versions (1.1 streams only), then either its endpoints or, when
-//! it has none, its adapter id. An identity with an empty name is the null
+//! it has none, its adapter id. An empty identity (`00 00`) is the null
 //! proxy and nothing follows it, so proxies are read and written as
 //! `Option<ProxyData>`. Text forms live in [`proxy_string`](crate::proxy_string).
 
@@ -245,8 +245,9 @@ impl Encode for Option<ProxyData> {
 }
 
 impl Decode for Option<ProxyData> {
-    /// Reads a proxy; an identity with an empty name is the null proxy and
-    /// ends it (as in Ice, whatever the category).
+    /// Reads a proxy; an identity with an empty name and an empty category
+    /// is the null proxy and ends it. (Ice 3.7.8 reads an empty name with a
+    /// category as a proxy, and so does floe.)
     ///
     /// # Errors
     ///
@@ -254,7 +255,7 @@ impl Decode for Option<ProxyData> {
     /// out-of-bounds and endpoint errors as they come.
     fn decode(dec: &mut Decoder) -> Result<Self> {
         let identity = Identity::decode(dec).map_err(|e| e.at("Proxy"))?;
-        if identity.name.is_empty() {
+        if identity.is_null() {
             return Ok(None);
         }
         ProxyData::decode_after_identity(identity, dec)
@@ -425,10 +426,18 @@ mod tests {
             .read::<Option<ProxyData>>()
             .unwrap_err();
         assert!(matches!(e, Error::ProxyUnmarshal(_)), "{e}");
-        // An empty name with a category is still the null proxy, and ends it.
-        let mut dec = Decoder::new(unhex("00 03636174 ff").into());
+        // The null proxy ends after its identity.
+        let mut dec = Decoder::new(unhex("00 00 ff").into());
         assert_eq!(dec.read::<Option<ProxyData>>().unwrap(), None);
         assert_eq!(dec.remaining(), 1);
+        // An empty name with a category is not null (as Ice 3.7.8 reads it).
+        let mut dec = Decoder::new(unhex("00 03636174 00 00 00 01000101 00 0161").into());
+        let p = dec.read::<Option<ProxyData>>().unwrap().unwrap();
+        assert_eq!(p.identity, Identity::new("", "cat"));
+        assert_eq!(p.adapter_id, "a");
+        // Truncated after a category-only identity.
+        let mut dec = Decoder::new(unhex("00 03636174").into());
+        assert!(dec.read::<Option<ProxyData>>().is_err());
         // A huge endpoint count is rejected before allocating.
         let huge = unhex("026964 00 00 00 00 01000101 ff ffffff7f");
         assert!(Decoder::new(huge.into())
