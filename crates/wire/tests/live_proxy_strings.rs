@@ -250,6 +250,18 @@ const PROXIES: &[&str] = &[
     "\\\\back\\\\slash\\'s",
     "hello -e 1.0:udp -h h -p 1 -z:ws -h h -p 2 -r /x",
     "hello -e 1.0:opaque -t 99 -e 1.0 -v AQID",
+    "hello -f a\\/b @ a\\/b",
+    "hello -f \\q\\ @ 'x\\'y'",
+    "hello:opaque -t 99 -v AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    "hello:tcp -h h -p 1 -t 5 -t 6 -h i -p 2:ssl -p 3 -h \"a b\"",
+    "hello:udp -h h -p 1 -v 1.0 -e 2.0",
+    "hello:udp -h h -p 1 -v x",
+    "hello:ws -h h -p 1 -r -t 5",
+    "hello:opaque -t 5 -e 1.5 -v AA==",
+    "hello:opaque -t 99 -e 1.5 -v AA==",
+    "hello:default -h h -p 1",
+    // Not compared: escapes that form invalid UTF-8 (`-f \303`). C++ Ice
+    // keeps such bytes; floe's strings are UTF-8, so it rejects the text.
 ];
 
 /// Identities to print in every mode.
@@ -388,8 +400,9 @@ fn floe_matches_python_ice() {
     for s in IDENTITY_TEXTS {
         commands.push(format!("S {}", x(s)));
     }
-    // Floe's own bytes for every proxy that parses: Ice must read them back
-    // as the same text.
+    // Floe's own bytes for every proxy that parses: Ice must read them as
+    // floe does. (The proxy a collocated call hands back cannot serve here:
+    // Ice returns it with options that are never marshaled, like --ttl.)
     let mut floe_bytes = Vec::new();
     for p in PROXIES {
         if let Ok(Some(proxy)) = string_to_proxy(p, &ParseDefaults::default()) {
