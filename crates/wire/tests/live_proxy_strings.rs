@@ -260,6 +260,10 @@ const PROXIES: &[&str] = &[
     "hello:opaque -t 5 -e 1.5 -v AA==",
     "hello:opaque -t 99 -e 1.5 -v AA==",
     "hello:default -h h -p 1",
+    // A quoted text ending with an escaped backslash cannot be read back.
+    "\" \\\\\" -t -e 1.0",
+    "a\\\\ -f \"b \\\\\"",
+    "x @ \"a \\\\\"",
     // Not compared: escapes that form invalid UTF-8 (`-f \303`). C++ Ice
     // keeps such bytes; floe's strings are UTF-8, so it rejects the text.
 ];
