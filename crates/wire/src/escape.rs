@@ -24,6 +24,22 @@ pub enum ToStringMode {
     Compat,
 }
 
+impl std::str::FromStr for ToStringMode {
+    type Err = String;
+
+    /// Reads an `Ice.ToStringMode` property value: `Unicode`, `ASCII` or `Compat`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "Unicode" => Ok(ToStringMode::Unicode),
+            "ASCII" => Ok(ToStringMode::Ascii),
+            "Compat" => Ok(ToStringMode::Compat),
+            _ => Err(format!(
+                "unknown Ice.ToStringMode `{s}' (Unicode, ASCII or Compat)"
+            )),
+        }
+    }
+}
+
 /// Escapes `s` for a text form: `\`, `'`, `"` and every character of
 /// `special` get a backslash, control characters and (depending on `mode`)
 /// non-ASCII characters become escapes.
@@ -257,6 +273,23 @@ mod tests {
         );
         assert_eq!(escape_string("\u{10000}", "", m), "\\360\\220\\200\\200");
         assert_eq!(escape_string("é/", "/", m), "\\303\\251\\/");
+    }
+
+    #[test]
+    fn mode_from_property() {
+        assert_eq!(
+            "ASCII".parse::<ToStringMode>().unwrap(),
+            ToStringMode::Ascii
+        );
+        assert_eq!(
+            "Compat".parse::<ToStringMode>().unwrap(),
+            ToStringMode::Compat
+        );
+        assert_eq!(
+            "Unicode".parse::<ToStringMode>().unwrap(),
+            ToStringMode::Unicode
+        );
+        assert!("ascii".parse::<ToStringMode>().is_err());
     }
 
     #[test]

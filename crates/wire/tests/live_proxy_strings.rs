@@ -9,6 +9,8 @@
 //! - `P x<text>`: `stringToProxy` then `proxyToString` in each mode, and the
 //!   proxy marshaled as the parameter of a collocated call (so no sockets)
 //!   in encoding 1.1 and 1.0.
+//! - `D x<text>`: the same with `Ice.Default.Host`, `.Timeout`,
+//!   `.EncodingVersion`, `.Protocol` and `.SourceAddress` set.
 //! - `I x<name> x<category>`: `identityToString` in each mode.
 //! - `S x<text>`: `stringToIdentity`.
 //! - `U x<encapsulation>`: a proxy unmarshaled by Ice from the bytes floe
@@ -53,6 +55,9 @@ modes = [("Unicode", Ice.ToStringMode.Unicode), ("ASCII", Ice.ToStringMode.ASCII
 comms = [Ice.initialize(["--Ice.ToStringMode=" + m, "--Ice.Warn.Endpoints=0",
                          "--Ice.Plugin.IceSSL=IceSSL:createIceSSL"]) for (m, _) in modes]
 comm = comms[0]
+configured = Ice.initialize(["--Ice.Default.Host=example.com", "--Ice.Default.Timeout=1000",
+                             "--Ice.Default.EncodingVersion=1.0", "--Ice.Default.Protocol=udp",
+                             "--Ice.Default.SourceAddress=127.0.0.1", "--Ice.Warn.Endpoints=0"])
 
 class Mirror(Ice.Blobject):
     def __init__(self):
@@ -92,6 +97,11 @@ for line in sys.stdin:
                 res.append("OK " + mirror.seen.hex())
             except Exception as e:
                 res.append(err(e))
+    elif kind == "D":
+        try:
+            res.append(printed(configured, configured.stringToProxy(unx(words[1]))))
+        except Exception as e:
+            res.append(err(e))
     elif kind == "I":
         i = Ice.Identity(unx(words[1]), unx(words[2]))
         for (_, m) in modes:
@@ -111,7 +121,7 @@ for line in sys.stdin:
             res.append(err(e))
     print(" ".join(x(r) for r in res), flush=True)
 
-for c in comms:
+for c in comms + [configured]:
     c.destroy()
 "#;
 
@@ -268,6 +278,29 @@ const PROXIES: &[&str] = &[
     // keeps such bytes; floe's strings are UTF-8, so it rejects the text.
 ];
 
+/// Proxy strings parsed with `Ice.Default.*` set (see [`configured`]).
+const CONFIGURED: &[&str] = &[
+    "hello:tcp -p 5",
+    "hello:tcp -p 5 -t 7 -h other",
+    "hello:default -p 5",
+    "hello:default -h h -p 5 -c --ttl 2",
+    "hello:udp -p 5 --sourceAddress \"::1\"",
+    "hello -e 1.1:ws -p 5",
+    "hello @ a",
+    "hello:tcp -h * -p 5",
+];
+
+/// floe's equivalent of the `D` communicator's properties.
+fn configured() -> ParseDefaults {
+    ParseDefaults {
+        host: "example.com".into(),
+        timeout: 1000,
+        protocol: "udp".into(),
+        encoding: ENCODING_1_0,
+        source_address: Some("127.0.0.1".parse().expect("an IP address")),
+    }
+}
+
 /// Identities to print in every mode.
 const IDENTITIES: &[(&str, &str)] = &[
     ("name", ""),
@@ -307,7 +340,11 @@ const IDENTITY_TEXTS: &[&str] = &[
 ];
 
 fn floe_proxy_text(s: &str, mode: ToStringMode) -> String {
-    match string_to_proxy(s, &ParseDefaults::default()) {
+    floe_proxy_text_with(s, mode, &ParseDefaults::default())
+}
+
+fn floe_proxy_text_with(s: &str, mode: ToStringMode, defaults: &ParseDefaults) -> String {
+    match string_to_proxy(s, defaults) {
         Ok(Some(p)) => format!("OK {}", proxy_to_string(&p, mode)),
         Ok(None) => "NULL".into(),
         Err(e) => format!("ERR {}", e.ice_name()),
@@ -398,6 +435,9 @@ fn floe_matches_python_ice() {
     for p in PROXIES {
         commands.push(format!("P {}", x(p)));
     }
+    for p in CONFIGURED {
+        commands.push(format!("D {}", x(p)));
+    }
     for (name, category) in IDENTITIES {
         commands.push(format!("I {} {}", x(name), x(category)));
     }
@@ -459,6 +499,15 @@ fn floe_matches_python_ice() {
                 compared += 1;
             }
         }
+    }
+    for p in CONFIGURED {
+        let ice = answers.next().expect("one answer per command");
+        check(
+            format!("proxy {p:?} with Ice.Default.*"),
+            floe_proxy_text_with(p, ToStringMode::Unicode, &configured()),
+            &ice[0],
+        );
+        compared += 1;
     }
     for (name, category) in IDENTITIES {
         let ice = answers.next().expect("one answer per command");
