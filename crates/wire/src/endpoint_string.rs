@@ -227,6 +227,9 @@ pub fn parse_endpoint(
                 if ip_option(text, option, arg, &mut host, &mut tcp.port, &mut source)? {
                     return Ok(true);
                 }
+                // Ice matches the TCP, WS and opaque options on their second
+                // character only (`-tfoo 5` is `-t 5`); `parse_options` only
+                // passes options of two bytes or more.
                 match option.as_bytes()[1] {
                     b't' => {
                         let arg = required(text, option, arg)?;
@@ -321,6 +324,7 @@ fn parse_opaque(text: &str, args: &[String]) -> Result<EndpointData> {
     let mut encoding = ENCODING_1_0;
     let mut raw: Vec<u8> = Vec::new();
     let unknown = parse_options(args, |option, arg| {
+        // Second character only, as for TCP (options have two bytes or more).
         match option.as_bytes()[1] {
             b't' => {
                 if endpoint_type > -1 {
