@@ -80,9 +80,19 @@ impl Failure {
 }
 
 impl Output {
-    /// Warnings as `file:line:col: warning: message` lines.
+    /// Warnings about the main file as `file:line:col: warning: message`
+    /// lines (like slice2cpp, warnings in included files are not shown).
     pub fn rendered(&self) -> String {
-        self.diagnostics.render(&self.map)
+        let main = Diagnostics {
+            list: self
+                .diagnostics
+                .list
+                .iter()
+                .filter(|d| d.span.is_none_or(|s| s.file == diagnostic::FileId(0)))
+                .cloned()
+                .collect(),
+        };
+        main.render(&self.map)
     }
 }
 

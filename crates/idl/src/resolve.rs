@@ -867,7 +867,9 @@ impl Resolver<'_> {
                         Some(Type::Proxy(id))
                     }
                     "interface" => {
-                        self.warn(n.pos, "interface by value is deprecated");
+                        if !self.model.def(id).local {
+                            self.warn(n.pos, "interface by value is deprecated");
+                        }
                         Some(Type::Named(id))
                     }
                     _ if proxy => {
