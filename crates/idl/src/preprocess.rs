@@ -212,6 +212,14 @@ impl Pre<'_> {
                     if id.is_empty() {
                         self.diags
                             .error(span, format!("#{name} without a macro name"));
+                    } else if !rest[id.len()..].trim().is_empty() {
+                        self.diags.error(
+                            span,
+                            format!(
+                                "excessive tokens after #{name} {id}: `{}'",
+                                rest[id.len()..].trim()
+                            ),
+                        );
                     }
                     self.macros.contains_key(id) == (name == "ifdef")
                 };

@@ -50,6 +50,13 @@ struct Resolver<'a> {
     file_has_defs: Vec<bool>,
     /// Definitions in which something failed to resolve.
     incomplete: HashSet<DefId>,
+    /// While resolving names used directly at module level (bases, sequence
+    /// and dictionary types, constants): the module.
+    introduce_in: Option<ModuleId>,
+    /// (module, lower-cased first name component) → (name as written,
+    /// lower-cased scoped name it meant). A later definition in that module
+    /// with that name would change its meaning, which Slice forbids.
+    introduced: HashMap<(ModuleId, String), (String, String)>,
 }
 
 /// Builds the model from a parsed unit. Errors go to `diags`; the returned
@@ -72,6 +79,8 @@ pub fn resolve(
         diags: Diagnostics::default(),
         file_has_defs: vec![false; map.files.len()],
         incomplete: HashSet::new(),
+        introduce_in: None,
+        introduced: HashMap::new(),
     };
     r.model.files = map
         .files
@@ -275,6 +284,14 @@ impl Resolver<'_> {
     }
 
     fn definition_body(&mut self, d: &ast::Definition, id: DefId, scope: ModuleId) {
+        // Everything resolved here directly (not inside a member or
+        // operation) is looked up at module level.
+        self.introduce_in = Some(scope);
+        self.definition_parts(d, id, scope);
+        self.introduce_in = None;
+    }
+
+    fn definition_parts(&mut self, d: &ast::Definition, id: DefId, scope: ModuleId) {
         match &d.kind {
             DefinitionKind::Struct { members, .. } => {
                 let members = self.members(members, scope, "struct");
@@ -558,6 +575,9 @@ impl Resolver<'_> {
                 }
             }
         }
+        if let Some(parent) = scope {
+            self.check_changed_meaning(parent, name, &scoped);
+        }
         let id = ModuleId(self.model.modules.len() as u32);
         self.model.modules.push(Module {
             name: name.name.clone(),
@@ -673,6 +693,7 @@ impl Resolver<'_> {
             );
             return None;
         }
+        self.check_changed_meaning(scope, name, &scoped);
         let id = DefId(self.model.definitions.len() as u32);
         let span = self.span(d.pos);
         self.model.definitions.push(Definition {
@@ -699,6 +720,17 @@ impl Resolver<'_> {
         Some(id)
     }
 
+    /// A new name in `scope` must not change what an earlier use of that
+    /// name (case-insensitively) in the same module referred to.
+    fn check_changed_meaning(&mut self, scope: ModuleId, name: &ast::Ident, scoped: &str) {
+        if let Some((written, meaning)) = self.introduced.get(&(scope, lower(&name.name))) {
+            if *meaning != lower(scoped) {
+                let written = written.clone();
+                self.err(name.pos, format!("`{written}' has changed meaning"));
+            }
+        }
+    }
+
     /// Looks a name up from `scope` outwards. Returns the symbol and its
     /// exact scoped name.
     fn lookup(&mut self, n: &ScopedName, scope: Option<ModuleId>) -> Option<Sym> {
@@ -719,6 +751,15 @@ impl Resolver<'_> {
         }
         for c in &candidates {
             if let Some(e) = self.symbols.get(&lower(c)) {
+                if let (Some(m), false) = (self.introduce_in, n.absolute) {
+                    // Remember what the first component meant in this module.
+                    let first = &n.parts[0];
+                    let prefix_len = c.len() - rel.len();
+                    let meaning = format!("{}{}", &c[..prefix_len], first);
+                    self.introduced
+                        .entry((m, lower(first)))
+                        .or_insert((first.clone(), lower(&meaning)));
+                }
                 if &e.scoped != c {
                     let found = e.scoped.clone();
                     self.err(
@@ -891,6 +932,13 @@ impl Resolver<'_> {
         scope: ModuleId,
         _what: &str,
     ) -> Vec<DataMember> {
+        let saved = self.introduce_in.take();
+        let out = self.members_inner(members, scope);
+        self.introduce_in = saved;
+        out
+    }
+
+    fn members_inner(&mut self, members: &[ast::DataMember], scope: ModuleId) -> Vec<DataMember> {
         let mut out = Vec::new();
         for m in members {
             self.check_ident(&m.name);
@@ -939,6 +987,13 @@ impl Resolver<'_> {
     }
 
     fn operations(&mut self, ops: &[ast::Operation], scope: ModuleId) -> Vec<Operation> {
+        let saved = self.introduce_in.take();
+        let out = self.operations_inner(ops, scope);
+        self.introduce_in = saved;
+        out
+    }
+
+    fn operations_inner(&mut self, ops: &[ast::Operation], scope: ModuleId) -> Vec<Operation> {
         let mut out = Vec::new();
         for o in ops {
             self.check_ident(&o.name);
