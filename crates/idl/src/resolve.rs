@@ -57,6 +57,8 @@ struct Resolver<'a> {
     /// lower-cased scoped name it meant). A later definition in that module
     /// with that name would change its meaning, which Slice forbids.
     introduced: HashMap<(ModuleId, String), (String, String)>,
+    /// The constant whose value is being resolved.
+    defining: Option<DefId>,
 }
 
 /// Builds the model from a parsed unit. Errors go to `diags`; the returned
@@ -81,6 +83,7 @@ pub fn resolve(
         incomplete: HashSet::new(),
         introduce_in: None,
         introduced: HashMap::new(),
+        defining: None,
     };
     r.model.files = map
         .files
@@ -412,7 +415,10 @@ impl Resolver<'_> {
                     );
                     return;
                 }
-                if let Some(v) = self.value(t, value, *value_pos, scope, &what) {
+                self.defining = Some(id);
+                let v = self.value(t, value, *value_pos, scope, &what);
+                self.defining = None;
+                if let Some(v) = v {
                     self.model.definitions[id.0 as usize].kind = DefKind::Const(Const {
                         ty: t,
                         type_metadata: metas(type_metadata),
@@ -622,6 +628,35 @@ impl Resolver<'_> {
             let sym = e.sym;
             let desc = self.sym_desc(sym);
             if prev_name != name.name {
+                // slice2cpp treats class declarations case-insensitively: a
+                // differently capitalized declaration is ignored, and a
+                // definition completes (and renames) a declared-only class.
+                if let (Sym::Def(prev), DefKind::Class(_)) = (sym, &placeholder) {
+                    if let DefKind::Class(c) = &self.model.def(prev).kind {
+                        if is_decl {
+                            return None;
+                        }
+                        if !c.defined {
+                            let span = self.span(d.pos);
+                            let def = &mut self.model.definitions[prev.0 as usize];
+                            def.name = name.name.clone();
+                            def.scoped = scoped.clone();
+                            def.span = span;
+                            def.metadata.extend(metas(&d.metadata));
+                            if def.doc.is_none() {
+                                def.doc = doc(&d.doc);
+                            }
+                            self.symbols.insert(
+                                key,
+                                Entry {
+                                    scoped,
+                                    sym: Sym::Def(prev),
+                                },
+                            );
+                            return Some(prev);
+                        }
+                    }
+                }
                 self.err(
                     name.pos,
                     format!(
@@ -1288,6 +1323,13 @@ impl Resolver<'_> {
                             _ => incompatible(self, full.trim_start_matches("::")),
                         }
                     }
+                }
+                Some(Sym::Def(cid)) if Some(cid) == self.defining => {
+                    self.err(
+                        pos,
+                        format!("constant `{}' cannot be initialized with itself", n.text()),
+                    );
+                    None
                 }
                 Some(Sym::Def(cid)) => match &self.model.def(cid).kind {
                     DefKind::Const(c) => {
