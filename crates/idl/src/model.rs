@@ -8,6 +8,14 @@
 //! ([`Type::Named`] holds a `DefId`). Reopened modules are merged; each
 //! definition records the file it came from ([`Definition::span`]`.file`),
 //! so a generator can emit only the main file's definitions.
+//!
+//! A generator typically walks [`Model::roots`] → [`Module::contents`],
+//! matches [`DefKind`], maps [`Type`]s to Rust types, and uses the helpers
+//! that encode Ice's rules once: [`Operation::in_marshal_order`],
+//! [`Operation::out_marshal_order`], [`members_marshal_order`],
+//! [`Model::all_members`], [`Model::type_ids`], [`Model::optional_format`],
+//! [`Model::is_variable_size`], [`Model::min_wire_size`]. Doc comments are
+//! parsed into [`Doc`] for rustdoc.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -31,7 +39,8 @@ pub struct Model {
     pub modules: Vec<Module>,
     /// Top-level modules in first-appearance order.
     pub roots: Vec<ModuleId>,
-    /// All definitions, in source order.
+    /// All definitions, in order of first declaration (a class or
+    /// interface declared `class C;` keeps the id of that declaration).
     pub definitions: Vec<Definition>,
 }
 
