@@ -632,7 +632,20 @@ impl Resolver<'_> {
                 // differently capitalized declaration is ignored, and a
                 // definition completes (and renames) a declared-only class.
                 if let (Sym::Def(prev), DefKind::Class(_)) = (sym, &placeholder) {
+                    let prev_local = self.model.def(prev).local;
                     if let DefKind::Class(c) = &self.model.def(prev).kind {
+                        if prev_local != d.local {
+                            let (now, was) = if d.local {
+                                ("local", "non-local")
+                            } else {
+                                ("non-local", "local")
+                            };
+                            self.err(
+                                name.pos,
+                                format!("{now} `{}' was declared {was}", name.name),
+                            );
+                            return None;
+                        }
                         if is_decl {
                             return None;
                         }
