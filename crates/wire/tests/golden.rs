@@ -17,3 +17,43 @@ fn every_golden_vector_round_trips() {
     let n = vectors.finish();
     assert!(n >= 100, "only {n} vectors checked");
 }
+
+/// What a real Ice 3.7.8 server accepted or refused at the end of a request's
+/// parameter encapsulation (`greet(string, int)`, checked by sending these
+/// bytes to a Python-mapping server): floe's `finish_encapsulation` agrees.
+#[test]
+fn encapsulation_endings_that_ice_accepts() {
+    use bytes::Bytes;
+    use floe_wire::{Decoder, Encapsulation, Error, ENCODING_1_0, ENCODING_1_1};
+
+    let params = |tail: &[u8]| {
+        let mut v = b"\x04floe\x01\x00\x00\x00".to_vec();
+        v.extend_from_slice(tail);
+        Bytes::from(v)
+    };
+    let finish = |encoding, tail: &[u8]| {
+        let mut dec = Decoder::from_encapsulation(Encapsulation {
+            encoding,
+            data: params(tail),
+        })?;
+        dec.read_string()?;
+        dec.read_i32()?;
+        dec.finish_encapsulation()
+    };
+    // 1.1: trailing optionals are skipped, also tag 31 (`f8`).
+    assert_eq!(finish(ENCODING_1_1, b""), Ok(()));
+    assert_eq!(finish(ENCODING_1_1, b"\x00\x00\x00\x00"), Ok(()));
+    assert_eq!(finish(ENCODING_1_1, b"\xf8\x05"), Ok(()));
+    // 1.1: an `ff` end marker ends them; Ice refuses anything after it.
+    assert_eq!(finish(ENCODING_1_1, b"\xff"), Ok(()));
+    assert!(matches!(
+        finish(ENCODING_1_1, b"\xff\x01"),
+        Err(Error::Encapsulation { .. })
+    ));
+    // 1.0: Ice tolerates one stray byte, not two.
+    assert_eq!(finish(ENCODING_1_0, b"\x00"), Ok(()));
+    assert!(matches!(
+        finish(ENCODING_1_0, b"\x00\x00"),
+        Err(Error::Encapsulation { .. })
+    ));
+}
