@@ -497,7 +497,18 @@ impl ConnectionInner {
             frame
         };
         let accepts_compression = header.compression.accepts_compression();
-        let (_, message) = Message::parse(frame)?;
+        let message = match Message::parse(frame.clone()) {
+            Ok((_, m)) => m,
+            Err(e) if header.message_type == floe_wire::protocol::MessageType::Request => {
+                // §7.3: a params encapsulation running past the frame is
+                // answered with status 5; broken request fields close the
+                // connection.
+                let rid = params_error_request_id(&frame).ok_or(e.clone())?;
+                self.send_reply(rid, accepts_compression, Err(e.into()));
+                return Ok(());
+            }
+            Err(e) => return Err(e.into()),
+        };
         match message {
             Message::Request(request) => {
                 self.dispatch(request, accepts_compression, dispatches);
@@ -686,6 +697,23 @@ impl ConnectionInner {
             tracing::debug!("cannot send reply {rid}: {e}");
         }
     }
+}
+
+/// For a Request frame whose fields decode but whose parameters
+/// encapsulation does not fit, the request id to answer; `None` when the
+/// fields themselves are broken.
+fn params_error_request_id(frame: &Bytes) -> Option<i32> {
+    let mut dec = floe_wire::Decoder::new(frame.slice(HEADER_SIZE..));
+    let rid = dec.read_i32().ok()?;
+    dec.read::<floe_wire::Identity>().ok()?;
+    if dec.read_seq::<String>().ok()?.len() > 1 {
+        return None;
+    }
+    dec.read_string().ok()?;
+    dec.read_u8().ok()?;
+    dec.read::<floe_wire::Context>().ok()?;
+    // Only the encapsulation is left and it did not fit.
+    Some(rid)
 }
 
 /// Status 7 for a servant that panicked.
