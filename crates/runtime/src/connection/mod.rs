@@ -415,7 +415,9 @@ impl Connection {
             },
             None => rx.await,
         };
-        drop(guard);
+        // The reply (or the connection's end) already removed the entry:
+        // skip the guard's second lookup.
+        std::mem::forget(guard);
         match res {
             Ok(Ok(body)) => Ok(body),
             Ok(Err(e)) => Err((e, true)),
