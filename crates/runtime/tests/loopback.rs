@@ -358,6 +358,28 @@ async fn batch_oneway_and_auto_flush() {
 }
 
 #[tokio::test]
+async fn reply_over_the_client_limit_is_a_memory_limit_error() {
+    let s = server(Properties::new()).await;
+    let props = Properties::new();
+    props.set("Ice.MessageSizeMax", "1");
+    let (c, p) = client_proxy(&s, props);
+    let err = p
+        .invoke(
+            "echo",
+            OperationMode::Normal,
+            bytes_params(&p, &[1u8; 2000]),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::Protocol(floe_wire::Error::MemoryLimit { .. })),
+        "{err:?}"
+    );
+    c.destroy().await;
+    s.communicator.destroy().await;
+}
+
+#[tokio::test]
 async fn compression_both_ways() {
     let s = server(Properties::new()).await;
     let (c, p) = client_proxy(&s, Properties::new());
@@ -447,4 +469,38 @@ async fn default_servants_and_closure_servants() {
         Err(Error::ObjectNotExist(_))
     ));
     c.destroy().await;
+}
+
+#[tokio::test]
+async fn connection_ids_and_message_size_max() {
+    let props = Properties::new();
+    props.set("Ice.MessageSizeMax", "1"); // 1 KB on the server
+    let s = server(props).await;
+    let (c, p) = client_proxy(&s, Properties::new());
+    let c1 = p.ice_get_connection().await.unwrap();
+    let c2 = p
+        .ice_connection_id("other")
+        .ice_get_connection()
+        .await
+        .unwrap();
+    assert!(!c1.ptr_eq(&c2), "connection ids must not share connections");
+    let c3 = p.ice_facet("f1").ice_get_connection().await.unwrap();
+    assert!(c1.ptr_eq(&c3), "same endpoint and id share the connection");
+    // The sender does not check; the server drops the connection on an
+    // over-limit frame and the (Normal, sent) call is not retried.
+    let big = vec![0u8; 2000];
+    let err = p
+        .invoke("echo", OperationMode::Normal, bytes_params(&p, &big))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::ConnectionLost(_)), "{err:?}");
+    // The next call opens a new connection.
+    p.ice_ping().await.unwrap();
+    // Fixed proxies use exactly their connection.
+    let fixed = p.ice_fixed(&c2);
+    fixed.ice_ping().await.unwrap();
+    c2.abort();
+    assert!(fixed.ice_ping().await.is_err());
+    c.destroy().await;
+    s.communicator.destroy().await;
 }
