@@ -188,7 +188,7 @@ impl Connection {
             connection_id,
         };
         tracing::debug!(remote = ?info.remote, "connection established");
-        Ok(Self::start(stream, info, config, None))
+        Self::start(stream, info, config, None, false)
     }
 
     /// Takes an accepted socket: sends ValidateConnection first (§1.3) and
@@ -209,11 +209,7 @@ impl Connection {
             connection_id: String::new(),
         };
         tracing::debug!(remote = ?info.remote, adapter = adapter.name(), "connection accepted");
-        let conn = Self::start(stream, info, config, Some(adapter));
-        conn.inner
-            .writer
-            .send(&mut [Bytes::from_static(&VALIDATE_CONNECTION)])?;
-        Ok(conn)
+        Self::start(stream, info, config, Some(adapter), true)
     }
 
     fn start(
@@ -221,7 +217,8 @@ impl Connection {
         info: ConnectionInfo,
         config: ConnectionConfig,
         adapter: Option<ObjectAdapter>,
-    ) -> Connection {
+        validate: bool,
+    ) -> Result<Connection> {
         let stream = Arc::new(stream);
         let (closed_tx, _) = watch::channel(false);
         let inner = Arc::new(ConnectionInner {
@@ -241,8 +238,15 @@ impl Connection {
             info,
             config,
         });
+        if validate {
+            // Written before the task starts, so that no reply to a request
+            // the client pipelined can overtake it (§1.3).
+            inner
+                .writer
+                .send(&mut [Bytes::from_static(&VALIDATE_CONNECTION)])?;
+        }
         tokio::spawn(run(inner.clone()));
-        Connection { inner }
+        Ok(Connection { inner })
     }
 
     /// Endpoint addresses and direction.
