@@ -7,17 +7,17 @@
 //!
 //! - reads whole frames into a `BytesMut` and freezes them (zero-copy
 //!   receive: parameters reach servants as slices of the frame);
-//! - delivers replies to waiting callers through the [`RequestTable`];
+//! - delivers replies to waiting callers through the request table (`request_table.rs`);
 //! - dispatches requests to the adapter's servants **inside the task**:
 //!   synchronous servants answer before the next frame is read, async ones
 //!   are polled in a `FuturesUnordered` beside the socket, so there is no
 //!   task hop between socket and servant and no spawn per request. At most
 //!   `max_dispatches` run at once; beyond that the task stops reading
 //!   (back-pressure through TCP);
-//! - flushes what senders could not write directly (see [`writer`]);
+//! - flushes what senders could not write directly (see `writer.rs`);
 //! - runs ACM (heartbeats, idle close, §1.5) and the graceful close (§1.4).
 //!
-//! Callers write their request frames themselves (see [`writer::Writer`]),
+//! Callers write their request frames themselves (see `writer.rs`),
 //! then await the reply on a oneshot channel: one hop, from the connection
 //! task to the caller, per twoway call.
 
