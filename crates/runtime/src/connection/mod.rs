@@ -497,6 +497,13 @@ impl ConnectionInner {
     /// Handles one whole frame.
     fn handle_frame(self: &Arc<Self>, frame: Bytes, dispatches: &mut DispatchSet) -> Result<()> {
         let header = Header::parse(&frame, 0)?;
+        tracing::trace!(
+            remote = ?self.info.remote,
+            kind = ?header.message_type,
+            compression = header.compression as u8,
+            size = header.size,
+            "received frame"
+        );
         let frame = if header.compression == CompressionStatus::Compressed {
             decompress_frame(&frame, self.config.message_size_max)?
         } else {
