@@ -55,7 +55,7 @@ pub mod servant;
 pub use communicator::Communicator;
 pub use connection::acm::{AcmClose, AcmConfig, AcmHeartbeat};
 pub use connection::{Connection, ConnectionInfo};
-pub use current::{encode_encapsulation, Current};
+pub use current::{encapsulation_bytes, encode_encapsulation, Current};
 pub use endpoint::{Endpoint, Transport};
 pub use error::{Error, Result};
 pub use floe_wire::protocol::OperationMode;

@@ -52,18 +52,22 @@ impl Servant for Echo {
                 Ok(current.encode_reply(|e| e.write_i32(ms)))
             }),
             "fail" => Dispatch::ready(Err(DispatchError::unknown("boom"))),
+            "idem" => Dispatch::ready(
+                current
+                    .check_mode(OperationMode::Idempotent)
+                    .map(|_| current.empty_reply()),
+            ),
+            "forward" => {
+                // Re-send the received parameters unchanged.
+                let bytes = floe_runtime::encapsulation_bytes(&params);
+                Dispatch::ready(Ok(bytes))
+            }
             "panic" => panic!("servant bug"),
             "panic_async" => Dispatch::future(async move { panic!("async servant bug") }),
             "user" => Dispatch::ready(Err(DispatchError::UserException(
                 current.encode_reply(|e| e.write_u8(0x20)),
             ))),
-            _ => Dispatch::ready(Err(DispatchError::OperationNotExist(
-                floe_wire::protocol::RequestFailed {
-                    identity: current.id.clone(),
-                    facet: current.facet.clone(),
-                    operation: current.operation.clone(),
-                },
-            ))),
+            _ => Dispatch::ready(Err(DispatchError::operation_not_exist(&current))),
         }
     }
 
@@ -269,6 +273,24 @@ async fn not_exist_replies_and_failures() {
         Err(Error::UnknownException(t)) if t.contains("async servant bug")
     ));
     p.ice_ping().await.unwrap();
+    // Mode checks (§2.2): idempotent op sent as Normal is status 5.
+    p.invoke("idem", OperationMode::Idempotent, p.empty_params())
+        .await
+        .unwrap();
+    p.invoke("idem", OperationMode::Nonmutating, p.empty_params())
+        .await
+        .unwrap();
+    assert!(matches!(
+        p.invoke("idem", OperationMode::Normal, p.empty_params()).await,
+        Err(Error::UnknownLocalException(t)) if t.contains("unexpected operation mode")
+    ));
+    let fwd = p
+        .invoke("forward", OperationMode::Normal, bytes_params(&p, b"xyz"))
+        .await
+        .unwrap()
+        .into_ok()
+        .unwrap();
+    assert_eq!(&fwd.data[..], b"xyz");
     // User exception: status 1.
     let r = p
         .invoke("user", OperationMode::Normal, p.empty_params())
