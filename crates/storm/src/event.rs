@@ -1,0 +1,87 @@
+//! [`Event`]: one published request, shared by every subscriber it goes to.
+//!
+//! An event is what a publisher's request carried: operation, mode, context
+//! and the params encapsulation **verbatim** (size, version and bytes), as
+//! `Bytes` sliced from the publisher's frame. It is wrapped in an `Arc` once
+//! and the same allocation is queued for every subscriber: fan-out copies
+//! no payload.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use floe::wire::Context;
+
+use crate::qos::atoi;
+use crate::types::{EventData, OperationMode};
+
+/// A published event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// The operation name, copied from the publisher's request.
+    pub operation: String,
+    /// The operation mode, copied.
+    pub mode: OperationMode,
+    /// The request context, copied.
+    pub context: Context,
+    /// The params encapsulation including its 6-byte header, verbatim.
+    pub params: Bytes,
+    /// The `cost` context entry (atoi; 0 when absent), for link filtering.
+    pub cost: i32,
+    /// Whether the event arrived over a link (such events are not
+    /// forwarded over further links: one hop).
+    pub from_link: bool,
+}
+
+impl Event {
+    /// A shared event from a publisher's request.
+    pub fn new(
+        operation: impl Into<String>,
+        mode: OperationMode,
+        context: Context,
+        params: Bytes,
+    ) -> Arc<Event> {
+        let cost = context.get("cost").map_or(0, |c| atoi(c));
+        Arc::new(Event {
+            operation: operation.into(),
+            mode,
+            context,
+            params,
+            cost,
+            from_link: false,
+        })
+    }
+
+    /// A shared event from one `EventData` received over a link.
+    pub fn from_link(data: EventData) -> Arc<Event> {
+        let cost = data.context.get("cost").map_or(0, |c| atoi(c));
+        Arc::new(Event {
+            operation: data.op,
+            mode: data.mode,
+            context: data.context,
+            params: data.data,
+            cost,
+            from_link: true,
+        })
+    }
+
+    /// Approximate memory held by the event (for queue accounting).
+    pub fn size(&self) -> usize {
+        self.params.len() + self.operation.len() + 64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cost_is_read_from_context() {
+        let mut ctx = Context::new();
+        let e = Event::new("o", OperationMode::Normal, ctx.clone(), Bytes::new());
+        assert_eq!(e.cost, 0);
+        ctx.insert("cost".into(), "9".into());
+        let e = Event::new("o", OperationMode::Normal, ctx, Bytes::new());
+        assert_eq!(e.cost, 9);
+        assert!(!e.from_link);
+    }
+}

@@ -1,0 +1,485 @@
+//! The IceStorm Slice types, encoded by hand with floe-wire until `slice2rs`
+//! output replaces this module: the `QoS` dictionary, `LinkInfo`, the
+//! internal `EventData` of `TopicLink::forward`, the IceStorm user
+//! exceptions, and [`RawProxy`], a proxy kept in its marshaled form.
+//!
+//! Everything here is wire-level and transport-free. Section numbers (§)
+//! refer to `shared/reference/ice-protocol.md`.
+
+use bytes::Bytes;
+use floe::wire::{Decoder, Encoder, EncodingVersion, Error, Identity, Result, ENCODING_1_0};
+
+/// `IceStorm::QoS`: `dictionary<string, string>`.
+pub type QosDict = std::collections::BTreeMap<String, String>;
+
+/// Proxy mode byte (§4.10): twoway.
+pub const MODE_TWOWAY: u8 = 0;
+/// Proxy mode byte: oneway.
+pub const MODE_ONEWAY: u8 = 1;
+/// Proxy mode byte: batch oneway.
+pub const MODE_BATCH_ONEWAY: u8 = 2;
+/// Proxy mode byte: datagram.
+pub const MODE_DATAGRAM: u8 = 3;
+/// Proxy mode byte: batch datagram.
+pub const MODE_BATCH_DATAGRAM: u8 = 4;
+
+/// One endpoint in marshaled form: its type and its encapsulation bytes
+/// (header included), kept verbatim so unknown types round-trip (§4.11).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawEndpoint {
+    /// Endpoint type (1 tcp, 2 ssl, 3 udp, 4 ws, 5 wss, other opaque).
+    pub kind: i16,
+    /// The endpoint encapsulation, size and version included.
+    pub encapsulation: Bytes,
+}
+
+impl RawEndpoint {
+    /// A TCP endpoint (`tcp -h host -p port -t timeout`).
+    pub fn tcp(host: &str, port: u16, timeout_ms: i32) -> Self {
+        let mut enc = Encoder::new();
+        let mark = enc.start_encapsulation(floe::wire::ENCODING_1_1);
+        enc.write_string(host);
+        enc.write_i32(i32::from(port));
+        enc.write_i32(timeout_ms);
+        enc.write_bool(false);
+        enc.end_encapsulation(mark);
+        RawEndpoint {
+            kind: 1,
+            encapsulation: enc.finish(),
+        }
+    }
+}
+
+/// A non-null proxy in marshaled form (§4.10): the fields floe-storm needs
+/// (identity, facet, mode) decoded, the rest kept as bytes.
+///
+/// `bytes` is always the encoding-1.1 form (identity through adapter id), so
+/// it can be stored, compared and handed to the runtime unchanged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawProxy {
+    /// The object identity.
+    pub identity: Identity,
+    /// The facet ("" for the default facet).
+    pub facet: String,
+    /// Invocation mode (0..=4, see the `MODE_*` constants).
+    pub mode: u8,
+    /// Whether the proxy is secure.
+    pub secure: bool,
+    /// The proxy's encoding for requests.
+    pub encoding: EncodingVersion,
+    /// The endpoints (empty for an indirect proxy).
+    pub endpoints: Vec<RawEndpoint>,
+    /// The adapter id of an indirect proxy ("" = well-known).
+    pub adapter_id: String,
+}
+
+impl RawProxy {
+    /// A twoway, direct proxy for `identity` with `endpoints`, encoding 1.1.
+    pub fn new(identity: Identity, endpoints: Vec<RawEndpoint>) -> Self {
+        RawProxy {
+            identity,
+            facet: String::new(),
+            mode: MODE_TWOWAY,
+            secure: false,
+            encoding: floe::wire::ENCODING_1_1,
+            endpoints,
+            adapter_id: String::new(),
+        }
+    }
+
+    /// Whether requests through this proxy expect replies.
+    pub fn is_twoway(&self) -> bool {
+        self.mode == MODE_TWOWAY
+    }
+
+    /// Whether this is a batch oneway or batch datagram proxy.
+    pub fn is_batch(&self) -> bool {
+        self.mode == MODE_BATCH_ONEWAY || self.mode == MODE_BATCH_DATAGRAM
+    }
+
+    /// Reads a proxy; `Ok(None)` for the null proxy.
+    ///
+    /// # Errors
+    ///
+    /// Out of bounds on truncated input, `ProxyUnmarshal` for more than one
+    /// facet or a mode above 4.
+    pub fn decode(dec: &mut Decoder) -> Result<Option<RawProxy>> {
+        let identity: Identity = dec.read()?;
+        if identity.is_null() {
+            return Ok(None);
+        }
+        let facets = dec.read_count(1)?;
+        let facet = match facets {
+            0 => String::new(),
+            1 => dec.read_string()?,
+            n => return Err(Error::ProxyUnmarshal(format!("{n} facets"))),
+        };
+        let mode = dec.read_u8()?;
+        if mode > MODE_BATCH_DATAGRAM {
+            return Err(Error::ProxyUnmarshal(format!("invalid mode {mode}")));
+        }
+        let secure = dec.read_bool()?;
+        let mut encoding = floe::wire::ENCODING_1_1;
+        if dec.encoding() != ENCODING_1_0 {
+            let _protocol = dec.read_bytes(2)?;
+            let b = dec.read_bytes(2)?;
+            encoding = EncodingVersion {
+                major: b[0],
+                minor: b[1],
+            };
+        }
+        // Each endpoint takes at least 2 (type) + 6 (encapsulation) bytes.
+        let n = dec.read_count(8)?;
+        let mut endpoints = Vec::with_capacity(n);
+        for _ in 0..n {
+            let kind = dec.read_i16()?;
+            let encapsulation = dec.read_encapsulation_bytes()?;
+            endpoints.push(RawEndpoint {
+                kind,
+                encapsulation,
+            });
+        }
+        let adapter_id = if n == 0 {
+            dec.read_string()?
+        } else {
+            String::new()
+        };
+        Ok(Some(RawProxy {
+            identity,
+            facet,
+            mode,
+            secure,
+            encoding,
+            endpoints,
+            adapter_id,
+        }))
+    }
+
+    /// Writes the proxy in the encoder's encoding (1.0 omits the protocol
+    /// and encoding bytes).
+    pub fn encode(&self, enc: &mut Encoder) {
+        enc.write(&self.identity);
+        if self.facet.is_empty() {
+            enc.write_size(0);
+        } else {
+            enc.write_size(1);
+            enc.write_string(&self.facet);
+        }
+        enc.write_u8(self.mode);
+        enc.write_bool(self.secure);
+        if enc.encoding() != ENCODING_1_0 {
+            enc.write_raw(&[1, 0, self.encoding.major, self.encoding.minor]);
+        }
+        enc.write_size(self.endpoints.len());
+        for e in &self.endpoints {
+            enc.write_i16(e.kind);
+            enc.write_encapsulation_bytes(&e.encapsulation);
+        }
+        if self.endpoints.is_empty() {
+            enc.write_string(&self.adapter_id);
+        }
+    }
+
+    /// The encoding-1.1 marshaled form (what the store keeps).
+    pub fn to_bytes(&self) -> Bytes {
+        let mut enc = Encoder::new();
+        self.encode(&mut enc);
+        enc.finish()
+    }
+
+    /// Parses the form made by [`RawProxy::to_bytes`].
+    ///
+    /// # Errors
+    ///
+    /// As [`RawProxy::decode`]; a null proxy or trailing bytes are errors here.
+    pub fn from_bytes(bytes: Bytes) -> Result<RawProxy> {
+        let mut dec = Decoder::new(bytes);
+        let p = Self::decode(&mut dec)?.ok_or_else(|| Error::ProxyUnmarshal("null proxy".into()))?;
+        if !dec.is_empty() {
+            return Err(Error::ProxyUnmarshal("trailing bytes".into()));
+        }
+        Ok(p)
+    }
+}
+
+/// Writes an optional proxy (`None` = null proxy, `00 00`).
+pub fn encode_proxy(enc: &mut Encoder, proxy: Option<&RawProxy>) {
+    match proxy {
+        Some(p) => p.encode(enc),
+        None => enc.write(&Identity::default()),
+    }
+}
+
+/// `IceStorm::LinkInfo { Topic* theTopic; string name; int cost; }`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkInfo {
+    /// The linked topic.
+    pub the_topic: RawProxy,
+    /// The linked topic's name.
+    pub name: String,
+    /// The link's cost.
+    pub cost: i32,
+}
+
+impl LinkInfo {
+    /// Writes the struct.
+    pub fn encode(&self, enc: &mut Encoder) {
+        self.the_topic.encode(enc);
+        enc.write_string(&self.name);
+        enc.write_i32(self.cost);
+    }
+}
+
+/// `Ice::OperationMode` values as carried in requests (§2.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum OperationMode {
+    /// Plain operation.
+    Normal = 0,
+    /// `["nonmutating"]` (deprecated) idempotent operation.
+    Nonmutating = 1,
+    /// `idempotent` operation.
+    Idempotent = 2,
+}
+
+impl OperationMode {
+    /// The mode for a wire byte.
+    ///
+    /// # Errors
+    ///
+    /// `Marshal` for values above 2.
+    pub fn from_u8(b: u8) -> Result<Self> {
+        match b {
+            0 => Ok(OperationMode::Normal),
+            1 => Ok(OperationMode::Nonmutating),
+            2 => Ok(OperationMode::Idempotent),
+            n => Err(Error::marshal(format!("invalid operation mode {n}"))),
+        }
+    }
+}
+
+/// IceStorm's user exceptions, with their type ids and members.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StormException {
+    /// `::IceStorm::TopicExists`.
+    #[error("topic `{0}` exists")]
+    TopicExists(String),
+    /// `::IceStorm::NoSuchTopic`.
+    #[error("no such topic `{0}`")]
+    NoSuchTopic(String),
+    /// `::IceStorm::LinkExists`.
+    #[error("link to `{0}` exists")]
+    LinkExists(String),
+    /// `::IceStorm::NoSuchLink`.
+    #[error("no link to `{0}`")]
+    NoSuchLink(String),
+    /// `::IceStorm::AlreadySubscribed`.
+    #[error("already subscribed")]
+    AlreadySubscribed,
+    /// `::IceStorm::InvalidSubscriber`.
+    #[error("invalid subscriber: {0}")]
+    InvalidSubscriber(String),
+    /// `::IceStorm::BadQoS`.
+    #[error("bad QoS: {0}")]
+    BadQoS(String),
+}
+
+impl StormException {
+    /// The Slice type id.
+    pub fn type_id(&self) -> &'static str {
+        match self {
+            StormException::TopicExists(_) => "::IceStorm::TopicExists",
+            StormException::NoSuchTopic(_) => "::IceStorm::NoSuchTopic",
+            StormException::LinkExists(_) => "::IceStorm::LinkExists",
+            StormException::NoSuchLink(_) => "::IceStorm::NoSuchLink",
+            StormException::AlreadySubscribed => "::IceStorm::AlreadySubscribed",
+            StormException::InvalidSubscriber(_) => "::IceStorm::InvalidSubscriber",
+            StormException::BadQoS(_) => "::IceStorm::BadQoS",
+        }
+    }
+
+    /// The single string member, if the exception has one.
+    fn member(&self) -> Option<&str> {
+        match self {
+            StormException::TopicExists(s)
+            | StormException::NoSuchTopic(s)
+            | StormException::LinkExists(s)
+            | StormException::NoSuchLink(s)
+            | StormException::InvalidSubscriber(s)
+            | StormException::BadQoS(s) => Some(s),
+            StormException::AlreadySubscribed => None,
+        }
+    }
+
+    /// Writes the exception body (the content of a status-1 reply
+    /// encapsulation) in the encoder's encoding. Encoding 1.1 is one
+    /// compact slice with the last-slice flag, as IceStorm sends it
+    /// (`20 <type id> <members>`); 1.0 is `usesClasses = false`, the type
+    /// id, and the slice with its int32 size.
+    pub fn encode(&self, enc: &mut Encoder) {
+        if enc.encoding() == ENCODING_1_0 {
+            enc.write_bool(false);
+            enc.write_string(self.type_id());
+            let pos = enc.start_fsize();
+            if let Some(m) = self.member() {
+                enc.write_string(m);
+            }
+            // 1.0 slice sizes include their own 4 bytes.
+            let len = (enc.len() - pos) as i32;
+            enc.buffer_mut()[pos..pos + 4].copy_from_slice(&len.to_le_bytes());
+        } else {
+            // Flags 0x20 (last slice): exception type ids are always strings,
+            // so the low bits stay 0, exactly as IceStorm sends it (§4.13).
+            enc.write_u8(0x20);
+            enc.write_string(self.type_id());
+            if let Some(m) = self.member() {
+                enc.write_string(m);
+            }
+        }
+    }
+}
+
+/// `IceStorm::EventData { string op; Ice::OperationMode mode; Ice::ByteSeq
+/// data; Ice::Context context; }`, the element of `TopicLink::forward`'s
+/// `EventDataSeq` (§8.5). `data` holds the original params encapsulation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventData {
+    /// Operation name.
+    pub op: String,
+    /// Operation mode.
+    pub mode: OperationMode,
+    /// The published params encapsulation, verbatim.
+    pub data: Bytes,
+    /// The request context.
+    pub context: floe::wire::Context,
+}
+
+impl EventData {
+    /// Writes one `EventData`.
+    pub fn encode(&self, enc: &mut Encoder) {
+        enc.write_string(&self.op);
+        enc.write_enum(self.mode as i32, 2);
+        enc.write_byte_seq(&self.data);
+        enc.write(&self.context);
+    }
+
+    /// Reads one `EventData`; `data` is a zero-copy slice of the input.
+    ///
+    /// # Errors
+    ///
+    /// Out of bounds on truncated input; `Marshal` for an invalid mode.
+    pub fn decode(dec: &mut Decoder) -> Result<EventData> {
+        let op = dec.read_string()?;
+        let mode = OperationMode::from_u8(u8::try_from(dec.read_enum(2)?).unwrap_or(u8::MAX))?;
+        let data = dec.read_byte_seq()?;
+        let context = dec.read()?;
+        Ok(EventData {
+            op,
+            mode,
+            data,
+            context,
+        })
+    }
+
+    /// Reads an `EventDataSeq`.
+    ///
+    /// # Errors
+    ///
+    /// As [`EventData::decode`]; the count is checked against the bytes
+    /// present (each element takes at least 4 bytes).
+    pub fn decode_seq(dec: &mut Decoder) -> Result<Vec<EventData>> {
+        let n = dec.read_count(4)?;
+        let mut v = Vec::with_capacity(n);
+        for _ in 0..n {
+            v.push(Self::decode(dec)?);
+        }
+        Ok(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(s: &str) -> Vec<u8> {
+        s.split_whitespace()
+            .map(|b| u8::from_str_radix(b, 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn topic_exists_matches_capture() {
+        let mut enc = Encoder::new();
+        StormException::TopicExists("news".into()).encode(&mut enc);
+        // out/icestorm.txt: reply encaps body `20 17 ::IceStorm::TopicExists 04 news`.
+        let mut want = vec![0x20, 0x17];
+        want.extend_from_slice(b"::IceStorm::TopicExists");
+        want.extend_from_slice(b"\x04news");
+        assert_eq!(&enc.finish()[..], &want[..]);
+    }
+
+    #[test]
+    fn already_subscribed_has_no_members() {
+        let mut enc = Encoder::new();
+        StormException::AlreadySubscribed.encode(&mut enc);
+        let mut want = vec![0x20, 0x1d];
+        want.extend_from_slice(b"::IceStorm::AlreadySubscribed");
+        assert_eq!(&enc.finish()[..], &want[..]);
+    }
+
+    #[test]
+    fn subscriber_proxy_from_capture_round_trips() {
+        // subscribeAndGetPublisher({}, sub1) params from out/icestorm.txt.
+        let params = hex(
+            "00 04 73 75 62 31 00 00 00 00 01 00 01 01 01 01 00 19 00 00 00 01 01 09 \
+             31 32 37 2e 30 2e 30 2e 31 c2 5d 00 00 60 ea 00 00 00",
+        );
+        let mut dec = Decoder::new(Bytes::from(params.clone()));
+        let qos: QosDict = dec.read().unwrap();
+        assert!(qos.is_empty());
+        let p = RawProxy::decode(&mut dec).unwrap().unwrap();
+        assert!(dec.is_empty());
+        assert_eq!(p.identity, Identity::from_name("sub1"));
+        assert_eq!(p.mode, MODE_TWOWAY);
+        assert_eq!(p.endpoints.len(), 1);
+        assert_eq!(&p.to_bytes()[..], &params[1..]);
+        assert_eq!(p.endpoints[0], RawEndpoint::tcp("127.0.0.1", 24002, 60000));
+    }
+
+    #[test]
+    fn facet_proxy_and_null() {
+        let mut dec = Decoder::new(Bytes::from_static(b"\x00\x00"));
+        assert!(RawProxy::decode(&mut dec).unwrap().is_none());
+        let mut p = RawProxy::new(Identity::from_name("sub3"), vec![]);
+        p.facet = "f1".into();
+        p.mode = MODE_BATCH_ONEWAY;
+        let back = RawProxy::from_bytes(p.to_bytes()).unwrap();
+        assert_eq!(back, p);
+        // Two facets are refused.
+        let mut dec = Decoder::new(Bytes::from_static(b"\x01a\x00\x02\x01x\x01y\x00\x00"));
+        assert!(RawProxy::decode(&mut dec).is_err());
+    }
+
+    #[test]
+    fn event_data_seq_matches_capture() {
+        // forward() params from §8.5.
+        let want = hex("01 01 6f 00 06 06 00 00 00 01 01 01 04 63 6f 73 74 01 33");
+        let mut ctx = floe::wire::Context::new();
+        ctx.insert("cost".into(), "3".into());
+        let ev = EventData {
+            op: "o".into(),
+            mode: OperationMode::Normal,
+            data: Bytes::from_static(&[6, 0, 0, 0, 1, 1]),
+            context: ctx,
+        };
+        let mut enc = Encoder::new();
+        enc.write_size(1);
+        ev.encode(&mut enc);
+        assert_eq!(&enc.finish()[..], &want[..]);
+        let mut dec = Decoder::new(Bytes::from(want));
+        assert_eq!(EventData::decode_seq(&mut dec).unwrap(), vec![ev]);
+        // A huge count with no bytes behind it is refused before allocating.
+        let mut dec = Decoder::new(Bytes::from_static(&[0xff, 0xff, 0xff, 0xff, 0x7f]));
+        assert!(EventData::decode_seq(&mut dec).is_err());
+    }
+}
