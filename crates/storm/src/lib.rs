@@ -13,10 +13,30 @@
 //! - [`sink`]: the [`sink::SubscriberSink`] seam between delivery logic and the network.
 //! - [`subscriber`]: per-subscriber bounded queues and the delivery state machine.
 //! - [`link`]: federation: `forward(EventDataSeq)` encoding, cost filtering.
+//! - [`store`]: redb persistence, one durable commit per mutation.
+//! - [`config`]: settings from Ice properties.
+//! - [`dispatch`]: transport-free requests and replies; [`topic_manager`],
+//!   [`topic`], [`finder`] and [`publisher`] are the servants over them.
+//! - [`instance`] (shared state) and [`broker`] ([`Broker`]: load, restore, route).
 #![warn(missing_docs)]
 
+pub mod broker;
+pub mod config;
+pub mod dispatch;
 pub mod event;
+pub mod finder;
+pub mod instance;
+pub mod link;
+pub mod publisher;
 pub mod qos;
 pub mod sink;
+pub mod store;
 pub mod subscriber;
+pub mod topic;
+pub mod topic_manager;
 pub mod types;
+
+pub use broker::Broker;
+pub use config::StormConfig;
+pub use instance::AdapterEndpoints;
+pub use sink::{DeliveryError, SinkFactory, SubscriberSink};

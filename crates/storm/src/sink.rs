@@ -52,6 +52,15 @@ pub trait SinkFactory: Send + Sync + 'static {
     /// `subscribeAndGetPublisher`, with the QoS proxy settings to apply).
     fn subscriber_sink(&self, subscriber: &RawProxy, qos: &Qos) -> Arc<dyn SubscriberSink>;
 
-    /// A sink calling `forward` on a remote `TopicLink` object.
+    /// A sink calling `forward` on a `TopicLink` object.
     fn link_sink(&self, link: &RawProxy) -> Arc<dyn SubscriberSink>;
+
+    /// Asks a remote topic for its `TopicLink` proxy (`getLinkProxy`,
+    /// mode Nonmutating, on `IceStorm::TopicInternal`); used when a topic is
+    /// linked to a topic of another broker.
+    fn resolve_link(&self, topic: &RawProxy) -> ResolveFuture;
 }
+
+/// The outcome of [`SinkFactory::resolve_link`]: the link proxy (`None` if
+/// the remote returned a null proxy) or the failure's text.
+pub type ResolveFuture = Pin<Box<dyn Future<Output = Result<Option<RawProxy>, String>> + Send>>;
