@@ -209,7 +209,9 @@ pub fn load_file(path: &Path, props: &mut HashMap<String, String>) -> Result<(),
 /// # Errors
 ///
 /// [`ConfigError::File`] for unreadable configuration files.
-pub fn parse_properties<I, S>(args: I) -> Result<(HashMap<String, String>, Vec<String>), ConfigError>
+pub fn parse_properties<I, S>(
+    args: I,
+) -> Result<(HashMap<String, String>, Vec<String>), ConfigError>
 where
     I: IntoIterator<Item = S>,
     S: Into<String>,
@@ -282,7 +284,11 @@ mod tests {
         assert_eq!(props["X.Y"], "a=b#c");
         let c = StormConfig::from_properties(&props).unwrap();
         assert_eq!(c.instance_name, "Demo");
-        assert_eq!(c.flush_timeout, Duration::from_millis(100), "clamped to 100 ms");
+        assert_eq!(
+            c.flush_timeout,
+            Duration::from_millis(100),
+            "clamped to 100 ms"
+        );
         assert_eq!(c.discard_interval, Duration::from_secs(5));
     }
 

@@ -223,10 +223,7 @@ mod tests {
     fn builtins() {
         let ids = ["::Ice::Object", "::IceStorm::Finder"];
         let r = Request::new("ice_ping", 1, empty_params());
-        assert_eq!(
-            builtin(&r, &ids, ids[1]),
-            Some(Reply::Ok(empty_params()))
-        );
+        assert_eq!(builtin(&r, &ids, ids[1]), Some(Reply::Ok(empty_params())));
         let mut enc = Encoder::new();
         let m = enc.start_encapsulation(floe::wire::ENCODING_1_1);
         enc.write_string("::IceStorm::Finder");
@@ -236,7 +233,10 @@ mod tests {
             builtin(&r, &ids, ids[1]),
             Some(Reply::Ok(Bytes::from_static(&[7, 0, 0, 0, 1, 1, 1])))
         );
-        assert_eq!(builtin(&Request::new("x", 0, empty_params()), &ids, ids[1]), None);
+        assert_eq!(
+            builtin(&Request::new("x", 0, empty_params()), &ids, ids[1]),
+            None
+        );
         // Truncated params: status 5, not a panic.
         let r = Request::new("ice_isA", 1, Bytes::from_static(&[9, 0, 0, 0, 1, 1, 5]));
         assert!(matches!(

@@ -23,8 +23,7 @@ use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use crate::types::{QosDict, RawProxy};
 
 const TOPICS: TableDefinition<&str, u64> = TableDefinition::new("topics");
-const SUBSCRIBERS: TableDefinition<(&str, &str, &str), &[u8]> =
-    TableDefinition::new("subscribers");
+const SUBSCRIBERS: TableDefinition<(&str, &str, &str), &[u8]> = TableDefinition::new("subscribers");
 const LINKS: TableDefinition<(&str, &str, &str), &[u8]> = TableDefinition::new("links");
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 

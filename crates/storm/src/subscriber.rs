@@ -633,7 +633,10 @@ mod tests {
         );
         s.sub.offer(&ev("a"));
         settle().await;
-        assert_eq!(*s.removed.lock().unwrap(), vec![RemovalReason::ObjectNotExist]);
+        assert_eq!(
+            *s.removed.lock().unwrap(),
+            vec![RemovalReason::ObjectNotExist]
+        );
         assert_eq!(s.sub.offer(&ev("b")), Queued::Offline);
     }
 

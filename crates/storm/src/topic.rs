@@ -270,7 +270,13 @@ impl Topic {
         })
     }
 
-    fn add_subscriber(self: &Arc<Topic>, inst: &Arc<Instance>, proxy: RawProxy, qos: &Qos, seq: u64) {
+    fn add_subscriber(
+        self: &Arc<Topic>,
+        inst: &Arc<Instance>,
+        proxy: RawProxy,
+        qos: &Qos,
+        seq: u64,
+    ) {
         let style = DeliveryStyle::for_subscriber(&proxy, qos);
         let sink = inst.sinks.subscriber_sink(&proxy, qos);
         let subscriber = Subscriber::spawn(
@@ -395,7 +401,12 @@ impl Topic {
         })?;
         let _guard = inst.mutation.lock().await;
         let id = proxy.identity;
-        if !self.read().subscribers.iter().any(|s| s.proxy.identity == id) {
+        if !self
+            .read()
+            .subscribers
+            .iter()
+            .any(|s| s.proxy.identity == id)
+        {
             return Ok(());
         }
         let (name, id2) = (self.name.clone(), id.clone());
@@ -464,7 +475,8 @@ impl Topic {
             return Err(StormException::NoSuchLink(linked_topic_name(&id)).into());
         }
         let (tname, id2) = (self.name.clone(), id.clone());
-        inst.with_store(move |s| s.remove_link(&tname, &id2)).await?;
+        inst.with_store(move |s| s.remove_link(&tname, &id2))
+            .await?;
         self.take_link(&id, None);
         Ok(())
     }

@@ -9,7 +9,9 @@
 
 use std::sync::Arc;
 
-use crate::dispatch::{builtin, check_mode, close_params, no_params, open_params, Declared, Reply, Request};
+use crate::dispatch::{
+    builtin, check_mode, close_params, no_params, open_params, Declared, Reply, Request,
+};
 use crate::instance::Instance;
 use crate::topic::{Topic, TopicError};
 use crate::types::{encode_proxy, RawProxy, StormException};

@@ -194,7 +194,8 @@ impl RawProxy {
     /// As [`RawProxy::decode`]; a null proxy or trailing bytes are errors here.
     pub fn from_bytes(bytes: Bytes) -> Result<RawProxy> {
         let mut dec = Decoder::new(bytes);
-        let p = Self::decode(&mut dec)?.ok_or_else(|| Error::ProxyUnmarshal("null proxy".into()))?;
+        let p =
+            Self::decode(&mut dec)?.ok_or_else(|| Error::ProxyUnmarshal("null proxy".into()))?;
         if !dec.is_empty() {
             return Err(Error::ProxyUnmarshal("trailing bytes".into()));
         }
