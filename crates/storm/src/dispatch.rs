@@ -10,7 +10,7 @@
 //! `ice_id`) accept any mode.
 
 use bytes::Bytes;
-use floe::wire::{Context, Decoder, Encoder, EncodingVersion};
+use floe::wire::{Context, Decoder, Encapsulation, Encoder, EncodingVersion};
 
 use crate::types::StormException;
 
@@ -23,13 +23,13 @@ pub struct Request {
     pub mode: u8,
     /// The request context.
     pub context: Context,
-    /// The params encapsulation including its 6-byte header.
-    pub params: Bytes,
+    /// The params encapsulation (zero-copy slice of the request frame).
+    pub params: Encapsulation,
 }
 
 impl Request {
     /// A request with an empty context.
-    pub fn new(operation: &str, mode: u8, params: Bytes) -> Request {
+    pub fn new(operation: &str, mode: u8, params: Encapsulation) -> Request {
         Request {
             operation: operation.to_owned(),
             mode,
@@ -38,16 +38,39 @@ impl Request {
         }
     }
 
-    /// The encoding of the params encapsulation (1.1 if unreadable).
+    /// The encoding of the params encapsulation; replies use it too (§3.2).
     pub fn encoding(&self) -> EncodingVersion {
-        match self.params.get(4..6) {
-            Some(v) => EncodingVersion {
-                major: v[0],
-                minor: v[1],
-            },
-            None => floe::wire::ENCODING_1_1,
-        }
+        self.params.encoding
     }
+}
+
+/// Parses a whole encapsulation (size, version, data) held in `bytes`.
+///
+/// # Errors
+///
+/// Out of bounds if the size does not match the bytes.
+pub fn parse_encapsulation(bytes: Bytes) -> floe::wire::Result<Encapsulation> {
+    let len = bytes.len();
+    let mut dec = Decoder::new(bytes);
+    let e = dec.read_encapsulation()?;
+    if !dec.is_empty() {
+        return Err(floe::wire::Error::encapsulation(format!(
+            "encapsulation of {} bytes in a buffer of {len}",
+            e.wire_size()
+        )));
+    }
+    Ok(e)
+}
+
+/// The wire form of an encapsulation (header + data). Copies; for tests
+/// and the store, not for the delivery path.
+pub fn encapsulation_bytes(e: &Encapsulation) -> Bytes {
+    let mut enc = Encoder::with_capacity(e.wire_size());
+    enc.write_i32(e.wire_size() as i32);
+    enc.write_u8(e.encoding.major);
+    enc.write_u8(e.encoding.minor);
+    enc.write_raw(&e.data);
+    enc.finish()
 }
 
 /// The outcome of a dispatch, in reply-status terms (§3.1).
@@ -144,11 +167,7 @@ pub fn check_mode(req: &Request, declared: Declared) -> Result<(), Reply> {
 ///
 /// The status-5 reply for a malformed encapsulation or unsupported encoding.
 pub fn open_params(req: &Request) -> Result<Decoder, Reply> {
-    let mut outer = Decoder::new(req.params.clone());
-    let encaps = outer
-        .read_encapsulation()
-        .map_err(|e| Reply::marshal_error(&e))?;
-    Decoder::from_encapsulation(encaps).map_err(|e| Reply::marshal_error(&e))
+    Decoder::from_encapsulation(req.params.clone()).map_err(|e| Reply::marshal_error(&e))
 }
 
 /// Ends reading params (trailing bytes are skipped as optionals, as Ice does).
@@ -202,7 +221,11 @@ pub fn builtin(req: &Request, ids: &[&str], most_derived: &str) -> Option<Reply>
 mod tests {
     use super::*;
 
-    fn empty_params() -> Bytes {
+    fn empty_params() -> Encapsulation {
+        Encapsulation::empty(floe::wire::ENCODING_1_1)
+    }
+
+    fn empty_reply() -> Bytes {
         Bytes::from_static(&[6, 0, 0, 0, 1, 1])
     }
 
@@ -223,12 +246,12 @@ mod tests {
     fn builtins() {
         let ids = ["::Ice::Object", "::IceStorm::Finder"];
         let r = Request::new("ice_ping", 1, empty_params());
-        assert_eq!(builtin(&r, &ids, ids[1]), Some(Reply::Ok(empty_params())));
+        assert_eq!(builtin(&r, &ids, ids[1]), Some(Reply::Ok(empty_reply())));
         let mut enc = Encoder::new();
         let m = enc.start_encapsulation(floe::wire::ENCODING_1_1);
         enc.write_string("::IceStorm::Finder");
         enc.end_encapsulation(m);
-        let r = Request::new("ice_isA", 1, enc.finish());
+        let r = Request::new("ice_isA", 1, parse_encapsulation(enc.finish()).unwrap());
         assert_eq!(
             builtin(&r, &ids, ids[1]),
             Some(Reply::Ok(Bytes::from_static(&[7, 0, 0, 0, 1, 1, 1])))
@@ -238,7 +261,11 @@ mod tests {
             None
         );
         // Truncated params: status 5, not a panic.
-        let r = Request::new("ice_isA", 1, Bytes::from_static(&[9, 0, 0, 0, 1, 1, 5]));
+        let r = Request::new(
+            "ice_isA",
+            1,
+            parse_encapsulation(Bytes::from_static(&[7, 0, 0, 0, 1, 1, 5])).unwrap(),
+        );
         assert!(matches!(
             builtin(&r, &ids, ids[1]),
             Some(Reply::UnknownLocalException(_))
@@ -247,7 +274,11 @@ mod tests {
 
     #[test]
     fn encoding_1_0_replies() {
-        let r = Request::new("ice_ping", 1, Bytes::from_static(&[6, 0, 0, 0, 1, 0]));
+        let r = Request::new(
+            "ice_ping",
+            1,
+            Encapsulation::empty(floe::wire::ENCODING_1_0),
+        );
         assert_eq!(
             builtin(&r, &["::Ice::Object"], "::Ice::Object"),
             Some(Reply::Ok(Bytes::from_static(&[6, 0, 0, 0, 1, 0])))

@@ -8,8 +8,7 @@
 
 use std::sync::Arc;
 
-use bytes::Bytes;
-use floe::wire::Context;
+use floe::wire::{Context, Encapsulation};
 
 use crate::qos::atoi;
 use crate::types::{EventData, OperationMode};
@@ -23,8 +22,9 @@ pub struct Event {
     pub mode: OperationMode,
     /// The request context, copied.
     pub context: Context,
-    /// The params encapsulation including its 6-byte header, verbatim.
-    pub params: Bytes,
+    /// The params encapsulation, verbatim: encoding version and data (a
+    /// zero-copy slice of the publisher's frame).
+    pub params: Encapsulation,
     /// The `cost` context entry (atoi; 0 when absent), for link filtering.
     pub cost: i32,
     /// Whether the event arrived over a link (such events are not
@@ -38,7 +38,7 @@ impl Event {
         operation: impl Into<String>,
         mode: OperationMode,
         context: Context,
-        params: Bytes,
+        params: Encapsulation,
     ) -> Arc<Event> {
         let cost = context.get("cost").map_or(0, |c| atoi(c));
         Arc::new(Event {
@@ -52,21 +52,25 @@ impl Event {
     }
 
     /// A shared event from one `EventData` received over a link.
-    pub fn from_link(data: EventData) -> Arc<Event> {
+    ///
+    /// # Errors
+    ///
+    /// If `data.data` is not exactly one encapsulation.
+    pub fn from_link(data: EventData) -> floe::wire::Result<Arc<Event>> {
         let cost = data.context.get("cost").map_or(0, |c| atoi(c));
-        Arc::new(Event {
+        Ok(Arc::new(Event {
             operation: data.op,
             mode: data.mode,
             context: data.context,
-            params: data.data,
+            params: crate::dispatch::parse_encapsulation(data.data)?,
             cost,
             from_link: true,
-        })
+        }))
     }
 
     /// Approximate memory held by the event (for queue accounting).
     pub fn size(&self) -> usize {
-        self.params.len() + self.operation.len() + 64
+        self.params.data.len() + self.operation.len() + 64
     }
 }
 
@@ -77,10 +81,15 @@ mod tests {
     #[test]
     fn cost_is_read_from_context() {
         let mut ctx = Context::new();
-        let e = Event::new("o", OperationMode::Normal, ctx.clone(), Bytes::new());
+        let e = Event::new(
+            "o",
+            OperationMode::Normal,
+            ctx.clone(),
+            Encapsulation::default(),
+        );
         assert_eq!(e.cost, 0);
         ctx.insert("cost".into(), "9".into());
-        let e = Event::new("o", OperationMode::Normal, ctx, Bytes::new());
+        let e = Event::new("o", OperationMode::Normal, ctx, Encapsulation::default());
         assert_eq!(e.cost, 9);
         assert!(!e.from_link);
     }

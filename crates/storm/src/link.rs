@@ -31,7 +31,13 @@ pub fn encode_forward(events: &[Arc<Event>]) -> Bytes {
     for e in events {
         enc.write_string(&e.operation);
         enc.write_enum(e.mode as i32, 2);
-        enc.write_byte_seq(&e.params);
+        // data: sequence<byte> holding the whole encapsulation.
+        let size = e.params.wire_size();
+        enc.write_size(size);
+        enc.write_i32(size as i32);
+        enc.write_u8(e.params.encoding.major);
+        enc.write_u8(e.params.encoding.minor);
+        enc.write_raw(&e.params.data);
         enc.write(&e.context);
     }
     enc.end_encapsulation(mark);
@@ -48,7 +54,10 @@ pub fn decode_forward(req: &Request) -> Result<Vec<Arc<Event>>, Reply> {
     let mut dec = open_params(req)?;
     let events = EventData::decode_seq(&mut dec).map_err(|e| Reply::marshal_error(&e))?;
     close_params(&mut dec)?;
-    Ok(events.into_iter().map(Event::from_link).collect())
+    events
+        .into_iter()
+        .map(|d| Event::from_link(d).map_err(|e| Reply::marshal_error(&e)))
+        .collect()
 }
 
 /// The topic name IceStorm reports for a linked topic: its identity name
@@ -64,8 +73,9 @@ pub fn linked_topic_name(topic: &Identity) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dispatch::parse_encapsulation;
     use crate::types::OperationMode;
-    use floe::wire::Context;
+    use floe::wire::{Context, Encapsulation};
 
     fn ev(cost: Option<&str>) -> Arc<Event> {
         let mut ctx = Context::new();
@@ -76,7 +86,7 @@ mod tests {
             "o",
             OperationMode::Normal,
             ctx,
-            Bytes::from_static(&[6, 0, 0, 0, 1, 1]),
+            Encapsulation::empty(floe::wire::ENCODING_1_1),
         )
     }
 
@@ -89,11 +99,19 @@ mod tests {
             b'c', b'o', b's', b't', 0x01, b'3',
         ];
         assert_eq!(&got[..], want);
-        let back = decode_forward(&Request::new("forward", 0, got)).unwrap();
+        let back = decode_forward(&Request::new(
+            "forward",
+            0,
+            parse_encapsulation(got).unwrap(),
+        ))
+        .unwrap();
         assert_eq!(back.len(), 1);
         assert!(back[0].from_link);
         assert_eq!(back[0].cost, 3);
-        assert_eq!(&back[0].params[..], &[6, 0, 0, 0, 1, 1]);
+        assert_eq!(
+            back[0].params,
+            Encapsulation::empty(floe::wire::ENCODING_1_1)
+        );
     }
 
     #[test]
@@ -106,15 +124,27 @@ mod tests {
         let data = EventData {
             op: "o".into(),
             mode: OperationMode::Normal,
-            data: Bytes::new(),
+            data: Bytes::from_static(&[6, 0, 0, 0, 1, 1]),
             context: Context::new(),
         };
-        assert!(!crosses(0, &Event::from_link(data)));
+        assert!(!crosses(0, &Event::from_link(data).unwrap()));
+        // A payload that is not one encapsulation is refused.
+        let bad = EventData {
+            op: "o".into(),
+            mode: OperationMode::Normal,
+            data: Bytes::from_static(&[9, 0, 0, 0, 1, 1]),
+            context: Context::new(),
+        };
+        assert!(Event::from_link(bad).is_err());
     }
 
     #[test]
     fn malformed_forward_is_status_5() {
-        let r = Request::new("forward", 0, Bytes::from_static(&[8, 0, 0, 0, 1, 1, 9, 1]));
+        let r = Request::new(
+            "forward",
+            0,
+            parse_encapsulation(Bytes::from_static(&[8, 0, 0, 0, 1, 1, 9, 1])).unwrap(),
+        );
         assert!(matches!(
             decode_forward(&r),
             Err(Reply::UnknownLocalException(_))

@@ -470,7 +470,6 @@ impl DeliveryTask {
 mod tests {
     use super::*;
     use crate::types::OperationMode;
-    use bytes::Bytes;
     use std::sync::Mutex;
 
     /// Records delivered event batches; behaviour per call is scripted.
@@ -546,7 +545,7 @@ mod tests {
             op,
             OperationMode::Normal,
             Default::default(),
-            Bytes::from_static(&[6, 0, 0, 0, 1, 1]),
+            floe::wire::Encapsulation::empty(floe::wire::ENCODING_1_1),
         )
     }
 

@@ -10,8 +10,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
+use floe::wire::Encapsulation;
 use floe::wire::{Context, Encoder, Identity, ENCODING_1_1};
-use floe_storm::dispatch::{Reply, Request};
+use floe_storm::dispatch::{parse_encapsulation, Reply, Request};
 use floe_storm::event::Event;
 use floe_storm::link::encode_forward;
 use floe_storm::qos::Qos;
@@ -62,7 +63,11 @@ struct LinkToPeer {
 
 impl SubscriberSink for LinkToPeer {
     fn deliver(&self, events: Vec<Arc<Event>>) -> DeliveryFuture {
-        let req = Request::new("forward", 0, encode_forward(&events));
+        let req = Request::new(
+            "forward",
+            0,
+            parse_encapsulation(encode_forward(&events)).unwrap(),
+        );
         let reply = self.peer.dispatch_publish(&self.link, "", &req);
         Box::pin(async move {
             match reply {
@@ -112,8 +117,16 @@ impl SinkFactory for FakeSinks {
     }
 }
 
-fn empty() -> Bytes {
+fn empty() -> Encapsulation {
+    Encapsulation::empty(ENCODING_1_1)
+}
+
+fn empty_reply() -> Bytes {
     Bytes::from_static(&[6, 0, 0, 0, 1, 1])
+}
+
+fn encaps(hex: &str) -> Encapsulation {
+    parse_encapsulation(unhex(hex)).unwrap()
 }
 
 fn unhex(s: &str) -> Bytes {
@@ -166,12 +179,16 @@ fn reply_bytes(r: &Reply) -> (u8, Bytes) {
     }
 }
 
-async fn call(b: &Broker, id: &str, op: &str, mode: u8, params: Bytes) -> Reply {
+async fn call(b: &Broker, id: &str, op: &str, mode: u8, params: Encapsulation) -> Reply {
     b.dispatch_topic_manager(&parse_identity(id), "", &Request::new(op, mode, params))
         .await
 }
 
-fn params(f: impl FnOnce(&mut Encoder)) -> Bytes {
+fn params(f: impl FnOnce(&mut Encoder)) -> Encapsulation {
+    parse_encapsulation(params_bytes(f)).unwrap()
+}
+
+fn params_bytes(f: impl FnOnce(&mut Encoder)) -> Bytes {
     let mut enc = Encoder::new();
     let m = enc.start_encapsulation(ENCODING_1_1);
     f(&mut enc);
@@ -235,7 +252,7 @@ async fn replies_match_the_real_icestorm_byte_for_byte() {
         let [id, op, mode, p, status, body] = f[..] else {
             panic!("bad golden line {line}")
         };
-        let reply = call(&broker, id, op, mode.parse().unwrap(), unhex(p)).await;
+        let reply = call(&broker, id, op, mode.parse().unwrap(), encaps(p)).await;
         let (st, bytes) = reply_bytes(&reply);
         assert_eq!(
             (st, bytes.clone()),
@@ -288,14 +305,14 @@ async fn mode_mismatch_unknown_operation_and_missing_objects() {
             "IceStorm/TopicManager",
             "create",
             0,
-            unhex("0b00000001010a6e65")
+            encaps("0900000001010a6e65")
         )
         .await,
         Reply::UnknownLocalException(_)
     ));
     // ice_ids like IceStorm's.
     let ids = call(&broker, "IceStorm/topic.t", "ice_ids", 1, empty()).await;
-    let want = params(|e| {
+    let want = params_bytes(|e| {
         e.write_size(3);
         for s in [
             "::Ice::Object",
@@ -329,20 +346,20 @@ async fn publish_fans_out_verbatim_and_answers_twoway_publishers_at_once() {
     }
     let mut ctx = Context::new();
     ctx.insert("k".into(), "v".into());
-    let encaps = unhex("32000000010101110e3a3a4361703a3a44657269766564060000000164310b3a3a4361703a3a426173650800000005000000");
+    let sliced = encaps("32000000010101110e3a3a4361703a3a44657269766564060000000164310b3a3a4361703a3a426173650800000005000000");
     let req = Request {
         operation: "clsSliced".into(),
         mode: 2,
         context: ctx.clone(),
-        params: encaps.clone(),
+        params: sliced.clone(),
     };
     let pubid = parse_identity("IceStorm/news.publish");
     assert_eq!(
         broker.dispatch_publish(&pubid, "", &req),
-        Reply::Ok(empty())
+        Reply::Ok(empty_reply())
     );
     // A 1.0 request gets a 1.0 empty reply.
-    let req10 = Request::new("enums", 0, unhex("0a0000000100022c0100"));
+    let req10 = Request::new("enums", 0, encaps("0a0000000100022c0100"));
     assert_eq!(
         broker.dispatch_publish(&pubid, "", &req10),
         Reply::Ok(unhex("060000000100"))
@@ -351,7 +368,7 @@ async fn publish_fans_out_verbatim_and_answers_twoway_publishers_at_once() {
     let isa = Request::new("ice_isA", 1, params(|e| e.write_string("::Cap::Hello")));
     assert_eq!(
         broker.dispatch_publish(&pubid, "", &isa),
-        Reply::Ok(empty())
+        Reply::Ok(empty_reply())
     );
     tokio::time::sleep(Duration::from_millis(300)).await; // batch flush
     let log = sinks.log.lock().unwrap();
@@ -361,10 +378,10 @@ async fn publish_fans_out_verbatim_and_answers_twoway_publishers_at_once() {
         assert_eq!(got[0].operation, "clsSliced");
         assert_eq!(got[0].mode as u8, 2);
         assert_eq!(got[0].context, ctx);
-        assert_eq!(got[0].params, encaps);
+        assert_eq!(got[0].params, sliced);
         // Zero copy: the very same bytes, not a copy.
-        assert_eq!(got[0].params.as_ptr(), encaps.as_ptr());
-        assert_eq!(&got[1].params[..], &unhex("0a0000000100022c0100")[..]);
+        assert_eq!(got[0].params.data.as_ptr(), sliced.data.as_ptr());
+        assert_eq!(got[1].params, encaps("0a0000000100022c0100"));
         assert_eq!(got[2].operation, "ice_isA");
     }
     let t = broker.topic("news").unwrap();
@@ -405,7 +422,7 @@ async fn per_subscriber_publisher_reaches_one_subscriber() {
     let per = RawProxy::decode(&mut dec).unwrap().unwrap();
     assert_eq!(per.identity.name, "topic.a.publish.x.publish.cat/s1");
     let r = broker.dispatch_publish(&per.identity, "", &Request::new("o", 0, empty()));
-    assert_eq!(r, Reply::Ok(empty()));
+    assert_eq!(r, Reply::Ok(empty_reply()));
     settle().await;
     let log = sinks.log.lock().unwrap();
     assert_eq!(log["s1"].len(), 1);
@@ -502,7 +519,7 @@ async fn restart_keeps_topics_subscribers_links_and_qos() {
         });
         assert_eq!(
             call(&broker, "IceStorm/topic.news", "link", 0, link).await,
-            Reply::Ok(empty())
+            Reply::Ok(empty_reply())
         );
         call(&broker, "IceStorm/topic.gone", "destroy", 0, empty()).await;
         before = snapshot(broker).await;
@@ -570,7 +587,7 @@ async fn links_forward_with_cost_filter_and_one_hop_between_two_brokers() {
     let lr = a
         .dispatch_topic_manager(&parse_identity(news_a), "", &Request::new("link", 0, link))
         .await;
-    assert_eq!(lr, Reply::Ok(empty()));
+    assert_eq!(lr, Reply::Ok(empty_reply()));
     // b links back to a: events that came over a link must not bounce back.
     *sinks_b.peer.lock().unwrap() = Some(a.clone());
     let Reply::Ok(tpa) = call(
@@ -598,7 +615,7 @@ async fn links_forward_with_cost_filter_and_one_hop_between_two_brokers() {
             &Request::new("link", 0, back)
         )
         .await,
-        Reply::Ok(empty())
+        Reply::Ok(empty_reply())
     );
     subscribe(&a, "news", &subscriber("local", 0), &[]).await;
 
