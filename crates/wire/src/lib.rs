@@ -11,6 +11,8 @@
 //!   (see [`codec`]) and by generated code for structs, enums and so on.
 //! - [`optional`] holds the optional-value formats (§4.9 of the reference).
 //! - [`Identity`] names an object.
+//! - [`protocol`] frames messages (header, request, batch, reply,
+//!   validate/close, bzip2 compression) with check-then-parse framing.
 //! - Every failure is an [`Error`] named after the Ice exception a real Ice
 //!   peer would raise; no decoder panics or allocates more than the input
 //!   justifies.
@@ -25,6 +27,7 @@ pub mod encoder;
 pub mod error;
 pub mod identity;
 pub mod optional;
+pub mod protocol;
 pub mod version;
 
 pub use codec::{Decode, Encode, WireType};
