@@ -18,6 +18,8 @@
 //! - [`dispatch`]: transport-free requests and replies; [`topic_manager`],
 //!   [`topic`], [`finder`] and [`publisher`] are the servants over them.
 //! - [`instance`] (shared state) and [`broker`] ([`Broker`]: load, restore, route).
+//! - [`server`]: the broker on floe-runtime (adapters, servants, proxy sinks);
+//!   `src/bin/floe-storm.rs` is a thin command line around [`server::run`].
 #![warn(missing_docs)]
 
 pub mod broker;
@@ -29,6 +31,7 @@ pub mod instance;
 pub mod link;
 pub mod publisher;
 pub mod qos;
+pub mod server;
 pub mod sink;
 pub mod store;
 pub mod subscriber;
@@ -39,4 +42,5 @@ pub mod types;
 pub use broker::Broker;
 pub use config::StormConfig;
 pub use instance::AdapterEndpoints;
+pub use server::{run, Server};
 pub use sink::{DeliveryError, SinkFactory, SubscriberSink};

@@ -14,13 +14,13 @@ use crate::dispatch::{builtin, check_mode, Declared, Reply, Request};
 use crate::event::Event;
 use crate::link::decode_forward;
 use crate::topic::Topic;
-use crate::types::OperationMode;
+use crate::types::operation_mode;
 
 /// Type ids of a `TopicLink` object, sorted.
 pub const TOPIC_LINK_IDS: [&str; 2] = ["::Ice::Object", "::IceStorm::TopicLink"];
 
 fn event_of(req: &Request) -> Result<Arc<Event>, Reply> {
-    let mode = OperationMode::from_u8(req.mode).map_err(|e| Reply::marshal_error(&e))?;
+    let mode = operation_mode(req.mode).map_err(|e| Reply::marshal_error(&e))?;
     Ok(Event::new(
         req.operation.clone(),
         mode,

@@ -231,32 +231,16 @@ impl LinkInfo {
     }
 }
 
-/// `Ice::OperationMode` values as carried in requests (§2.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum OperationMode {
-    /// Plain operation.
-    Normal = 0,
-    /// `["nonmutating"]` (deprecated) idempotent operation.
-    Nonmutating = 1,
-    /// `idempotent` operation.
-    Idempotent = 2,
-}
+/// `Ice::OperationMode` (§2.2), shared with floe-wire's protocol layer.
+pub use floe::wire::protocol::OperationMode;
 
-impl OperationMode {
-    /// The mode for a wire byte.
-    ///
-    /// # Errors
-    ///
-    /// `Marshal` for values above 2.
-    pub fn from_u8(b: u8) -> Result<Self> {
-        match b {
-            0 => Ok(OperationMode::Normal),
-            1 => Ok(OperationMode::Nonmutating),
-            2 => Ok(OperationMode::Idempotent),
-            n => Err(Error::marshal(format!("invalid operation mode {n}"))),
-        }
-    }
+/// The mode for a wire byte.
+///
+/// # Errors
+///
+/// `Marshal` for values above 2.
+pub fn operation_mode(b: u8) -> Result<OperationMode> {
+    OperationMode::from_u8(b).ok_or_else(|| Error::marshal(format!("invalid operation mode {b}")))
 }
 
 /// IceStorm's user exceptions, with their type ids and members.
@@ -371,7 +355,7 @@ impl EventData {
     /// Out of bounds on truncated input; `Marshal` for an invalid mode.
     pub fn decode(dec: &mut Decoder) -> Result<EventData> {
         let op = dec.read_string()?;
-        let mode = OperationMode::from_u8(u8::try_from(dec.read_enum(2)?).unwrap_or(u8::MAX))?;
+        let mode = operation_mode(u8::try_from(dec.read_enum(2)?).unwrap_or(u8::MAX))?;
         let data = dec.read_byte_seq()?;
         let context = dec.read()?;
         Ok(EventData {
