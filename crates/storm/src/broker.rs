@@ -85,6 +85,16 @@ impl Broker {
         self.inst.topic(name)
     }
 
+    /// Stops every subscriber and link task and forgets the topics (the
+    /// store keeps them). Requests dispatched afterwards find no topic.
+    pub fn close(&self) {
+        let topics =
+            std::mem::take(&mut *self.inst.topics.write().unwrap_or_else(|p| p.into_inner()));
+        for t in topics.values() {
+            t.shut_down();
+        }
+    }
+
     /// Logs every topic's counters.
     pub fn report(&self) {
         let topics: Vec<Arc<Topic>> = self
@@ -171,10 +181,7 @@ impl Broker {
                 .strip_prefix(tname.as_str())
                 .and_then(|r| r.strip_prefix(".publish."))
             {
-                if t.subscriber_ids()
-                    .iter()
-                    .any(|id| crate::subscriber::identity_to_string(id) == sub)
-                {
+                if t.has_subscriber(sub) {
                     return Some((t.clone(), PublishTarget::One(sub.to_owned())));
                 }
             }

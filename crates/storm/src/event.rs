@@ -107,6 +107,6 @@ mod tests {
         let e = Event::new("o", OperationMode::Normal, ctx, Encapsulation::default());
         assert_eq!(e.cost, 9);
         assert!(!e.from_link);
-        assert_eq!(&e.wire_params()[..], &[6, 0, 0, 0, 0, 0]);
+        assert_eq!(&e.wire_params()[..], &[6, 0, 0, 0, 1, 1]);
     }
 }

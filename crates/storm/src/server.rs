@@ -410,7 +410,25 @@ impl Server {
         self.topic_manager.deactivate().await;
         self.publish.deactivate().await;
         self.broker.report();
+        // The adapters keep their servants, which hold the broker: remove
+        // them so the store is closed when this returns (a restart in the
+        // same process can then reopen it).
+        let instance = self.broker.instance().name().to_owned();
+        self.topic_manager.remove_default_servant(&instance);
+        self.topic_manager.remove_default_servant("IceStorm");
+        self.publish.remove_default_servant(&instance);
+        self.broker.close();
         self.communicator.destroy().await;
+        let inst = Arc::downgrade(self.broker.instance());
+        drop(self.broker);
+        // Dispatches that were running may still hold the broker briefly.
+        for _ in 0..200 {
+            if inst.strong_count() == 0 {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        tracing::warn!("broker still referenced after shutdown");
     }
 }
 

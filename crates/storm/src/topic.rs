@@ -7,7 +7,8 @@
 //! - a null subscriber raises `InvalidSubscriber("subscriber is a null proxy")`
 //!   (also from `unsubscribe`, where the client sees `UnknownUserException`);
 //!   unsubscribing an unknown subscriber is not an error;
-//! - `getSubscribers` lists subscribers in subscription order, never links;
+//! - `getSubscribers` lists subscribers in subscription order, links
+//!   included (as the linked topic's identity);
 //! - a topic may be linked to itself and with a negative cost; linking to a
 //!   null proxy fails with status 7 (UnknownException);
 //! - `getName` and the other getters are `idempotent`; `getSubscribers`,
@@ -179,13 +180,32 @@ impl Topic {
         }
     }
 
-    /// Subscriber identities in subscription order (links excluded).
+    /// Subscriber identities in subscription order. Links count as
+    /// subscribers, identified by the linked topic's identity, as in
+    /// IceStorm (`icestormadmin subscribers` lists them).
     pub fn subscriber_ids(&self) -> Vec<Identity> {
+        let state = self.read();
+        let mut ids: Vec<(u64, Identity)> = state
+            .subscribers
+            .iter()
+            .map(|s| (s.seq, s.proxy.identity.clone()))
+            .chain(
+                state
+                    .links
+                    .iter()
+                    .map(|l| (l.seq, l.topic.identity.clone())),
+            )
+            .collect();
+        ids.sort_by_key(|(seq, _)| *seq);
+        ids.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// Whether a (non-link) subscriber has this identity text.
+    pub fn has_subscriber(&self, identity: &str) -> bool {
         self.read()
             .subscribers
             .iter()
-            .map(|s| s.proxy.identity.clone())
-            .collect()
+            .any(|s| identity_to_string(&s.proxy.identity) == identity)
     }
 
     /// The links, in creation order.
@@ -362,12 +382,18 @@ impl Topic {
             StormException::InvalidSubscriber("subscriber is a null proxy".into())
         })?;
         let _guard = inst.mutation.lock().await;
-        if self
-            .read()
-            .subscribers
-            .iter()
-            .any(|s| s.proxy.identity == proxy.identity)
-        {
+        let taken = {
+            let state = self.read();
+            state
+                .subscribers
+                .iter()
+                .any(|s| s.proxy.identity == proxy.identity)
+                || state
+                    .links
+                    .iter()
+                    .any(|l| l.topic.identity == proxy.identity)
+        };
+        if taken {
             return Err(StormException::AlreadySubscribed.into());
         }
         let parsed = Qos::parse(&qos, &proxy)?;

@@ -1,0 +1,549 @@
+//! floe-storm against real Ice 3.7 peers: Python publishers and
+//! subscribers (`tests/peers/pubsub.py`), `icestormadmin`, and a real
+//! IceStorm (IceBox) as the reference for admin output.
+//!
+//! Peers are started on 127.0.0.1 with free ports and always killed (see
+//! [`Child`]). Set `FLOE_NO_INTEROP=1` to skip when the peers are missing.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use floe::runtime::Communicator;
+use floe_storm::{Server, StormConfig};
+
+const PYTHON: &str = "/usr/bin/python3";
+
+/// Kills and reaps a child process when dropped.
+struct Child(std::process::Child);
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Whether the real peers are there; panics with a clear message if not
+/// (unless `FLOE_NO_INTEROP=1`, then returns false).
+fn peers_available() -> bool {
+    let python = Command::new(PYTHON)
+        .args(["-c", "import Ice, IceStorm"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let admin = Command::new("icestormadmin")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if python && admin {
+        return true;
+    }
+    if std::env::var("FLOE_NO_INTEROP").as_deref() == Ok("1") {
+        println!("FLOE_NO_INTEROP=1: real Ice peers missing, skipping");
+        return false;
+    }
+    panic!(
+        "real Ice peers missing (python3 Ice module: {python}, icestormadmin: {admin}); \
+         install python3-zeroc-ice zeroc-ice-utils zeroc-icebox libzeroc-icestorm3.7, \
+         or set FLOE_NO_INTEROP=1"
+    );
+}
+
+fn peer_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/pubsub.py")
+}
+
+fn config(dir: &Path) -> StormConfig {
+    StormConfig {
+        topic_manager_endpoints: "tcp -h 127.0.0.1 -p 0".into(),
+        publish_endpoints: "tcp -h 127.0.0.1 -p 0".into(),
+        flush_timeout: Duration::from_millis(100),
+        data_dir: dir.to_path_buf(),
+        ..StormConfig::default()
+    }
+}
+
+async fn start(dir: &Path) -> Server {
+    Server::start(config(dir), Communicator::new())
+        .await
+        .unwrap()
+}
+
+fn tm_port(server: &Server) -> u16 {
+    server.topic_manager_endpoints()[0].port
+}
+
+/// Runs a blocking command off the async threads; returns (status, stdout, stderr).
+async fn run(mut cmd: Command) -> (bool, String, String) {
+    tokio::task::spawn_blocking(move || {
+        let out = cmd.output().expect("peer runs");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    })
+    .await
+    .unwrap()
+}
+
+async fn admin(port: u16, command: &str) -> (bool, String, String) {
+    let mut cmd = Command::new("icestormadmin");
+    cmd.arg(format!(
+        "--IceStormAdmin.TopicManager.Default=IceStorm/TopicManager:tcp -h 127.0.0.1 -p {port}"
+    ))
+    .args(["-e", command]);
+    run(cmd).await
+}
+
+async fn pubsub(port: u16, args: &[&str]) -> serde_like::Json {
+    let mut cmd = Command::new(PYTHON);
+    cmd.arg(peer_script()).arg(port.to_string()).args(args);
+    let (ok, out, err) = run(cmd).await;
+    assert!(ok, "pubsub.py failed: {err}");
+    serde_like::parse(out.trim()).unwrap_or_else(|e| panic!("bad peer output {e}: {out}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_publisher_and_subscribers_get_events_byte_for_byte() {
+    if !peers_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path()).await;
+    let out = pubsub(tm_port(&server), &["basic"]).await;
+    let received = out.get("received").as_array();
+    let published = out.get("published").as_array();
+    assert_eq!(published.len(), 6);
+    assert_eq!(received.len(), out.get("expected").as_i64() as usize);
+    // Twoway publishers got an immediate empty 1.1 reply.
+    for r in out.get("twoway_replies").as_array() {
+        assert_eq!(r.as_str(), "060000000101");
+    }
+    for sub in ["twoway", "oneway", "ordered", "batch"] {
+        let got: Vec<_> = received
+            .iter()
+            .filter(|r| r.get("sub").as_str() == sub && r.get("op").as_str() != "only")
+            .collect();
+        assert_eq!(got.len(), published.len(), "{sub}");
+        for p in published {
+            let r = got
+                .iter()
+                .find(|r| r.get("op").as_str() == p.get("op").as_str())
+                .unwrap_or_else(|| panic!("{sub} missed {}", p.get("op").as_str()));
+            for field in ["mode", "ctx", "params"] {
+                assert_eq!(r.get(field), p.get(field), "{sub} {field}");
+            }
+            assert_eq!(r.get("id").as_str(), format!("sub-{sub}"));
+        }
+    }
+    let only: Vec<_> = received
+        .iter()
+        .filter(|r| r.get("op").as_str() == "only")
+        .collect();
+    assert_eq!(only.len(), 1);
+    assert_eq!(only[0].get("sub").as_str(), "twoway");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fan_in_of_four_publishers_keeps_each_publishers_order() {
+    if !peers_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path()).await;
+    let n = 300;
+    let out = pubsub(tm_port(&server), &["fanin", &n.to_string()]).await;
+    let received = out.get("received").as_array();
+    assert_eq!(received.len(), 4 * n);
+    let mut next = [0u32; 4];
+    for r in received {
+        let p = hex(r.get("params").as_str());
+        let publisher = u32::from_le_bytes([p[6], p[7], p[8], p[9]]) as usize;
+        let seq = u32::from_le_bytes([p[10], p[11], p[12], p[13]]);
+        assert_eq!(seq, next[publisher], "publisher {publisher} out of order");
+        next[publisher] += 1;
+    }
+    assert_eq!(next, [n as u32; 4]);
+    let topic = server.broker().topic("demo").unwrap();
+    let c = topic.counters();
+    assert_eq!(
+        c.events_in.load(std::sync::atomic::Ordering::Relaxed),
+        4 * n as u64
+    );
+    assert_eq!(c.dropped.load(std::sync::atomic::Ordering::Relaxed), 0);
+    server.shutdown().await;
+}
+
+/// The admin session used against floe-storm and the real IceStorm.
+const ADMIN_SESSION: &[&str] = &[
+    "create news news2 t3",
+    "topics",
+    "link news news2 5",
+    "link news t3",
+    "links",
+    "subscribers news",
+    "unlink news t3",
+    "links",
+    "destroy t3",
+    "topics",
+    "create news",
+    "destroy nope",
+    "current",
+];
+
+async fn admin_session(port: u16) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in ADMIN_SESSION {
+        let (ok, stdout, stderr) = admin(port, c).await;
+        // Keep the exception name of error lines, not file:line prefixes.
+        let err: Vec<&str> = stderr
+            .lines()
+            .filter_map(|l| l.split("::").last())
+            .collect();
+        out.push(format!(
+            "{c} -> ok={ok} out={:?} err={err:?}",
+            stdout.trim()
+        ));
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn icestormadmin_sees_floe_storm_as_it_sees_icestorm() {
+    if !peers_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path()).await;
+    let ours = admin_session(tm_port(&server)).await;
+    server.shutdown().await;
+    let expected = [
+        "create news news2 t3 -> ok=true out=\"\" err=[]",
+        "topics -> ok=true out=\"news\\nnews2\\nt3\" err=[]",
+        "links -> ok=true out=\"news to news2 with cost 5\\nnews to t3 with cost 0\" err=[]",
+        "subscribers news -> ok=true out=\"news: subscribers:\\n\\tIceStorm/topic.news2\\n\\tIceStorm/topic.t3\" err=[]",
+        "unlink news t3 -> ok=true out=\"\" err=[]",
+        "destroy t3 -> ok=true out=\"\" err=[]",
+        "current -> ok=true out=\"IceStorm/TopicManager\" err=[]",
+    ];
+    for e in expected {
+        assert!(ours.iter().any(|l| l == e), "missing {e:?} in {ours:#?}");
+    }
+
+    // The same session against the real IceStorm gives the same transcript.
+    let reference = RealIceStorm::start();
+    let theirs = admin_session(reference.port).await;
+    assert_eq!(ours, theirs);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restart_keeps_topics_subscribers_and_links() {
+    if !peers_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path()).await;
+    let port = tm_port(&server);
+    pubsub(port, &["basic"]).await; // topic "demo" with four subscribers
+    admin(port, "create other").await;
+    admin(port, "link demo other 7").await;
+    server.shutdown().await;
+
+    let server = start(dir.path()).await;
+    let port = tm_port(&server);
+    let (_, topics, _) = admin(port, "topics").await;
+    assert_eq!(topics.trim(), "demo\nother");
+    let (_, subs, _) = admin(port, "subscribers demo").await;
+    assert_eq!(
+        subs.trim(),
+        "demo: subscribers:\n\tsub-twoway\n\tsub-oneway\n\tsub-ordered\n\tsub-batch\n\tIceStorm/topic.other"
+    );
+    let (_, links, _) = admin(port, "links").await;
+    assert_eq!(links.trim(), "demo to other with cost 7");
+    server.shutdown().await;
+}
+
+/// Starts the `floe-storm` binary; returns it and its TopicManager port.
+fn spawn_binary(dir: &Path) -> (Child, u16) {
+    let mut child = Child(
+        Command::new(env!("CARGO_BIN_EXE_floe-storm"))
+            .args([
+                "--IceStorm.TopicManager.Endpoints=tcp -h 127.0.0.1 -p 0",
+                "--IceStorm.Publish.Endpoints=tcp -h 127.0.0.1 -p 0",
+                "--data-dir",
+            ])
+            .arg(dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("floe-storm starts"),
+    );
+    let stdout = child.0.stdout.take().expect("piped");
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    assert!(line.starts_with("floe-storm ready "), "{line}");
+    let port = line
+        .split("TopicManager=")
+        .nth(1)
+        .and_then(|s| s.split(" -p ").nth(1))
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {line}"));
+    (child, port)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn binary_state_survives_sigkill() {
+    if !peers_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, port) = spawn_binary(dir.path());
+    let (ok, _, err) = admin(port, "create durable1 durable2").await;
+    assert!(ok, "{err}");
+    admin(port, "link durable1 durable2 4").await;
+    // SIGKILL right after the replies: nothing gets a chance to flush.
+    child.0.kill().unwrap();
+    child.0.wait().unwrap();
+    drop(child);
+    let (_child, port) = spawn_binary(dir.path());
+    let (_, topics, _) = admin(port, "topics").await;
+    assert_eq!(topics.trim(), "durable1\ndurable2");
+    let (_, links, _) = admin(port, "links").await;
+    assert_eq!(links.trim(), "durable1 to durable2 with cost 4");
+}
+
+/// A real IceStorm in IceBox on free ports, killed on drop.
+struct RealIceStorm {
+    port: u16,
+    _child: Child,
+    _dir: tempfile::TempDir,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl RealIceStorm {
+    fn start() -> RealIceStorm {
+        let dir = tempfile::tempdir().unwrap();
+        let (tm, publish) = (free_port(), free_port());
+        let service = dir.path().join("config.service");
+        std::fs::write(
+            &service,
+            format!(
+                "IceStorm.InstanceName=IceStorm\n\
+                 IceStorm.TopicManager.Endpoints=tcp -h 127.0.0.1 -p {tm}\n\
+                 IceStorm.Publish.Endpoints=tcp -h 127.0.0.1 -p {publish}\n\
+                 IceStorm.LMDB.Path={}\n",
+                dir.path().display()
+            ),
+        )
+        .unwrap();
+        let child = Child(
+            Command::new("icebox")
+                .arg(format!(
+                    "--IceBox.Service.IceStorm=IceStormService,37:createIceStorm --Ice.Config={}",
+                    service.display()
+                ))
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("icebox (zeroc-icebox) is installed"),
+        );
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while std::net::TcpStream::connect(("127.0.0.1", tm)).is_err() {
+            assert!(Instant::now() < deadline, "IceStorm did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        RealIceStorm {
+            port: tm,
+            _child: child,
+            _dir: dir,
+        }
+    }
+}
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// A minimal JSON reader for the peer's output (objects, arrays, strings,
+/// integers): enough for tests, no extra dependency.
+mod serde_like {
+    use std::collections::BTreeMap;
+
+    #[derive(Debug, Clone, PartialEq)]
+    pub enum Json {
+        Null,
+        Num(i64),
+        Str(String),
+        Arr(Vec<Json>),
+        Obj(BTreeMap<String, Json>),
+    }
+
+    impl Json {
+        pub fn get(&self, k: &str) -> &Json {
+            match self {
+                Json::Obj(m) => m.get(k).unwrap_or(&Json::Null),
+                _ => &Json::Null,
+            }
+        }
+        pub fn as_array(&self) -> &[Json] {
+            match self {
+                Json::Arr(v) => v,
+                _ => &[],
+            }
+        }
+        pub fn as_str(&self) -> &str {
+            match self {
+                Json::Str(s) => s,
+                _ => "",
+            }
+        }
+        pub fn as_i64(&self) -> i64 {
+            match self {
+                Json::Num(n) => *n,
+                _ => -1,
+            }
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Json, String> {
+        let mut p = P {
+            b: s.as_bytes(),
+            i: 0,
+        };
+        let v = p.value()?;
+        Ok(v)
+    }
+
+    struct P<'a> {
+        b: &'a [u8],
+        i: usize,
+    }
+
+    impl P<'_> {
+        fn ws(&mut self) {
+            while self.i < self.b.len() && self.b[self.i].is_ascii_whitespace() {
+                self.i += 1;
+            }
+        }
+        fn eat(&mut self, c: u8) -> Result<(), String> {
+            self.ws();
+            if self.b.get(self.i) == Some(&c) {
+                self.i += 1;
+                Ok(())
+            } else {
+                Err(format!("expected {} at {}", c as char, self.i))
+            }
+        }
+        fn value(&mut self) -> Result<Json, String> {
+            self.ws();
+            match self.b.get(self.i) {
+                Some(b'{') => {
+                    self.i += 1;
+                    let mut m = BTreeMap::new();
+                    self.ws();
+                    if self.b.get(self.i) == Some(&b'}') {
+                        self.i += 1;
+                        return Ok(Json::Obj(m));
+                    }
+                    loop {
+                        self.ws();
+                        let k = self.string()?;
+                        self.eat(b':')?;
+                        let v = self.value()?;
+                        m.insert(k, v);
+                        self.ws();
+                        match self.b.get(self.i) {
+                            Some(b',') => self.i += 1,
+                            Some(b'}') => {
+                                self.i += 1;
+                                return Ok(Json::Obj(m));
+                            }
+                            _ => return Err(format!("bad object at {}", self.i)),
+                        }
+                    }
+                }
+                Some(b'[') => {
+                    self.i += 1;
+                    let mut v = Vec::new();
+                    self.ws();
+                    if self.b.get(self.i) == Some(&b']') {
+                        self.i += 1;
+                        return Ok(Json::Arr(v));
+                    }
+                    loop {
+                        v.push(self.value()?);
+                        self.ws();
+                        match self.b.get(self.i) {
+                            Some(b',') => self.i += 1,
+                            Some(b']') => {
+                                self.i += 1;
+                                return Ok(Json::Arr(v));
+                            }
+                            _ => return Err(format!("bad array at {}", self.i)),
+                        }
+                    }
+                }
+                Some(b'"') => Ok(Json::Str(self.string()?)),
+                Some(b'n') => {
+                    self.i += 4;
+                    Ok(Json::Null)
+                }
+                _ => {
+                    let start = self.i;
+                    while self.i < self.b.len()
+                        && (self.b[self.i] == b'-' || self.b[self.i].is_ascii_digit())
+                    {
+                        self.i += 1;
+                    }
+                    std::str::from_utf8(&self.b[start..self.i])
+                        .ok()
+                        .and_then(|s| s.parse().ok())
+                        .map(Json::Num)
+                        .ok_or_else(|| format!("bad value at {start}"))
+                }
+            }
+        }
+        fn string(&mut self) -> Result<String, String> {
+            self.eat(b'"')?;
+            let mut s = String::new();
+            while let Some(&c) = self.b.get(self.i) {
+                self.i += 1;
+                match c {
+                    b'"' => return Ok(s),
+                    b'\\' => {
+                        let e = *self.b.get(self.i).ok_or("eof")?;
+                        self.i += 1;
+                        match e {
+                            b'n' => s.push('\n'),
+                            b't' => s.push('\t'),
+                            b'u' => {
+                                let h = std::str::from_utf8(&self.b[self.i..self.i + 4])
+                                    .map_err(|e| e.to_string())?;
+                                let cp = u32::from_str_radix(h, 16).map_err(|e| e.to_string())?;
+                                s.push(char::from_u32(cp).unwrap_or('?'));
+                                self.i += 4;
+                            }
+                            other => s.push(other as char),
+                        }
+                    }
+                    c => s.push(c as char),
+                }
+            }
+            Err("unterminated string".into())
+        }
+    }
+}
