@@ -547,3 +547,111 @@ mod serde_like {
         }
     }
 }
+
+/// Sorted (subscriber, operation, mode, context, params) tuples.
+fn deliveries(out: &serde_like::Json) -> Vec<String> {
+    let mut v: Vec<String> = out
+        .get("received")
+        .as_array()
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} {:?} {:?} {}",
+                r.get("sub").as_str(),
+                r.get("op").as_str(),
+                r.get("mode"),
+                r.get("ctx"),
+                r.get("params").as_str()
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deliveries_equal_the_real_icestorms() {
+    if !peers_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path()).await;
+    let ours = pubsub(tm_port(&server), &["basic"]).await;
+    server.shutdown().await;
+    let reference = RealIceStorm::start();
+    let theirs = pubsub(reference.port, &["basic"]).await;
+    assert_eq!(deliveries(&ours), deliveries(&theirs));
+    assert_eq!(ours.get("twoway_replies"), theirs.get("twoway_replies"));
+}
+
+/// icestormadmin with two managers: `Floe/…` (floe-storm) and `IceStorm/…` (real).
+async fn admin2(floe_port: u16, real_port: u16, command: &str) -> (bool, String, String) {
+    let mut cmd = Command::new("icestormadmin");
+    cmd.arg(format!(
+        "--IceStormAdmin.TopicManager.A=Floe/TopicManager:tcp -h 127.0.0.1 -p {floe_port}"
+    ))
+    .arg(format!(
+        "--IceStormAdmin.TopicManager.B=IceStorm/TopicManager:tcp -h 127.0.0.1 -p {real_port}"
+    ))
+    .args(["-e", command]);
+    run(cmd).await
+}
+
+async fn federation(pub_tm: &str, sub_tm: &str, count: usize) -> Vec<serde_like::Json> {
+    let mut cmd = Command::new(PYTHON);
+    cmd.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/fed.py"))
+        .args([pub_tm, sub_tm, &count.to_string()]);
+    let (ok, out, err) = run(cmd).await;
+    assert!(ok, "fed.py failed: {err}");
+    let json = serde_like::parse(out.trim()).unwrap();
+    json.get("received").as_array().to_vec()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn federation_with_a_real_icestorm_in_both_directions() {
+    if !peers_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(
+        StormConfig {
+            instance_name: "Floe".into(),
+            ..config(dir.path())
+        },
+        Communicator::new(),
+    )
+    .await
+    .unwrap();
+    let reference = RealIceStorm::start();
+    let (fp, rp) = (tm_port(&server), reference.port);
+    for c in [
+        "create Floe/fed IceStorm/fed",
+        // floe-storm -> IceStorm: floe calls getLinkProxy on the real broker
+        // and forwards to its TopicLink object.
+        "link Floe/fed IceStorm/fed 5",
+    ] {
+        let (ok, _, err) = admin2(fp, rp, c).await;
+        assert!(ok, "{c}: {err}");
+    }
+    let (_, links, _) = admin2(fp, rp, "links Floe").await;
+    assert_eq!(links.trim(), "fed to fed with cost 5");
+    let floe_tm = format!("Floe/TopicManager:tcp -h 127.0.0.1 -p {fp}");
+    let real_tm = format!("IceStorm/TopicManager:tcp -h 127.0.0.1 -p {rp}");
+    let n = 30;
+    let got = federation(&floe_tm, &real_tm, n).await;
+    let ops: Vec<&str> = got.iter().map(|r| r.get("op").as_str()).collect();
+    let want: Vec<String> = (0..n).filter(|i| i % 3 != 2).map(|i| format!("ev{i}")).collect();
+    assert_eq!(ops, want, "floe-storm -> IceStorm");
+    assert_eq!(got[1].get("params").as_str(), "0a000000010101000000");
+
+    // IceStorm -> floe-storm: the real broker calls our getLinkProxy and
+    // our forward().
+    let (ok, _, err) = admin2(fp, rp, "unlink Floe/fed IceStorm/fed").await;
+    assert!(ok, "{err}");
+    let (ok, _, err) = admin2(fp, rp, "link IceStorm/fed Floe/fed 5").await;
+    assert!(ok, "{err}");
+    let got = federation(&real_tm, &floe_tm, n).await;
+    let ops: Vec<&str> = got.iter().map(|r| r.get("op").as_str()).collect();
+    assert_eq!(ops, want, "IceStorm -> floe-storm");
+    server.shutdown().await;
+}
