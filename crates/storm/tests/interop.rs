@@ -342,6 +342,7 @@ impl RealIceStorm {
                 "IceStorm.InstanceName=IceStorm\n\
                  IceStorm.TopicManager.Endpoints=tcp -h 127.0.0.1 -p {tm}\n\
                  IceStorm.Publish.Endpoints=tcp -h 127.0.0.1 -p {publish}\n\
+                 IceStorm.Discard.Interval=1\n\
                  IceStorm.LMDB.Path={}\n",
                 dir.path().display()
             ),
@@ -654,4 +655,56 @@ async fn federation_with_a_real_icestorm_in_both_directions() {
     let ops: Vec<&str> = got.iter().map(|r| r.get("op").as_str()).collect();
     assert_eq!(ops, want, "IceStorm -> floe-storm");
     server.shutdown().await;
+}
+
+async fn failure_rounds(port: u16) -> (Vec<Vec<String>>, i64) {
+    let mut cmd = Command::new(PYTHON);
+    cmd.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/failures.py"))
+        .args([&port.to_string(), "1"]);
+    let (ok, out, err) = run(cmd).await;
+    assert!(ok, "failures.py failed: {err}");
+    let json = serde_like::parse(out.trim()).unwrap();
+    let rounds = json
+        .get("rounds")
+        .as_array()
+        .iter()
+        .map(|r| r.as_array().iter().map(|s| s.as_str().to_owned()).collect())
+        .collect();
+    (rounds, json.get("live").as_i64())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscriber_failures_are_handled_like_icestorm() {
+    if !peers_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(
+        StormConfig {
+            discard_interval: Duration::from_secs(1),
+            ..config(dir.path())
+        },
+        Communicator::new(),
+    )
+    .await
+    .unwrap();
+    let (ours, live) = failure_rounds(tm_port(&server)).await;
+    server.shutdown().await;
+    // ObjectNotExist and retryCount 0 go at the first failure; retryCount n
+    // survives n failures (offline for Discard.Interval each time); -1 never goes.
+    let want: Vec<Vec<&str>> = vec![
+        vec!["r2", "rinf", "ord1", "live"],
+        vec!["r2", "rinf", "live"],
+        vec!["rinf", "live"],
+        vec!["rinf", "live"],
+    ];
+    assert_eq!(ours, want);
+    assert_eq!(live, 4);
+
+    // IceStorm 3.7.8 decides the same, but lists a failed subscriber until
+    // the next event reaps it: its round r+1 is our round r.
+    let reference = RealIceStorm::start();
+    let (theirs, their_live) = failure_rounds(reference.port).await;
+    assert_eq!(ours[..3], theirs[1..]);
+    assert_eq!(their_live, 4);
 }
