@@ -15,6 +15,7 @@
 //! | `IceStorm.Send.Timeout` | 60000 ms | timeout of requests to subscribers |
 //! | `IceStorm.Discard.Interval` | 60 s | how long a failed subscriber stays offline |
 //! | `IceStorm.Send.QueueSizeMax` | 10000 | per-subscriber queue capacity (events; floe extension) |
+//! | `IceStorm.Send.QueueBytesMax` | 64 MiB | per-subscriber queue capacity (payload bytes; floe extension) |
 //! | `IceStorm.Trace.TopicManager` / `.Topic` / `.Subscriber` | 0 | trace levels |
 //! | `Ice.MessageSizeMax` | 1024 KB | largest accepted frame |
 //! | `IceStorm.LMDB.Path` (or `--data-dir`) | `./floe-storm-data` | database directory |
@@ -67,6 +68,8 @@ pub struct StormConfig {
     pub discard_interval: Duration,
     /// `IceStorm.Send.QueueSizeMax` (events per subscriber).
     pub queue_size_max: usize,
+    /// `IceStorm.Send.QueueBytesMax` (payload bytes per subscriber).
+    pub queue_bytes_max: usize,
     /// `IceStorm.Trace.TopicManager`.
     pub trace_topic_manager: i32,
     /// `IceStorm.Trace.Topic`.
@@ -132,6 +135,7 @@ impl StormConfig {
                 int(props, "IceStorm.Discard.Interval", 60)?.max(0) as u64,
             ),
             queue_size_max: int(props, "IceStorm.Send.QueueSizeMax", 10_000)?.max(1) as usize,
+            queue_bytes_max: int(props, "IceStorm.Send.QueueBytesMax", 64 << 20)?.max(1) as usize,
             trace_topic_manager: int(props, "IceStorm.Trace.TopicManager", 0)? as i32,
             trace_topic: int(props, "IceStorm.Trace.Topic", 0)? as i32,
             trace_subscriber: int(props, "IceStorm.Trace.Subscriber", 0)? as i32,
@@ -151,6 +155,7 @@ impl StormConfig {
             discard_interval: self.discard_interval,
             flush_interval: self.flush_timeout,
             queue_max: self.queue_size_max,
+            queue_bytes_max: self.queue_bytes_max,
         }
     }
 }

@@ -310,7 +310,12 @@ pub struct Server {
     topic_manager: ObjectAdapter,
     publish: ObjectAdapter,
     broker: Broker,
+    /// Logs topic statistics periodically when `IceStorm.Trace.Topic` > 0.
+    reporter: Option<tokio::task::JoinHandle<()>>,
 }
+
+/// Period of the statistics log (`IceStorm.Trace.Topic` > 0).
+pub const REPORT_INTERVAL: Duration = Duration::from_secs(30);
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -362,7 +367,19 @@ impl Server {
         };
         let sinks = Arc::new(RuntimeSinks::new(communicator.clone(), config.send_timeout));
         let instance = config.instance_name.clone();
+        let trace_topic = config.trace_topic;
         let broker = Broker::open(config, endpoints, sinks)?;
+        let reporter = (trace_topic > 0).then(|| {
+            let b = broker.clone();
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(REPORT_INTERVAL);
+                tick.tick().await;
+                loop {
+                    tick.tick().await;
+                    b.report();
+                }
+            })
+        });
         let tm: Arc<dyn Servant> = Arc::new(TopicManagerServant(broker.clone()));
         topic_manager.add_default_servant(&instance, tm.clone());
         if instance != "IceStorm" {
@@ -376,6 +393,7 @@ impl Server {
             topic_manager,
             publish,
             broker,
+            reporter,
         })
     }
 
@@ -407,6 +425,9 @@ impl Server {
     /// Stops accepting, lets running dispatches reply, closes connections
     /// gracefully and destroys the communicator.
     pub async fn shutdown(self) {
+        if let Some(r) = &self.reporter {
+            r.abort();
+        }
         self.topic_manager.deactivate().await;
         self.publish.deactivate().await;
         self.broker.report();

@@ -16,15 +16,17 @@
 //! - **Retries** count *consecutive* failures; a success resets the count.
 //!   Going offline clears the queue; events published while offline are
 //!   discarded; delivery resumes with the first event after the interval.
-//! - **Overflow policy**: the queue holds at most `queue_max` events. A
-//!   publish that finds it full drops *that* event for this subscriber only,
+//! - **Overflow policy**: the queue holds at most `queue_max` events and
+//!   `queue_bytes_max` bytes of payload (one event is always accepted into
+//!   an empty queue). A publish that finds it full drops *that* event for
+//!   this subscriber only,
 //!   counts it (`dropped`), and logs the first drop of each overflow episode
 //!   at `warn`. The publisher is never blocked or slowed, and other
 //!   subscribers are unaffected: every subscriber has its own task.
 
 use std::collections::VecDeque;
 use std::future::poll_fn;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
@@ -91,6 +93,8 @@ pub struct DeliveryConfig {
     pub flush_interval: Duration,
     /// Per-subscriber queue capacity, in events.
     pub queue_max: usize,
+    /// Per-subscriber queue capacity, in payload bytes.
+    pub queue_bytes_max: usize,
 }
 
 impl Default for DeliveryConfig {
@@ -99,6 +103,7 @@ impl Default for DeliveryConfig {
             discard_interval: Duration::from_secs(60),
             flush_interval: Duration::from_millis(1000),
             queue_max: 10_000,
+            queue_bytes_max: 64 << 20,
         }
     }
 }
@@ -142,6 +147,15 @@ struct Shared {
     overflowing: AtomicBool,
     delivered: AtomicU64,
     dropped: AtomicU64,
+    /// Payload bytes of the events in the queue.
+    queued_bytes: AtomicUsize,
+}
+
+impl Shared {
+    /// Accounts for an event leaving the queue.
+    fn dequeued(&self, event: &Event) {
+        self.queued_bytes.fetch_sub(event.size(), Ordering::Relaxed);
+    }
 }
 
 /// What happened to an event offered to a subscriber.
@@ -165,6 +179,7 @@ pub struct Subscriber {
     tx: mpsc::Sender<Arc<Event>>,
     shared: Arc<Shared>,
     counters: Arc<TopicCounters>,
+    queue_bytes_max: usize,
     task: JoinHandle<()>,
 }
 
@@ -218,6 +233,7 @@ impl Subscriber {
             tx,
             shared,
             counters,
+            queue_bytes_max: config.queue_bytes_max,
             task,
         }
     }
@@ -253,12 +269,25 @@ impl Subscriber {
             self.count_drop();
             return Queued::Offline;
         }
-        match self.tx.try_send(event.clone()) {
+        let size = event.size();
+        let before = self.shared.queued_bytes.fetch_add(size, Ordering::Relaxed);
+        let sent = if before > 0 && before + size > self.queue_bytes_max {
+            Err(mpsc::error::TrySendError::Full(()))
+        } else {
+            self.tx.try_send(event.clone()).map_err(|e| match e {
+                mpsc::error::TrySendError::Full(_) => mpsc::error::TrySendError::Full(()),
+                mpsc::error::TrySendError::Closed(_) => mpsc::error::TrySendError::Closed(()),
+            })
+        };
+        if sent.is_err() {
+            self.shared.queued_bytes.fetch_sub(size, Ordering::Relaxed);
+        }
+        match sent {
             Ok(()) => {
                 self.shared.overflowing.store(false, Ordering::Relaxed);
                 Queued::Yes
             }
-            Err(mpsc::error::TrySendError::Full(_)) => {
+            Err(mpsc::error::TrySendError::Full(())) => {
                 self.count_drop();
                 if !self.shared.overflowing.swap(true, Ordering::Relaxed) {
                     tracing::warn!(
@@ -269,7 +298,7 @@ impl Subscriber {
                 }
                 Queued::Overflow
             }
-            Err(mpsc::error::TrySendError::Closed(_)) => Queued::Gone,
+            Err(mpsc::error::TrySendError::Closed(())) => Queued::Gone,
         }
     }
 
@@ -412,13 +441,17 @@ impl DeliveryTask {
                 }
                 event = self.rx.recv(), if offline_until.is_none() && (is_batch || in_flight.len() < max_out) => {
                     let Some(event) = event else { return };
+                    self.shared.dequeued(&event);
                     match self.style {
                         DeliveryStyle::Batch => batch.push(event),
                         DeliveryStyle::Link => {
                             let mut events = vec![event];
                             while events.len() < LINK_BATCH_MAX {
                                 match self.rx.try_recv() {
-                                    Ok(e) => events.push(e),
+                                    Ok(e) => {
+                                        self.shared.dequeued(&e);
+                                        events.push(e);
+                                    }
                                     Err(_) => break,
                                 }
                             }
@@ -442,7 +475,8 @@ impl DeliveryTask {
     /// Discards everything queued; returns how many events that was.
     fn drain(&mut self) -> usize {
         let mut n = 0;
-        while self.rx.try_recv().is_ok() {
+        while let Ok(e) = self.rx.try_recv() {
+            self.shared.dequeued(&e);
             n += 1;
         }
         n
@@ -718,6 +752,38 @@ mod tests {
         );
         assert_eq!(s.sub.dropped(), 6);
         assert_eq!(s.counters.dropped.load(Ordering::SeqCst), 6);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn queue_is_bounded_in_bytes_too() {
+        let cfg = DeliveryConfig {
+            queue_bytes_max: 10_000,
+            ..DeliveryConfig::default()
+        };
+        let s = setup(DeliveryStyle::Ordered, 0, &[Behaviour::Stall], cfg);
+        s.sub.offer(&ev("first"));
+        settle().await; // taken by the task, stalled
+        let big = Event::new(
+            "big",
+            OperationMode::Normal,
+            Default::default(),
+            floe::wire::Encapsulation {
+                encoding: floe::wire::ENCODING_1_1,
+                data: bytes::Bytes::from(vec![0u8; 4000]),
+            },
+        );
+        let outcomes: Vec<Queued> = (0..5).map(|_| s.sub.offer(&big)).collect();
+        assert_eq!(
+            outcomes,
+            [
+                Queued::Yes,
+                Queued::Yes,
+                Queued::Overflow,
+                Queued::Overflow,
+                Queued::Overflow
+            ]
+        );
+        assert_eq!(s.sub.dropped(), 3);
     }
 
     #[tokio::test(start_paused = true)]

@@ -641,7 +641,10 @@ async fn federation_with_a_real_icestorm_in_both_directions() {
     let n = 30;
     let got = federation(&floe_tm, &real_tm, n).await;
     let ops: Vec<&str> = got.iter().map(|r| r.get("op").as_str()).collect();
-    let want: Vec<String> = (0..n).filter(|i| i % 3 != 2).map(|i| format!("ev{i}")).collect();
+    let want: Vec<String> = (0..n)
+        .filter(|i| i % 3 != 2)
+        .map(|i| format!("ev{i}"))
+        .collect();
     assert_eq!(ops, want, "floe-storm -> IceStorm");
     assert_eq!(got[1].get("params").as_str(), "0a000000010101000000");
 
