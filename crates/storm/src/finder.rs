@@ -8,6 +8,7 @@ use floe::wire::Identity;
 
 use crate::dispatch::{builtin, check_mode, no_params, Declared, Reply, Request};
 use crate::instance::Instance;
+use floe::wire::Encode;
 
 /// Type ids of the finder, sorted.
 pub const FINDER_IDS: [&str; 2] = ["::Ice::Object", "::IceStorm::Finder"];

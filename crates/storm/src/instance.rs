@@ -16,15 +16,15 @@ use crate::sink::SinkFactory;
 use crate::store::{Store, StoreError};
 use crate::subscriber::{identity_to_string, DeliveryConfig};
 use crate::topic::Topic;
-use crate::types::{RawEndpoint, RawProxy};
+use crate::types::{direct_proxy, EndpointData, ProxyData};
 
 /// The published endpoints of the broker's two object adapters, marshaled.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AdapterEndpoints {
     /// The TopicManager adapter (TopicManager, topics, Finder).
-    pub topic_manager: Vec<RawEndpoint>,
+    pub topic_manager: Vec<EndpointData>,
     /// The Publish adapter (publishers, links).
-    pub publish: Vec<RawEndpoint>,
+    pub publish: Vec<EndpointData>,
 }
 
 /// Shared broker state.
@@ -69,32 +69,32 @@ impl Instance {
     }
 
     /// `I/TopicManager`.
-    pub fn topic_manager_proxy(&self) -> RawProxy {
-        RawProxy::new(
+    pub fn topic_manager_proxy(&self) -> ProxyData {
+        direct_proxy(
             Identity::new("TopicManager", self.name()),
             self.endpoints.topic_manager.clone(),
         )
     }
 
     /// `I/topic.T` on the TopicManager adapter.
-    pub fn topic_proxy(&self, topic: &str) -> RawProxy {
-        RawProxy::new(
+    pub fn topic_proxy(&self, topic: &str) -> ProxyData {
+        direct_proxy(
             Identity::new(format!("topic.{topic}"), self.name()),
             self.endpoints.topic_manager.clone(),
         )
     }
 
     /// `I/T.publish` on the Publish adapter.
-    pub fn publisher_proxy(&self, topic: &str) -> RawProxy {
-        RawProxy::new(
+    pub fn publisher_proxy(&self, topic: &str) -> ProxyData {
+        direct_proxy(
             Identity::new(format!("{topic}.publish"), self.name()),
             self.endpoints.publish.clone(),
         )
     }
 
     /// `I/topic.T.publish.<subscriber identity>` on the Publish adapter.
-    pub fn subscriber_publisher_proxy(&self, topic: &str, subscriber: &Identity) -> RawProxy {
-        RawProxy::new(
+    pub fn subscriber_publisher_proxy(&self, topic: &str, subscriber: &Identity) -> ProxyData {
+        direct_proxy(
             Identity::new(
                 format!("topic.{topic}.publish.{}", identity_to_string(subscriber)),
                 self.name(),
@@ -104,15 +104,15 @@ impl Instance {
     }
 
     /// `I/T.link` on the Publish adapter.
-    pub fn link_proxy(&self, topic: &str) -> RawProxy {
-        RawProxy::new(
+    pub fn link_proxy(&self, topic: &str) -> ProxyData {
+        direct_proxy(
             Identity::new(format!("{topic}.link"), self.name()),
             self.endpoints.publish.clone(),
         )
     }
 
     /// Whether `proxy` designates one of this broker's topics; returns its name.
-    pub fn local_topic_name(&self, proxy: &RawProxy) -> Option<String> {
+    pub fn local_topic_name(&self, proxy: &ProxyData) -> Option<String> {
         if proxy.identity.category != self.name() || proxy.endpoints != self.endpoints.topic_manager
         {
             return None;

@@ -13,7 +13,7 @@
 //!   (resp. `invalid connection cached setting ...`).
 //! - Unknown keys are accepted and ignored.
 
-use crate::types::{QosDict, RawProxy, StormException};
+use crate::types::{ProxyData, ProxyExt, QosDict, StormException};
 
 /// Delivery reliability.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,7 +77,7 @@ impl Qos {
     /// # Errors
     ///
     /// [`StormException::BadQoS`] with IceStorm's reason text.
-    pub fn parse(dict: &QosDict, subscriber: &RawProxy) -> Result<Qos, StormException> {
+    pub fn parse(dict: &QosDict, subscriber: &ProxyData) -> Result<Qos, StormException> {
         let mut qos = Qos::default();
         for (key, value) in dict {
             match key.as_str() {
@@ -131,7 +131,7 @@ impl Qos {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{MODE_BATCH_ONEWAY, MODE_ONEWAY};
+    use crate::types::{direct_proxy, ProxyMode, MODE_BATCH_ONEWAY, MODE_ONEWAY};
     use floe::wire::Identity;
 
     fn dict(pairs: &[(&str, &str)]) -> QosDict {
@@ -141,15 +141,15 @@ mod tests {
             .collect()
     }
 
-    fn proxy(mode: u8) -> RawProxy {
-        let mut p = RawProxy::new(Identity::from_name("s"), vec![]);
+    fn proxy(mode: ProxyMode) -> ProxyData {
+        let mut p = direct_proxy(Identity::from_name("s"), vec![]);
         p.mode = mode;
         p
     }
 
     #[test]
     fn reliability_values() {
-        let tw = proxy(0);
+        let tw = proxy(ProxyMode::Twoway);
         assert_eq!(Qos::parse(&dict(&[]), &tw).unwrap(), Qos::default());
         assert_eq!(
             Qos::parse(&dict(&[("reliability", "")]), &tw)
@@ -179,7 +179,7 @@ mod tests {
 
     #[test]
     fn retry_count_is_atoi() {
-        let tw = proxy(0);
+        let tw = proxy(ProxyMode::Twoway);
         let rc = |v: &str| {
             Qos::parse(&dict(&[("retryCount", v)]), &tw)
                 .unwrap()
@@ -210,7 +210,7 @@ mod tests {
 
     #[test]
     fn numeric_proxy_settings() {
-        let tw = proxy(0);
+        let tw = proxy(ProxyMode::Twoway);
         assert_eq!(
             Qos::parse(&dict(&[("locatorCacheTimeout", "x")]), &tw),
             Err(StormException::BadQoS(

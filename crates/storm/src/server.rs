@@ -21,7 +21,7 @@ use floe::runtime::{
     InvocationMode, ObjectAdapter, Proxy, Response, Servant, Transport,
 };
 use floe::wire::protocol::RequestFailed;
-use floe::wire::{Decoder, Encapsulation, Encoder, ENCODING_1_1};
+use floe::wire::{Decoder, Encapsulation};
 
 use crate::broker::Broker;
 use crate::config::StormConfig;
@@ -32,7 +32,10 @@ use crate::link::encode_forward;
 use crate::qos::Qos;
 use crate::sink::{DeliveryError, DeliveryFuture, ResolveFuture, SinkFactory, SubscriberSink};
 use crate::store::StoreError;
-use crate::types::{OperationMode, RawEndpoint, RawProxy};
+use crate::types::{
+    read_proxy, EndpointData, OperationMode, ProxyData, ProxyExt, ProxyMode, TcpEndpoint,
+};
+use floe::wire::UdpEndpoint;
 
 /// Errors starting the server.
 #[derive(Debug, thiserror::Error)]
@@ -45,75 +48,56 @@ pub enum ServerError {
     Store(#[from] StoreError),
 }
 
-/// Marshals a runtime endpoint (§4.11): tcp = host, port, timeout,
-/// compress; udp = host, port, compress.
-pub fn raw_endpoint(e: &Endpoint) -> RawEndpoint {
-    let mut enc = Encoder::new();
-    let mark = enc.start_encapsulation(ENCODING_1_1);
-    enc.write_string(&e.host);
-    enc.write_i32(i32::from(e.port));
-    let kind = match e.transport {
-        Transport::Tcp => {
-            enc.write_i32(e.timeout);
-            1
-        }
-        Transport::Udp => 3,
-    };
-    enc.write_bool(e.compress);
-    enc.end_encapsulation(mark);
-    RawEndpoint {
-        kind,
-        encapsulation: enc.finish(),
+/// floe-wire's endpoint data for a runtime endpoint.
+pub fn endpoint_data(e: &Endpoint) -> EndpointData {
+    match e.transport {
+        Transport::Tcp => EndpointData::Tcp(TcpEndpoint {
+            timeout: e.timeout,
+            compress: e.compress,
+            ..TcpEndpoint::new(e.host.clone(), i32::from(e.port))
+        }),
+        Transport::Udp => EndpointData::Udp(UdpEndpoint {
+            compress: e.compress,
+            ..UdpEndpoint::new(e.host.clone(), i32::from(e.port))
+        }),
     }
 }
 
-/// Unmarshals a tcp or udp endpoint; `None` for other types or bad bytes.
-pub fn runtime_endpoint(raw: &RawEndpoint) -> Option<Endpoint> {
-    let mut outer = Decoder::new(raw.encapsulation.clone());
-    let encaps = outer.read_encapsulation().ok()?;
-    let mut dec = Decoder::from_encapsulation(encaps).ok()?;
-    let host = dec.read_string().ok()?;
-    let port = u16::try_from(dec.read_i32().ok()?).ok()?;
-    match raw.kind {
-        1 => {
-            let timeout = dec.read_i32().ok()?;
-            let compress = dec.read_bool().ok()?;
-            Some(Endpoint {
-                transport: Transport::Tcp,
-                host,
-                port,
-                timeout,
-                compress,
-            })
-        }
-        3 => {
-            // A 1.0 stream would carry protocol/encoding bytes before compress.
-            let compress = dec.read_bool().ok()?;
-            Some(Endpoint {
-                transport: Transport::Udp,
-                host,
-                port,
-                timeout: -1,
-                compress,
-            })
-        }
+/// The runtime endpoint for a tcp or udp endpoint; `None` for the
+/// transports the runtime does not speak (ssl, ws, opaque).
+pub fn runtime_endpoint(e: &EndpointData) -> Option<Endpoint> {
+    match e {
+        EndpointData::Tcp(t) => Some(Endpoint {
+            transport: Transport::Tcp,
+            host: t.host.clone(),
+            port: u16::try_from(t.port).ok()?,
+            timeout: t.timeout,
+            compress: t.compress,
+        }),
+        EndpointData::Udp(u) => Some(Endpoint {
+            transport: Transport::Udp,
+            host: u.host.clone(),
+            port: u16::try_from(u.port).ok()?,
+            timeout: -1,
+            compress: u.compress,
+        }),
         _ => None,
     }
 }
 
-fn invocation_mode(mode: u8) -> InvocationMode {
+fn invocation_mode(mode: ProxyMode) -> InvocationMode {
     match mode {
-        1 => InvocationMode::Oneway,
-        2 => InvocationMode::BatchOneway,
-        3 => InvocationMode::Datagram,
-        4 => InvocationMode::BatchDatagram,
-        _ => InvocationMode::Twoway,
+        ProxyMode::Twoway => InvocationMode::Twoway,
+        ProxyMode::Oneway => InvocationMode::Oneway,
+        ProxyMode::BatchOneway => InvocationMode::BatchOneway,
+        ProxyMode::Datagram => InvocationMode::Datagram,
+        ProxyMode::BatchDatagram => InvocationMode::BatchDatagram,
     }
 }
 
 /// A runtime proxy for `raw`, with `timeout` (if any) as the TCP endpoint
 /// timeout and the invocation timeout.
-pub fn runtime_proxy(comm: &Communicator, raw: &RawProxy, timeout: Option<Duration>) -> Proxy {
+pub fn runtime_proxy(comm: &Communicator, raw: &ProxyData, timeout: Option<Duration>) -> Proxy {
     let endpoints = raw
         .endpoints
         .iter()
@@ -212,13 +196,13 @@ impl SubscriberSink for LinkSink {
 }
 
 impl SinkFactory for RuntimeSinks {
-    fn subscriber_sink(&self, subscriber: &RawProxy, _qos: &Qos) -> Arc<dyn SubscriberSink> {
+    fn subscriber_sink(&self, subscriber: &ProxyData, _qos: &Qos) -> Arc<dyn SubscriberSink> {
         Arc::new(ProxySink {
             proxy: runtime_proxy(&self.communicator, subscriber, Some(self.send_timeout)),
         })
     }
 
-    fn link_sink(&self, link: &RawProxy) -> Arc<dyn SubscriberSink> {
+    fn link_sink(&self, link: &ProxyData) -> Arc<dyn SubscriberSink> {
         let mut twoway = link.clone();
         twoway.mode = crate::types::MODE_TWOWAY;
         Arc::new(LinkSink {
@@ -226,7 +210,7 @@ impl SinkFactory for RuntimeSinks {
         })
     }
 
-    fn resolve_link(&self, topic: &RawProxy) -> ResolveFuture {
+    fn resolve_link(&self, topic: &ProxyData) -> ResolveFuture {
         let mut twoway = topic.clone();
         twoway.mode = crate::types::MODE_TWOWAY;
         let proxy = runtime_proxy(&self.communicator, &twoway, Some(self.send_timeout));
@@ -239,7 +223,7 @@ impl SinkFactory for RuntimeSinks {
                 .into_ok()
                 .map_err(|e| e.to_string())?;
             let mut dec = Decoder::from_encapsulation(reply).map_err(|e| e.to_string())?;
-            RawProxy::decode(&mut dec).map_err(|e| e.to_string())
+            read_proxy(&mut dec).map_err(|e| e.to_string())
         })
     }
 }
@@ -357,12 +341,12 @@ impl Server {
             topic_manager: topic_manager
                 .published_endpoints()
                 .iter()
-                .map(raw_endpoint)
+                .map(endpoint_data)
                 .collect(),
             publish: publish
                 .published_endpoints()
                 .iter()
-                .map(raw_endpoint)
+                .map(endpoint_data)
                 .collect(),
         };
         let sinks = Arc::new(RuntimeSinks::new(communicator.clone(), config.send_timeout));

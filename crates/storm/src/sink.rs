@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::event::Event;
 use crate::qos::Qos;
-use crate::types::RawProxy;
+use crate::types::ProxyData;
 
 /// Why a delivery failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -50,17 +50,17 @@ pub trait SubscriberSink: Send + Sync + 'static {
 pub trait SinkFactory: Send + Sync + 'static {
     /// A sink delivering to `subscriber` (the proxy given to
     /// `subscribeAndGetPublisher`, with the QoS proxy settings to apply).
-    fn subscriber_sink(&self, subscriber: &RawProxy, qos: &Qos) -> Arc<dyn SubscriberSink>;
+    fn subscriber_sink(&self, subscriber: &ProxyData, qos: &Qos) -> Arc<dyn SubscriberSink>;
 
     /// A sink calling `forward` on a `TopicLink` object.
-    fn link_sink(&self, link: &RawProxy) -> Arc<dyn SubscriberSink>;
+    fn link_sink(&self, link: &ProxyData) -> Arc<dyn SubscriberSink>;
 
     /// Asks a remote topic for its `TopicLink` proxy (`getLinkProxy`,
     /// mode Nonmutating, on `IceStorm::TopicInternal`); used when a topic is
     /// linked to a topic of another broker.
-    fn resolve_link(&self, topic: &RawProxy) -> ResolveFuture;
+    fn resolve_link(&self, topic: &ProxyData) -> ResolveFuture;
 }
 
 /// The outcome of [`SinkFactory::resolve_link`]: the link proxy (`None` if
 /// the remote returned a null proxy) or the failure's text.
-pub type ResolveFuture = Pin<Box<dyn Future<Output = Result<Option<RawProxy>, String>> + Send>>;
+pub type ResolveFuture = Pin<Box<dyn Future<Output = Result<Option<ProxyData>, String>> + Send>>;

@@ -20,7 +20,7 @@ use bytes::Bytes;
 use floe::wire::{Decoder, Encoder, Identity};
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
-use crate::types::{QosDict, RawProxy};
+use crate::types::{read_proxy, ProxyData, QosDict};
 
 const TOPICS: TableDefinition<&str, u64> = TableDefinition::new("topics");
 const SUBSCRIBERS: TableDefinition<(&str, &str, &str), &[u8]> = TableDefinition::new("subscribers");
@@ -62,7 +62,7 @@ fn dberr<E: Into<redb::Error>>(e: E) -> StoreError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SubscriberRecord {
     /// The subscriber proxy (its identity is the key).
-    pub proxy: RawProxy,
+    pub proxy: ProxyData,
     /// The QoS as given to `subscribeAndGetPublisher`.
     pub qos: QosDict,
     /// Creation order (restores `getSubscribers` order after a restart).
@@ -77,9 +77,9 @@ pub struct LinkRecord {
     /// The link's cost.
     pub cost: i32,
     /// The linked `Topic` proxy (its identity is the key).
-    pub topic: RawProxy,
+    pub topic: ProxyData,
     /// The linked topic's `TopicLink` object.
-    pub link: RawProxy,
+    pub link: ProxyData,
     /// Creation order.
     pub seq: u64,
 }
@@ -236,7 +236,7 @@ impl Store {
     pub fn put_subscriber(
         &self,
         topic: &str,
-        proxy: &RawProxy,
+        proxy: &ProxyData,
         qos: &QosDict,
     ) -> Result<u64, StoreError> {
         let txn = self.db.begin_write().map_err(dberr)?;
@@ -285,8 +285,8 @@ impl Store {
         topic: &str,
         name: &str,
         cost: i32,
-        linked: &RawProxy,
-        link: &RawProxy,
+        linked: &ProxyData,
+        link: &ProxyData,
     ) -> Result<u64, StoreError> {
         let txn = self.db.begin_write().map_err(dberr)?;
         let seq;
@@ -350,7 +350,7 @@ fn encode_subscriber(r: &SubscriberRecord) -> Bytes {
     enc.write_u8(RECORD_VERSION);
     enc.write_i64(r.seq as i64);
     enc.write(&r.qos);
-    r.proxy.encode(&mut enc);
+    enc.write(&r.proxy);
     enc.finish()
 }
 
@@ -360,7 +360,7 @@ fn decode_subscriber(bytes: &[u8]) -> Result<SubscriberRecord, StoreError> {
     check_version(&mut dec, T)?;
     let seq = dec.read_i64().map_err(corrupt(T))? as u64;
     let qos: QosDict = dec.read().map_err(corrupt(T))?;
-    let proxy = RawProxy::decode(&mut dec)
+    let proxy = read_proxy(&mut dec)
         .map_err(corrupt(T))?
         .ok_or(StoreError::Corrupt {
             table: T,
@@ -375,8 +375,8 @@ fn encode_link(r: &LinkRecord) -> Bytes {
     enc.write_i64(r.seq as i64);
     enc.write_string(&r.name);
     enc.write_i32(r.cost);
-    r.topic.encode(&mut enc);
-    r.link.encode(&mut enc);
+    enc.write(&r.topic);
+    enc.write(&r.link);
     enc.finish()
 }
 
@@ -391,12 +391,8 @@ fn decode_link(bytes: &[u8]) -> Result<LinkRecord, StoreError> {
         table: T,
         reason: "null proxy".into(),
     };
-    let topic = RawProxy::decode(&mut dec)
-        .map_err(corrupt(T))?
-        .ok_or_else(null)?;
-    let link = RawProxy::decode(&mut dec)
-        .map_err(corrupt(T))?
-        .ok_or_else(null)?;
+    let topic = read_proxy(&mut dec).map_err(corrupt(T))?.ok_or_else(null)?;
+    let link = read_proxy(&mut dec).map_err(corrupt(T))?.ok_or_else(null)?;
     Ok(LinkRecord {
         name,
         cost,
@@ -409,12 +405,12 @@ fn decode_link(bytes: &[u8]) -> Result<LinkRecord, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{RawEndpoint, MODE_ONEWAY};
+    use crate::types::{direct_proxy, tcp_endpoint, ProxyMode, MODE_ONEWAY};
 
-    fn sub(name: &str, mode: u8) -> RawProxy {
-        let mut p = RawProxy::new(
+    fn sub(name: &str, mode: ProxyMode) -> ProxyData {
+        let mut p = direct_proxy(
             Identity::from_name(name),
-            vec![RawEndpoint::tcp("127.0.0.1", 5000, 60000)],
+            vec![tcp_endpoint("127.0.0.1", 5000, 60000)],
         );
         p.mode = mode;
         p
@@ -430,15 +426,17 @@ mod tests {
             store.create_topic("news").unwrap();
             store.create_topic("news2").unwrap();
             store.create_topic("gone").unwrap();
-            store.put_subscriber("news", &sub("z", 0), &qos).unwrap();
+            store
+                .put_subscriber("news", &sub("z", ProxyMode::Twoway), &qos)
+                .unwrap();
             store
                 .put_subscriber("news", &sub("a", MODE_ONEWAY), &QosDict::new())
                 .unwrap();
             store
-                .put_subscriber("gone", &sub("x", 0), &QosDict::new())
+                .put_subscriber("gone", &sub("x", ProxyMode::Twoway), &QosDict::new())
                 .unwrap();
-            let t2 = RawProxy::new(Identity::new("topic.news2", "IceStorm"), vec![]);
-            let l2 = RawProxy::new(Identity::new("news2.link", "IceStorm"), vec![]);
+            let t2 = direct_proxy(Identity::new("topic.news2", "IceStorm"), vec![]);
+            let l2 = direct_proxy(Identity::new("news2.link", "IceStorm"), vec![]);
             store.put_link("news", "news2", 5, &t2, &l2).unwrap();
             store.destroy_topic("gone").unwrap();
         }
@@ -450,7 +448,7 @@ mod tests {
         );
         let news = &topics[0];
         // Creation order, not key order.
-        assert_eq!(news.subscribers[0].proxy, sub("z", 0));
+        assert_eq!(news.subscribers[0].proxy, sub("z", ProxyMode::Twoway));
         assert_eq!(news.subscribers[0].qos, qos);
         assert_eq!(news.subscribers[1].proxy, sub("a", MODE_ONEWAY));
         assert_eq!(news.links.len(), 1);

@@ -39,7 +39,7 @@ use tokio::time::Instant;
 use crate::event::Event;
 use crate::qos::{Qos, Reliability};
 use crate::sink::{DeliveryError, DeliveryFuture, SubscriberSink};
-use crate::types::RawProxy;
+use crate::types::{ProxyData, ProxyExt};
 
 /// Requests in flight to one non-ordered twoway subscriber, as in IceStorm.
 pub const MAX_OUTSTANDING_TWOWAY: usize = 5;
@@ -64,7 +64,7 @@ pub enum DeliveryStyle {
 
 impl DeliveryStyle {
     /// The style for a subscriber proxy and its QoS.
-    pub fn for_subscriber(proxy: &RawProxy, qos: &Qos) -> Self {
+    pub fn for_subscriber(proxy: &ProxyData, qos: &Qos) -> Self {
         if proxy.is_batch() {
             DeliveryStyle::Batch
         } else if !proxy.is_twoway() {

@@ -30,7 +30,8 @@ use crate::store::{StoreError, TopicRecord};
 use crate::subscriber::{
     identity_to_string, DeliveryStyle, RemovalHook, RemovalReason, Subscriber, TopicCounters,
 };
-use crate::types::{encode_proxy, LinkInfo, QosDict, RawProxy, StormException};
+use crate::types::{encode_proxy, read_proxy, LinkInfo, ProxyData, QosDict, StormException};
+use floe::wire::Encode;
 
 /// Type ids of a topic servant, sorted.
 pub const TOPIC_IDS: [&str; 3] = [
@@ -41,7 +42,7 @@ pub const TOPIC_IDS: [&str; 3] = [
 
 /// A subscriber of this topic.
 struct SubscriberEntry {
-    proxy: RawProxy,
+    proxy: ProxyData,
     seq: u64,
     subscriber: Subscriber,
 }
@@ -50,7 +51,7 @@ struct SubscriberEntry {
 struct LinkEntry {
     name: String,
     cost: i32,
-    topic: RawProxy,
+    topic: ProxyData,
     seq: u64,
     subscriber: Subscriber,
 }
@@ -293,7 +294,7 @@ impl Topic {
     fn add_subscriber(
         self: &Arc<Topic>,
         inst: &Arc<Instance>,
-        proxy: RawProxy,
+        proxy: ProxyData,
         qos: &Qos,
         seq: u64,
     ) {
@@ -320,8 +321,8 @@ impl Topic {
         inst: &Arc<Instance>,
         name: String,
         cost: i32,
-        topic: RawProxy,
-        link: &RawProxy,
+        topic: ProxyData,
+        link: &ProxyData,
         seq: u64,
     ) {
         let qos = Qos {
@@ -348,7 +349,7 @@ impl Topic {
 
     /// Removes a subscriber from memory (if `seq` is given, only that
     /// subscription, not a later one with the same identity).
-    fn take_subscriber(&self, id: &Identity, seq: Option<u64>) -> Option<RawProxy> {
+    fn take_subscriber(&self, id: &Identity, seq: Option<u64>) -> Option<ProxyData> {
         let mut state = self.write();
         let i = state
             .subscribers
@@ -376,8 +377,8 @@ impl Topic {
         self: &Arc<Topic>,
         inst: &Arc<Instance>,
         qos: QosDict,
-        subscriber: Option<RawProxy>,
-    ) -> Result<RawProxy, TopicError> {
+        subscriber: Option<ProxyData>,
+    ) -> Result<ProxyData, TopicError> {
         let proxy = subscriber.ok_or_else(|| {
             StormException::InvalidSubscriber("subscriber is a null proxy".into())
         })?;
@@ -405,7 +406,7 @@ impl Topic {
         tracing::debug!(
             topic = %self.name,
             subscriber = %identity_to_string(&proxy.identity),
-            mode = proxy.mode,
+            mode = ?proxy.mode,
             "subscribed"
         );
         self.add_subscriber(inst, proxy, &parsed, seq);
@@ -420,7 +421,7 @@ impl Topic {
     pub async fn unsubscribe(
         self: &Arc<Topic>,
         inst: &Arc<Instance>,
-        subscriber: Option<RawProxy>,
+        subscriber: Option<ProxyData>,
     ) -> Result<(), TopicError> {
         let proxy = subscriber.ok_or_else(|| {
             StormException::InvalidSubscriber("subscriber is a null proxy".into())
@@ -452,7 +453,7 @@ impl Topic {
     pub async fn link(
         self: &Arc<Topic>,
         inst: &Arc<Instance>,
-        link_to: Option<RawProxy>,
+        link_to: Option<ProxyData>,
         cost: i32,
     ) -> Result<(), TopicError> {
         let to = link_to.ok_or_else(|| TopicError::Unknown("link: null topic proxy".into()))?;
@@ -492,7 +493,7 @@ impl Topic {
     pub async fn unlink(
         self: &Arc<Topic>,
         inst: &Arc<Instance>,
-        link_to: Option<RawProxy>,
+        link_to: Option<ProxyData>,
     ) -> Result<(), TopicError> {
         let to = link_to.ok_or_else(|| TopicError::Unknown("unlink: null topic proxy".into()))?;
         let _guard = inst.mutation.lock().await;
@@ -515,8 +516,8 @@ impl Topic {
     }
 }
 
-fn decode_proxy(dec: &mut Decoder) -> Result<Option<RawProxy>, Reply> {
-    RawProxy::decode(dec).map_err(|e| Reply::marshal_error(&e))
+fn decode_proxy(dec: &mut Decoder) -> Result<Option<ProxyData>, Reply> {
+    read_proxy(dec).map_err(|e| Reply::marshal_error(&e))
 }
 
 /// The `IceStorm::Topic` servant. `destroy` is handled by the topic

@@ -14,7 +14,8 @@ use crate::dispatch::{
 };
 use crate::instance::Instance;
 use crate::topic::{Topic, TopicError};
-use crate::types::{encode_proxy, RawProxy, StormException};
+use crate::types::{encode_proxy, ProxyData, StormException};
+use floe::wire::Encode;
 
 /// Type ids of the topic manager, sorted.
 pub const TOPIC_MANAGER_IDS: [&str; 3] = [
@@ -28,7 +29,7 @@ pub const TOPIC_MANAGER_IDS: [&str; 3] = [
 /// # Errors
 ///
 /// `TopicExists`, or a store failure.
-pub async fn create(inst: &Arc<Instance>, name: &str) -> Result<RawProxy, TopicError> {
+pub async fn create(inst: &Arc<Instance>, name: &str) -> Result<ProxyData, TopicError> {
     let _guard = inst.mutation.lock().await;
     if inst.topic(name).is_some() {
         return Err(StormException::TopicExists(name.to_owned()).into());
@@ -50,7 +51,7 @@ pub async fn create(inst: &Arc<Instance>, name: &str) -> Result<RawProxy, TopicE
 /// # Errors
 ///
 /// `NoSuchTopic`.
-pub fn retrieve(inst: &Instance, name: &str) -> Result<RawProxy, StormException> {
+pub fn retrieve(inst: &Instance, name: &str) -> Result<ProxyData, StormException> {
     match inst.topic(name) {
         Some(_) => Ok(inst.topic_proxy(name)),
         None => Err(StormException::NoSuchTopic(name.to_owned())),

@@ -1,213 +1,86 @@
 //! The IceStorm Slice types, encoded by hand with floe-wire until `slice2rs`
 //! output replaces this module: the `QoS` dictionary, `LinkInfo`, the
 //! internal `EventData` of `TopicLink::forward`, the IceStorm user
-//! exceptions, and [`RawProxy`], a proxy kept in its marshaled form.
+//! exceptions, and small helpers over floe-wire's [`ProxyData`].
 //!
 //! Everything here is wire-level and transport-free. Section numbers (§)
 //! refer to `shared/reference/ice-protocol.md`.
 
 use bytes::Bytes;
-use floe::wire::{Decoder, Encoder, EncodingVersion, Error, Identity, Result, ENCODING_1_0};
+use floe::wire::{Decoder, Encoder, Error, Identity, Result, ENCODING_1_0};
+pub use floe::wire::{EndpointData, ProxyData, ProxyMode, TcpEndpoint};
 
 /// `IceStorm::QoS`: `dictionary<string, string>`.
 pub type QosDict = std::collections::BTreeMap<String, String>;
 
-/// Proxy mode byte (§4.10): twoway.
-pub const MODE_TWOWAY: u8 = 0;
-/// Proxy mode byte: oneway.
-pub const MODE_ONEWAY: u8 = 1;
-/// Proxy mode byte: batch oneway.
-pub const MODE_BATCH_ONEWAY: u8 = 2;
-/// Proxy mode byte: datagram.
-pub const MODE_DATAGRAM: u8 = 3;
-/// Proxy mode byte: batch datagram.
-pub const MODE_BATCH_DATAGRAM: u8 = 4;
+/// Proxy mode: twoway.
+pub const MODE_TWOWAY: ProxyMode = ProxyMode::Twoway;
+/// Proxy mode: oneway.
+pub const MODE_ONEWAY: ProxyMode = ProxyMode::Oneway;
+/// Proxy mode: batch oneway.
+pub const MODE_BATCH_ONEWAY: ProxyMode = ProxyMode::BatchOneway;
+/// Proxy mode: datagram.
+pub const MODE_DATAGRAM: ProxyMode = ProxyMode::Datagram;
+/// Proxy mode: batch datagram.
+pub const MODE_BATCH_DATAGRAM: ProxyMode = ProxyMode::BatchDatagram;
 
-/// One endpoint in marshaled form: its type and its encapsulation bytes
-/// (header included), kept verbatim so unknown types round-trip (§4.11).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RawEndpoint {
-    /// Endpoint type (1 tcp, 2 ssl, 3 udp, 4 ws, 5 wss, other opaque).
-    pub kind: i16,
-    /// The endpoint encapsulation, size and version included.
-    pub encapsulation: Bytes,
-}
-
-impl RawEndpoint {
-    /// A TCP endpoint (`tcp -h host -p port -t timeout`).
-    pub fn tcp(host: &str, port: u16, timeout_ms: i32) -> Self {
-        let mut enc = Encoder::new();
-        let mark = enc.start_encapsulation(floe::wire::ENCODING_1_1);
-        enc.write_string(host);
-        enc.write_i32(i32::from(port));
-        enc.write_i32(timeout_ms);
-        enc.write_bool(false);
-        enc.end_encapsulation(mark);
-        RawEndpoint {
-            kind: 1,
-            encapsulation: enc.finish(),
-        }
-    }
-}
-
-/// A non-null proxy in marshaled form (§4.10): the fields floe-storm needs
-/// (identity, facet, mode) decoded, the rest kept as bytes.
-///
-/// `bytes` is always the encoding-1.1 form (identity through adapter id), so
-/// it can be stored, compared and handed to the runtime unchanged.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RawProxy {
-    /// The object identity.
-    pub identity: Identity,
-    /// The facet ("" for the default facet).
-    pub facet: String,
-    /// Invocation mode (0..=4, see the `MODE_*` constants).
-    pub mode: u8,
-    /// Whether the proxy is secure.
-    pub secure: bool,
-    /// The proxy's encoding for requests.
-    pub encoding: EncodingVersion,
-    /// The endpoints (empty for an indirect proxy).
-    pub endpoints: Vec<RawEndpoint>,
-    /// The adapter id of an indirect proxy ("" = well-known).
-    pub adapter_id: String,
-}
-
-impl RawProxy {
-    /// A twoway, direct proxy for `identity` with `endpoints`, encoding 1.1.
-    pub fn new(identity: Identity, endpoints: Vec<RawEndpoint>) -> Self {
-        RawProxy {
-            identity,
-            facet: String::new(),
-            mode: MODE_TWOWAY,
-            secure: false,
-            encoding: floe::wire::ENCODING_1_1,
-            endpoints,
-            adapter_id: String::new(),
-        }
-    }
-
+/// What floe-storm asks of a proxy beyond floe-wire's [`ProxyData`].
+pub trait ProxyExt {
     /// Whether requests through this proxy expect replies.
-    pub fn is_twoway(&self) -> bool {
-        self.mode == MODE_TWOWAY
-    }
-
+    fn is_twoway(&self) -> bool;
     /// Whether this is a batch oneway or batch datagram proxy.
-    pub fn is_batch(&self) -> bool {
-        self.mode == MODE_BATCH_ONEWAY || self.mode == MODE_BATCH_DATAGRAM
+    fn is_batch(&self) -> bool;
+}
+
+impl ProxyExt for ProxyData {
+    fn is_twoway(&self) -> bool {
+        self.mode == ProxyMode::Twoway
     }
 
-    /// Reads a proxy; `Ok(None)` for the null proxy.
-    ///
-    /// # Errors
-    ///
-    /// Out of bounds on truncated input, `ProxyUnmarshal` for more than one
-    /// facet or a mode above 4.
-    pub fn decode(dec: &mut Decoder) -> Result<Option<RawProxy>> {
-        let identity: Identity = dec.read()?;
-        if identity.is_null() {
-            return Ok(None);
-        }
-        let facets = dec.read_count(1)?;
-        let facet = match facets {
-            0 => String::new(),
-            1 => dec.read_string()?,
-            n => return Err(Error::ProxyUnmarshal(format!("{n} facets"))),
-        };
-        let mode = dec.read_u8()?;
-        if mode > MODE_BATCH_DATAGRAM {
-            return Err(Error::ProxyUnmarshal(format!("invalid mode {mode}")));
-        }
-        let secure = dec.read_bool()?;
-        let mut encoding = floe::wire::ENCODING_1_1;
-        if dec.encoding() != ENCODING_1_0 {
-            let _protocol = dec.read_bytes(2)?;
-            let b = dec.read_bytes(2)?;
-            encoding = EncodingVersion {
-                major: b[0],
-                minor: b[1],
-            };
-        }
-        // Each endpoint takes at least 2 (type) + 6 (encapsulation) bytes.
-        let n = dec.read_count(8)?;
-        let mut endpoints = Vec::with_capacity(n);
-        for _ in 0..n {
-            let kind = dec.read_i16()?;
-            let encapsulation = dec.read_encapsulation_bytes()?;
-            endpoints.push(RawEndpoint {
-                kind,
-                encapsulation,
-            });
-        }
-        let adapter_id = if n == 0 {
-            dec.read_string()?
-        } else {
-            String::new()
-        };
-        Ok(Some(RawProxy {
-            identity,
-            facet,
-            mode,
-            secure,
-            encoding,
-            endpoints,
-            adapter_id,
-        }))
+    fn is_batch(&self) -> bool {
+        self.mode.is_batch()
     }
+}
 
-    /// Writes the proxy in the encoder's encoding (1.0 omits the protocol
-    /// and encoding bytes).
-    pub fn encode(&self, enc: &mut Encoder) {
-        enc.write(&self.identity);
-        if self.facet.is_empty() {
-            enc.write_size(0);
-        } else {
-            enc.write_size(1);
-            enc.write_string(&self.facet);
-        }
-        enc.write_u8(self.mode);
-        enc.write_bool(self.secure);
-        if enc.encoding() != ENCODING_1_0 {
-            enc.write_raw(&[1, 0, self.encoding.major, self.encoding.minor]);
-        }
-        enc.write_size(self.endpoints.len());
-        for e in &self.endpoints {
-            enc.write_i16(e.kind);
-            enc.write_encapsulation_bytes(&e.encapsulation);
-        }
-        if self.endpoints.is_empty() {
-            enc.write_string(&self.adapter_id);
-        }
+/// A twoway, direct proxy for `identity` at `endpoints`, encoding 1.1.
+pub fn direct_proxy(identity: Identity, endpoints: Vec<EndpointData>) -> ProxyData {
+    ProxyData {
+        endpoints,
+        encoding: floe::wire::ENCODING_1_1,
+        ..ProxyData::new(identity)
     }
+}
 
-    /// The encoding-1.1 marshaled form (what the store keeps).
-    pub fn to_bytes(&self) -> Bytes {
-        let mut enc = Encoder::new();
-        self.encode(&mut enc);
-        enc.finish()
-    }
+/// A TCP endpoint (`tcp -h host -p port -t timeout`).
+pub fn tcp_endpoint(host: &str, port: u16, timeout_ms: i32) -> EndpointData {
+    EndpointData::Tcp(TcpEndpoint {
+        timeout: timeout_ms,
+        ..TcpEndpoint::new(host, i32::from(port))
+    })
+}
 
-    /// Parses the form made by [`RawProxy::to_bytes`].
-    ///
-    /// # Errors
-    ///
-    /// As [`RawProxy::decode`]; a null proxy or trailing bytes are errors here.
-    pub fn from_bytes(bytes: Bytes) -> Result<RawProxy> {
-        let mut dec = Decoder::new(bytes);
-        let p =
-            Self::decode(&mut dec)?.ok_or_else(|| Error::ProxyUnmarshal("null proxy".into()))?;
-        if !dec.is_empty() {
-            return Err(Error::ProxyUnmarshal("trailing bytes".into()));
-        }
-        Ok(p)
-    }
+/// Reads a proxy; `Ok(None)` for the null proxy.
+///
+/// # Errors
+///
+/// Out of bounds on truncated input, `ProxyUnmarshal` for more than one
+/// facet or a mode above 4.
+pub fn read_proxy(dec: &mut Decoder) -> Result<Option<ProxyData>> {
+    dec.read()
+}
+
+/// The encoding-1.1 marshaled form of a proxy (what the store keeps).
+pub fn proxy_bytes(p: &ProxyData) -> Bytes {
+    let mut enc = Encoder::new();
+    enc.write(p);
+    enc.finish()
 }
 
 /// Writes an optional proxy (`None` = null proxy, `00 00`).
-pub fn encode_proxy(enc: &mut Encoder, proxy: Option<&RawProxy>) {
+pub fn encode_proxy(enc: &mut Encoder, proxy: Option<&ProxyData>) {
     match proxy {
-        Some(p) => p.encode(enc),
-        None => enc.write(&Identity::default()),
+        Some(p) => enc.write(p),
+        None => enc.write_raw(&[0, 0]),
     }
 }
 
@@ -215,7 +88,7 @@ pub fn encode_proxy(enc: &mut Encoder, proxy: Option<&RawProxy>) {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LinkInfo {
     /// The linked topic.
-    pub the_topic: RawProxy,
+    pub the_topic: ProxyData,
     /// The linked topic's name.
     pub name: String,
     /// The link's cost.
@@ -225,7 +98,7 @@ pub struct LinkInfo {
 impl LinkInfo {
     /// Writes the struct.
     pub fn encode(&self, enc: &mut Encoder) {
-        self.the_topic.encode(enc);
+        enc.write(&self.the_topic);
         enc.write_string(&self.name);
         enc.write_i32(self.cost);
     }
@@ -422,27 +295,27 @@ mod tests {
         let mut dec = Decoder::new(Bytes::from(params.clone()));
         let qos: QosDict = dec.read().unwrap();
         assert!(qos.is_empty());
-        let p = RawProxy::decode(&mut dec).unwrap().unwrap();
+        let p = read_proxy(&mut dec).unwrap().unwrap();
         assert!(dec.is_empty());
         assert_eq!(p.identity, Identity::from_name("sub1"));
         assert_eq!(p.mode, MODE_TWOWAY);
         assert_eq!(p.endpoints.len(), 1);
-        assert_eq!(&p.to_bytes()[..], &params[1..]);
-        assert_eq!(p.endpoints[0], RawEndpoint::tcp("127.0.0.1", 24002, 60000));
+        assert_eq!(&proxy_bytes(&p)[..], &params[1..]);
+        assert_eq!(p.endpoints[0], tcp_endpoint("127.0.0.1", 24002, 60000));
     }
 
     #[test]
     fn facet_proxy_and_null() {
         let mut dec = Decoder::new(Bytes::from_static(b"\x00\x00"));
-        assert!(RawProxy::decode(&mut dec).unwrap().is_none());
-        let mut p = RawProxy::new(Identity::from_name("sub3"), vec![]);
+        assert!(read_proxy(&mut dec).unwrap().is_none());
+        let mut p = direct_proxy(Identity::from_name("sub3"), vec![]);
         p.facet = "f1".into();
         p.mode = MODE_BATCH_ONEWAY;
-        let back = RawProxy::from_bytes(p.to_bytes()).unwrap();
-        assert_eq!(back, p);
+        let back = read_proxy(&mut Decoder::new(proxy_bytes(&p))).unwrap();
+        assert_eq!(back, Some(p));
         // Two facets are refused.
         let mut dec = Decoder::new(Bytes::from_static(b"\x01a\x00\x02\x01x\x01y\x00\x00"));
-        assert!(RawProxy::decode(&mut dec).is_err());
+        assert!(read_proxy(&mut dec).is_err());
     }
 
     #[test]

@@ -11,13 +11,16 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use floe::wire::Encapsulation;
+use floe::wire::Encode;
 use floe::wire::{Context, Encoder, Identity, ENCODING_1_1};
 use floe_storm::dispatch::{parse_encapsulation, Reply, Request};
 use floe_storm::event::Event;
 use floe_storm::link::encode_forward;
 use floe_storm::qos::Qos;
 use floe_storm::sink::{DeliveryError, DeliveryFuture, ResolveFuture, SinkFactory, SubscriberSink};
-use floe_storm::types::{QosDict, RawEndpoint, RawProxy, MODE_ONEWAY};
+use floe_storm::types::{
+    direct_proxy, read_proxy, tcp_endpoint, ProxyData, ProxyMode, QosDict, MODE_ONEWAY,
+};
 use floe_storm::{AdapterEndpoints, Broker, StormConfig};
 
 type Log = Arc<Mutex<HashMap<String, Vec<Arc<Event>>>>>;
@@ -80,14 +83,14 @@ impl SubscriberSink for LinkToPeer {
 }
 
 impl SinkFactory for FakeSinks {
-    fn subscriber_sink(&self, subscriber: &RawProxy, _qos: &Qos) -> Arc<dyn SubscriberSink> {
+    fn subscriber_sink(&self, subscriber: &ProxyData, _qos: &Qos) -> Arc<dyn SubscriberSink> {
         Arc::new(Recorder {
             name: subscriber.identity.name.clone(),
             log: self.log.clone(),
         })
     }
 
-    fn link_sink(&self, link: &RawProxy) -> Arc<dyn SubscriberSink> {
+    fn link_sink(&self, link: &ProxyData) -> Arc<dyn SubscriberSink> {
         match self.peer.lock().unwrap().clone() {
             Some(peer) => Arc::new(LinkToPeer {
                 peer,
@@ -100,7 +103,7 @@ impl SinkFactory for FakeSinks {
         }
     }
 
-    fn resolve_link(&self, topic: &RawProxy) -> ResolveFuture {
+    fn resolve_link(&self, topic: &ProxyData) -> ResolveFuture {
         let peer = self.peer.lock().unwrap().clone();
         let id = topic.identity.clone();
         Box::pin(async move {
@@ -109,7 +112,7 @@ impl SinkFactory for FakeSinks {
             match peer.dispatch_topic_manager(&id, "", &req).await {
                 Reply::Ok(b) => {
                     let mut dec = floe::wire::Decoder::new(b.slice(6..));
-                    RawProxy::decode(&mut dec).map_err(|e| e.to_string())
+                    read_proxy(&mut dec).map_err(|e| e.to_string())
                 }
                 other => Err(format!("{other:?}")),
             }
@@ -150,8 +153,8 @@ fn parse_identity(s: &str) -> Identity {
 
 fn capture_endpoints() -> AdapterEndpoints {
     AdapterEndpoints {
-        topic_manager: vec![RawEndpoint::tcp("127.0.0.1", 24000, 60000)],
-        publish: vec![RawEndpoint::tcp("127.0.0.1", 24001, 60000)],
+        topic_manager: vec![tcp_endpoint("127.0.0.1", 24000, 60000)],
+        publish: vec![tcp_endpoint("127.0.0.1", 24001, 60000)],
     }
 }
 
@@ -196,16 +199,16 @@ fn params_bytes(f: impl FnOnce(&mut Encoder)) -> Bytes {
     enc.finish()
 }
 
-fn subscriber(name: &str, mode: u8) -> RawProxy {
-    let mut p = RawProxy::new(
+fn subscriber(name: &str, mode: u8) -> ProxyData {
+    let mut p = direct_proxy(
         Identity::from_name(name),
-        vec![RawEndpoint::tcp("127.0.0.1", 24002, 60000)],
+        vec![tcp_endpoint("127.0.0.1", 24002, 60000)],
     );
-    p.mode = mode;
+    p.mode = ProxyMode::from_u8(mode).unwrap();
     p
 }
 
-async fn subscribe(b: &Broker, topic: &str, sub: &RawProxy, qos: &[(&str, &str)]) -> Reply {
+async fn subscribe(b: &Broker, topic: &str, sub: &ProxyData, qos: &[(&str, &str)]) -> Reply {
     subscribe_in(b, "IceStorm", topic, sub, qos).await
 }
 
@@ -213,7 +216,7 @@ async fn subscribe_in(
     b: &Broker,
     instance: &str,
     topic: &str,
-    sub: &RawProxy,
+    sub: &ProxyData,
     qos: &[(&str, &str)],
 ) -> Reply {
     let qos: QosDict = qos
@@ -338,7 +341,7 @@ async fn publish_fans_out_verbatim_and_answers_twoway_publishers_at_once() {
         params(|e| e.write_string("news")),
     )
     .await;
-    for (name, mode) in [("sub1", 0), ("sub2", MODE_ONEWAY), ("sub4", 2)] {
+    for (name, mode) in [("sub1", 0), ("sub2", MODE_ONEWAY as u8), ("sub4", 2)] {
         assert!(matches!(
             subscribe(&broker, "news", &subscriber(name, mode), &[]).await,
             Reply::Ok(_)
@@ -419,7 +422,7 @@ async fn per_subscriber_publisher_reaches_one_subscriber() {
     };
     subscribe(&broker, "a.publish.x", &subscriber("s2", 0), &[]).await;
     let mut dec = floe::wire::Decoder::new(p.slice(6..));
-    let per = RawProxy::decode(&mut dec).unwrap().unwrap();
+    let per = read_proxy(&mut dec).unwrap().unwrap();
     assert_eq!(per.identity.name, "topic.a.publish.x.publish.cat/s1");
     let r = broker.dispatch_publish(&per.identity, "", &Request::new("o", 0, empty()));
     assert_eq!(r, Reply::Ok(empty_reply()));
@@ -505,11 +508,11 @@ async fn restart_keeps_topics_subscribers_links_and_qos() {
             &[("reliability", "ordered")],
         )
         .await;
-        subscribe(&broker, "news", &subscriber("a", MODE_ONEWAY), &[]).await;
+        subscribe(&broker, "news", &subscriber("a", MODE_ONEWAY as u8), &[]).await;
         subscribe(&broker, "news", &subscriber("m", 0), &[]).await;
         let unsub = params(|e| subscriber("m", 0).encode(e));
         call(&broker, "IceStorm/topic.news", "unsubscribe", 2, unsub).await;
-        let news2 = RawProxy::new(
+        let news2 = direct_proxy(
             Identity::new("topic.news2", "IceStorm"),
             capture_endpoints().topic_manager,
         );
@@ -552,8 +555,8 @@ async fn links_forward_with_cost_filter_and_one_hop_between_two_brokers() {
     let b = Broker::open(
         cb,
         AdapterEndpoints {
-            topic_manager: vec![RawEndpoint::tcp("127.0.0.1", 34000, 60000)],
-            publish: vec![RawEndpoint::tcp("127.0.0.1", 34001, 60000)],
+            topic_manager: vec![tcp_endpoint("127.0.0.1", 34000, 60000)],
+            publish: vec![tcp_endpoint("127.0.0.1", 34001, 60000)],
         },
         sinks_b.clone(),
     )
@@ -582,7 +585,7 @@ async fn links_forward_with_cost_filter_and_one_hop_between_two_brokers() {
     assert!(matches!(r, Reply::Ok(_)));
     let b_news = {
         let mut dec = floe::wire::Decoder::new(tp.slice(6..));
-        RawProxy::decode(&mut dec).unwrap().unwrap()
+        read_proxy(&mut dec).unwrap().unwrap()
     };
     let link = params(|e| {
         b_news.encode(e);
@@ -606,7 +609,7 @@ async fn links_forward_with_cost_filter_and_one_hop_between_two_brokers() {
     else {
         panic!()
     };
-    let a_news = RawProxy::decode(&mut floe::wire::Decoder::new(tpa.slice(6..)))
+    let a_news = read_proxy(&mut floe::wire::Decoder::new(tpa.slice(6..)))
         .unwrap()
         .unwrap();
     let back = params(|e| {
