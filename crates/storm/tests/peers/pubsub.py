@@ -35,7 +35,7 @@ def main():
     port, scenario = int(sys.argv[1]), sys.argv[2]
     props = Ice.createProperties()
     props.setProperty("Ice.Default.Host", "127.0.0.1")
-    props.setProperty("Sub.Endpoints", "tcp -h 127.0.0.1 -p 0")
+    props.setProperty("Sub.Endpoints", "tcp -h 127.0.0.1 -p 0:udp -h 127.0.0.1 -p 0")
     props.setProperty("Sub.ThreadPool.Size", "1")  # serialized dispatch: order is observable
     init = Ice.InitializationData()
     init.properties = props
@@ -53,8 +53,9 @@ def main():
         log = out["received"]
         subs = {}
         kinds = {"twoway": lambda p: p.ice_twoway(), "oneway": lambda p: p.ice_oneway(),
-                 "ordered": lambda p: p.ice_twoway(), "batch": lambda p: p.ice_batchOneway()}
-        names = ["twoway", "oneway", "ordered", "batch"] if scenario != "fanin" else ["ordered"]
+                 "ordered": lambda p: p.ice_twoway(), "batch": lambda p: p.ice_batchOneway(),
+                 "datagram": lambda p: p.ice_datagram()}
+        names = {"basic": ["twoway", "oneway", "ordered", "batch", "datagram"]}.get(scenario, ["ordered"])
         for name in names:
             prx = kinds[name](adapter.add(Recorder(name, log, cond), Ice.stringToIdentity("sub-" + name)))
             qos = {"reliability": "ordered"} if name == "ordered" else {}
@@ -73,6 +74,7 @@ def main():
                            oneway_pub))
             events.append(("ice_ping", Ice.OperationMode.Nonmutating, {}, encaps(b""), twoway_pub))
             big = bytes(range(256)) * 400
+            # Too big for a datagram: the datagram subscriber fails on it.
             events.append(("big", Ice.OperationMode.Normal, {}, encaps(big), oneway_pub))
             for op, mode, ctx, params, prx in events:
                 ok, reply = prx.ice_invoke(op, mode, params, ctx)
@@ -81,7 +83,41 @@ def main():
                 out["published"].append({"op": op, "mode": int(mode.value), "ctx": ctx, "params": params.hex()})
             # Per-subscriber publisher: only "twoway" gets it.
             subs["twoway"].ice_oneway().ice_invoke("only", Ice.OperationMode.Normal, encaps(b""))
-            expected = len(events) * len(names) + 1
+            expected = len(events) * len(names) + 1 - 1  # no "big" by datagram
+        elif scenario == "stall":
+            # One subscriber blocks in its servant; the other must not notice.
+            props2 = Ice.createProperties()
+            props2.setProperty("Slow.Endpoints", "tcp -h 127.0.0.1 -p 0")
+            props2.setProperty("Slow.ThreadPool.Size", "1")
+            init2 = Ice.InitializationData()
+            init2.properties = props2
+            ic2 = Ice.initialize(init2)
+            gate = threading.Event()
+            stalled_log = []
+
+            class Stalled(Ice.Blobject):
+                def ice_invoke(self, in_params, current):
+                    stalled_log.append(current.operation)
+                    gate.wait(30)
+                    return (True, b"")
+
+            slow = ic2.createObjectAdapter("Slow")
+            slow_prx = slow.add(Stalled(), Ice.stringToIdentity("stalled"))
+            slow.activate()
+            topic.subscribeAndGetPublisher({}, slow_prx)
+            n = int(sys.argv[3]) if len(sys.argv) > 3 else 200
+            start = time.time()
+            for k in range(n):
+                publisher.ice_oneway().ice_invoke("e%d" % k, Ice.OperationMode.Normal, encaps(b""))
+            with cond:
+                while len(log) < n and time.time() < start + 20:
+                    cond.wait(0.1)
+            out["healthy_seconds"] = time.time() - start
+            out["stalled_received"] = len(stalled_log)
+            gate.set()
+            expected = n
+            time.sleep(0.2)
+            ic2.destroy()
         else:
             # fan-in: 4 publishers (own communicators, own connections) x N events
             n = int(sys.argv[3]) if len(sys.argv) > 3 else 200
