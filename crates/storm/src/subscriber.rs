@@ -308,17 +308,11 @@ impl Subscriber {
     }
 }
 
-/// Identity in its text form (`category/name`, or `name`), escaping `/`
-/// and `\` inside the parts.
+/// Identity in Ice's text form (`category/name`, escaped as Ice does in
+/// the default `Unicode` mode): the form IceStorm puts into per-subscriber
+/// publisher identities and logs.
 pub fn identity_to_string(id: &Identity) -> String {
-    fn esc(s: &str) -> String {
-        s.replace('\\', "\\\\").replace('/', "\\/")
-    }
-    if id.category.is_empty() {
-        esc(&id.name)
-    } else {
-        format!("{}/{}", esc(&id.category), esc(&id.name))
-    }
+    floe::wire::identity_to_string(id, floe::wire::ToStringMode::Unicode)
 }
 
 /// Futures of deliveries in flight, polled oldest first so that their
@@ -848,5 +842,6 @@ mod tests {
         assert_eq!(identity_to_string(&Identity::from_name("s1")), "s1");
         assert_eq!(identity_to_string(&Identity::new("s8", "cat")), "cat/s8");
         assert_eq!(identity_to_string(&Identity::from_name("a/b")), "a\\/b");
+        assert_eq!(identity_to_string(&Identity::from_name("a'b")), "a\\'b");
     }
 }
