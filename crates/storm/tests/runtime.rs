@@ -166,3 +166,91 @@ async fn floe_publisher_to_floe_subscribers() {
     comm.destroy().await;
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscribers_keep_receiving_after_a_broker_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let comm = Communicator::new();
+    let adapter = comm
+        .create_object_adapter_with_endpoints("Sub", "tcp -h 127.0.0.1 -p 0")
+        .await
+        .unwrap();
+    let got = Arc::new(Mutex::new(Vec::<String>::new()));
+    let g = got.clone();
+    let sub = adapter
+        .add(
+            Identity::new("s", "cat"),
+            servant_fn(move |current, _| {
+                g.lock().unwrap().push(current.operation.clone());
+                Dispatch::ready(Ok(current.empty_reply()))
+            }),
+        )
+        .unwrap();
+    adapter.activate();
+    let sub: ProxyData = sub.to_string().parse().unwrap();
+
+    // First run: create, subscribe (ordered), publish one event.
+    let publish = |server: &Server, op: &'static str| {
+        let tm = comm.string_to_proxy(&server.topic_manager_proxy()).unwrap();
+        let comm = comm.clone();
+        async move {
+            let topic = proxy_call(
+                &comm,
+                &tm,
+                "retrieve",
+                OperationMode::Nonmutating,
+                tm.encode_params(|e| e.write_string("t")),
+            )
+            .await;
+            let publisher = proxy_call(
+                &comm,
+                &topic,
+                "getPublisher",
+                OperationMode::Nonmutating,
+                topic.empty_params(),
+            )
+            .await;
+            publisher
+                .invoke(op, OperationMode::Normal, publisher.empty_params())
+                .await
+                .unwrap();
+        }
+    };
+    let server = start(dir.path()).await;
+    let tm = comm.string_to_proxy(&server.topic_manager_proxy()).unwrap();
+    let topic = proxy_call(
+        &comm,
+        &tm,
+        "create",
+        OperationMode::Normal,
+        tm.encode_params(|e| e.write_string("t")),
+    )
+    .await;
+    let mut qos = QosDict::new();
+    qos.insert("reliability".into(), "ordered".into());
+    let params = topic.encode_params(|e| {
+        e.write(&qos);
+        e.write(&sub);
+    });
+    proxy_call(
+        &comm,
+        &topic,
+        "subscribeAndGetPublisher",
+        OperationMode::Normal,
+        params,
+    )
+    .await;
+    publish(&server, "before").await;
+    server.shutdown().await;
+
+    // Second run on the same data: the subscription is back and delivers.
+    let server = start(dir.path()).await;
+    publish(&server, "after").await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while got.lock().unwrap().len() < 2 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(*got.lock().unwrap(), ["before", "after"]);
+    comm.destroy().await;
+    server.shutdown().await;
+}
