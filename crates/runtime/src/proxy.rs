@@ -389,12 +389,6 @@ impl Proxy {
                 .map(|_| Response::Ok(Encapsulation::empty(p.encoding)));
         }
         let twoway = p.mode.is_twoway();
-        let retry = self
-            .inner
-            .communicator
-            .upgrade()
-            .map(|c| c.retry_intervals.clone())
-            .unwrap_or_default();
         let mut attempt = 0usize;
         let mut close_retried = false;
         loop {
@@ -420,8 +414,15 @@ impl Proxy {
                 return Err(err);
             }
             let retryable = err.is_retryable(sent, mode.is_idempotent());
-            let interval = if retryable && attempt < retry.len() {
-                Some(retry[attempt])
+            // Looked up only after a failure: the success path touches no
+            // communicator state.
+            let retry_interval = self
+                .inner
+                .communicator
+                .upgrade()
+                .and_then(|c| c.retry_intervals.get(attempt).copied());
+            let interval = if retryable && retry_interval.is_some() {
+                retry_interval
             } else if matches!(err, Error::CloseConnection) && !close_retried {
                 // CloseConnection is retried at least once, even when the
                 // retry list is used up.

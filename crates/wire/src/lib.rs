@@ -10,8 +10,6 @@
 //! - [`Encode`] / [`Decode`] are implemented for Slice's built-in types
 //!   (see [`codec`]) and by generated code for structs, enums and so on.
 //! - [`optional`] holds the optional-value formats (§4.9 of the reference).
-//! - [`protocol`] frames messages (header, request, batch, reply,
-//!   validate/close, bzip2 compression) with check-then-parse framing.
 //! - [`Identity`] names an object; [`identity_string`] gives its text form
 //!   (`category/name`) in each [`ToStringMode`].
 //! - [`ProxyData`] is what a proxy carries ([`proxy`]), with its endpoints
@@ -22,6 +20,8 @@
 //! - [`class`] holds class instances ([`class::Value`], [`class::ClassRef`])
 //!   and [`exception`] user exceptions ([`exception::UserException`]), in the
 //!   compact and sliced formats (§4.12, §4.13).
+//! - [`protocol`] frames messages (header, request, batch, reply,
+//!   validate/close, bzip2 compression) with check-then-parse framing.
 //! - Every failure is an [`Error`] named after the Ice exception a real Ice
 //!   peer would raise; no decoder panics or allocates more than the input
 //!   justifies.

@@ -759,7 +759,7 @@ async fn run(conn: Arc<ConnectionInner>) {
                 if buf.capacity() - buf.len() < 1024 {
                     buf.reserve(READ_CHUNK);
                 }
-                match conn.stream.try_read_buf(&mut buf) {
+                match read_some(&conn.stream, &mut buf) {
                     Ok(0) => {
                         break if close_sent {
                             Error::ConnectionManuallyClosed
@@ -797,6 +797,35 @@ async fn run(conn: Arc<ConnectionInner>) {
         e => tracing::debug!(remote = ?conn.info.remote, "connection ended: {e}"),
     }
     conn.terminate(end);
+}
+
+/// One non-blocking read into `buf`'s spare capacity. When the read did not
+/// fill the spare room the socket is drained, so readiness is cleared right
+/// away (through `try_io` reporting `WouldBlock` after the data was taken):
+/// this saves the extra `read` returning `EAGAIN` that a plain
+/// `try_read_buf` loop makes per message. Tokio's readiness ticks make this
+/// safe: data arriving after our read sets readiness again.
+fn read_some(stream: &TcpStream, buf: &mut BytesMut) -> std::io::Result<usize> {
+    let mut got: Option<usize> = None;
+    let res = stream.try_io(tokio::io::Interest::READABLE, || {
+        let spare = buf.spare_capacity_mut();
+        let room = spare.len();
+        let n = socket2::SockRef::from(stream).recv(spare)?;
+        // SAFETY: `recv` initialised the first `n` bytes of the spare
+        // capacity.
+        unsafe { buf.set_len(buf.len() + n) };
+        got = Some(n);
+        if n > 0 && n < room {
+            Err(std::io::ErrorKind::WouldBlock.into())
+        } else {
+            Ok(n)
+        }
+    });
+    match (res, got) {
+        (_, Some(n)) => Ok(n),
+        (Err(e), None) => Err(e),
+        (Ok(n), None) => Ok(n),
+    }
 }
 
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {
