@@ -403,12 +403,15 @@ impl Topic {
             .with_store(move |s| s.put_subscriber(&name, &p, &qos))
             .await?;
         let publisher = inst.subscriber_publisher_proxy(&self.name, &proxy.identity);
-        tracing::debug!(
-            topic = %self.name,
-            subscriber = %identity_to_string(&proxy.identity),
-            mode = ?proxy.mode,
-            "subscribed"
-        );
+        if inst.config.trace_subscriber > 0 {
+            tracing::info!(
+                topic = %self.name,
+                subscriber = %identity_to_string(&proxy.identity),
+                mode = ?proxy.mode,
+                qos = ?parsed,
+                "subscribed"
+            );
+        }
         self.add_subscriber(inst, proxy, &parsed, seq);
         Ok(publisher)
     }
@@ -440,7 +443,9 @@ impl Topic {
         inst.with_store(move |s| s.remove_subscriber(&name, &id2))
             .await?;
         self.take_subscriber(&id, None);
-        tracing::debug!(topic = %self.name, subscriber = %identity_to_string(&id), "unsubscribed");
+        if inst.config.trace_subscriber > 0 {
+            tracing::info!(topic = %self.name, subscriber = %identity_to_string(&id), "unsubscribed");
+        }
         Ok(())
     }
 
@@ -480,7 +485,9 @@ impl Topic {
         let seq = inst
             .with_store(move |s| s.put_link(&tname, &n2, cost, &to2, &l2))
             .await?;
-        tracing::debug!(topic = %self.name, to = %name, cost, "linked");
+        if inst.config.trace_topic > 0 {
+            tracing::info!(topic = %self.name, to = %name, cost, "linked");
+        }
         self.add_link(inst, name, cost, to, &link, seq);
         Ok(())
     }

@@ -746,3 +746,29 @@ async fn a_stalled_subscriber_does_not_delay_the_others() {
     assert!(out.get("stalled_received").as_i64() <= 5);
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn icestormadmin_finds_the_manager_through_the_finder() {
+    if !peers_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(
+        StormConfig {
+            instance_name: "Other".into(),
+            ..config(dir.path())
+        },
+        Communicator::new(),
+    )
+    .await
+    .unwrap();
+    // No manager proxy: icestormadmin asks IceStorm/Finder at Host:Port.
+    let mut cmd = Command::new("icestormadmin");
+    cmd.arg("--IceStormAdmin.Host=127.0.0.1")
+        .arg(format!("--IceStormAdmin.Port={}", tm_port(&server)))
+        .args(["-e", "create x; topics; current"]);
+    let (ok, out, err) = run(cmd).await;
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), "x\nOther/TopicManager");
+    server.shutdown().await;
+}
