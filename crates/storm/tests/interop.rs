@@ -322,11 +322,29 @@ async fn binary_state_survives_sigkill() {
     child.0.kill().unwrap();
     child.0.wait().unwrap();
     drop(child);
-    let (_child, port) = spawn_binary(dir.path());
+    let (mut child, port) = spawn_binary(dir.path());
     let (_, topics, _) = admin(port, "topics").await;
     assert_eq!(topics.trim(), "durable1\ndurable2");
     let (_, links, _) = admin(port, "links").await;
     assert_eq!(links.trim(), "durable1 to durable2 with cost 4");
+    // SIGTERM: graceful shutdown, exit status 0.
+    let pid = child.0.id().to_string();
+    let (ok, _, _) = run({
+        let mut c = Command::new("kill");
+        c.args(["-TERM", &pid]);
+        c
+    })
+    .await;
+    assert!(ok);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            assert!(status.success(), "{status}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "floe-storm ignored SIGTERM");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 /// A real IceStorm in IceBox on free ports, killed on drop.
