@@ -149,6 +149,9 @@ struct Shared {
     dropped: AtomicU64,
     /// Payload bytes of the events in the queue.
     queued_bytes: AtomicUsize,
+    /// Whether this subscriber is counted in `TopicCounters::offline`
+    /// (swapped, so exactly one side undoes it: the task or `Drop`).
+    counted_offline: AtomicBool,
 }
 
 impl Shared {
@@ -195,6 +198,9 @@ impl std::fmt::Debug for Subscriber {
 impl Drop for Subscriber {
     fn drop(&mut self) {
         self.task.abort();
+        if self.shared.counted_offline.swap(false, Ordering::Relaxed) {
+            self.counters.offline.fetch_sub(1, Ordering::Relaxed);
+        }
     }
 }
 
@@ -420,7 +426,9 @@ impl DeliveryTask {
                                 "subscriber offline"
                             );
                             self.shared.offline.store(true, Ordering::Relaxed);
-                            self.counters.offline.fetch_add(1, Ordering::Relaxed);
+                            if !self.shared.counted_offline.swap(true, Ordering::Relaxed) {
+                                self.counters.offline.fetch_add(1, Ordering::Relaxed);
+                            }
                             offline_until = Some(Instant::now() + self.config.discard_interval);
                         }
                     }
@@ -430,7 +438,9 @@ impl DeliveryTask {
                     let lost = self.drain();
                     self.count_dropped(lost);
                     self.shared.offline.store(false, Ordering::Relaxed);
-                    self.counters.offline.fetch_sub(1, Ordering::Relaxed);
+                    if self.shared.counted_offline.swap(false, Ordering::Relaxed) {
+                        self.counters.offline.fetch_sub(1, Ordering::Relaxed);
+                    }
                     tracing::debug!(subscriber = %identity_to_string(&self.id), "subscriber online");
                 }
                 event = self.rx.recv(), if offline_until.is_none() && (is_batch || in_flight.len() < max_out) => {
@@ -724,6 +734,22 @@ mod tests {
         }
         assert_eq!(s.removed.lock().unwrap().len(), 1);
         assert!(s.counters.dropped.load(Ordering::SeqCst) >= 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn dropping_an_offline_subscriber_updates_the_offline_gauge() {
+        let s = setup(
+            DeliveryStyle::Oneway,
+            -1,
+            &[Behaviour::Fail],
+            DeliveryConfig::default(),
+        );
+        s.sub.offer(&ev("a"));
+        settle().await;
+        assert_eq!(s.counters.offline.load(Ordering::SeqCst), 1);
+        let counters = s.counters.clone();
+        drop(s);
+        assert_eq!(counters.offline.load(Ordering::SeqCst), 0);
     }
 
     #[tokio::test(start_paused = true)]
