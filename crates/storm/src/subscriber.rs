@@ -386,10 +386,12 @@ impl DeliveryTask {
         let mut flush = tokio::time::interval(flush_period);
         flush.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let is_batch = self.style == DeliveryStyle::Batch;
-        let far = Instant::now() + Duration::from_secs(86_400 * 365);
+        // One timer for the whole life of the task, reset when going
+        // offline (no timer churn per event).
+        let offline_timer = tokio::time::sleep(Duration::ZERO);
+        tokio::pin!(offline_timer);
 
         loop {
-            let wake = offline_until.unwrap_or(far);
             tokio::select! {
                 biased;
                 (count, result) = in_flight.next(), if !in_flight.is_empty() => {
@@ -429,11 +431,13 @@ impl DeliveryTask {
                             if !self.shared.counted_offline.swap(true, Ordering::Relaxed) {
                                 self.counters.offline.fetch_add(1, Ordering::Relaxed);
                             }
-                            offline_until = Some(Instant::now() + self.config.discard_interval);
+                            let until = Instant::now() + self.config.discard_interval;
+                            offline_until = Some(until);
+                            offline_timer.as_mut().reset(until);
                         }
                     }
                 }
-                () = tokio::time::sleep_until(wake), if offline_until.is_some() => {
+                () = &mut offline_timer, if offline_until.is_some() => {
                     offline_until = None;
                     let lost = self.drain();
                     self.count_dropped(lost);
