@@ -47,6 +47,11 @@ pub const MAX_OUTSTANDING_TWOWAY: usize = 5;
 /// Events sent in one `forward` call over a link, at most.
 pub const LINK_BATCH_MAX: usize = 1000;
 
+/// Payload bytes gathered into one `forward` call, at most (an event larger
+/// than this goes alone), so a forward stays well below the receiving
+/// broker's `Ice.MessageSizeMax` (1 MB by default).
+pub const LINK_BATCH_BYTES: usize = 256 * 1024;
+
 /// How a subscriber is delivered to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DeliveryStyle {
@@ -362,6 +367,17 @@ impl InFlight {
     }
 }
 
+/// The carried-over event if any, else the next one from the queue.
+async fn next_event(
+    carry: &mut Option<Arc<Event>>,
+    rx: &mut mpsc::Receiver<Arc<Event>>,
+) -> Option<Arc<Event>> {
+    match carry.take() {
+        Some(e) => Some(e),
+        None => rx.recv().await,
+    }
+}
+
 /// The task that owns a subscriber's queue.
 struct DeliveryTask {
     id: Identity,
@@ -382,6 +398,9 @@ impl DeliveryTask {
         let mut batch: Vec<Arc<Event>> = Vec::new();
         let mut failures: u32 = 0;
         let mut offline_until: Option<Instant> = None;
+        // An event taken from the queue that did not fit into the last
+        // link forward; it goes first next time.
+        let mut carry: Option<Arc<Event>> = None;
         let flush_period = self.config.flush_interval.max(Duration::from_millis(100));
         let mut flush = tokio::time::interval(flush_period);
         flush.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -402,9 +421,10 @@ impl DeliveryTask {
                             self.counters.events_out.fetch_add(count as u64, Ordering::Relaxed);
                         }
                         Err(e) => {
-                            let lost = count + in_flight.len() + batch.len();
+                            let lost = count + in_flight.len() + batch.len() + usize::from(carry.is_some());
                             in_flight.clear();
                             batch.clear();
+                            carry = None;
                             let lost = lost + self.drain();
                             self.count_dropped(lost);
                             if let Some(reason) = self.removal_reason(&e, failures) {
@@ -447,17 +467,24 @@ impl DeliveryTask {
                     }
                     tracing::debug!(subscriber = %identity_to_string(&self.id), "subscriber online");
                 }
-                event = self.rx.recv(), if offline_until.is_none() && (is_batch || in_flight.len() < max_out) => {
+                event = next_event(&mut carry, &mut self.rx), if offline_until.is_none() && (is_batch || in_flight.len() < max_out) => {
                     let Some(event) = event else { return };
                     self.shared.dequeued(&event);
                     match self.style {
                         DeliveryStyle::Batch => batch.push(event),
                         DeliveryStyle::Link => {
+                            let mut bytes = event.size();
                             let mut events = vec![event];
-                            while events.len() < LINK_BATCH_MAX {
+                            while events.len() < LINK_BATCH_MAX && bytes < LINK_BATCH_BYTES {
                                 match self.rx.try_recv() {
                                     Ok(e) => {
                                         self.shared.dequeued(&e);
+                                        if bytes + e.size() > LINK_BATCH_BYTES {
+                                            // Next call's first event.
+                                            carry = Some(e);
+                                            break;
+                                        }
+                                        bytes += e.size();
                                         events.push(e);
                                     }
                                     Err(_) => break,
@@ -481,6 +508,8 @@ impl DeliveryTask {
     }
 
     /// Discards everything queued; returns how many events that was.
+    /// (Only called when nothing is carried over: failures clear `carry`
+    /// first, and nothing is taken from the queue while offline.)
     fn drain(&mut self) -> usize {
         let mut n = 0;
         while let Ok(e) = self.rx.try_recv() {
@@ -865,6 +894,35 @@ mod tests {
         let calls = s.sink.delivered.lock().unwrap().clone();
         assert_eq!(calls.concat(), vec!["a", "b", "c", "d"]);
         assert!(calls.len() <= 2, "{calls:?}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn link_forwards_are_bounded_in_bytes() {
+        let s = setup(
+            DeliveryStyle::Link,
+            -1,
+            &[Behaviour::Delay(Duration::from_millis(50)); 10],
+            DeliveryConfig::default(),
+        );
+        let big = |op: &str| {
+            Event::new(
+                op,
+                OperationMode::Normal,
+                Default::default(),
+                floe::wire::Encapsulation {
+                    encoding: floe::wire::ENCODING_1_1,
+                    data: bytes::Bytes::from(vec![0u8; 100_000]),
+                },
+            )
+        };
+        for i in 0..7 {
+            s.sub.offer(&big(&format!("b{i}")));
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let calls = s.sink.delivered.lock().unwrap().clone();
+        assert_eq!(calls.concat(), ["b0", "b1", "b2", "b3", "b4", "b5", "b6"]);
+        // 100 KB events: at most two fit under LINK_BATCH_BYTES.
+        assert!(calls.iter().all(|c| c.len() <= 2), "{calls:?}");
     }
 
     #[test]
