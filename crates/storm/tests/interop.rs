@@ -116,7 +116,7 @@ async fn python_publisher_and_subscribers_get_events_byte_for_byte() {
     let out = pubsub(tm_port(&server), &["basic"]).await;
     let received = out.get("received").as_array();
     let published = out.get("published").as_array();
-    assert_eq!(published.len(), 6);
+    assert_eq!(published.len(), 7);
     assert_eq!(received.len(), out.get("expected").as_i64() as usize);
     // Twoway publishers got an immediate empty 1.1 reply.
     for r in out.get("twoway_replies").as_array() {
@@ -153,7 +153,7 @@ async fn python_publisher_and_subscribers_get_events_byte_for_byte() {
         .filter(|r| r.get("sub").as_str() == "datagram")
         .map(|r| r.get("op").as_str())
         .collect();
-    assert_eq!(dgram, ["o", "structs", "anyop", "enums", "ice_ping"]);
+    assert_eq!(dgram, ["o", "structs", "anyop", "enums", "ice_ping", "batched"]);
     let subs = server.broker().topic("demo").unwrap().subscriber_ids();
     assert!(!subs.iter().any(|id| id.name == "sub-datagram"), "{subs:?}");
     assert_eq!(subs.len(), 4);

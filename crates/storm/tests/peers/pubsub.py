@@ -73,11 +73,15 @@ def main():
             events.append(("enums", Ice.OperationMode.Normal, {}, encaps(bytes.fromhex("022c0100"), (1, 0)),
                            oneway_pub))
             events.append(("ice_ping", Ice.OperationMode.Nonmutating, {}, encaps(b""), twoway_pub))
+            events.append(("batched", Ice.OperationMode.Normal, {"via": "batch"}, encaps(b"\x07"),
+                           publisher.ice_batchOneway()))
             big = bytes(range(256)) * 400
             # Too big for a datagram: the datagram subscriber fails on it.
             events.append(("big", Ice.OperationMode.Normal, {}, encaps(big), oneway_pub))
             for op, mode, ctx, params, prx in events:
                 ok, reply = prx.ice_invoke(op, mode, params, ctx)
+                if prx.ice_isBatchOneway():
+                    prx.ice_flushBatchRequests()
                 if prx.ice_isTwoway():
                     out.setdefault("twoway_replies", []).append(bytes(reply).hex())
                 out["published"].append({"op": op, "mode": int(mode.value), "ctx": ctx, "params": params.hex()})
