@@ -153,7 +153,10 @@ async fn python_publisher_and_subscribers_get_events_byte_for_byte() {
         .filter(|r| r.get("sub").as_str() == "datagram")
         .map(|r| r.get("op").as_str())
         .collect();
-    assert_eq!(dgram, ["o", "structs", "anyop", "enums", "ice_ping", "batched"]);
+    assert_eq!(
+        dgram,
+        ["o", "structs", "anyop", "enums", "ice_ping", "batched"]
+    );
     let subs = server.broker().topic("demo").unwrap().subscriber_ids();
     assert!(!subs.iter().any(|id| id.name == "sub-datagram"), "{subs:?}");
     assert_eq!(subs.len(), 4);
@@ -789,4 +792,45 @@ async fn icestormadmin_finds_the_manager_through_the_finder() {
     assert!(ok, "{err}");
     assert_eq!(out.trim(), "x\nOther/TopicManager");
     server.shutdown().await;
+}
+
+/// Replaces every port number after `-p ` with `N`.
+fn without_ports(s: &str) -> String {
+    let mut out = Vec::new();
+    let mut after_p = false;
+    for word in s.split(' ') {
+        if after_p && word.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+            let rest: String = word.chars().skip_while(char::is_ascii_digit).collect();
+            out.push(format!("N{rest}"));
+        } else {
+            out.push(word.to_owned());
+        }
+        after_p = word == "-p";
+    }
+    out.join(" ")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn encoding_1_0_clients_see_what_icestorm_sends() {
+    if !peers_available() {
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/enc10.py");
+    let session = |port: u16| {
+        let mut cmd = Command::new(PYTHON);
+        cmd.arg(&script).arg(port.to_string());
+        async move {
+            let (ok, out, err) = run(cmd).await;
+            assert!(ok, "enc10.py failed: {err}");
+            without_ports(&out)
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path()).await;
+    let ours = session(tm_port(&server)).await;
+    server.shutdown().await;
+    let reference = RealIceStorm::start();
+    let theirs = session(reference.port).await;
+    assert_eq!(ours, theirs);
+    assert!(ours.contains("badqos invalid reliability: x"), "{ours}");
 }
