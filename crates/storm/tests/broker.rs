@@ -661,3 +661,88 @@ async fn links_forward_with_cost_filter_and_one_hop_between_two_brokers() {
     assert_eq!(ops(&sinks_a, "local"), ["c3", "c9", "c1"]);
     assert_eq!(ops(&sinks_b, "remote"), ["c3", "c1"]);
 }
+
+/// Hostile input: every captured request, truncated at every length and
+/// with every byte flipped, gets a reply (never a panic); so do `forward`
+/// calls with mangled event data.
+#[tokio::test]
+async fn mangled_requests_get_replies_not_panics() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = open(dir.path(), Arc::new(FakeSinks::default()));
+    call(
+        &broker,
+        "IceStorm/TopicManager",
+        "create",
+        0,
+        params(|e| e.write_string("news")),
+    )
+    .await;
+    call(
+        &broker,
+        "IceStorm/TopicManager",
+        "create",
+        0,
+        params(|e| e.write_string("news2")),
+    )
+    .await;
+    let golden = include_str!("golden/icestorm_topic_manager.txt");
+    let mut forward = vec![(
+        "IceStorm/news.link".to_string(),
+        "forward".to_string(),
+        0u8,
+        params_bytes(|e| {
+            e.write_size(2);
+            for op in ["a", "b"] {
+                e.write_string(op);
+                e.write_size(0);
+                e.write_byte_seq(&[6, 0, 0, 0, 1, 1]);
+                e.write_size(1);
+                e.write_string("cost");
+                e.write_string("1");
+            }
+        }),
+    )];
+    let mut cases: Vec<(String, String, u8, Bytes)> = golden
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (
+                f[0].to_string(),
+                f[1].to_string(),
+                f[2].parse().unwrap(),
+                unhex(f[3]),
+            )
+        })
+        .filter(|(_, op, _, _)| op != "destroy")
+        .collect();
+    cases.append(&mut forward);
+    let mut replies = 0;
+    for (id, op, mode, full) in cases {
+        let data = full.slice(6..);
+        let mut variants: Vec<Vec<u8>> = (0..data.len()).map(|n| data[..n].to_vec()).collect();
+        for i in 0..data.len() {
+            let mut v = data.to_vec();
+            v[i] ^= 0xff;
+            variants.push(v);
+        }
+        for v in variants {
+            let req = Request::new(
+                &op,
+                mode,
+                Encapsulation {
+                    encoding: ENCODING_1_1,
+                    data: Bytes::from(v),
+                },
+            );
+            let identity = parse_identity(&id);
+            let _ = if id.ends_with(".link") {
+                broker.dispatch_publish(&identity, "", &req)
+            } else {
+                broker.dispatch_topic_manager(&identity, "", &req).await
+            };
+            replies += 1;
+        }
+    }
+    assert!(replies > 1500, "{replies}");
+}
