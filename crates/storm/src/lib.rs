@@ -7,7 +7,7 @@
 //! A tour:
 //!
 //! - [`types`]: the IceStorm Slice types encoded by hand (QoS, LinkInfo,
-//!   EventData, exceptions) and [`types::ProxyData`].
+//!   EventData, exceptions) and helpers over floe-wire's `ProxyData`.
 //! - [`qos`]: QoS validation, exactly as IceStorm 3.7 does it.
 //! - [`event`]: a published request, shared (`Arc` + `Bytes`) across subscribers.
 //! - [`sink`]: the [`sink::SubscriberSink`] seam between delivery logic and the network.
