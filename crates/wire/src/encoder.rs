@@ -234,7 +234,10 @@ impl Encoder {
             .encaps
             .pop()
             .expect("end_encapsulation without start_encapsulation");
-        assert_eq!(open.start, mark.0, "encapsulations must be closed innermost first");
+        assert_eq!(
+            open.start, mark.0,
+            "encapsulations must be closed innermost first"
+        );
         let start = open.start;
         let size = (self.buf.len() - start) as i32;
         self.buf[start..start + 4].copy_from_slice(&size.to_le_bytes());
