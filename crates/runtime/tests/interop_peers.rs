@@ -40,3 +40,14 @@ fn server_peer_is_killed_on_drop() {
         "py_server still accepts connections on {port} after drop"
     );
 }
+
+#[test]
+fn node_client_against_cpp_server() {
+    if interop_disabled("node_client_against_cpp_server") {
+        return;
+    }
+    let server = start_cpp_server(&[]);
+    if let Some(report) = run_node_client(&server.endpoint(), &[]) {
+        report.assert_all_pass(CHECKS);
+    }
+}

@@ -352,6 +352,9 @@ pub struct ClientReport {
     pub results: BTreeMap<String, Option<String>>,
     /// Check names in the order they were reported.
     pub order: Vec<String>,
+    /// `name: why` of the checks the client cannot run (SKIP lines; they count as
+    /// reported, not failed).
+    pub skipped: Vec<String>,
     /// The SUMMARY line, if the client got that far.
     pub summary: Option<String>,
     /// Exit status (None if killed on timeout).
@@ -381,6 +384,7 @@ impl ClientReport {
             name: name.to_owned(),
             results: BTreeMap::new(),
             order: Vec::new(),
+            skipped: Vec::new(),
             summary: None,
             status,
             output,
@@ -391,6 +395,10 @@ impl ClientReport {
             } else if let Some(rest) = line.strip_prefix("FAIL ") {
                 let (check, detail) = rest.split_once(": ").unwrap_or((rest, ""));
                 report.record(check.trim(), Some(detail.to_owned()));
+            } else if let Some(rest) = line.strip_prefix("SKIP ") {
+                let (check, why) = rest.split_once(": ").unwrap_or((rest, ""));
+                report.skipped.push(format!("{}: {why}", check.trim()));
+                report.record(check.trim(), None);
             } else if line.starts_with("SUMMARY ") {
                 report.summary = Some(line.clone());
             }
@@ -437,6 +445,9 @@ impl ClientReport {
             );
         }
         println!("{}: {}", self.name, self.summary.as_deref().unwrap_or(""));
+        for skip in &self.skipped {
+            println!("{}: SKIP {skip}", self.name);
+        }
     }
 }
 
@@ -582,4 +593,88 @@ fn run_parallel(mut cmds: Vec<Command>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The npm package of Ice for JavaScript (3.7.100 is Ice 3.7.10).
+pub const NODE_ICE: &str = "ice@3.7.100";
+
+/// Runs node_client.js against `endpoint`, or returns None after printing why when
+/// node, npm or the npm registry is unavailable (the Node peer is optional).
+pub fn run_node_client(endpoint: &str, extra: &[&str]) -> Option<ClientReport> {
+    let dir = match node_peer() {
+        Ok(dir) => dir,
+        Err(why) => {
+            println!("node client skipped: {why}");
+            return None;
+        }
+    };
+    let mut cmd = Command::new("node");
+    cmd.arg(interop_dir().join("node_client.js"))
+        .arg(dir)
+        .arg(endpoint)
+        .args(extra);
+    Some(ClientReport::run("node_client", cmd))
+}
+
+/// Installs `ice` from npm under `target/interop-node/` and compiles Interop.ice
+/// there with slice2js (once per stamp). Returns the directory.
+pub fn node_peer() -> Result<&'static Path, String> {
+    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    DIR.get_or_init(build_node_peer)
+        .as_ref()
+        .map(|p| p.as_path())
+        .map_err(Clone::clone)
+}
+
+fn build_node_peer() -> Result<PathBuf, String> {
+    let dir = target_dir().join("interop-node");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
+    run_tool(Command::new("node").arg("--version"))
+        .map_err(|e| format!("node unavailable: {e}"))?;
+    if !dir
+        .join("node_modules")
+        .join("ice")
+        .join("package.json")
+        .exists()
+    {
+        run_tool(
+            Command::new("npm")
+                .args([
+                    "install",
+                    "--no-audit",
+                    "--no-fund",
+                    "--no-save",
+                    "--prefix",
+                ])
+                .arg(&dir)
+                .arg(NODE_ICE),
+        )
+        .map_err(|e| format!("npm install {NODE_ICE} failed (registry unavailable?): {e}"))?;
+    }
+    let ice = interop_dir().join("Interop.ice");
+    let text = std::fs::read(&ice).map_err(|e| format!("read Interop.ice: {e}"))?;
+    let mut hasher = DefaultHasher::new();
+    text.hash(&mut hasher);
+    let stamp = format!("{:016x}", hasher.finish());
+    let stamp_file = dir.join("stamp");
+    if std::fs::read_to_string(&stamp_file).is_ok_and(|s| s.trim() == stamp)
+        && dir.join("Interop.js").exists()
+    {
+        return Ok(dir);
+    }
+    let work = dir.join(format!("gen-{}", std::process::id()));
+    std::fs::create_dir_all(&work).map_err(|e| format!("create {}: {e}", work.display()))?;
+    run_tool(
+        Command::new("slice2js")
+            .arg(format!("-I{}", interop_dir().display()))
+            .arg("--output-dir")
+            .arg(&work)
+            .arg(&ice),
+    )
+    .map_err(|e| format!("slice2js unavailable or failed: {e}"))?;
+    std::fs::rename(work.join("Interop.js"), dir.join("Interop.js"))
+        .map_err(|e| format!("install Interop.js: {e}"))?;
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::write(&stamp_file, &stamp).map_err(|e| format!("write stamp: {e}"))?;
+    Ok(dir)
 }
