@@ -51,3 +51,14 @@ fn node_client_against_cpp_server() {
         report.assert_all_pass(CHECKS);
     }
 }
+
+#[test]
+fn java_client_against_python_server() {
+    if interop_disabled("java_client_against_python_server") {
+        return;
+    }
+    let server = start_py_server(&[]);
+    if let Some(report) = run_java_client(&server.endpoint(), &[]) {
+        report.assert_all_pass(CHECKS);
+    }
+}

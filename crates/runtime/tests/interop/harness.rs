@@ -678,3 +678,102 @@ fn build_node_peer() -> Result<PathBuf, String> {
     std::fs::write(&stamp_file, &stamp).map_err(|e| format!("write stamp: {e}"))?;
     Ok(dir)
 }
+
+/// The Maven artifact of Ice for Java.
+pub const JAVA_ICE: &str = "com.zeroc:ice:3.7.10";
+
+/// Runs JavaClient against `endpoint`, or returns None after printing why when
+/// java, javac, mvn or Maven Central is unavailable (the Java peer is optional).
+pub fn run_java_client(endpoint: &str, extra: &[&str]) -> Option<ClientReport> {
+    let dir = match java_peer() {
+        Ok(dir) => dir,
+        Err(why) => {
+            println!("java client skipped: {why}");
+            return None;
+        }
+    };
+    let classpath = format!(
+        "{}:{}",
+        dir.join("ice.jar").display(),
+        dir.join("classes").display()
+    );
+    let mut cmd = Command::new("java");
+    cmd.arg("-cp")
+        .arg(classpath)
+        .arg("JavaClient")
+        .arg(endpoint)
+        .args(extra);
+    Some(ClientReport::run("java_client", cmd))
+}
+
+/// Fetches Ice for Java with Maven into `target/interop-java/ice.jar` and compiles
+/// Interop.ice (slice2java) and JavaClient.java there (once per stamp).
+pub fn java_peer() -> Result<&'static Path, String> {
+    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    DIR.get_or_init(build_java_peer)
+        .as_ref()
+        .map(|p| p.as_path())
+        .map_err(Clone::clone)
+}
+
+fn build_java_peer() -> Result<PathBuf, String> {
+    let dir = target_dir().join("interop-java");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
+    run_tool(Command::new("javac").arg("-version"))
+        .map_err(|e| format!("javac unavailable: {e}"))?;
+    let jar = dir.join("ice.jar");
+    if !jar.exists() {
+        run_tool(
+            Command::new("mvn")
+                .args(["-q", "-B", "dependency:copy"])
+                .arg(format!("-Dartifact={JAVA_ICE}"))
+                .arg(format!("-DoutputDirectory={}", dir.display()))
+                .arg("-Dmdep.stripVersion=true"),
+        )
+        .map_err(|e| format!("mvn could not fetch {JAVA_ICE} (registry unavailable?): {e}"))?;
+    }
+    let mut hasher = DefaultHasher::new();
+    for file in ["Interop.ice", "JavaClient.java"] {
+        let text =
+            std::fs::read(interop_dir().join(file)).map_err(|e| format!("read {file}: {e}"))?;
+        text.hash(&mut hasher);
+    }
+    let stamp = format!("{:016x}", hasher.finish());
+    let stamp_file = dir.join("stamp");
+    let classes = dir.join("classes");
+    if std::fs::read_to_string(&stamp_file).is_ok_and(|s| s.trim() == stamp) && classes.exists() {
+        return Ok(dir);
+    }
+    let work = dir.join(format!("build-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    let gen = work.join("gen");
+    let out = work.join("classes");
+    std::fs::create_dir_all(&gen).map_err(|e| format!("create {}: {e}", gen.display()))?;
+    std::fs::create_dir_all(&out).map_err(|e| format!("create {}: {e}", out.display()))?;
+    run_tool(
+        Command::new("slice2java")
+            .arg(format!("-I{}", interop_dir().display()))
+            .arg("--output-dir")
+            .arg(&gen)
+            .arg(interop_dir().join("Interop.ice")),
+    )
+    .map_err(|e| format!("slice2java unavailable or failed: {e}"))?;
+    let mut javac = Command::new("javac");
+    javac
+        .args(["-nowarn", "-encoding", "UTF-8", "-cp"])
+        .arg(&jar)
+        .arg("-d")
+        .arg(&out);
+    let sources =
+        std::fs::read_dir(gen.join("Interop")).map_err(|e| format!("read generated Java: {e}"))?;
+    for entry in sources.flatten() {
+        javac.arg(entry.path());
+    }
+    javac.arg(interop_dir().join("JavaClient.java"));
+    run_tool(&mut javac)?;
+    let _ = std::fs::remove_dir_all(&classes);
+    std::fs::rename(&out, &classes).map_err(|e| format!("install classes: {e}"))?;
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::write(&stamp_file, &stamp).map_err(|e| format!("write stamp: {e}"))?;
+    Ok(dir)
+}
