@@ -62,3 +62,72 @@ fn java_client_against_python_server() {
         report.assert_all_pass(CHECKS);
     }
 }
+
+/// The hostile cases describe what real Ice servers do; a real client keeps
+/// working on the same server meanwhile.
+fn hostile_against(server: &Server, client: fn(&str, &[&str]) -> ClientReport) {
+    let port = server.port;
+    let attacker = std::thread::spawn(move || {
+        let mut problems = Vec::new();
+        for _ in 0..3 {
+            problems.extend(hostile::run_all(port));
+        }
+        problems
+    });
+    client(&server.endpoint(), &[]).assert_all_pass(CHECKS);
+    let problems = attacker.join().expect("attacker thread");
+    assert!(
+        problems.is_empty(),
+        "hostile cases misbehaved:\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+#[path = "interop/hostile.rs"]
+mod hostile;
+
+#[path = "interop/wiretap.rs"]
+mod wiretap;
+
+#[test]
+fn hostile_frames_against_cpp_server() {
+    if interop_disabled("hostile_frames_against_cpp_server") {
+        return;
+    }
+    hostile_against(&start_cpp_server(&[]), run_py_client);
+}
+
+#[test]
+fn hostile_frames_against_python_server() {
+    if interop_disabled("hostile_frames_against_python_server") {
+        return;
+    }
+    hostile_against(&start_py_server(&[]), run_cpp_client);
+}
+
+#[test]
+fn wiretap_sees_compressed_frames_both_ways() {
+    if interop_disabled("wiretap_sees_compressed_frames_both_ways") {
+        return;
+    }
+    let server = start_cpp_server(&[]);
+    let tap = wiretap::Wiretap::start(server.port);
+    run_py_client(&tap.endpoint(), &["--only=compress"]).assert_all_pass(&["compress"]);
+    use wiretap::Direction::*;
+    assert!(
+        tap.count(ToServer, 2) >= 1,
+        "no compressed request: {:?}",
+        tap.frames()
+    );
+    assert!(
+        tap.count(ToClient, 2) >= 1,
+        "no compressed reply: {:?}",
+        tap.frames()
+    );
+    // The 2-byte echo is below 100 bytes: sent with status 1, answered with status 1.
+    assert!(
+        tap.count(ToServer, 1) >= 1,
+        "no small request with status 1: {:?}",
+        tap.frames()
+    );
+}
