@@ -149,6 +149,18 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// An identity with an empty name and a non-empty category was used
+    /// where an object must be named (e.g. the proxy text `cat/`).
+    #[error("illegal identity: empty name with category `{}`", .0.category)]
+    IllegalIdentity(crate::Identity),
+    /// A `major.minor` version text could not be parsed.
+    #[error("cannot parse version `{input}`: {reason}")]
+    VersionParse {
+        /// The text.
+        input: String,
+        /// Why.
+        reason: String,
+    },
     /// A stringified endpoint could not be parsed.
     #[error("cannot parse endpoint `{input}`: {reason}")]
     EndpointParse {
@@ -224,6 +236,8 @@ impl Error {
             Error::IdentityParse { .. } => "::Ice::IdentityParseException",
             Error::ProxyParse { .. } => "::Ice::ProxyParseException",
             Error::EndpointParse { .. } => "::Ice::EndpointParseException",
+            Error::IllegalIdentity(_) => "::Ice::IllegalIdentityException",
+            Error::VersionParse { .. } => "::Ice::VersionParseException",
         }
     }
 
