@@ -127,6 +127,15 @@ pub enum Error {
         /// The type id that could not be instantiated.
         type_id: String,
     },
+    /// A class instance was not of the type the Slice definition expects
+    /// (e.g. a `Node` where a `Base` member was declared).
+    #[error("unexpected class instance of type `{type_id}`, expected `{expected}`")]
+    UnexpectedObject {
+        /// The type id received.
+        type_id: String,
+        /// The type id expected.
+        expected: String,
+    },
     /// A user exception whose type this side does not know.
     #[error("unknown user exception `{type_id}`")]
     UnknownUserException {
@@ -232,6 +241,7 @@ impl Error {
             Error::ProxyUnmarshal(_) => "::Ice::ProxyUnmarshalException",
             Error::Marshal { .. } => "::Ice::MarshalException",
             Error::NoValueFactory { .. } => "::Ice::NoValueFactoryException",
+            Error::UnexpectedObject { .. } => "::Ice::UnexpectedObjectException",
             Error::UnknownUserException { .. } => "::Ice::UnknownUserException",
             Error::IdentityParse { .. } => "::Ice::IdentityParseException",
             Error::ProxyParse { .. } => "::Ice::ProxyParseException",

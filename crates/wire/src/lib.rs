@@ -17,6 +17,9 @@
 //!   `Option<ProxyData>` (null = `00 00`). [`proxy_string`] and
 //!   [`endpoint_string`] parse and print their text forms exactly like Ice
 //!   (`hello -t -e 1.1:tcp -h 127.0.0.1 -p 10000 -t 60000`).
+//! - [`class`] holds class instances ([`class::Value`], [`class::ClassRef`])
+//!   and [`exception`] user exceptions ([`exception::UserException`]), in the
+//!   compact and sliced formats (§4.12, §4.13).
 //! - Every failure is an [`Error`] named after the Ice exception a real Ice
 //!   peer would raise; no decoder panics or allocates more than the input
 //!   justifies.
@@ -33,6 +36,7 @@ pub mod endpoint;
 pub mod endpoint_string;
 pub mod error;
 pub mod escape;
+pub mod exception;
 pub mod identity;
 pub mod identity_string;
 pub mod optional;
@@ -40,6 +44,7 @@ pub mod proxy;
 pub mod proxy_string;
 pub mod version;
 
+pub use class::{ClassFormat, ClassRef, Value, ValuePtr, ValueType};
 pub use codec::{Decode, Encode, WireType};
 pub use decoder::{Decoder, Encapsulation};
 pub use encoder::{EncapsulationMark, Encoder};
@@ -51,6 +56,7 @@ pub use endpoint_string::{
 };
 pub use error::{Error, Location, Result};
 pub use escape::ToStringMode;
+pub use exception::{UserException, UserExceptionRegistry, UserExceptionType};
 pub use identity::Identity;
 pub use identity_string::{identity_to_string, string_to_identity};
 pub use optional::{OptionalFormat, OptionalKind};
