@@ -94,7 +94,11 @@ impl ValueType for SecretDerived {
 }
 
 impl Value for SecretDerived {
-    value_ids!("::Interop::SecretDerived", "::Interop::Derived", "::Interop::Base");
+    value_ids!(
+        "::Interop::SecretDerived",
+        "::Interop::Derived",
+        "::Interop::Base"
+    );
     fn write_slices(&self, enc: &mut Encoder) {
         enc.start_slice(Self::TYPE_ID, None, false);
         enc.write_string(&self.secret);
@@ -314,7 +318,11 @@ impl UserException for SecretErr {
         Self::TYPE_ID
     }
     fn ice_ids(&self) -> &'static [&'static str] {
-        &["::Interop::SecretErr", "::Interop::DerivedErr", "::Interop::BaseErr"]
+        &[
+            "::Interop::SecretErr",
+            "::Interop::DerivedErr",
+            "::Interop::BaseErr",
+        ]
     }
     fn write_slices(&self, enc: &mut Encoder) {
         enc.start_slice(Self::TYPE_ID, None, false);

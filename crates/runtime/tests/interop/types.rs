@@ -36,7 +36,9 @@ impl Decode for Color {
             0 => Ok(Color::Red),
             1 => Ok(Color::Green),
             2 => Ok(Color::Blue),
-            v => Err(Error::marshal(format!("invalid enumerator {v} for ::Interop::Color"))),
+            v => Err(Error::marshal(format!(
+                "invalid enumerator {v} for ::Interop::Color"
+            ))),
         }
     }
 }
@@ -69,7 +71,9 @@ impl Decode for Sparse {
             1 => Ok(Sparse::A),
             10 => Ok(Sparse::B),
             300 => Ok(Sparse::C),
-            v => Err(Error::marshal(format!("invalid enumerator {v} for ::Interop::Sparse"))),
+            v => Err(Error::marshal(format!(
+                "invalid enumerator {v} for ::Interop::Sparse"
+            ))),
         }
     }
 }
