@@ -57,3 +57,42 @@ async fn floe_server_with_cpp_client() {
         .await
         .assert_all_pass(CHECKS);
 }
+
+#[path = "interop/floe_client.rs"]
+mod floe_client;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn floe_client_against_python_server() {
+    if interop_disabled("floe_client_against_python_server") {
+        return;
+    }
+    let server = tokio::task::spawn_blocking(|| start_py_server(&[]))
+        .await
+        .expect("start");
+    floe_client::run_floe_client(
+        "floe_client->py_server",
+        &server.endpoint(),
+        Properties::new(),
+        None,
+    )
+    .await
+    .assert_all_pass(CHECKS);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn floe_client_against_cpp_server() {
+    if interop_disabled("floe_client_against_cpp_server") {
+        return;
+    }
+    let server = tokio::task::spawn_blocking(|| start_cpp_server(&[]))
+        .await
+        .expect("start");
+    floe_client::run_floe_client(
+        "floe_client->cpp_server",
+        &server.endpoint(),
+        Properties::new(),
+        None,
+    )
+    .await
+    .assert_all_pass(CHECKS);
+}
