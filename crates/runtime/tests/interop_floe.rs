@@ -96,3 +96,170 @@ async fn floe_client_against_cpp_server() {
     .await
     .assert_all_pass(CHECKS);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn floe_server_with_node_client() {
+    if interop_disabled("floe_server_with_node_client") {
+        return;
+    }
+    let server = FloeServer::start(Properties::new()).await;
+    let endpoint = server.endpoint();
+    let report = tokio::task::spawn_blocking(move || run_node_client(&endpoint, &[]))
+        .await
+        .expect("client thread");
+    server.stop().await;
+    if let Some(report) = report {
+        report.assert_all_pass(CHECKS);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn floe_server_with_java_client() {
+    if interop_disabled("floe_server_with_java_client") {
+        return;
+    }
+    let server = FloeServer::start(Properties::new()).await;
+    let endpoint = server.endpoint();
+    let report = tokio::task::spawn_blocking(move || run_java_client(&endpoint, &[]))
+        .await
+        .expect("client thread");
+    server.stop().await;
+    if let Some(report) = report {
+        report.assert_all_pass(CHECKS);
+    }
+}
+
+/// floe against itself with the same checks (not interop, but it separates floe
+/// bugs from interop bugs when a cell above fails).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn floe_client_against_floe_server() {
+    if interop_disabled("floe_client_against_floe_server") {
+        return;
+    }
+    let server = FloeServer::start(Properties::new()).await;
+    let report = floe_client::run_floe_client(
+        "floe_client->floe_server",
+        &server.endpoint(),
+        Properties::new(),
+        None,
+    )
+    .await;
+    server.stop().await;
+    report.assert_all_pass(CHECKS);
+}
+
+/// Hostile frames to a floe server, three rounds, while the Python client runs
+/// every check on the same server: each case must get Ice's reaction and the
+/// client must not notice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_frames_against_floe_server() {
+    if interop_disabled("hostile_frames_against_floe_server") {
+        return;
+    }
+    let server = FloeServer::start(Properties::new()).await;
+    let port = server.port;
+    let endpoint = server.endpoint();
+    let attacker = tokio::task::spawn_blocking(move || {
+        let mut problems = Vec::new();
+        for _ in 0..3 {
+            problems.extend(hostile::run_all(port));
+        }
+        problems
+    });
+    let report = tokio::task::spawn_blocking(move || run_py_client(&endpoint, &[]))
+        .await
+        .expect("client thread");
+    let problems = attacker.await.expect("attacker thread");
+    // The server must still answer after all of it.
+    let still_up = tokio::task::spawn_blocking(move || hostile::connect(port).map(drop))
+        .await
+        .expect("probe");
+    server.stop().await;
+    let mut all: Vec<String> = problems.iter().map(|p| format!("hostile {p}")).collect();
+    all.extend(
+        report
+            .problems(CHECKS)
+            .into_iter()
+            .map(|p| format!("py_client {p}")),
+    );
+    if let Err(e) = still_up {
+        all.push(format!("floe server stopped accepting: {e}"));
+    }
+    assert!(
+        all.is_empty(),
+        "hostile frames vs floe server:\n  {}",
+        all.join("\n  ")
+    );
+}
+
+/// Compression on the wire, both directions, checked by a relay that parses
+/// frame headers: requests of >= 100 bytes from a compressing client go out with
+/// status 2, and the server answers them with status 2.
+async fn compressed_both_ways(tap: &wiretap::Wiretap, who: &str) {
+    use wiretap::Direction::*;
+    let frames = tap.frames();
+    assert!(
+        tap.count(ToServer, 2) >= 1,
+        "{who}: no compressed request: {frames:?}"
+    );
+    assert!(
+        tap.count(ToClient, 2) >= 1,
+        "{who}: no compressed reply: {frames:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compression_python_client_to_floe_server() {
+    if interop_disabled("compression_python_client_to_floe_server") {
+        return;
+    }
+    let server = FloeServer::start(Properties::new()).await;
+    let tap = wiretap::Wiretap::start(server.port);
+    // ice_compress(true) on the proxy.
+    let ep = tap.endpoint();
+    let report = tokio::task::spawn_blocking(move || run_py_client(&ep, &["--only=compress"]))
+        .await
+        .expect("client thread");
+    report.assert_all_pass(&["compress"]);
+    compressed_both_ways(&tap, "ice_compress").await;
+    // -z on the endpoint: every request of the client is marked for compression.
+    tap.clear();
+    let ep = format!("{} -z", tap.endpoint());
+    let report = tokio::task::spawn_blocking(move || run_py_client(&ep, &["--only=byte_seq,seqs"]))
+        .await
+        .expect("client thread");
+    report.assert_all_pass(&["byte_seq", "seqs"]);
+    compressed_both_ways(&tap, "-z").await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compression_floe_client_to_cpp_server() {
+    if interop_disabled("compression_floe_client_to_cpp_server") {
+        return;
+    }
+    let server = tokio::task::spawn_blocking(|| start_cpp_server(&[]))
+        .await
+        .expect("start");
+    let tap = wiretap::Wiretap::start(server.port);
+    floe_client::run_floe_client(
+        "floe_client(ice_compress)",
+        &tap.endpoint(),
+        Properties::new(),
+        Some(&["compress"]),
+    )
+    .await
+    .assert_all_pass(&["compress"]);
+    compressed_both_ways(&tap, "ice_compress").await;
+    tap.clear();
+    let ep = format!("{} -z", tap.endpoint());
+    floe_client::run_floe_client(
+        "floe_client(-z)",
+        &ep,
+        Properties::new(),
+        Some(&["byte_seq", "seqs"]),
+    )
+    .await
+    .assert_all_pass(&["byte_seq", "seqs"]);
+    compressed_both_ways(&tap, "-z").await;
+}
