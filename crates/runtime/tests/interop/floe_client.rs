@@ -26,7 +26,7 @@ type Check = Result<(), String>;
 
 macro_rules! ensure {
     ($cond:expr, $($fmt:tt)+) => {
-        if !$cond {
+        if !($cond as bool) {
             return Err(format!($($fmt)+));
         }
     };
