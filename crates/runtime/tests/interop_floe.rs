@@ -263,3 +263,38 @@ async fn compression_floe_client_to_cpp_server() {
     .assert_all_pass(&["byte_seq", "seqs"]);
     compressed_both_ways(&tap, "-z").await;
 }
+
+/// Encoding 1.0 requests (enums as byte/short, proxies without versions): a
+/// floe server must answer in 1.0, and a floe client with `-e 1.0` proxies must
+/// be understood by Ice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn encoding_1_0_python_client_to_floe_server() {
+    if interop_disabled("encoding_1_0_python_client_to_floe_server") {
+        return;
+    }
+    let checks = encoding_1_0_checks();
+    let only = format!("--only={}", checks.join(","));
+    floe_server_with(move |ep| run_py_client(&ep, &["--Ice.Default.EncodingVersion=1.0", &only]))
+        .await
+        .assert_all_pass(&checks);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn encoding_1_0_floe_client_to_cpp_server() {
+    if interop_disabled("encoding_1_0_floe_client_to_cpp_server") {
+        return;
+    }
+    let server = tokio::task::spawn_blocking(|| start_cpp_server(&[]))
+        .await
+        .expect("start");
+    let checks = encoding_1_0_checks();
+    floe_client::run_floe_client_with_options(
+        "floe_client(-e 1.0)->cpp_server",
+        &server.endpoint(),
+        " -e 1.0",
+        Properties::new(),
+        Some(&checks),
+    )
+    .await
+    .assert_all_pass(&checks);
+}

@@ -131,3 +131,18 @@ fn wiretap_sees_compressed_frames_both_ways() {
         tap.frames()
     );
 }
+
+#[test]
+fn python_client_encoding_1_0_against_cpp_server() {
+    if interop_disabled("python_client_encoding_1_0_against_cpp_server") {
+        return;
+    }
+    let server = start_cpp_server(&[]);
+    let checks = encoding_1_0_checks();
+    let only = format!("--only={}", checks.join(","));
+    run_py_client(
+        &server.endpoint(),
+        &["--Ice.Default.EncodingVersion=1.0", &only],
+    )
+    .assert_all_pass(&checks);
+}

@@ -65,6 +65,7 @@ pub struct Driver {
     comm: Communicator,
     test: Proxy,
     endpoint: String,
+    proxy_options: String,
 }
 
 impl Driver {
@@ -202,8 +203,14 @@ fn expect_local<'a>(r: &'a Result<Decoder, Failure>, what: &str) -> Result<&'a E
     }
 }
 
-fn proxy_data(text: &str) -> Result<ProxyData, String> {
-    floe_wire::string_to_proxy(text, &ParseDefaults::default())
+/// Parses `text` as Ice would with `Ice.Default.EncodingVersion` = 1.0 when the
+/// driver's proxies use ` -e 1.0` (proxies read from a 1.0 stream are 1.0 too).
+fn proxy_data(d: &Driver, text: &str) -> Result<ProxyData, String> {
+    let mut defaults = ParseDefaults::default();
+    if d.proxy_options.contains("-e 1.0") {
+        defaults.encoding = floe_wire::ENCODING_1_0;
+    }
+    floe_wire::string_to_proxy(text, &defaults)
         .map_err(|e| format!("parse {text}: {e}"))?
         .ok_or_else(|| format!("{text} is a null proxy"))
 }
@@ -670,7 +677,7 @@ async fn run_check(d: &Driver, name: &str) -> Check {
             }
         }
         "object_not_exist" => {
-            let missing = d.prx(&format!("missing:{}", d.endpoint));
+            let missing = d.prx(&format!("missing{}:{}", d.proxy_options, d.endpoint));
             match missing.ice_ping().await {
                 Err(Error::ObjectNotExist(f)) => eq(f.identity.name.as_str(), "missing", "id")?,
                 other => return Err(format!("ice_ping: expected ObjectNotExist, got {other:?}")),
@@ -697,7 +704,7 @@ async fn run_check(d: &Driver, name: &str) -> Check {
             }
         }
         "proxy_param" => {
-            let p = proxy_data("cat/id -f fac -o:tcp -h 127.0.0.1 -p 12345 -t 500")?;
+            let p = proxy_data(d, "cat/id -f fac -o:tcp -h 127.0.0.1 -p 12345 -t 500")?;
             let mut r = d.call("opProxy", |e| e.write(&Some(p.clone()))).await?;
             let got: Option<ProxyData> = w(r.read())?;
             done(&mut r)?;
@@ -713,7 +720,7 @@ async fn run_check(d: &Driver, name: &str) -> Check {
             ensure!(got.is_none(), "null proxy did not come back null");
             // Send our own proxy (runtime Proxy -> text -> ProxyData) and call through
             // the one that comes back (ProxyData -> text -> runtime Proxy).
-            let mine = proxy_data(&test.ice_facet("facetA").to_string())?;
+            let mine = proxy_data(d, &test.ice_facet("facetA").to_string())?;
             let mut r = d.call("opProxy", |e| e.write(&Some(mine))).await?;
             let back: Option<ProxyData> = w(r.read())?;
             done(&mut r)?;
@@ -949,14 +956,27 @@ pub async fn run_floe_client(
     props: Properties,
     only: Option<&[&str]>,
 ) -> ClientReport {
+    run_floe_client_with_options(name, endpoint, "", props, only).await
+}
+
+/// [`run_floe_client`] with proxy options (e.g. ` -e 1.0`) inserted after the
+/// identity of the proxies the checks build from text.
+pub async fn run_floe_client_with_options(
+    name: &str,
+    endpoint: &str,
+    proxy_options: &str,
+    props: Properties,
+    only: Option<&[&str]>,
+) -> ClientReport {
     let comm = Communicator::with_properties(props);
     let test = comm
-        .string_to_proxy(&format!("test:{endpoint}"))
+        .string_to_proxy(&format!("test{proxy_options}:{endpoint}"))
         .unwrap_or_else(|e| panic!("floe client: bad endpoint {endpoint}: {e}"));
     let driver = Driver {
         comm: comm.clone(),
         test,
         endpoint: endpoint.to_owned(),
+        proxy_options: proxy_options.to_owned(),
     };
     let mut lines = Vec::new();
     let (mut passed, mut failed) = (0, 0);

@@ -75,6 +75,27 @@ pub const CHECKS: &[&str] = &[
     "bidir",
 ];
 
+/// The checks that apply to encoding 1.0 requests (`-e 1.0`): no optionals,
+/// classes or user exceptions (floe only does those in 1.1; a 1.0 request using
+/// them may be answered with status 5, reference §4.8).
+pub fn encoding_1_0_checks() -> Vec<&'static str> {
+    CHECKS
+        .iter()
+        .copied()
+        .filter(|c| !c.starts_with("class_") && !c.starts_with("optionals_"))
+        .filter(|c| {
+            !matches!(
+                *c,
+                "exc_base"
+                    | "exc_derived"
+                    | "exc_sliced_known"
+                    | "exc_sliced_unknown"
+                    | "exc_undeclared"
+            )
+        })
+        .collect()
+}
+
 /// True (after printing why) when `FLOE_NO_INTEROP=1` asks to skip real-peer tests.
 pub fn interop_disabled(test: &str) -> bool {
     if std::env::var("FLOE_NO_INTEROP").is_ok_and(|v| v == "1") {
