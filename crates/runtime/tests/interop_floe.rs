@@ -298,3 +298,80 @@ async fn encoding_1_0_floe_client_to_cpp_server() {
     .await
     .assert_all_pass(&checks);
 }
+
+/// ACM (reference §1.5): the floe server heartbeats while it dispatches, so a
+/// Python client whose ACM closes silent connections keeps a 2.5 s call alive.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acm_python_client_long_call_to_floe_server() {
+    if interop_disabled("acm_python_client_long_call_to_floe_server") {
+        return;
+    }
+    let props = Properties::new();
+    props.set("Ice.ACM.Server.Timeout", "1");
+    let server = FloeServer::start(props).await;
+    let endpoint = server.endpoint();
+    let args = [
+        "--Ice.ACM.Client.Timeout=1",
+        "--Ice.ACM.Client.Heartbeat=0",
+        "--Ice.ACM.Client.Close=3",
+        "--only=long_call",
+    ];
+    let report = tokio::task::spawn_blocking(move || run_py_client(&endpoint, &args))
+        .await
+        .expect("client thread");
+    server.stop().await;
+    report.assert_all_pass(&["long_call"]);
+}
+
+/// ACM: a floe client with client ACM (Timeout=1, Close=3, no heartbeats) keeps
+/// a 2.5 s call to a C++ server that heartbeats on dispatch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acm_floe_client_long_call_to_cpp_server() {
+    if interop_disabled("acm_floe_client_long_call_to_cpp_server") {
+        return;
+    }
+    let server = tokio::task::spawn_blocking(|| {
+        start_cpp_server(&["--Ice.ACM.Server.Timeout=1", "--Ice.ACM.Server.Heartbeat=1"])
+    })
+    .await
+    .expect("start");
+    let props = Properties::new();
+    props.set("Ice.ACM.Client.Timeout", "1");
+    props.set("Ice.ACM.Client.Heartbeat", "0");
+    props.set("Ice.ACM.Client.Close", "3");
+    floe_client::run_floe_client(
+        "floe_client(ACM)",
+        &server.endpoint(),
+        props,
+        Some(&["long_call"]),
+    )
+    .await
+    .assert_all_pass(&["long_call"]);
+}
+
+/// ACM: a C++ server that drops connections idle for 1 s (Close=4) keeps a floe
+/// client's connection alive when the client heartbeats (Heartbeat=3, Always;
+/// Close=0 so that the client does not close it itself).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acm_floe_client_heartbeats_keep_cpp_connection() {
+    if interop_disabled("acm_floe_client_heartbeats_keep_cpp_connection") {
+        return;
+    }
+    let server = tokio::task::spawn_blocking(|| {
+        start_cpp_server(&["--Ice.ACM.Server.Timeout=1", "--Ice.ACM.Server.Close=4"])
+    })
+    .await
+    .expect("start");
+    let props = Properties::new();
+    props.set("Ice.ACM.Client.Timeout", "1");
+    props.set("Ice.ACM.Client.Heartbeat", "3");
+    props.set("Ice.ACM.Client.Close", "0");
+    floe_client::run_floe_client(
+        "floe_client(heartbeats)",
+        &server.endpoint(),
+        props,
+        Some(&["acm_idle_heartbeat"]),
+    )
+    .await
+    .assert_all_pass(&["acm_idle_heartbeat"]);
+}

@@ -146,3 +146,61 @@ fn python_client_encoding_1_0_against_cpp_server() {
     )
     .assert_all_pass(&checks);
 }
+
+/// Client ACM closes a connection silent for 1 s while waiting for a reply
+/// unless the server heartbeats during the dispatch (Heartbeat=OnDispatch).
+pub const CLIENT_ACM: &[&str] = &[
+    "--Ice.ACM.Client.Timeout=1",
+    "--Ice.ACM.Client.Heartbeat=0",
+    "--Ice.ACM.Client.Close=3",
+    "--only=long_call",
+];
+
+#[test]
+fn acm_python_client_long_call_against_cpp_server() {
+    if interop_disabled("acm_python_client_long_call_against_cpp_server") {
+        return;
+    }
+    let server = start_cpp_server(&["--Ice.ACM.Server.Timeout=1", "--Ice.ACM.Server.Heartbeat=1"]);
+    run_py_client(&server.endpoint(), CLIENT_ACM).assert_all_pass(&["long_call"]);
+    // Without server heartbeats the same call fails: the check is meaningful.
+    let silent = start_cpp_server(&["--Ice.ACM.Server.Timeout=1", "--Ice.ACM.Server.Heartbeat=0"]);
+    let report = run_py_client(&silent.endpoint(), CLIENT_ACM);
+    let failure = report
+        .results
+        .get("long_call")
+        .cloned()
+        .flatten()
+        .unwrap_or_default();
+    assert!(
+        failure.contains("ConnectionTimeout"),
+        "expected ConnectionTimeoutException without heartbeats: {report:?}"
+    );
+}
+
+#[test]
+fn acm_python_client_heartbeats_keep_cpp_connection() {
+    if interop_disabled("acm_python_client_heartbeats_keep_cpp_connection") {
+        return;
+    }
+    let server = start_cpp_server(&["--Ice.ACM.Server.Timeout=1", "--Ice.ACM.Server.Close=4"]);
+    let args = |hb: &'static str| {
+        [
+            "--Ice.ACM.Client.Timeout=1",
+            hb,
+            "--Ice.ACM.Client.Close=0",
+            "--only=acm_idle_heartbeat",
+        ]
+    };
+    run_py_client(&server.endpoint(), &args("--Ice.ACM.Client.Heartbeat=3"))
+        .assert_all_pass(&["acm_idle_heartbeat"]);
+    // Without client heartbeats the server drops the connection: the check is meaningful.
+    let report = run_py_client(&server.endpoint(), &args("--Ice.ACM.Client.Heartbeat=0"));
+    assert!(
+        report
+            .results
+            .get("acm_idle_heartbeat")
+            .is_some_and(|r| r.is_some()),
+        "expected the idle connection to be dropped without heartbeats: {report:?}"
+    );
+}

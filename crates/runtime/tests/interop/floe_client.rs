@@ -907,6 +907,33 @@ async fn run_check(d: &Driver, name: &str) -> Check {
             eq(w(r.read_i32())?, 7, "callCallback")?;
             eq(cb.calls.load(Ordering::SeqCst), 1, "callback calls")
         }
+        // Extra checks, run only when named: with client ACM (Timeout=1, Close=3,
+        // no heartbeats) a 2.5 s call survives only if the server heartbeats.
+        "long_call" => {
+            let mut r = d.call("sleepMs", |e| e.write_i32(2500)).await?;
+            eq(w(r.read_i32())?, 2500, "sleepMs(2500)")
+        }
+        // With a server that drops idle connections after 1 s (ACM Close=4), the
+        // client's heartbeats (ACM Heartbeat=3) keep its connection across 2.5 s.
+        "acm_idle_heartbeat" => {
+            let before = test
+                .ice_get_connection()
+                .await
+                .map_err(|e| format!("{e:?}"))?;
+            test.ice_ping().await.map_err(|e| format!("{e:?}"))?;
+            tokio::time::sleep(Duration::from_millis(2500)).await;
+            test.ice_ping().await.map_err(|e| format!("{e:?}"))?;
+            let after = test
+                .ice_get_connection()
+                .await
+                .map_err(|e| format!("{e:?}"))?;
+            ensure!(
+                before.ptr_eq(&after) && after.is_active(),
+                "the server dropped the idle connection: {:?}",
+                before.end_error()
+            );
+            Ok(())
+        }
         other => Err(format!("no such check {other}")),
     }
 }
@@ -980,10 +1007,7 @@ pub async fn run_floe_client_with_options(
     };
     let mut lines = Vec::new();
     let (mut passed, mut failed) = (0, 0);
-    for check in CHECKS {
-        if only.is_some_and(|o| !o.contains(check)) {
-            continue;
-        }
+    for check in only.unwrap_or(CHECKS) {
         // Each check gets a deadline so that a hung call cannot stall the suite.
         let outcome = tokio::time::timeout(Duration::from_secs(30), run_check(&driver, check))
             .await
