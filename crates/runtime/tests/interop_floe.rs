@@ -375,3 +375,77 @@ async fn acm_floe_client_heartbeats_keep_cpp_connection() {
     .await
     .assert_all_pass(&["acm_idle_heartbeat"]);
 }
+
+/// ACM graceful idle close (CloseConnection, reference §1.4) from a C++ server:
+/// the floe client notices and reconnects for its next call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acm_floe_client_reconnects_after_cpp_idle_close() {
+    if interop_disabled("acm_floe_client_reconnects_after_cpp_idle_close") {
+        return;
+    }
+    let server = tokio::task::spawn_blocking(|| {
+        start_cpp_server(&["--Ice.ACM.Server.Timeout=1", "--Ice.ACM.Server.Close=1"])
+    })
+    .await
+    .expect("start");
+    floe_client::run_floe_client(
+        "floe_client(idle close)",
+        &server.endpoint(),
+        Properties::new(),
+        Some(&["idle_close_reconnect"]),
+    )
+    .await
+    .assert_all_pass(&["idle_close_reconnect"]);
+}
+
+/// ACM graceful idle close from a floe server: the Python client reconnects.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acm_python_client_reconnects_after_floe_idle_close() {
+    if interop_disabled("acm_python_client_reconnects_after_floe_idle_close") {
+        return;
+    }
+    let props = Properties::new();
+    props.set("Ice.ACM.Server.Timeout", "1");
+    props.set("Ice.ACM.Server.Close", "1");
+    let server = FloeServer::start(props).await;
+    let endpoint = server.endpoint();
+    let report = tokio::task::spawn_blocking(move || {
+        run_py_client(&endpoint, &["--only=idle_close_reconnect"])
+    })
+    .await
+    .expect("client thread");
+    server.stop().await;
+    report.assert_all_pass(&["idle_close_reconnect"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn encoding_1_0_cpp_client_to_floe_server() {
+    if interop_disabled("encoding_1_0_cpp_client_to_floe_server") {
+        return;
+    }
+    let checks = encoding_1_0_checks();
+    let only = format!("--only={}", checks.join(","));
+    floe_server_with(move |ep| run_cpp_client(&ep, &["--Ice.Default.EncodingVersion=1.0", &only]))
+        .await
+        .assert_all_pass(&checks);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn encoding_1_0_floe_client_to_python_server() {
+    if interop_disabled("encoding_1_0_floe_client_to_python_server") {
+        return;
+    }
+    let server = tokio::task::spawn_blocking(|| start_py_server(&[]))
+        .await
+        .expect("start");
+    let checks = encoding_1_0_checks();
+    floe_client::run_floe_client_with_options(
+        "floe_client(-e 1.0)->py_server",
+        &server.endpoint(),
+        " -e 1.0",
+        Properties::new(),
+        Some(&checks),
+    )
+    .await
+    .assert_all_pass(&checks);
+}

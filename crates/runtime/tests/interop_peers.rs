@@ -204,3 +204,28 @@ fn acm_python_client_heartbeats_keep_cpp_connection() {
         "expected the idle connection to be dropped without heartbeats: {report:?}"
     );
 }
+
+#[test]
+fn acm_python_client_reconnects_after_cpp_idle_close() {
+    if interop_disabled("acm_python_client_reconnects_after_cpp_idle_close") {
+        return;
+    }
+    let server = start_cpp_server(&["--Ice.ACM.Server.Timeout=1", "--Ice.ACM.Server.Close=1"]);
+    run_py_client(&server.endpoint(), &["--only=idle_close_reconnect"])
+        .assert_all_pass(&["idle_close_reconnect"]);
+}
+
+#[test]
+fn cpp_client_encoding_1_0_against_python_server() {
+    if interop_disabled("cpp_client_encoding_1_0_against_python_server") {
+        return;
+    }
+    let server = start_py_server(&[]);
+    let checks = encoding_1_0_checks();
+    let only = format!("--only={}", checks.join(","));
+    run_cpp_client(
+        &server.endpoint(),
+        &["--Ice.Default.EncodingVersion=1.0", &only],
+    )
+    .assert_all_pass(&checks);
+}

@@ -934,6 +934,28 @@ async fn run_check(d: &Driver, name: &str) -> Check {
             );
             Ok(())
         }
+        // Against a server that closes idle connections gracefully after 1 s
+        // (ACM Close=1), the next call opens a new connection and succeeds.
+        "idle_close_reconnect" => {
+            let before = test
+                .ice_get_connection()
+                .await
+                .map_err(|e| format!("{e:?}"))?;
+            test.ice_ping().await.map_err(|e| format!("{e:?}"))?;
+            tokio::time::sleep(Duration::from_millis(2500)).await;
+            test.ice_ping()
+                .await
+                .map_err(|e| format!("ping after the idle close: {e:?}"))?;
+            let after = test
+                .ice_get_connection()
+                .await
+                .map_err(|e| format!("{e:?}"))?;
+            ensure!(
+                !before.ptr_eq(&after),
+                "expected a new connection after the server's idle close"
+            );
+            Ok(())
+        }
         other => Err(format!("no such check {other}")),
     }
 }

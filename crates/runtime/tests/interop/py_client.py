@@ -390,11 +390,22 @@ def checks(comm, endpoint):
         test.ice_ping()
         expect(test.ice_getConnection() == before, "the server dropped the idle connection")
 
+    @check
+    def idle_close_reconnect():
+        # Only run when named in --only: against a server that closes idle
+        # connections gracefully after 1 s (ACM Close=1), the next call opens a
+        # new connection and succeeds.
+        before = test.ice_getConnection()
+        test.ice_ping()
+        time.sleep(2.5)
+        test.ice_ping()
+        expect(test.ice_getConnection() != before, "expected a new connection after the server's idle close")
+
     return out
 
 
 # Checks that run only when named in --only.
-EXTRA_CHECKS = {"long_call", "acm_idle_heartbeat"}
+EXTRA_CHECKS = {"long_call", "acm_idle_heartbeat", "idle_close_reconnect"}
 
 
 def main():
