@@ -449,3 +449,23 @@ async fn encoding_1_0_floe_client_to_python_server() {
     .await
     .assert_all_pass(&checks);
 }
+
+/// The heartbeats a floe server sends during a 2.5 s dispatch with ACM
+/// Timeout=1 s (OnDispatch) must come as often as a real Ice server's (every
+/// 0.5 s; checked against the C++ server in interop_peers).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acm_floe_server_heartbeat_timing() {
+    if interop_disabled("acm_floe_server_heartbeat_timing") {
+        return;
+    }
+    let props = Properties::new();
+    props.set("Ice.ACM.Server.Timeout", "1");
+    let server = FloeServer::start(props).await;
+    let port = server.port;
+    let beats = tokio::task::spawn_blocking(move || hostile::heartbeats_during_call(port, 2500))
+        .await
+        .expect("raw client");
+    server.stop().await;
+    let beats = beats.expect("call");
+    hostile::check_heartbeat_timing(&beats).expect("floe server heartbeat timing");
+}

@@ -229,3 +229,13 @@ fn cpp_client_encoding_1_0_against_python_server() {
     )
     .assert_all_pass(&checks);
 }
+
+#[test]
+fn acm_cpp_server_heartbeat_timing() {
+    if interop_disabled("acm_cpp_server_heartbeat_timing") {
+        return;
+    }
+    let server = start_cpp_server(&["--Ice.ACM.Server.Timeout=1", "--Ice.ACM.Server.Heartbeat=1"]);
+    let beats = hostile::heartbeats_during_call(server.port, 2500).expect("call");
+    hostile::check_heartbeat_timing(&beats).expect("C++ server heartbeat timing");
+}

@@ -283,3 +283,49 @@ pub fn run_all(port: u16) -> Vec<String> {
         .filter_map(|c| run_case(port, c).err().map(|e| format!("{}: {e}", c.name)))
         .collect()
 }
+
+/// Sends `sleepMs(ms)` on a raw connection and returns the times (seconds after
+/// sending) at which heartbeats (ValidateConnection) arrived before the reply.
+pub fn heartbeats_during_call(port: u16, ms: i32) -> Result<Vec<f64>, String> {
+    let mut s = connect(port)?;
+    let start = Instant::now();
+    s.write_all(&request(
+        1,
+        "test",
+        "sleepMs",
+        0,
+        &encaps(&ms.to_le_bytes()),
+    ))
+    .map_err(|e| format!("send: {e}"))?;
+    let mut beats = Vec::new();
+    loop {
+        let f = read_frame(&mut s).map_err(|e| format!("waiting for the reply: {e}"))?;
+        match f[8] {
+            3 => beats.push(start.elapsed().as_secs_f64()),
+            2 => return Ok(beats),
+            t => return Err(format!("unexpected message type {t}")),
+        }
+    }
+}
+
+/// Checks heartbeat timing as an Ice peer with ACM Timeout=1 s and Close=
+/// OnInvocation needs it: the first heartbeat and every gap well under 1 s.
+pub fn check_heartbeat_timing(beats: &[f64]) -> Result<(), String> {
+    let mut last = 0.0;
+    for &t in beats {
+        if t - last > 0.8 {
+            return Err(format!(
+                "heartbeat gap of {:.2}s (beats at {beats:.2?})",
+                t - last
+            ));
+        }
+        last = t;
+    }
+    if beats.is_empty() || 2.5 - last > 0.8 {
+        return Err(format!(
+            "no heartbeat in the last {:.2}s of the call (beats at {beats:.2?})",
+            2.5 - last
+        ));
+    }
+    Ok(())
+}
