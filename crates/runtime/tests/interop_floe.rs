@@ -469,3 +469,35 @@ async fn acm_floe_server_heartbeat_timing() {
     let beats = beats.expect("call");
     hostile::check_heartbeat_timing(&beats).expect("floe server heartbeat timing");
 }
+
+/// Batch oneways from a floe client really travel as one BatchRequest frame
+/// (type 1) after the flush, and the C++ server dispatches both requests.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batch_frame_floe_client_to_cpp_server() {
+    if interop_disabled("batch_frame_floe_client_to_cpp_server") {
+        return;
+    }
+    let server = tokio::task::spawn_blocking(|| start_cpp_server(&[]))
+        .await
+        .expect("start");
+    let tap = wiretap::Wiretap::start(server.port);
+    floe_client::run_floe_client(
+        "floe_client(batch)",
+        &tap.endpoint(),
+        Properties::new(),
+        Some(&["batch_oneway"]),
+    )
+    .await
+    .assert_all_pass(&["batch_oneway"]);
+    let batches = tap
+        .frames()
+        .into_iter()
+        .filter(|f| f.direction == wiretap::Direction::ToServer && f.message_type == 1)
+        .count();
+    assert_eq!(
+        batches,
+        1,
+        "expected one BatchRequest frame: {:?}",
+        tap.frames()
+    );
+}
