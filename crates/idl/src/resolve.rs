@@ -632,7 +632,20 @@ impl Resolver<'_> {
                 // differently capitalized declaration is ignored, and a
                 // definition completes (and renames) a declared-only class.
                 if let (Sym::Def(prev), DefKind::Class(_)) = (sym, &placeholder) {
+                    let prev_local = self.model.def(prev).local;
                     if let DefKind::Class(c) = &self.model.def(prev).kind {
+                        if prev_local != d.local {
+                            let (now, was) = if d.local {
+                                ("local", "non-local")
+                            } else {
+                                ("non-local", "local")
+                            };
+                            self.err(
+                                name.pos,
+                                format!("{now} `{}' was declared {was}", name.name),
+                            );
+                            return None;
+                        }
                         if is_decl {
                             return None;
                         }
@@ -1425,25 +1438,42 @@ impl Resolver<'_> {
     /// enclosing its enum.
     fn enumerator_in_enclosing_scope(&mut self, n: &ScopedName, scope: ModuleId) -> Option<Sym> {
         let last = n.parts.last()?;
-        let prefix: Vec<String> = n.parts[..n.parts.len() - 1].to_vec();
-        let module_scoped = if n.absolute {
-            format!("::{}", prefix.join("::"))
-        } else if prefix.is_empty() {
-            self.scope_name(Some(scope))
+        let prefix = n.parts[..n.parts.len() - 1].join("::");
+        // Candidate modules, innermost first (relative names search outwards).
+        let mut candidates = Vec::new();
+        if n.absolute {
+            candidates.push(format!("::{prefix}"));
         } else {
-            format!("{}::{}", self.scope_name(Some(scope)), prefix.join("::"))
-        };
-        let module_scoped = module_scoped.trim_end_matches("::").to_owned();
-        for d in &self.model.definitions {
-            if let DefKind::Enum(en) = &d.kind {
-                let parent = &self.model.module(d.module).scoped;
-                if parent == &module_scoped {
-                    if let Some(i) = en.enumerators.iter().position(|x| &x.name == last) {
-                        let id = d.id;
-                        self.warn(n.pos, format!("referencing enumerator `{last}' in its enumeration's enclosing scope is deprecated"));
-                        return Some(Sym::Enumerator(id, i));
-                    }
+            let mut s = Some(scope);
+            loop {
+                let base = self.scope_name(s);
+                candidates.push(if prefix.is_empty() {
+                    base
+                } else {
+                    format!("{base}::{prefix}")
+                });
+                match s {
+                    Some(m) => s = self.model.module(m).parent,
+                    None => break,
                 }
+            }
+        }
+        for module_scoped in candidates {
+            let module_scoped = module_scoped.trim_end_matches("::");
+            let found = self.model.definitions.iter().find_map(|d| match &d.kind {
+                DefKind::Enum(en) if self.model.module(d.module).scoped == module_scoped => en
+                    .enumerators
+                    .iter()
+                    .position(|x| &x.name == last)
+                    .map(|i| (d.id, i)),
+                _ => None,
+            });
+            if let Some((id, i)) = found {
+                self.warn(
+                    n.pos,
+                    format!("referencing enumerator `{last}' in its enumeration's enclosing scope is deprecated"),
+                );
+                return Some(Sym::Enumerator(id, i));
             }
         }
         None

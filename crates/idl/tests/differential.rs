@@ -125,7 +125,18 @@ fn operation(r: &mut Rng) -> String {
 }
 
 fn definition(r: &mut Rng, depth: usize) -> String {
+    let metadata = if r.chance(10) {
+        "[\"amd\", \"cpp:const\"] "
+    } else {
+        ""
+    };
     let local = if r.chance(10) { "local " } else { "" };
+    let local = if metadata.is_empty() {
+        local.to_owned()
+    } else {
+        format!("{metadata}{local}")
+    };
+    let local = local.as_str();
     let n = r.pick(NAMES);
     let mut s = String::new();
     match r.below(11) {
