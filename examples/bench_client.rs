@@ -9,6 +9,9 @@
 //! task on one thread, which avoids cross-thread wake-ups on the latency
 //! path.
 
+// The workload is specified as {"hello", 3.14}, not PI.
+#![allow(clippy::approx_constant)]
+
 #[path = "bench_common/mod.rs"]
 mod bench_common;
 

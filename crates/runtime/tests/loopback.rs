@@ -262,7 +262,7 @@ async fn not_exist_replies_and_failures() {
         .invoke("user", OperationMode::Normal, p.empty_params())
         .await
         .unwrap();
-    assert!(matches!(r, Response::UserException(e) if &e.data[..] == [0x20]));
+    assert!(matches!(r, Response::UserException(e) if e.data[..] == [0x20]));
     // Bad params encoding: status 5.
     let bad = Bytes::from_static(&[6, 0, 0, 0, 1, 2]);
     assert!(matches!(
