@@ -59,6 +59,13 @@ pub struct Decoder {
     pub(crate) classes: Option<Box<crate::class::ClassReader>>,
     /// Maximum nesting depth of class graphs (`Ice.ClassGraphDepthMax`).
     pub(crate) class_graph_depth_max: usize,
+    /// Maximum height of a decoded class graph (longest chain of references),
+    /// which bounds the recursion of dropping it.
+    pub(crate) class_graph_height_max: usize,
+    /// Whether class graphs with cycles are accepted (`Ice.AcceptClassCycles`).
+    pub(crate) accept_class_cycles: bool,
+    /// Factories for class instances, by type id and compact id.
+    pub(crate) value_factories: Option<std::sync::Arc<crate::class::ValueFactoryRegistry>>,
 }
 
 impl Decoder {
@@ -74,6 +81,9 @@ impl Decoder {
             encoding,
             classes: None,
             class_graph_depth_max: 100,
+            class_graph_height_max: crate::class::CLASS_GRAPH_HEIGHT_MAX,
+            accept_class_cycles: false,
+            value_factories: None,
         }
     }
 
@@ -92,9 +102,50 @@ impl Decoder {
         Ok(Self::with_encoding(encaps.data, encaps.encoding))
     }
 
-    /// Sets `Ice.ClassGraphDepthMax` for this decoder.
+    /// Sets `Ice.ClassGraphDepthMax` for this decoder: how deeply class
+    /// instances may nest inline (default 100).
     pub fn set_class_graph_depth_max(&mut self, depth: usize) {
         self.class_graph_depth_max = depth;
+    }
+
+    /// Sets the longest chain of class references a decoded graph may have
+    /// (default [`crate::class::CLASS_GRAPH_HEIGHT_MAX`]). Chains built from
+    /// back-references do not nest, so the depth limit does not catch them,
+    /// but dropping a long chain recurses once per link.
+    pub fn set_class_graph_height_max(&mut self, height: usize) {
+        self.class_graph_height_max = height;
+    }
+
+    /// Sets `Ice.AcceptClassCycles`: whether class graphs with cycles are
+    /// accepted (default `false`, as C++ peers; cycles of
+    /// [`crate::class::ClassRef`]s leak unless the application breaks them).
+    pub fn set_accept_class_cycles(&mut self, accept: bool) {
+        self.accept_class_cycles = accept;
+    }
+
+    /// Sets the factories used to instantiate class instances by type id.
+    pub fn set_value_factories(
+        &mut self,
+        factories: std::sync::Arc<crate::class::ValueFactoryRegistry>,
+    ) {
+        self.value_factories = Some(factories);
+    }
+
+    /// The factories set with [`Decoder::set_value_factories`].
+    pub fn value_factories(&self) -> Option<&std::sync::Arc<crate::class::ValueFactoryRegistry>> {
+        self.value_factories.as_ref()
+    }
+
+    /// The unread bytes as a cheap handle, to come back to this position
+    /// with [`Decoder::rewind_to`].
+    pub(crate) fn position(&self) -> Bytes {
+        self.buf.clone()
+    }
+
+    /// Goes back (or forward) to a position taken with [`Decoder::position`]
+    /// from this decoder.
+    pub(crate) fn rewind_to(&mut self, position: Bytes) {
+        self.buf = position;
     }
 
     /// The encoding being read.
@@ -361,6 +412,13 @@ impl Decoder {
     pub fn read_optional(&mut self, tag: u32, expected: OptionalFormat) -> Result<bool> {
         if self.encoding == ENCODING_1_0 {
             return Ok(false);
+        }
+        if let Some(classes) = &self.classes {
+            if classes.in_slice_without_optionals() {
+                // A class/exception slice whose flags say it has no optional
+                // members: what follows belongs to something else.
+                return Ok(false);
+            }
         }
         loop {
             let Some(b) = self.peek_u8() else {

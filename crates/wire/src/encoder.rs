@@ -28,6 +28,8 @@ pub struct Encoder {
     /// Class/exception writing state of the current encapsulation, created
     /// on first use.
     pub(crate) classes: Option<Box<crate::class::ClassWriter>>,
+    /// How class instances and exceptions are written (compact or sliced).
+    class_format: crate::class::ClassFormat,
 }
 
 impl Default for Encoder {
@@ -64,6 +66,7 @@ impl Encoder {
             encoding,
             encaps: Vec::new(),
             classes: None,
+            class_format: crate::class::ClassFormat::Compact,
         }
     }
 
@@ -80,6 +83,18 @@ impl Encoder {
     /// Changes the encoding in force without opening an encapsulation.
     pub fn set_encoding(&mut self, encoding: EncodingVersion) {
         self.encoding = encoding;
+    }
+
+    /// How class instances and user exceptions are written from now on
+    /// (default [`crate::class::ClassFormat::Compact`]; generated code for
+    /// `["format:sliced"]` operations selects `Sliced`).
+    pub fn class_format(&self) -> crate::class::ClassFormat {
+        self.class_format
+    }
+
+    /// Selects the format of class instances and user exceptions.
+    pub fn set_class_format(&mut self, format: crate::class::ClassFormat) {
+        self.class_format = format;
     }
 
     /// Bytes written so far.
@@ -234,7 +249,10 @@ impl Encoder {
             .encaps
             .pop()
             .expect("end_encapsulation without start_encapsulation");
-        assert_eq!(open.start, mark.0, "encapsulations must be closed innermost first");
+        assert_eq!(
+            open.start, mark.0,
+            "encapsulations must be closed innermost first"
+        );
         let start = open.start;
         let size = (self.buf.len() - start) as i32;
         self.buf[start..start + 4].copy_from_slice(&size.to_le_bytes());
@@ -258,6 +276,10 @@ impl Encoder {
     /// Writes the tag byte(s) of an optional value: `(tag << 3) | format`
     /// for tags below 30, else `0xF0 | format` and the tag as a size.
     pub fn write_optional_tag(&mut self, tag: u32, format: OptionalFormat) {
+        if let Some(classes) = &mut self.classes {
+            // Inside a class or exception slice: flag 0x04 and an `ff` marker.
+            classes.note_optional_member();
+        }
         let f = format as u8;
         if tag < 30 {
             self.buf.put_u8(((tag as u8) << 3) | f);

@@ -127,6 +127,15 @@ pub enum Error {
         /// The type id that could not be instantiated.
         type_id: String,
     },
+    /// A class instance was not of the type the Slice definition expects
+    /// (e.g. a `Node` where a `Base` member was declared).
+    #[error("unexpected class instance of type `{type_id}`, expected `{expected}`")]
+    UnexpectedObject {
+        /// The type id received.
+        type_id: String,
+        /// The type id expected.
+        expected: String,
+    },
     /// A user exception whose type this side does not know.
     #[error("unknown user exception `{type_id}`")]
     UnknownUserException {
@@ -144,6 +153,18 @@ pub enum Error {
     /// A stringified proxy could not be parsed.
     #[error("cannot parse proxy `{input}`: {reason}")]
     ProxyParse {
+        /// The text.
+        input: String,
+        /// Why.
+        reason: String,
+    },
+    /// An identity with an empty name and a non-empty category was used
+    /// where an object must be named (e.g. the proxy text `cat/`).
+    #[error("illegal identity: empty name with category `{}`", .0.category)]
+    IllegalIdentity(crate::Identity),
+    /// A `major.minor` version text could not be parsed.
+    #[error("cannot parse version `{input}`: {reason}")]
+    VersionParse {
         /// The text.
         input: String,
         /// Why.
@@ -220,10 +241,13 @@ impl Error {
             Error::ProxyUnmarshal(_) => "::Ice::ProxyUnmarshalException",
             Error::Marshal { .. } => "::Ice::MarshalException",
             Error::NoValueFactory { .. } => "::Ice::NoValueFactoryException",
+            Error::UnexpectedObject { .. } => "::Ice::UnexpectedObjectException",
             Error::UnknownUserException { .. } => "::Ice::UnknownUserException",
             Error::IdentityParse { .. } => "::Ice::IdentityParseException",
             Error::ProxyParse { .. } => "::Ice::ProxyParseException",
             Error::EndpointParse { .. } => "::Ice::EndpointParseException",
+            Error::IllegalIdentity(_) => "::Ice::IllegalIdentityException",
+            Error::VersionParse { .. } => "::Ice::VersionParseException",
         }
     }
 

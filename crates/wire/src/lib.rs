@@ -10,7 +10,16 @@
 //! - [`Encode`] / [`Decode`] are implemented for Slice's built-in types
 //!   (see [`codec`]) and by generated code for structs, enums and so on.
 //! - [`optional`] holds the optional-value formats (§4.9 of the reference).
-//! - [`Identity`] names an object.
+//! - [`Identity`] names an object; [`identity_string`] gives its text form
+//!   (`category/name`) in each [`ToStringMode`].
+//! - [`ProxyData`] is what a proxy carries ([`proxy`]), with its endpoints
+//!   ([`EndpointData`], [`endpoint`]); proxies are marshaled as
+//!   `Option<ProxyData>` (null = `00 00`). [`proxy_string`] and
+//!   [`endpoint_string`] parse and print their text forms exactly like Ice
+//!   (`hello -t -e 1.1:tcp -h 127.0.0.1 -p 10000 -t 60000`).
+//! - [`class`] holds class instances ([`class::Value`], [`class::ClassRef`])
+//!   and [`exception`] user exceptions ([`exception::UserException`]), in the
+//!   compact and sliced formats (§4.12, §4.13).
 //! - Every failure is an [`Error`] named after the Ice exception a real Ice
 //!   peer would raise; no decoder panics or allocates more than the input
 //!   justifies.
@@ -18,21 +27,41 @@
 //! Section numbers (§) refer to `shared/reference/ice-protocol.md`.
 #![warn(missing_docs)]
 
+pub mod base64;
 pub mod class;
 pub mod codec;
 pub mod decoder;
 pub mod encoder;
+pub mod endpoint;
+pub mod endpoint_string;
 pub mod error;
+pub mod escape;
+pub mod exception;
 pub mod identity;
+pub mod identity_string;
 pub mod optional;
+pub mod proxy;
+pub mod proxy_string;
 pub mod version;
 
+pub use class::{ClassFormat, ClassRef, Value, ValuePtr, ValueType};
 pub use codec::{Decode, Encode, WireType};
 pub use decoder::{Decoder, Encapsulation};
 pub use encoder::{EncapsulationMark, Encoder};
+pub use endpoint::{
+    EndpointData, OpaqueEndpoint, TcpEndpoint, UdpEndpoint, WsEndpoint, DEFAULT_TIMEOUT,
+};
+pub use endpoint_string::{
+    endpoint_to_string, parse_adapter_endpoints, parse_endpoint, EndpointRole, ParseDefaults,
+};
 pub use error::{Error, Location, Result};
+pub use escape::ToStringMode;
+pub use exception::{UserException, UserExceptionRegistry, UserExceptionType};
 pub use identity::Identity;
+pub use identity_string::{identity_to_string, string_to_identity};
 pub use optional::{OptionalFormat, OptionalKind};
+pub use proxy::{ProxyData, ProxyMode};
+pub use proxy_string::{proxy_to_string, string_to_proxy};
 pub use version::{EncodingVersion, ProtocolVersion, ENCODING_1_0, ENCODING_1_1, PROTOCOL_1_0};
 
 /// The `Ice::Context` type: request contexts, sorted by key as C++ peers send them.

@@ -1,0 +1,851 @@
+//! Text forms of endpoints (`tcp -h 127.0.0.1 -p 10000 -t 60000`), parsed
+//! and printed exactly as Ice 3.7 does (§6.1).
+//!
+//! Parsing splits the text into whitespace-separated words (quotes group
+//! words and are removed), takes the first as the protocol and reads the
+//! options. A word starting with `-` never serves as an option's argument,
+//! which is why timeouts are written `-t infinite` rather than `-t -1`.
+//! Missing values come from [`ParseDefaults`] (`Ice.Default.*`). An opaque
+//! endpoint of a known type becomes that type.
+//!
+//! Printing always gives the port, the timeout of stream endpoints and every
+//! option that differs from its default, quoting hosts that hold a `:`.
+
+use std::fmt::{self, Write as _};
+use std::net::IpAddr;
+use std::str::FromStr;
+
+use bytes::Bytes;
+
+use crate::base64;
+use crate::endpoint::{
+    EndpointData, OpaqueEndpoint, TcpEndpoint, UdpEndpoint, WsEndpoint, DEFAULT_TIMEOUT,
+};
+use crate::error::{Error, Result};
+use crate::version::{parse_int, EncodingVersion, ENCODING_1_0, ENCODING_1_1};
+
+/// The configuration that fills in what a stringified proxy or endpoint
+/// leaves out (Ice's `Ice.Default.*` properties).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseDefaults {
+    /// `Ice.Default.Host`: the host of endpoints without `-h` (empty: none).
+    pub host: String,
+    /// `Ice.Default.Timeout`: the timeout of endpoints without `-t` (ms).
+    pub timeout: i32,
+    /// `Ice.Default.Protocol`: what the protocol name `default` stands for.
+    pub protocol: String,
+    /// `Ice.Default.EncodingVersion`: the encoding of proxies without `-e`.
+    pub encoding: EncodingVersion,
+    /// `Ice.Default.SourceAddress`: the source address of client endpoints
+    /// without `--sourceAddress`.
+    pub source_address: Option<IpAddr>,
+}
+
+impl Default for ParseDefaults {
+    /// Ice's defaults: no host, 60000 ms, `tcp`, encoding 1.1, no source address.
+    fn default() -> Self {
+        ParseDefaults {
+            host: String::new(),
+            timeout: DEFAULT_TIMEOUT,
+            protocol: "tcp".to_string(),
+            encoding: ENCODING_1_1,
+            source_address: None,
+        }
+    }
+}
+
+/// Whether an endpoint is parsed for a proxy or for an object adapter.
+/// They differ in `-h *` (all interfaces: adapters only) and
+/// `--sourceAddress` (proxies only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndpointRole {
+    /// An endpoint a client connects to.
+    Proxy,
+    /// An endpoint an object adapter listens on.
+    ObjectAdapter,
+}
+
+fn parse_error(input: &str, reason: impl Into<String>) -> Error {
+    Error::EndpointParse {
+        input: input.to_string(),
+        reason: reason.into(),
+    }
+}
+
+/// Splits text into words as Ice's `splitString` does: whitespace separates
+/// words, single or double quotes group them (and are dropped), a backslash
+/// before a quote character keeps the quote. Empty words are dropped.
+///
+/// # Errors
+///
+/// [`Error::EndpointParse`] for an unterminated quote.
+pub fn split_words(s: &str) -> Result<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word: Vec<u8> = Vec::new();
+    let mut quote: Option<u8> = None;
+    let bytes = s.as_bytes();
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let c = bytes[pos];
+        match quote {
+            None if c == b'"' || c == b'\'' => {
+                quote = Some(c);
+                pos += 1;
+                continue;
+            }
+            None if c == b'\\' && matches!(bytes.get(pos + 1), Some(b'"' | b'\'')) => {
+                pos += 1;
+            }
+            Some(q) if c == b'\\' && bytes.get(pos + 1) == Some(&q) => {
+                pos += 1;
+            }
+            Some(q) if c == q => {
+                quote = None;
+                pos += 1;
+                continue;
+            }
+            None if matches!(c, b' ' | b'\t' | b'\n' | b'\r') => {
+                pos += 1;
+                if !word.is_empty() {
+                    words.push(bytes_to_string(std::mem::take(&mut word)));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        word.push(bytes[pos]);
+        pos += 1;
+    }
+    if quote.is_some() {
+        return Err(parse_error(s, "mismatched quote"));
+    }
+    if !word.is_empty() {
+        words.push(bytes_to_string(word));
+    }
+    Ok(words)
+}
+
+/// Words are cut at ASCII bytes only, so they stay valid UTF-8.
+fn bytes_to_string(word: Vec<u8>) -> String {
+    String::from_utf8(word).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Splits a list of endpoints at the `:`s that are outside double quotes,
+/// as Ice does for the endpoints of a stringified proxy.
+pub fn split_endpoints(s: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut beg = 0;
+    loop {
+        let end = find_endpoint_end(s, beg);
+        parts.push(&s[beg..end]);
+        if end >= s.len() {
+            return parts;
+        }
+        beg = end + 1;
+    }
+}
+
+/// The position of the first `:` at or after `beg` that is not inside a
+/// pair of double quotes (counting quotes from `beg`), or `s.len()`.
+pub(crate) fn find_endpoint_end(s: &str, beg: usize) -> usize {
+    let bytes = s.as_bytes();
+    let find = |c: u8, from: usize| {
+        bytes
+            .get(from..)
+            .and_then(|rest| rest.iter().position(|&b| b == c))
+            .map(|p| p + from)
+    };
+    let mut end = beg;
+    loop {
+        let Some(colon) = find(b':', end) else {
+            return s.len();
+        };
+        let mut quoted = false;
+        let mut quote = beg;
+        loop {
+            match find(b'"', quote) {
+                Some(open) if open < colon => match find(b'"', open + 1) {
+                    Some(close) if close > colon => {
+                        quoted = true;
+                        break;
+                    }
+                    Some(close) => quote = close + 1,
+                    None => break,
+                },
+                _ => break,
+            }
+        }
+        if !quoted {
+            return colon;
+        }
+        end = colon + 1;
+    }
+}
+
+/// Parses one endpoint. Returns `Ok(None)` for an unknown protocol (Ice
+/// drops such endpoints from a proxy when others are known).
+///
+/// ```
+/// use floe_wire::{parse_endpoint, EndpointRole, ParseDefaults};
+/// let d = ParseDefaults::default();
+/// assert!(parse_endpoint("tcp -h h -p 70000", &d, EndpointRole::Proxy).is_err());
+/// let ep = parse_endpoint("tcp -h \"::1\" -p 1 -z", &d, EndpointRole::Proxy).unwrap().unwrap();
+/// assert_eq!(ep.to_string(), "tcp -h \"::1\" -p 1 -t 60000 -z");
+/// assert!(parse_endpoint("foo -h h", &d, EndpointRole::Proxy).unwrap().is_none());
+/// ```
+///
+/// # Errors
+///
+/// [`Error::EndpointParse`] for malformed text, unknown options or bad
+/// values; an opaque endpoint of a known type whose bytes do not decode
+/// gives that decoding error (as Ice raises `UnmarshalOutOfBoundsException`).
+pub fn parse_endpoint(
+    text: &str,
+    defaults: &ParseDefaults,
+    role: EndpointRole,
+) -> Result<Option<EndpointData>> {
+    let words = split_words(text)?;
+    let Some((protocol, args)) = words.split_first() else {
+        return Err(parse_error(text, "value has no non-whitespace characters"));
+    };
+    let protocol = if protocol == "default" {
+        defaults.protocol.as_str()
+    } else {
+        protocol.as_str()
+    };
+    let ep = match protocol {
+        "tcp" | "ssl" | "ws" | "wss" => {
+            let mut tcp = TcpEndpoint {
+                timeout: defaults.timeout,
+                ..TcpEndpoint::new("", 0)
+            };
+            let ws = matches!(protocol, "ws" | "wss");
+            let mut resource = "/".to_string();
+            let mut host = String::new();
+            let mut source = None;
+            let unknown = parse_options(args, |option, arg| {
+                if ip_option(text, option, arg, &mut host, &mut tcp.port, &mut source)? {
+                    return Ok(true);
+                }
+                // Ice matches the TCP, WS and opaque options on their second
+                // character only (`-tfoo 5` is `-t 5`); `parse_options` only
+                // passes options of two bytes or more.
+                match option.as_bytes()[1] {
+                    b't' => {
+                        let arg = required(text, option, arg)?;
+                        tcp.timeout = if arg == "infinite" {
+                            -1
+                        } else {
+                            match parse_int(arg) {
+                                Some(t) if t >= 1 => t,
+                                _ => {
+                                    return Err(parse_error(
+                                        text,
+                                        format!("invalid timeout value `{arg}'"),
+                                    ))
+                                }
+                            }
+                        };
+                    }
+                    b'z' => {
+                        no_argument(text, option, arg)?;
+                        tcp.compress = true;
+                    }
+                    b'r' if ws => resource = required(text, option, arg)?.to_string(),
+                    _ => return Ok(false),
+                }
+                Ok(true)
+            })?;
+            check_unknown(text, &unknown)?;
+            tcp.host = finish_host(text, host, defaults, role)?;
+            tcp.source_address = finish_source(text, source, defaults, role)?;
+            match protocol {
+                "tcp" => EndpointData::Tcp(tcp),
+                "ssl" => EndpointData::Ssl(tcp),
+                "ws" => EndpointData::Ws(WsEndpoint { tcp, resource }),
+                _ => EndpointData::Wss(WsEndpoint { tcp, resource }),
+            }
+        }
+        "udp" => {
+            let mut udp = UdpEndpoint::new("", 0);
+            let mut host = String::new();
+            let mut source = None;
+            let unknown = parse_options(args, |option, arg| {
+                if ip_option(text, option, arg, &mut host, &mut udp.port, &mut source)? {
+                    return Ok(true);
+                }
+                match option {
+                    "-c" => {
+                        no_argument(text, option, arg)?;
+                        udp.connect = true;
+                    }
+                    "-z" => {
+                        no_argument(text, option, arg)?;
+                        udp.compress = true;
+                    }
+                    "-v" | "-e" => {
+                        // Deprecated protocol/encoding options: checked, then ignored.
+                        let arg = required(text, option, arg)?;
+                        arg.parse::<EncodingVersion>().map_err(|e| {
+                            parse_error(text, format!("invalid version `{arg}': {e}"))
+                        })?;
+                    }
+                    "--ttl" => {
+                        let arg = required(text, option, arg)?;
+                        let ttl = parse_int(arg).ok_or_else(|| {
+                            parse_error(text, format!("invalid TTL value `{arg}'"))
+                        })?;
+                        udp.ttl = Some(ttl);
+                    }
+                    "--interface" => {
+                        udp.interface = Some(required(text, option, arg)?.to_string());
+                    }
+                    _ => return Ok(false),
+                }
+                Ok(true)
+            })?;
+            check_unknown(text, &unknown)?;
+            udp.host = finish_host(text, host, defaults, role)?;
+            udp.source_address = finish_source(text, source, defaults, role)?;
+            EndpointData::Udp(udp)
+        }
+        "opaque" => parse_opaque(text, args)?,
+        _ => return Ok(None),
+    };
+    Ok(Some(ep))
+}
+
+/// Reads `-t type -e major.minor -v base64`, then turns an endpoint of a
+/// known type into that type by decoding its bytes.
+fn parse_opaque(text: &str, args: &[String]) -> Result<EndpointData> {
+    // Ice keeps the type in an int16 initialised to -1 and treats any
+    // negative value as "not given", so 32768..=65535 wrap and are lost.
+    let mut endpoint_type: i16 = -1;
+    let mut encoding = ENCODING_1_0;
+    let mut raw: Vec<u8> = Vec::new();
+    let unknown = parse_options(args, |option, arg| {
+        // Second character only, as for TCP (options have two bytes or more).
+        match option.as_bytes()[1] {
+            b't' => {
+                if endpoint_type > -1 {
+                    return Err(parse_error(text, "multiple -t options"));
+                }
+                let arg = required(text, option, arg)?;
+                let t = parse_int(arg)
+                    .ok_or_else(|| parse_error(text, format!("invalid type value `{arg}'")))?;
+                if !(0..=65535).contains(&t) {
+                    return Err(parse_error(
+                        text,
+                        format!("type value `{arg}' out of range"),
+                    ));
+                }
+                endpoint_type = t as u16 as i16;
+            }
+            b'v' => {
+                if !raw.is_empty() {
+                    return Err(parse_error(text, "multiple -v options"));
+                }
+                let arg = required(text, option, arg)?;
+                if let Some(c) = arg
+                    .chars()
+                    .find(|c| !c.is_ascii() || !base64::is_base64(*c as u8))
+                {
+                    return Err(parse_error(
+                        text,
+                        format!("invalid base64 character `{c}' (ordinal {})", c as u32),
+                    ));
+                }
+                raw = base64::decode(arg);
+            }
+            b'e' => {
+                let arg = required(text, option, arg)?;
+                encoding = arg.parse().map_err(|e| {
+                    parse_error(text, format!("invalid encoding version `{arg}': {e}"))
+                })?;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    })?;
+    check_unknown(text, &unknown)?;
+    if endpoint_type < 0 {
+        return Err(parse_error(text, "no -t option"));
+    }
+    if raw.is_empty() {
+        return Err(parse_error(text, "no -v option"));
+    }
+    EndpointData::from_encapsulation(endpoint_type, encoding, Bytes::from(raw))
+}
+
+/// Ice's generic option loop. Each word starting with `-` (and at least two
+/// characters long) is an option; the next word is its argument unless it
+/// also starts with `-`. `handle` returns whether it knew the option; the
+/// words it did not know are returned.
+fn parse_options(
+    args: &[String],
+    mut handle: impl FnMut(&str, Option<&str>) -> Result<bool>,
+) -> Result<Vec<&str>> {
+    let mut unknown = Vec::new();
+    let mut n = 0;
+    while n < args.len() {
+        let option = args[n].as_str();
+        n += 1;
+        if option.len() < 2 || !option.starts_with('-') {
+            unknown.push(option);
+            continue;
+        }
+        let mut arg = None;
+        if let Some(next) = args.get(n) {
+            if !next.starts_with('-') {
+                arg = Some(next.as_str());
+                n += 1;
+            }
+        }
+        if !handle(option, arg)? {
+            unknown.push(option);
+            unknown.extend(arg);
+        }
+    }
+    Ok(unknown)
+}
+
+fn check_unknown(text: &str, unknown: &[&str]) -> Result<()> {
+    match unknown.first() {
+        Some(word) => Err(parse_error(text, format!("unrecognized argument `{word}'"))),
+        None => Ok(()),
+    }
+}
+
+fn required<'a>(text: &str, option: &str, arg: Option<&'a str>) -> Result<&'a str> {
+    arg.ok_or_else(|| parse_error(text, format!("no argument provided for {option} option")))
+}
+
+fn no_argument(text: &str, option: &str, arg: Option<&str>) -> Result<()> {
+    match arg {
+        Some(a) => Err(parse_error(
+            text,
+            format!("unexpected argument `{a}' provided for {option} option"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The options every IP endpoint understands (exact names): `-h`, `-p`,
+/// `--sourceAddress`.
+fn ip_option(
+    text: &str,
+    option: &str,
+    arg: Option<&str>,
+    host: &mut String,
+    port: &mut i32,
+    source: &mut Option<IpAddr>,
+) -> Result<bool> {
+    match option {
+        "-h" => *host = required(text, option, arg)?.to_string(),
+        "-p" => {
+            let arg = required(text, option, arg)?;
+            let p = parse_int(arg)
+                .ok_or_else(|| parse_error(text, format!("invalid port value `{arg}'")))?;
+            if !(0..=65535).contains(&p) {
+                return Err(parse_error(
+                    text,
+                    format!("port value `{arg}' out of range"),
+                ));
+            }
+            *port = p;
+        }
+        "--sourceAddress" => {
+            let arg = required(text, option, arg)?;
+            let addr = arg.parse::<IpAddr>().map_err(|_| {
+                parse_error(
+                    text,
+                    "invalid IP address provided for --sourceAddress option",
+                )
+            })?;
+            *source = Some(addr);
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+fn finish_host(
+    text: &str,
+    host: String,
+    defaults: &ParseDefaults,
+    role: EndpointRole,
+) -> Result<String> {
+    if host.is_empty() {
+        return Ok(defaults.host.clone());
+    }
+    if host == "*" {
+        return match role {
+            EndpointRole::ObjectAdapter => Ok(String::new()),
+            EndpointRole::Proxy => Err(parse_error(text, "`-h *' not valid for proxy endpoint")),
+        };
+    }
+    Ok(host)
+}
+
+fn finish_source(
+    text: &str,
+    source: Option<IpAddr>,
+    defaults: &ParseDefaults,
+    role: EndpointRole,
+) -> Result<Option<IpAddr>> {
+    match (source, role) {
+        (Some(_), EndpointRole::ObjectAdapter) => Err(parse_error(
+            text,
+            "`--sourceAddress' not valid for object adapter endpoint",
+        )),
+        (Some(a), EndpointRole::Proxy) => Ok(Some(a)),
+        (None, EndpointRole::Proxy) => Ok(defaults.source_address),
+        (None, EndpointRole::ObjectAdapter) => Ok(None),
+    }
+}
+
+/// Parses the endpoints of an object adapter (`Ice.Adapter.Endpoints`
+/// style: `tcp -h * -p 0:udp -p 0`). Unlike in a proxy, an unknown protocol
+/// or an empty endpoint is an error.
+///
+/// # Errors
+///
+/// [`Error::EndpointParse`] as for [`parse_endpoint`], and for an empty or
+/// unknown endpoint.
+pub fn parse_adapter_endpoints(text: &str, defaults: &ParseDefaults) -> Result<Vec<EndpointData>> {
+    let mut endpoints = Vec::new();
+    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let mut end = 0;
+    while end < text.len() {
+        let Some(beg) = text
+            .bytes()
+            .skip(end)
+            .position(|b| !blank(b))
+            .map(|p| p + end)
+        else {
+            if !endpoints.is_empty() {
+                return Err(parse_error(text, "invalid empty object adapter endpoint"));
+            }
+            break;
+        };
+        end = find_endpoint_end(text, beg);
+        if end == beg {
+            return Err(parse_error(text, "invalid empty object adapter endpoint"));
+        }
+        let one = &text[beg..end];
+        match parse_endpoint(one, defaults, EndpointRole::ObjectAdapter)? {
+            Some(ep) => endpoints.push(ep),
+            None => {
+                return Err(parse_error(
+                    text,
+                    format!("invalid object adapter endpoint `{one}'"),
+                ))
+            }
+        }
+        end += 1;
+    }
+    Ok(endpoints)
+}
+
+/// Writes ` option value`, quoting the value if it holds a `:`.
+fn write_quoted_option(out: &mut String, option: &str, value: &str) {
+    out.push(' ');
+    out.push_str(option);
+    if value.contains(':') {
+        let _ = write!(out, " \"{value}\"");
+    } else {
+        let _ = write!(out, " {value}");
+    }
+}
+
+fn write_ip_options(out: &mut String, host: &str, port: i32, source: Option<IpAddr>) {
+    if !host.is_empty() {
+        write_quoted_option(out, "-h", host);
+    }
+    let _ = write!(out, " -p {port}");
+    if let Some(addr) = source {
+        write_quoted_option(out, "--sourceAddress", &addr.to_string());
+    }
+}
+
+fn write_tcp_options(out: &mut String, t: &TcpEndpoint) {
+    write_ip_options(out, &t.host, t.port, t.source_address);
+    if t.timeout == -1 {
+        out.push_str(" -t infinite");
+    } else {
+        let _ = write!(out, " -t {}", t.timeout);
+    }
+    if t.compress {
+        out.push_str(" -z");
+    }
+}
+
+/// Prints an endpoint as Ice's `Endpoint::toString` does.
+///
+/// ```
+/// use floe_wire::{EndpointData, UdpEndpoint};
+/// let ep = EndpointData::Udp(UdpEndpoint { ttl: Some(5), ..UdpEndpoint::new("239.255.1.1", 10000) });
+/// assert_eq!(ep.to_string(), "udp -h 239.255.1.1 -p 10000 --ttl 5");
+/// ```
+pub fn endpoint_to_string(ep: &EndpointData) -> String {
+    let mut out = ep.protocol().to_string();
+    match ep {
+        EndpointData::Tcp(t) | EndpointData::Ssl(t) => write_tcp_options(&mut out, t),
+        EndpointData::Ws(w) | EndpointData::Wss(w) => {
+            write_tcp_options(&mut out, &w.tcp);
+            if !w.resource.is_empty() {
+                write_quoted_option(&mut out, "-r", &w.resource);
+            }
+        }
+        EndpointData::Udp(u) => {
+            write_ip_options(&mut out, &u.host, u.port, u.source_address);
+            if let Some(interface) = u.interface.as_deref().filter(|i| !i.is_empty()) {
+                write_quoted_option(&mut out, "--interface", interface);
+            }
+            if let Some(ttl) = u.ttl {
+                let _ = write!(out, " --ttl {ttl}");
+            }
+            if u.connect {
+                out.push_str(" -c");
+            }
+            if u.compress {
+                out.push_str(" -z");
+            }
+        }
+        EndpointData::Opaque(o) => write_opaque_options(&mut out, o),
+    }
+    out
+}
+
+fn write_opaque_options(out: &mut String, o: &OpaqueEndpoint) {
+    if o.endpoint_type > -1 {
+        let _ = write!(out, " -t {}", o.endpoint_type);
+    }
+    let _ = write!(out, " -e {}", o.encoding);
+    if !o.bytes.is_empty() {
+        let _ = write!(out, " -v {}", base64::encode(&o.bytes));
+    }
+}
+
+impl fmt::Display for EndpointData {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&endpoint_to_string(self))
+    }
+}
+
+impl FromStr for EndpointData {
+    type Err = Error;
+
+    /// Parses a proxy endpoint with Ice's default configuration
+    /// ([`ParseDefaults::default`]); an unknown protocol is an error.
+    fn from_str(s: &str) -> Result<Self> {
+        parse_endpoint(s, &ParseDefaults::default(), EndpointRole::Proxy)?
+            .ok_or_else(|| parse_error(s, "unknown endpoint protocol"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn relay(s: &str) -> String {
+        match parse_endpoint(s, &ParseDefaults::default(), EndpointRole::Proxy) {
+            Ok(Some(ep)) => ep.to_string(),
+            Ok(None) => "unknown".into(),
+            Err(e) => format!("ERR {}", e.ice_name()),
+        }
+    }
+
+    /// Endpoint texts and what Ice 3.7.8 printed for them (checked with
+    /// Python Ice: strings.txt and extra probes).
+    #[test]
+    fn parse_and_print_like_ice() {
+        let cases = [
+            (
+                "tcp -h 127.0.0.1 -p 10000",
+                "tcp -h 127.0.0.1 -p 10000 -t 60000",
+            ),
+            (
+                "tcp -h 127.0.0.1 -p 10000 -t infinite",
+                "tcp -h 127.0.0.1 -p 10000 -t infinite",
+            ),
+            ("tcp -p 10000", "tcp -p 10000 -t 60000"),
+            ("tcp -h h -p 1 -z", "tcp -h h -p 1 -t 60000 -z"),
+            ("tcp -h \"::1\" -p 1", "tcp -h \"::1\" -p 1 -t 60000"),
+            // Alone this is fine; inside a proxy the `:`s split it.
+            ("tcp -h ::1 -p 1", "tcp -h \"::1\" -p 1 -t 60000"),
+            (
+                "udp -h 239.255.1.1 -p 10000 --ttl 5 --interface 127.0.0.1",
+                "udp -h 239.255.1.1 -p 10000 --interface 127.0.0.1 --ttl 5",
+            ),
+            ("ws -h h -p 1 -r /chat", "ws -h h -p 1 -t 60000 -r /chat"),
+            ("wss -h h -p 1", "wss -h h -p 1 -t 60000 -r /"),
+            (
+                "opaque -t 1 -e 1.1 -v CTEyNy4wLjAuMRAnAABg6gAAAA==",
+                "tcp -h 127.0.0.1 -p 10000 -t 60000",
+            ),
+            ("opaque -t 42 -v AAEC", "opaque -t 42 -e 1.0 -v AAEC"),
+            ("tcp -h h -p 70000", "ERR ::Ice::EndpointParseException"),
+            ("foo -h h", "unknown"),
+            ("tcp -h h -p 1 -q", "ERR ::Ice::EndpointParseException"),
+            ("tcp -h * -p 1", "ERR ::Ice::EndpointParseException"),
+            ("tcp -h h -p 1 -tfoo 5", "tcp -h h -p 1 -t 5"),
+            ("tcp -h h -p 1 -t 0", "ERR ::Ice::EndpointParseException"),
+            ("tcp -h h -p 1 -t -1", "ERR ::Ice::EndpointParseException"),
+            ("tcp -h h -p +5", "tcp -h h -p 5 -t 60000"),
+            ("tcp -h h -p 010", "tcp -h h -p 10 -t 60000"),
+            ("tcp -h h -p ' 5'", "tcp -h h -p 5 -t 60000"),
+            (
+                "tcp -h h -p 1 --sourceAddress \"0:0::1\"",
+                "tcp -h h -p 1 --sourceAddress \"::1\" -t 60000",
+            ),
+            (
+                "tcp -h h -p 1 --sourceAddress foo",
+                "ERR ::Ice::EndpointParseException",
+            ),
+            ("udp -h h -p 1 -v 1.0", "udp -h h -p 1"),
+            ("udp -h h -p 1 --ttl x", "ERR ::Ice::EndpointParseException"),
+            (
+                "udp -h h -p 1 --interface \"::1\"",
+                "udp -h h -p 1 --interface \"::1\"",
+            ),
+            ("udp -h h -p 1 -t 5", "ERR ::Ice::EndpointParseException"),
+            (
+                "udp -h h -p 1 -c -z --ttl 3 --interface eth0 --sourceAddress 1.2.3.4",
+                "udp -h h -p 1 --sourceAddress 1.2.3.4 --interface eth0 --ttl 3 -c -z",
+            ),
+            (
+                "ws -h h -p 1 -r \"a:b\"",
+                "ws -h h -p 1 -t 60000 -r \"a:b\"",
+            ),
+            ("ws -h h -p 1 -r", "ERR ::Ice::EndpointParseException"),
+            ("ws -h h -p 1 -r \"a b\"", "ws -h h -p 1 -t 60000 -r a b"),
+            ("ws -h h -p 1 -rx /a", "ws -h h -p 1 -t 60000 -r /a"),
+            ("ws -h h -p 1 -r a -t 5 -z", "ws -h h -p 1 -t 5 -z -r a"),
+            (
+                "opaque -t 65535 -v AAEC",
+                "ERR ::Ice::EndpointParseException",
+            ),
+            ("opaque -t 32767 -v AAEC", "opaque -t 32767 -e 1.0 -v AAEC"),
+            ("opaque -t 99 -v AA!C", "ERR ::Ice::EndpointParseException"),
+            ("opaque -t 99 -v AAE", "opaque -t 99 -e 1.0 -v AAEA"),
+            (
+                "opaque -t 1 -v AAEC",
+                "ERR ::Ice::UnmarshalOutOfBoundsException",
+            ),
+            ("opaque -t 3 -e 1.0 -v AWgBAAAAAQABAAA=", "udp -h h -p 1"),
+            ("opaque -t 3 -e 1.1 -v AWgBAAAAAQ==", "udp -h h -p 1 -z"),
+            (
+                "opaque -t 1 -e 1.1 -v AWgBAAAAYOoAAAAA",
+                "ERR ::Ice::UnmarshalOutOfBoundsException",
+            ),
+            (
+                "opaque -t 1 -e 1.0 -v AWgBAAAAYOoAAAAA",
+                "tcp -h h -p 1 -t 60000",
+            ),
+            (
+                "opaque -t 4 -e 1.1 -v AWgBAAAAYOoAAAABLw==",
+                "ws -h h -p 1 -t 60000 -r /",
+            ),
+            (
+                "opaque -t 2 -e 1.1 -v AWgCAAAAZAAAAAA=",
+                "ssl -h h -p 2 -t 100",
+            ),
+            (
+                "opaque -t 1 -t 2 -v AA==",
+                "ERR ::Ice::EndpointParseException",
+            ),
+            ("opaque -t 99", "ERR ::Ice::EndpointParseException"),
+            ("opaque -t 99 -e 2.0 -v AAEC", "opaque -t 99 -e 2.0 -v AAEC"),
+            (
+                "opaque -tx 5 -v AA==",
+                "ERR ::Ice::UnmarshalOutOfBoundsException",
+            ),
+            (
+                "opaque -t 5 -e 1.1 -v AA== -z",
+                "ERR ::Ice::EndpointParseException",
+            ),
+            ("default -h h -p 1", "tcp -h h -p 1 -t 60000"),
+            ("tcp -h h -p 1 -z x", "ERR ::Ice::EndpointParseException"),
+            ("tcp -h h -p 1 -", "ERR ::Ice::EndpointParseException"),
+            ("tcp -h h", "tcp -h h -p 0 -t 60000"),
+            ("udp", "udp -p 0"),
+            ("TCP -h h -p 1", "unknown"),
+            ("tcp -h h -p 1 -zq", "tcp -h h -p 1 -t 60000 -z"),
+            ("tcp -hx h -p 1", "ERR ::Ice::EndpointParseException"),
+            ("udp -h h -p 1 -zz", "ERR ::Ice::EndpointParseException"),
+            ("tcp -h 'a b' -p 1", "tcp -h a b -p 1 -t 60000"),
+            ("tcp -h h\\\"x -p 1", "tcp -h h\"x -p 1 -t 60000"),
+            ("tcp -h \"h -p 1", "ERR ::Ice::EndpointParseException"),
+            ("   ", "ERR ::Ice::EndpointParseException"),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(relay(text), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn long_opaque_values_break_lines_like_ice() {
+        let text = format!("opaque -t 99 -v {}", "A".repeat(232));
+        let line = "A".repeat(76);
+        assert_eq!(
+            relay(&text),
+            format!("opaque -t 99 -e 1.0 -v {line}\r\n{line}\r\n{line}\r\nAAAA")
+        );
+    }
+
+    #[test]
+    fn defaults_and_roles() {
+        let d = ParseDefaults {
+            host: "example.com".into(),
+            timeout: 1000,
+            source_address: Some("127.0.0.1".parse().unwrap()),
+            ..ParseDefaults::default()
+        };
+        let p = |s: &str| {
+            parse_endpoint(s, &d, EndpointRole::Proxy)
+                .unwrap()
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(
+            p("tcp -p 5"),
+            "tcp -h example.com -p 5 --sourceAddress 127.0.0.1 -t 1000"
+        );
+        assert_eq!(
+            p("tcp -p 5 -t 7 -h other"),
+            "tcp -h other -p 5 --sourceAddress 127.0.0.1 -t 7"
+        );
+        let a = |s: &str| parse_endpoint(s, &ParseDefaults::default(), EndpointRole::ObjectAdapter);
+        assert_eq!(
+            a("tcp -h * -p 0").unwrap().unwrap().to_string(),
+            "tcp -p 0 -t 60000"
+        );
+        assert!(a("tcp -h h -p 0 --sourceAddress 1.2.3.4").is_err());
+        let eps = parse_adapter_endpoints("tcp -h * -p 0:udp -h \"::1\" -p 5", &d).unwrap();
+        assert_eq!(eps.len(), 2);
+        assert_eq!(eps[1].to_string(), "udp -h \"::1\" -p 5");
+        // A trailing `:` ends the list; a blank or empty endpoint after it is an error.
+        assert_eq!(parse_adapter_endpoints("tcp -p 0:", &d).unwrap().len(), 1);
+        assert!(parse_adapter_endpoints("tcp -p 0: ", &d).is_err());
+        assert!(parse_adapter_endpoints("tcp -p 0::udp -p 1", &d).is_err());
+        assert!(parse_adapter_endpoints("tcp -p 0:foo", &d).is_err());
+        assert!(parse_adapter_endpoints("", &d).unwrap().is_empty());
+    }
+
+    #[test]
+    fn splitting() {
+        assert_eq!(
+            split_words(" a  'b c' \"d\\\"e\" f\\'g ").unwrap(),
+            ["a", "b c", "d\"e", "f'g"]
+        );
+        assert!(split_words("a 'b").is_err());
+        assert_eq!(split_words("a '' b").unwrap(), ["a", "b"]);
+        assert_eq!(
+            split_endpoints("tcp -h \"a:b\" -p 1:udp -p 2"),
+            ["tcp -h \"a:b\" -p 1", "udp -p 2"]
+        );
+        assert_eq!(split_endpoints("tcp -h 'a:b'"), ["tcp -h 'a", "b'"]);
+        assert_eq!(split_endpoints(""), [""]);
+    }
+}
