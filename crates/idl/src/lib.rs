@@ -84,9 +84,19 @@ impl Failure {
 }
 
 impl Output {
-    /// Warnings as `file:line:col: warning: message` lines.
+    /// Warnings about the main file as `file:line:col: warning: message`
+    /// lines (like slice2cpp, warnings in included files are not shown).
     pub fn rendered(&self) -> String {
-        self.diagnostics.render(&self.map)
+        let main = Diagnostics {
+            list: self
+                .diagnostics
+                .list
+                .iter()
+                .filter(|d| d.span.is_none_or(|s| s.file == diagnostic::FileId(0)))
+                .cloned()
+                .collect(),
+        };
+        main.render(&self.map)
     }
 }
 
@@ -119,9 +129,11 @@ fn finish(pre: Preprocessed, mut diags: Diagnostics, opts: &Options) -> Result<O
     }
     let unit = match parse::parse_unit(&pre.text) {
         Ok(u) => u,
-        Err(e) => {
-            let span = pre.map.span_at(&pre.text, e.pos);
-            diags.error(span, e.message);
+        Err(errors) => {
+            for e in errors {
+                let span = pre.map.span_at(&pre.text, e.pos);
+                diags.error(span, e.message);
+            }
             return Err(Failure {
                 diagnostics: diags,
                 map: pre.map,
@@ -132,10 +144,11 @@ fn finish(pre: Preprocessed, mut diags: Diagnostics, opts: &Options) -> Result<O
         underscore: opts.underscore,
         ice_prefix: opts.ice_prefix,
     };
-    let model = resolve::resolve(&unit, &pre.text, &pre.map, ropts, &mut diags);
-    if !diags.has_errors() {
-        validate::validate(&model, &mut diags);
-    }
+    let (model, incomplete) = resolve::resolve(&unit, &pre.text, &pre.map, ropts, &mut diags);
+    // Structural checks run even after resolution errors, so that one run
+    // reports everything (a definition whose parts failed to resolve is
+    // checked with what did resolve, as slice2cpp does).
+    validate::validate_except(&model, &incomplete, &mut diags);
     if diags.has_errors() {
         return Err(Failure {
             diagnostics: diags,

@@ -8,7 +8,16 @@
 //! ([`Type::Named`] holds a `DefId`). Reopened modules are merged; each
 //! definition records the file it came from ([`Definition::span`]`.file`),
 //! so a generator can emit only the main file's definitions.
+//!
+//! A generator typically walks [`Model::roots`] → [`Module::contents`],
+//! matches [`DefKind`], maps [`Type`]s to Rust types, and uses the helpers
+//! that encode Ice's rules once: [`Operation::in_marshal_order`],
+//! [`Operation::out_marshal_order`], [`members_marshal_order`],
+//! [`Model::all_members`], [`Model::type_ids`], [`Model::optional_format`],
+//! [`Model::is_variable_size`], [`Model::min_wire_size`]. Doc comments are
+//! parsed into [`Doc`] for rustdoc.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 pub use crate::diagnostic::{FileId, Span};
@@ -30,7 +39,8 @@ pub struct Model {
     pub modules: Vec<Module>,
     /// Top-level modules in first-appearance order.
     pub roots: Vec<ModuleId>,
-    /// All definitions, in source order.
+    /// All definitions, in order of first declaration (a class or
+    /// interface declared `class C;` keeps the id of that declaration).
     pub definitions: Vec<Definition>,
 }
 
@@ -355,10 +365,80 @@ impl Operation {
         self.params.iter().filter(|p| p.out)
     }
 
-    /// True if the operation or its interface asks for AMD (`["amd"]`).
+    /// True if `directive` appears in the operation's metadata.
     pub fn has_metadata(&self, directive: &str) -> bool {
         self.metadata.iter().any(|m| m == directive)
     }
+
+    /// In-parameters in encoding order: required ones as declared, then
+    /// optional ones sorted by tag (encoding 1.1).
+    pub fn in_marshal_order(&self) -> Vec<Slot<'_>> {
+        marshal_order(self.in_params().map(Slot::Param).collect())
+    }
+
+    /// The reply's values in encoding order: required out-parameters as
+    /// declared, then a required return value, then every optional one
+    /// (out-parameters and return) sorted by tag.
+    pub fn out_marshal_order(&self) -> Vec<Slot<'_>> {
+        let mut slots: Vec<Slot<'_>> = self.out_params().map(Slot::Param).collect();
+        if let Some(ty) = self.return_type {
+            slots.push(Slot::Return {
+                ty,
+                tag: self.return_tag,
+            });
+        }
+        marshal_order(slots)
+    }
+}
+
+/// One value in an operation's request or reply encapsulation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Slot<'a> {
+    /// A parameter.
+    Param(&'a Param),
+    /// The return value.
+    Return {
+        /// Its type.
+        ty: Type,
+        /// `optional(tag)` on the return type.
+        tag: Option<i32>,
+    },
+}
+
+impl Slot<'_> {
+    /// The value's type.
+    pub fn ty(&self) -> Type {
+        match self {
+            Slot::Param(p) => p.ty,
+            Slot::Return { ty, .. } => *ty,
+        }
+    }
+
+    /// The optional tag, if optional.
+    pub fn tag(&self) -> Option<i32> {
+        match self {
+            Slot::Param(p) => p.tag,
+            Slot::Return { tag, .. } => *tag,
+        }
+    }
+}
+
+fn marshal_order(slots: Vec<Slot<'_>>) -> Vec<Slot<'_>> {
+    let (mut optional, mut required): (Vec<_>, Vec<_>) =
+        slots.into_iter().partition(|s| s.tag().is_some());
+    optional.sort_by_key(|s| s.tag());
+    required.extend(optional);
+    required
+}
+
+/// Data members in encoding order: required ones as declared, then
+/// optional ones sorted by tag (one class or exception slice).
+pub fn members_marshal_order(members: &[DataMember]) -> Vec<&DataMember> {
+    let (mut optional, mut required): (Vec<_>, Vec<_>) =
+        members.iter().partition(|m| m.tag.is_some());
+    optional.sort_by_key(|m| m.tag);
+    required.extend(optional);
+    required
 }
 
 /// An operation parameter.
@@ -534,10 +614,10 @@ impl Model {
 
     /// True if values of `ty` have a variable encoded size.
     pub fn is_variable_size(&self, ty: Type) -> bool {
-        self.variable_size_depth(ty, 0)
+        self.variable_size_memo(ty, &mut HashMap::new())
     }
 
-    fn variable_size_depth(&self, ty: Type, depth: usize) -> bool {
+    fn variable_size_memo(&self, ty: Type, memo: &mut HashMap<DefId, bool>) -> bool {
         match ty {
             Type::Bool
             | Type::Byte
@@ -548,12 +628,17 @@ impl Model {
             | Type::Double => false,
             Type::Named(id) => match &self.def(id).kind {
                 DefKind::Struct(s) => {
-                    depth > 64
-                        || s.members
-                            .iter()
-                            .any(|m| self.variable_size_depth(m.ty, depth + 1))
+                    if let Some(v) = memo.get(&id) {
+                        return *v;
+                    }
+                    memo.insert(id, true);
+                    let v = s
+                        .members
+                        .iter()
+                        .any(|m| self.variable_size_memo(m.ty, memo));
+                    memo.insert(id, v);
+                    v
                 }
-                DefKind::Enum(_) => true,
                 _ => true,
             },
             _ => true,
@@ -562,10 +647,10 @@ impl Model {
 
     /// The smallest encoded size of a value of `ty`, in bytes.
     pub fn min_wire_size(&self, ty: Type) -> usize {
-        self.min_wire_size_depth(ty, 0)
+        self.min_wire_size_memo(ty, &mut HashMap::new())
     }
 
-    fn min_wire_size_depth(&self, ty: Type, depth: usize) -> usize {
+    fn min_wire_size_memo(&self, ty: Type, memo: &mut HashMap<DefId, usize>) -> usize {
         match ty {
             Type::Bool | Type::Byte => 1,
             Type::Short => 2,
@@ -575,11 +660,19 @@ impl Model {
             Type::ObjectProxy | Type::Proxy(_) => 2,
             Type::Object | Type::Value | Type::LocalObject => 1,
             Type::Named(id) => match &self.def(id).kind {
-                DefKind::Struct(s) if depth < 64 => s
-                    .members
-                    .iter()
-                    .map(|m| self.min_wire_size_depth(m.ty, depth + 1))
-                    .sum(),
+                DefKind::Struct(s) => {
+                    if let Some(v) = memo.get(&id) {
+                        return *v;
+                    }
+                    memo.insert(id, 1);
+                    let v = s
+                        .members
+                        .iter()
+                        .map(|m| self.min_wire_size_memo(m.ty, memo))
+                        .fold(0usize, usize::saturating_add);
+                    memo.insert(id, v);
+                    v
+                }
                 _ => 1,
             },
         }
@@ -732,5 +825,70 @@ impl Doc {
         }
         doc.summary = doc.summary.trim().to_owned();
         doc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn param(name: &str, out: bool, tag: Option<i32>) -> Param {
+        Param {
+            name: name.into(),
+            ty: Type::Int,
+            out,
+            tag,
+            metadata: vec![],
+            span: Span::default(),
+        }
+    }
+
+    #[test]
+    fn marshal_order_puts_optionals_last_by_tag() {
+        let op = Operation {
+            name: "f".into(),
+            mode: OperationMode::Normal,
+            return_type: Some(Type::String),
+            return_tag: None,
+            params: vec![
+                param("a", false, Some(5)),
+                param("b", false, None),
+                param("c", false, Some(2)),
+                param("x", true, Some(1)),
+                param("y", true, None),
+            ],
+            throws: vec![],
+            metadata: vec![],
+            doc: None,
+            span: Span::default(),
+        };
+        let names = |v: Vec<Slot<'_>>| -> Vec<String> {
+            v.iter()
+                .map(|s| match s {
+                    Slot::Param(p) => p.name.clone(),
+                    Slot::Return { .. } => "<return>".into(),
+                })
+                .collect()
+        };
+        assert_eq!(names(op.in_marshal_order()), ["b", "c", "a"]);
+        assert_eq!(names(op.out_marshal_order()), ["y", "<return>", "x"]);
+        let mut op2 = op.clone();
+        op2.return_tag = Some(0);
+        assert_eq!(names(op2.out_marshal_order()), ["y", "<return>", "x"]);
+        op2.return_tag = Some(3);
+        assert_eq!(names(op2.out_marshal_order()), ["y", "x", "<return>"]);
+    }
+
+    #[test]
+    fn doc_tags() {
+        let d = Doc::parse("Does it.\nReally.\n@param a the input\n  continued\n@return result\n@throws E when bad\n@deprecated use g");
+        assert_eq!(d.summary, "Does it.\nReally.");
+        assert_eq!(
+            d.params,
+            vec![("a".to_owned(), "the input continued".to_owned())]
+        );
+        assert_eq!(d.returns.as_deref(), Some("result"));
+        assert_eq!(d.throws[0].0, "E");
+        assert_eq!(d.deprecated.as_deref(), Some("use g"));
     }
 }

@@ -151,6 +151,17 @@ impl Pre<'_> {
     }
 
     fn file(&mut self, file: FileId, path: &Path, source: &str) {
+        let source = source.strip_prefix('\u{feff}').unwrap_or(source);
+        let cleaned;
+        let source = if let Some(at) = source.find('\0') {
+            let line = source[..at].matches('\n').count() as u32 + 1;
+            self.diags
+                .warning(self.span(file, line, 1), "null character ignored");
+            cleaned = source.replace('\0', " ");
+            cleaned.as_str()
+        } else {
+            source
+        };
         let mut conds: Vec<Cond> = Vec::new();
         let mut in_comment = false;
         let mut lines = source.split('\n').enumerate();
@@ -212,6 +223,14 @@ impl Pre<'_> {
                     if id.is_empty() {
                         self.diags
                             .error(span, format!("#{name} without a macro name"));
+                    } else if !rest[id.len()..].trim().is_empty() {
+                        self.diags.error(
+                            span,
+                            format!(
+                                "excessive tokens after #{name} {id}: `{}'",
+                                rest[id.len()..].trim()
+                            ),
+                        );
                     }
                     self.macros.contains_key(id) == (name == "ifdef")
                 };
@@ -767,6 +786,13 @@ mod tests {
         assert_eq!(d.error_count(), 3);
         let (_, d) = run("#if 1/0\n#endif", &[]);
         assert!(d.has_errors());
+    }
+
+    #[test]
+    fn bom_and_nul_are_tolerated() {
+        let (t, d) = run("\u{feff}module M {}\0\n", &[]);
+        assert!(!d.has_errors());
+        assert_eq!(t, "module M {} \n\n");
     }
 
     #[test]

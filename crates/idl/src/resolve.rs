@@ -5,7 +5,7 @@
 //! checks identifiers and converts constant values. Produces the
 //! [`Model`]; structural rules are then checked by `validate.rs`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ast::{self, Builtin, ConstExpr, DefinitionKind, Item, Pos, ScopedName, TypeExpr};
 use crate::diagnostic::{Diagnostics, SourceMap, Span};
@@ -48,17 +48,30 @@ struct Resolver<'a> {
     diags: Diagnostics,
     /// Per file: a definition was already seen (file metadata must precede).
     file_has_defs: Vec<bool>,
+    /// Definitions in which something failed to resolve.
+    incomplete: HashSet<DefId>,
+    /// While resolving names used directly at module level (bases, sequence
+    /// and dictionary types, constants): the module.
+    introduce_in: Option<ModuleId>,
+    /// (module, lower-cased first name component) → (name as written,
+    /// lower-cased scoped name it meant). A later definition in that module
+    /// with that name would change its meaning, which Slice forbids.
+    introduced: HashMap<(ModuleId, String), (String, String)>,
+    /// The constant whose value is being resolved.
+    defining: Option<DefId>,
 }
 
 /// Builds the model from a parsed unit. Errors go to `diags`; the returned
-/// model is complete only if no error was reported.
+/// model is complete only if no error was reported. Also returns the
+/// definitions in which something failed to resolve (validation skips them
+/// to avoid follow-on errors).
 pub fn resolve(
     unit: &ast::Unit,
     text: &str,
     map: &SourceMap,
     opts: ResolveOptions,
     diags: &mut Diagnostics,
-) -> Model {
+) -> (Model, HashSet<DefId>) {
     let mut r = Resolver {
         text,
         map,
@@ -67,6 +80,10 @@ pub fn resolve(
         symbols: HashMap::new(),
         diags: Diagnostics::default(),
         file_has_defs: vec![false; map.files.len()],
+        incomplete: HashSet::new(),
+        introduce_in: None,
+        introduced: HashMap::new(),
+        defining: None,
     };
     r.model.files = map
         .files
@@ -79,7 +96,7 @@ pub fn resolve(
         .collect();
     r.items(&unit.items, None);
     diags.extend(r.diags);
-    r.model
+    (r.model, r.incomplete)
 }
 
 fn lower(s: &str) -> String {
@@ -262,6 +279,22 @@ impl Resolver<'_> {
         let Some(id) = self.declare(d, scope, placeholder, is_decl) else {
             return;
         };
+        let errors_before = self.diags.error_count();
+        self.definition_body(d, id, scope);
+        if self.diags.error_count() > errors_before {
+            self.incomplete.insert(id);
+        }
+    }
+
+    fn definition_body(&mut self, d: &ast::Definition, id: DefId, scope: ModuleId) {
+        // Everything resolved here directly (not inside a member or
+        // operation) is looked up at module level.
+        self.introduce_in = Some(scope);
+        self.definition_parts(d, id, scope);
+        self.introduce_in = None;
+    }
+
+    fn definition_parts(&mut self, d: &ast::Definition, id: DefId, scope: ModuleId) {
         match &d.kind {
             DefinitionKind::Struct { members, .. } => {
                 let members = self.members(members, scope, "struct");
@@ -382,7 +415,10 @@ impl Resolver<'_> {
                     );
                     return;
                 }
-                if let Some(v) = self.value(t, value, *value_pos, scope, &what) {
+                self.defining = Some(id);
+                let v = self.value(t, value, *value_pos, scope, &what);
+                self.defining = None;
+                if let Some(v) = v {
                     self.model.definitions[id.0 as usize].kind = DefKind::Const(Const {
                         ty: t,
                         type_metadata: metas(type_metadata),
@@ -545,6 +581,9 @@ impl Resolver<'_> {
                 }
             }
         }
+        if let Some(parent) = scope {
+            self.check_changed_meaning(parent, name, &scoped);
+        }
         let id = ModuleId(self.model.modules.len() as u32);
         self.model.modules.push(Module {
             name: name.name.clone(),
@@ -589,6 +628,48 @@ impl Resolver<'_> {
             let sym = e.sym;
             let desc = self.sym_desc(sym);
             if prev_name != name.name {
+                // slice2cpp treats class declarations case-insensitively: a
+                // differently capitalized declaration is ignored, and a
+                // definition completes (and renames) a declared-only class.
+                if let (Sym::Def(prev), DefKind::Class(_)) = (sym, &placeholder) {
+                    let prev_local = self.model.def(prev).local;
+                    if let DefKind::Class(c) = &self.model.def(prev).kind {
+                        if prev_local != d.local {
+                            let (now, was) = if d.local {
+                                ("local", "non-local")
+                            } else {
+                                ("non-local", "local")
+                            };
+                            self.err(
+                                name.pos,
+                                format!("{now} `{}' was declared {was}", name.name),
+                            );
+                            return None;
+                        }
+                        if is_decl {
+                            return None;
+                        }
+                        if !c.defined {
+                            let span = self.span(d.pos);
+                            let def = &mut self.model.definitions[prev.0 as usize];
+                            def.name = name.name.clone();
+                            def.scoped = scoped.clone();
+                            def.span = span;
+                            def.metadata.extend(metas(&d.metadata));
+                            if def.doc.is_none() {
+                                def.doc = doc(&d.doc);
+                            }
+                            self.symbols.insert(
+                                key,
+                                Entry {
+                                    scoped,
+                                    sym: Sym::Def(prev),
+                                },
+                            );
+                            return Some(prev);
+                        }
+                    }
+                }
                 self.err(
                     name.pos,
                     format!(
@@ -660,6 +741,7 @@ impl Resolver<'_> {
             );
             return None;
         }
+        self.check_changed_meaning(scope, name, &scoped);
         let id = DefId(self.model.definitions.len() as u32);
         let span = self.span(d.pos);
         self.model.definitions.push(Definition {
@@ -686,6 +768,17 @@ impl Resolver<'_> {
         Some(id)
     }
 
+    /// A new name in `scope` must not change what an earlier use of that
+    /// name (case-insensitively) in the same module referred to.
+    fn check_changed_meaning(&mut self, scope: ModuleId, name: &ast::Ident, scoped: &str) {
+        if let Some((written, meaning)) = self.introduced.get(&(scope, lower(&name.name))) {
+            if *meaning != lower(scoped) {
+                let written = written.clone();
+                self.err(name.pos, format!("`{written}' has changed meaning"));
+            }
+        }
+    }
+
     /// Looks a name up from `scope` outwards. Returns the symbol and its
     /// exact scoped name.
     fn lookup(&mut self, n: &ScopedName, scope: Option<ModuleId>) -> Option<Sym> {
@@ -706,6 +799,15 @@ impl Resolver<'_> {
         }
         for c in &candidates {
             if let Some(e) = self.symbols.get(&lower(c)) {
+                if let (Some(m), false) = (self.introduce_in, n.absolute) {
+                    // Remember what the first component meant in this module.
+                    let first = &n.parts[0];
+                    let prefix_len = c.len() - rel.len();
+                    let meaning = format!("{}{}", &c[..prefix_len], first);
+                    self.introduced
+                        .entry((m, lower(first)))
+                        .or_insert((first.clone(), lower(&meaning)));
+                }
                 if &e.scoped != c {
                     let found = e.scoped.clone();
                     self.err(
@@ -854,7 +956,9 @@ impl Resolver<'_> {
                         Some(Type::Proxy(id))
                     }
                     "interface" => {
-                        self.warn(n.pos, "interface by value is deprecated");
+                        if !self.model.def(id).local {
+                            self.warn(n.pos, "interface by value is deprecated");
+                        }
                         Some(Type::Named(id))
                     }
                     _ if proxy => {
@@ -876,6 +980,13 @@ impl Resolver<'_> {
         scope: ModuleId,
         _what: &str,
     ) -> Vec<DataMember> {
+        let saved = self.introduce_in.take();
+        let out = self.members_inner(members, scope);
+        self.introduce_in = saved;
+        out
+    }
+
+    fn members_inner(&mut self, members: &[ast::DataMember], scope: ModuleId) -> Vec<DataMember> {
         let mut out = Vec::new();
         for m in members {
             self.check_ident(&m.name);
@@ -924,6 +1035,13 @@ impl Resolver<'_> {
     }
 
     fn operations(&mut self, ops: &[ast::Operation], scope: ModuleId) -> Vec<Operation> {
+        let saved = self.introduce_in.take();
+        let out = self.operations_inner(ops, scope);
+        self.introduce_in = saved;
+        out
+    }
+
+    fn operations_inner(&mut self, ops: &[ast::Operation], scope: ModuleId) -> Vec<Operation> {
         let mut out = Vec::new();
         for o in ops {
             self.check_ident(&o.name);
@@ -1219,6 +1337,13 @@ impl Resolver<'_> {
                         }
                     }
                 }
+                Some(Sym::Def(cid)) if Some(cid) == self.defining => {
+                    self.err(
+                        pos,
+                        format!("constant `{}' cannot be initialized with itself", n.text()),
+                    );
+                    None
+                }
                 Some(Sym::Def(cid)) => match &self.model.def(cid).kind {
                     DefKind::Const(c) => {
                         let (cty, cval) = (c.ty, c.value.clone());
@@ -1313,25 +1438,42 @@ impl Resolver<'_> {
     /// enclosing its enum.
     fn enumerator_in_enclosing_scope(&mut self, n: &ScopedName, scope: ModuleId) -> Option<Sym> {
         let last = n.parts.last()?;
-        let prefix: Vec<String> = n.parts[..n.parts.len() - 1].to_vec();
-        let module_scoped = if n.absolute {
-            format!("::{}", prefix.join("::"))
-        } else if prefix.is_empty() {
-            self.scope_name(Some(scope))
+        let prefix = n.parts[..n.parts.len() - 1].join("::");
+        // Candidate modules, innermost first (relative names search outwards).
+        let mut candidates = Vec::new();
+        if n.absolute {
+            candidates.push(format!("::{prefix}"));
         } else {
-            format!("{}::{}", self.scope_name(Some(scope)), prefix.join("::"))
-        };
-        let module_scoped = module_scoped.trim_end_matches("::").to_owned();
-        for d in &self.model.definitions {
-            if let DefKind::Enum(en) = &d.kind {
-                let parent = &self.model.module(d.module).scoped;
-                if parent == &module_scoped {
-                    if let Some(i) = en.enumerators.iter().position(|x| &x.name == last) {
-                        let id = d.id;
-                        self.warn(n.pos, format!("referencing enumerator `{last}' in its enumeration's enclosing scope is deprecated"));
-                        return Some(Sym::Enumerator(id, i));
-                    }
+            let mut s = Some(scope);
+            loop {
+                let base = self.scope_name(s);
+                candidates.push(if prefix.is_empty() {
+                    base
+                } else {
+                    format!("{base}::{prefix}")
+                });
+                match s {
+                    Some(m) => s = self.model.module(m).parent,
+                    None => break,
                 }
+            }
+        }
+        for module_scoped in candidates {
+            let module_scoped = module_scoped.trim_end_matches("::");
+            let found = self.model.definitions.iter().find_map(|d| match &d.kind {
+                DefKind::Enum(en) if self.model.module(d.module).scoped == module_scoped => en
+                    .enumerators
+                    .iter()
+                    .position(|x| &x.name == last)
+                    .map(|i| (d.id, i)),
+                _ => None,
+            });
+            if let Some((id, i)) = found {
+                self.warn(
+                    n.pos,
+                    format!("referencing enumerator `{last}' in its enumeration's enclosing scope is deprecated"),
+                );
+                return Some(Sym::Enumerator(id, i));
             }
         }
         None

@@ -4,15 +4,25 @@
 //! dictionary key types, structs that contain themselves, inheritance
 //! cycles, ambiguous multiple inheritance and compact-id collisions.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::diagnostic::Diagnostics;
 use crate::model::{DataMember, DefId, DefKind, Model, Operation, Type};
 
 /// Checks `model`, adding every violation to `diags`.
 pub fn validate(model: &Model, diags: &mut Diagnostics) {
+    validate_except(model, &HashSet::new(), diags);
+}
+
+/// Like [`validate`] but skips the definitions in `skip` (those that already
+/// failed to resolve).
+pub fn validate_except(model: &Model, skip: &HashSet<DefId>, diags: &mut Diagnostics) {
     let mut compact_ids: HashMap<i32, DefId> = HashMap::new();
+    let mut key_memo: HashMap<DefId, KeyCheck> = HashMap::new();
     for def in &model.definitions {
+        if skip.contains(&def.id) {
+            continue;
+        }
         match &def.kind {
             DefKind::Struct(s) => {
                 if s.members.is_empty() {
@@ -27,7 +37,7 @@ pub fn validate(model: &Model, diags: &mut Diagnostics) {
                     }
                 }
                 unique_members(&s.members, diags);
-                if contains_struct(model, def.id, def.id, 0) {
+                if contains_struct(model, def.id) {
                     diags.error(
                         def.span,
                         format!("struct `{}' cannot contain itself", def.name),
@@ -166,7 +176,7 @@ pub fn validate(model: &Model, diags: &mut Diagnostics) {
                 unique_tags(&e.members, diags);
                 inherited_members(model, e.base, &e.members, "exception", diags);
             }
-            DefKind::Dictionary(d) => match legal_key(model, d.key, 0) {
+            DefKind::Dictionary(d) => match legal_key(model, d.key, &mut key_memo) {
                 KeyCheck::Legal => {}
                 KeyCheck::Deprecated => diags.warning(
                     def.span,
@@ -426,11 +436,9 @@ fn operation(model: &Model, o: &Operation, diags: &mut Diagnostics) {
 }
 
 fn has_cycle(model: &Model, id: DefId) -> bool {
-    let mut stack = vec![(id, 0usize)];
-    while let Some((cur, depth)) = stack.pop() {
-        if depth > model.definitions.len() {
-            return true;
-        }
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![id];
+    while let Some(cur) = stack.pop() {
         let next: Vec<DefId> = match &model.def(cur).kind {
             DefKind::Class(c) => c.base.into_iter().collect(),
             DefKind::Exception(e) => e.base.into_iter().collect(),
@@ -441,59 +449,66 @@ fn has_cycle(model: &Model, id: DefId) -> bool {
             if n == id {
                 return true;
             }
-            stack.push((n, depth + 1));
+            if seen.insert(n) {
+                stack.push(n);
+            }
         }
     }
     false
 }
 
-fn contains_struct(model: &Model, target: DefId, cur: DefId, depth: usize) -> bool {
-    if depth > 64 {
-        return false;
-    }
-    let DefKind::Struct(s) = &model.def(cur).kind else {
+/// A struct can only name types declared before it, so the only way to
+/// contain itself is a member of its own type.
+fn contains_struct(model: &Model, id: DefId) -> bool {
+    let DefKind::Struct(s) = &model.def(id).kind else {
         return false;
     };
-    s.members.iter().any(|m| match m.ty {
-        Type::Named(id) if id == target => true,
-        Type::Named(id) if id != cur => contains_struct(model, target, id, depth + 1),
-        _ => false,
-    })
+    s.members.iter().any(|m| m.ty == Type::Named(id))
 }
 
+#[derive(Clone, Copy)]
 enum KeyCheck {
     Legal,
     Deprecated,
     Illegal,
 }
 
-fn legal_key(model: &Model, t: Type, depth: usize) -> KeyCheck {
-    if depth > 64 {
-        return KeyCheck::Illegal;
-    }
+fn legal_key(model: &Model, t: Type, memo: &mut HashMap<DefId, KeyCheck>) -> KeyCheck {
     match t {
         Type::Bool | Type::Byte | Type::Short | Type::Int | Type::Long | Type::String => {
             KeyCheck::Legal
         }
-        Type::Named(id) => match &model.def(id).kind {
-            DefKind::Enum(_) => KeyCheck::Legal,
-            DefKind::Struct(s) => {
-                let mut res = KeyCheck::Legal;
-                for m in &s.members {
-                    match legal_key(model, m.ty, depth + 1) {
-                        KeyCheck::Illegal => return KeyCheck::Illegal,
-                        KeyCheck::Deprecated => res = KeyCheck::Deprecated,
-                        KeyCheck::Legal => {}
-                    }
-                }
-                res
+        Type::Named(id) => {
+            if let Some(k) = memo.get(&id) {
+                return *k;
             }
-            DefKind::Sequence(s) => match legal_key(model, s.element, depth + 1) {
-                KeyCheck::Illegal => KeyCheck::Illegal,
-                _ => KeyCheck::Deprecated,
-            },
-            _ => KeyCheck::Illegal,
-        },
+            // Provisional answer guards against self-reference.
+            memo.insert(id, KeyCheck::Illegal);
+            let res = match &model.def(id).kind {
+                DefKind::Enum(_) => KeyCheck::Legal,
+                DefKind::Struct(s) => {
+                    let mut res = KeyCheck::Legal;
+                    for m in &s.members {
+                        match legal_key(model, m.ty, memo) {
+                            KeyCheck::Illegal => {
+                                res = KeyCheck::Illegal;
+                                break;
+                            }
+                            KeyCheck::Deprecated => res = KeyCheck::Deprecated,
+                            KeyCheck::Legal => {}
+                        }
+                    }
+                    res
+                }
+                DefKind::Sequence(s) => match legal_key(model, s.element, memo) {
+                    KeyCheck::Illegal => KeyCheck::Illegal,
+                    _ => KeyCheck::Deprecated,
+                },
+                _ => KeyCheck::Illegal,
+            };
+            memo.insert(id, res);
+            res
+        }
         _ => KeyCheck::Illegal,
     }
 }

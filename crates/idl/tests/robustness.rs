@@ -230,3 +230,38 @@ fn deep_nesting_is_rejected_not_overflowed() {
     let src = format!("#if {}1\n#endif\n", "!".repeat(100000));
     compile(&src);
 }
+
+#[test]
+fn wide_type_graphs_stay_fast() {
+    // Each struct holds two of the previous one, each interface extends the
+    // two previous ones: naive recursion would take 2^60 steps.
+    let mut src = String::from("module M {\n struct S0 { int a; }\n interface I0 { void f0(); }\n interface I1 extends I0 { void f1(); }\n");
+    for i in 1..60 {
+        src.push_str(&format!(" struct S{i} {{ S{p} a; S{p} b; }}\n", p = i - 1));
+        if i >= 2 {
+            src.push_str(&format!(
+                " interface I{i} extends I{}, I{} {{ void f{i}(); }}\n",
+                i - 1,
+                i - 2
+            ));
+        }
+    }
+    src.push_str(" dictionary<S59, int> D;\n sequence<S59> Q;\n}\n");
+    let start = std::time::Instant::now();
+    let out = floe_idl::compile_source(Path::new("wide.ice"), &src, &floe_idl::Options::default())
+        .unwrap_or_else(|f| panic!("{}", f.rendered()));
+    let m = &out.model;
+    let s = m.lookup("::M::S59").expect("S59").id;
+    assert_eq!(
+        m.min_wire_size(floe_idl::model::Type::Named(s)),
+        4usize << 59
+    );
+    assert!(!m.is_variable_size(floe_idl::model::Type::Named(s)));
+    let i = m.lookup("::M::I59").expect("I59").id;
+    assert_eq!(m.all_bases(i).len(), 59);
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+}

@@ -491,3 +491,14 @@ fn absent_optional_member_does_not_read_past_its_slice() {
     assert!(back[0].as_ref().unwrap().read().b.is_none());
     assert!(back[1].is_none());
 }
+
+#[test]
+fn handles_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<ValuePtr>();
+    check::<ClassRef<Node>>();
+    check::<Box<dyn floe_wire::UserException>>();
+    check::<floe_wire::class::ValueFactoryRegistry>();
+    check::<Decoder>();
+    check::<Encoder>();
+}

@@ -35,10 +35,74 @@ pub fn items(mut i: In<'_>, depth: usize) -> PResult<'_, Vec<Item>> {
             i = r;
             continue;
         }
-        let (r, def) = definition(i, depth)?;
-        out.push(Item::Definition(Box::new(def)));
-        i = r;
+        match definition(i, depth) {
+            Ok((r, def)) => {
+                out.push(Item::Definition(Box::new(def)));
+                i = r;
+            }
+            Err(nom::Err::Error(e)) | Err(nom::Err::Failure(e)) => {
+                // Record the error and resume after this definition, so that
+                // one run reports every syntax error.
+                if !super::record(e.clone()) {
+                    return Err(nom::Err::Failure(e));
+                }
+                let r = skip_definition(i);
+                i = if r.len() == i.len() {
+                    let mut chars = r.chars();
+                    chars.next();
+                    chars.as_str()
+                } else {
+                    r
+                };
+            }
+            Err(e) => return Err(e),
+        }
     }
+}
+
+/// Skips the rest of a broken definition: up to and including a `;` at
+/// brace depth 0 or the `}` that closes its body, but not a `}` that closes
+/// the enclosing module.
+fn skip_definition(i: In<'_>) -> In<'_> {
+    let b = i.as_bytes();
+    let mut depth = 0usize;
+    let mut k = 0;
+    while k < b.len() {
+        match b[k] {
+            b'"' => {
+                k += 1;
+                while k < b.len() && b[k] != b'"' && b[k] != b'\n' {
+                    if b[k] == b'\\' {
+                        k += 1;
+                    }
+                    k += 1;
+                }
+            }
+            b'/' if b.get(k + 1) == Some(&b'/') => {
+                while k < b.len() && b[k] != b'\n' {
+                    k += 1;
+                }
+            }
+            b'/' if b.get(k + 1) == Some(&b'*') => match i[k + 2..].find("*/") {
+                Some(e) => k += 2 + e + 1,
+                None => return "",
+            },
+            b'{' => depth += 1,
+            b'}' => {
+                if depth == 0 {
+                    return &i[k..];
+                }
+                depth -= 1;
+                if depth == 0 {
+                    return opt_semi(&i[k + 1..]);
+                }
+            }
+            b';' if depth == 0 => return &i[k + 1..],
+            _ => {}
+        }
+        k += 1;
+    }
+    ""
 }
 
 /// Skips an optional `;` after a closing brace.

@@ -5,6 +5,8 @@
 mod definitions;
 mod types;
 
+use std::cell::RefCell;
+
 use crate::ast::{self, Pos};
 use crate::lexer::{self, SyntaxError};
 
@@ -17,26 +19,59 @@ pub struct ParseFailure {
     pub message: String,
 }
 
-/// Parses a whole preprocessed unit.
-pub fn parse_unit(text: &str) -> Result<ast::Unit, ParseFailure> {
+/// Most syntax errors recorded in one run before parsing stops.
+const MAX_ERRORS: usize = 50;
+
+thread_local! {
+    static RECOVERED: RefCell<Vec<ParseFailure>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Records a syntax error that the grammar recovered from; false once too
+/// many were recorded (the caller then stops).
+pub(crate) fn record(e: SyntaxError<'_>) -> bool {
+    RECOVERED.with(|r| {
+        let mut r = r.borrow_mut();
+        r.push(failure(e));
+        r.len() < MAX_ERRORS
+    })
+}
+
+/// Parses a whole preprocessed unit. On failure returns every syntax
+/// error found (the parser resumes after a broken definition).
+pub fn parse_unit(text: &str) -> Result<ast::Unit, Vec<ParseFailure>> {
     lexer::set_total_len(text.len());
-    match definitions::items(text, 0) {
+    RECOVERED.with(|r| r.borrow_mut().clear());
+    let result = definitions::items(text, 0);
+    let mut errors = RECOVERED.with(|r| std::mem::take(&mut *r.borrow_mut()));
+    match result {
         Ok((rest, items)) => {
             let rest_t = lexer::skip_trivia_cheap(rest);
-            if rest_t.is_empty() {
-                Ok(ast::Unit { items })
-            } else {
-                Err(ParseFailure {
+            if !rest_t.is_empty() {
+                errors.push(ParseFailure {
                     pos: text.len() - rest_t.len(),
                     message: format!("syntax error: unexpected `{}'", first_token(rest_t)),
-                })
+                });
+            }
+            if errors.is_empty() {
+                Ok(ast::Unit { items })
+            } else {
+                Err(errors)
             }
         }
-        Err(nom::Err::Error(e)) | Err(nom::Err::Failure(e)) => Err(failure(text, e)),
-        Err(nom::Err::Incomplete(_)) => Err(ParseFailure {
-            pos: text.len(),
-            message: "syntax error: unexpected end of input".to_owned(),
-        }),
+        Err(nom::Err::Error(e)) | Err(nom::Err::Failure(e)) => {
+            let f = failure(e);
+            if !errors.contains(&f) {
+                errors.push(f);
+            }
+            Err(errors)
+        }
+        Err(nom::Err::Incomplete(_)) => {
+            errors.push(ParseFailure {
+                pos: text.len(),
+                message: "syntax error: unexpected end of input".to_owned(),
+            });
+            Err(errors)
+        }
     }
 }
 
@@ -52,7 +87,7 @@ fn first_token(s: &str) -> String {
     }
 }
 
-fn failure(text: &str, e: SyntaxError<'_>) -> ParseFailure {
+fn failure(e: SyntaxError<'_>) -> ParseFailure {
     let at = lexer::skip_trivia_cheap(e.input);
     let found = if at.is_empty() {
         "end of file".to_owned()
@@ -66,12 +101,9 @@ fn failure(text: &str, e: SyntaxError<'_>) -> ParseFailure {
     if let Some(ctx) = e.context.first() {
         message.push_str(&format!(" (in {ctx})"));
     }
-    let pos = if e.input.len() <= text.len() {
-        text.len() - e.input.len()
-    } else {
-        0
-    };
-    // Point at the token, not at the whitespace before it.
+    let pos = lexer::pos(e.input);
+    // Point at the token, not at the whitespace before it (but a missing
+    // `;' is reported right after the previous token).
     let pos = if e.expected.as_deref() == Some("`;'") {
         pos
     } else {
@@ -112,8 +144,15 @@ mod tests {
     #[test]
     fn reports_position() {
         let src = "module M { struct S { int a } }";
-        let e = parse_unit(src).unwrap_err();
+        let e = parse_unit(src).unwrap_err().remove(0);
         assert!(e.message.contains("expected `;'"), "{}", e.message);
         assert_eq!(e.pos, src.find("a }").unwrap() + 1);
+    }
+
+    #[test]
+    fn recovers_and_reports_every_syntax_error() {
+        let src = "module M {\n struct S { int a }\n struct T { int b; }\n interface I { void f(int); }\n const int X = ;\n}\nmodule N { struct U { int c; } }";
+        let errs = parse_unit(src).unwrap_err();
+        assert_eq!(errs.len(), 3, "{errs:?}");
     }
 }

@@ -21,6 +21,11 @@ pub trait Value: Any + Send + Sync + fmt::Debug {
     fn ice_id(&self) -> &str;
 
     /// The Slice type ids of this type and its bases, most-derived first.
+    ///
+    /// Must match [`Value::ice_base`]: every id here belongs to the value
+    /// itself or to a base reachable through `ice_base`, because typed views
+    /// ([`ClassRef::read`]) are checked by id and then found through
+    /// `ice_base`.
     fn ice_ids(&self) -> &'static [&'static str];
 
     /// Writes this type's slice, then its base's slices
@@ -280,8 +285,9 @@ impl<T: ValueType> ClassRef<T> {
         self.ptr.type_ids().first().copied().unwrap_or(T::TYPE_ID)
     }
 
-    /// This instance as a `ClassRef<U>`, if it is a `U` (e.g. narrowing a
-    /// `ClassRef<Base>` to `ClassRef<Derived>`).
+    /// This instance as a `ClassRef<U>`, if it is a `U`: narrowing a
+    /// `ClassRef<Base>` to `ClassRef<Derived>`, or widening (always `Some`)
+    /// a `ClassRef<Derived>` to `ClassRef<Base>`.
     pub fn downcast<U: ValueType>(&self) -> Option<ClassRef<U>> {
         self.ptr.downcast::<U>()
     }
