@@ -107,7 +107,7 @@ impl Gen<'_> {
                     enc.end_slice();
                     #write_base
                 }
-                fn read_slices(&mut self, dec: &mut #c::Decoder) -> #c::Result<()> {
+                fn read_slices(&mut self, dec: &mut #c::Decoder) -> #c::WireResult<()> {
                     dec.start_slice()?;
                     #reads
                     #read_end

@@ -22,7 +22,7 @@
 //! | `class C` | `pub struct C` implementing `Value`; references are `Option<ClassRef<C>>` |
 //! | `exception X` | `pub struct X` implementing `UserException` |
 //! | `interface I` | `IPrx` (typed proxy), trait `I` (servant), `IDispatcher` |
-//! | `I*` | `Option<IPrx>` |
+//! | `I*` | `Option<ProxyData>` (wrap with `IPrx::unchecked_cast` once a communicator makes it a `Proxy`) |
 //! | `Object`, `Value` | `Option<ValuePtr>` |
 //! | `optional(n) T` | `Option<T>` |
 //!
@@ -47,8 +47,10 @@ use ident::{doc_attrs, module_ident, type_ident};
 pub struct Settings {
     /// Generate typed proxies, servant traits and dispatchers for
     /// interfaces (needs `floe-runtime`). When false only data types are
-    /// generated and proxy-typed values are the runtime-free
-    /// `Option<ProxyData>`.
+    /// generated. Proxy-typed values (`I*` members, parameters, results)
+    /// are `Option<ProxyData>` either way: turning proxy data into a live
+    /// proxy needs a communicator, which the runtime does not offer to
+    /// decoders yet.
     pub interfaces: bool,
 }
 
@@ -233,21 +235,7 @@ impl Gen<'_> {
             Type::Object | Type::Value | Type::LocalObject => {
                 quote!(::core::option::Option<#c::ValuePtr>)
             }
-            Type::ObjectProxy => {
-                if self.settings.interfaces {
-                    quote!(::core::option::Option<#c::ObjectPrx>)
-                } else {
-                    quote!(::core::option::Option<#c::ProxyData>)
-                }
-            }
-            Type::Proxy(id) => {
-                if self.settings.interfaces {
-                    let p = self.path_to(from, id, "Prx");
-                    quote!(::core::option::Option<#p>)
-                } else {
-                    quote!(::core::option::Option<#c::ProxyData>)
-                }
-            }
+            Type::ObjectProxy | Type::Proxy(_) => quote!(::core::option::Option<#c::ProxyData>),
             Type::Named(id) => {
                 let def = self.model.def(id);
                 if let Some(special) = well_known(&def.scoped) {
@@ -371,6 +359,19 @@ impl Gen<'_> {
         let mut out = TokenStream::new();
         if !classes.is_empty() {
             out.extend(quote! {
+                /// The factories of [`register_value_factories`], built once.
+                pub fn value_factories() -> ::std::sync::Arc<#c::ValueFactoryRegistry> {
+                    static FACTORIES: ::std::sync::OnceLock<::std::sync::Arc<#c::ValueFactoryRegistry>> =
+                        ::std::sync::OnceLock::new();
+                    FACTORIES
+                        .get_or_init(|| {
+                            let mut registry = #c::ValueFactoryRegistry::new();
+                            register_value_factories(&mut registry);
+                            ::std::sync::Arc::new(registry)
+                        })
+                        .clone()
+                }
+
                 /// Registers a factory for every class of this Slice file (by
                 /// type id and, where declared, compact id). Give the registry
                 /// to decoders (`Decoder::set_value_factories`).

@@ -107,7 +107,7 @@ impl Gen<'_> {
             }
 
             impl #c::Decode for #name {
-                fn decode(#dec_arg: &mut #c::Decoder) -> #c::Result<Self> {
+                fn decode(#dec_arg: &mut #c::Decoder) -> #c::WireResult<Self> {
                     Ok(Self { #(#reads)* })
                 }
             }
@@ -181,10 +181,10 @@ impl Gen<'_> {
             }
 
             impl #c::Decode for #name {
-                fn decode(dec: &mut #c::Decoder) -> #c::Result<Self> {
+                fn decode(dec: &mut #c::Decoder) -> #c::WireResult<Self> {
                     let value = dec.read_enum(Self::MAX_VALUE)?;
                     Self::from_value(value).ok_or_else(|| {
-                        #c::Error::marshal(::std::format!(
+                        #c::WireError::marshal(::std::format!(
                             "{value} is not an enumerator of {}",
                             #scoped
                         ))
