@@ -446,6 +446,7 @@ impl Gen<'_> {
                 ::core::result::Result::Ok(#result_expr)
             }
         };
+        let many = many_args(op.in_params().count() + 1);
         if op.throws.is_empty() {
             quote! {
                 #doc
@@ -453,6 +454,7 @@ impl Gen<'_> {
                 /// # Errors
                 ///
                 /// Any invocation error; a user exception is `Error::UnknownUserException`.
+                #many
                 pub async fn #name(&self, #(#decl_params),*) -> #c::Result<#result> {
                     #twoway_check
                     let params = #params;
@@ -479,6 +481,7 @@ impl Gen<'_> {
                 /// The outer error is any invocation error (an undeclared user
                 /// exception is `Error::UnknownUserException`); the inner one a
                 /// declared user exception.
+                #many
                 pub async fn #name(
                     &self,
                     #(#decl_params),*
@@ -581,13 +584,21 @@ impl Gen<'_> {
             quote!(#v: #t)
         });
         let result = self.result_type(from, op);
-        let ret = if op.throws.is_empty() {
-            quote!(::core::result::Result<#result, #c::DispatchError>)
+        let (ret, complex) = if op.throws.is_empty() {
+            (quote!(::core::result::Result<#result, #c::DispatchError>), TokenStream::new())
         } else {
-            quote!(::core::result::Result<::core::result::Result<#result, ::std::boxed::Box<dyn #c::UserException>>, #c::DispatchError>)
+            (
+                quote!(::core::result::Result<::core::result::Result<#result, ::std::boxed::Box<dyn #c::UserException>>, #c::DispatchError>),
+                // The nested result keeps declared user exceptions apart from
+                // dispatch failures without a generated error type per operation.
+                quote!(#[allow(clippy::type_complexity)]),
+            )
         };
+        let many = many_args(op.in_params().count() + 2);
         quote! {
             #doc
+            #complex
+            #many
             fn #name(
                 &self,
                 #(#params,)*
@@ -638,18 +649,18 @@ impl Gen<'_> {
             }
         });
         let reply = if outs.is_empty() {
-            quote! {
-                let () = result;
-                ::core::result::Result::<_, #c::DispatchError>::Ok(current.empty_reply())
-            }
+            quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.empty_reply()))
         } else {
-            quote! {
-                let #result_pat = result;
-                ::core::result::Result::<_, #c::DispatchError>::Ok(current.encode_reply(|enc| { #(#writes)* }))
-            }
+            quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.encode_reply(|enc| { #(#writes)* })))
         };
-        let unwrap_user = if op.throws.is_empty() {
-            TokenStream::new()
+        let args: Vec<Ident> = args.collect();
+        let call = quote!(<T as #tr>::#method(&*self.0, #(#args,)* &current).await?);
+        let body = if op.throws.is_empty() {
+            if outs.is_empty() {
+                quote!(#call; #reply)
+            } else {
+                quote!(let #result_pat = #call; #reply)
+            }
         } else {
             let declared: Vec<&str> = op
                 .throws
@@ -657,21 +668,22 @@ impl Gen<'_> {
                 .map(|t| self.model.def(*t).scoped.as_str())
                 .collect();
             quote! {
-                let result = match result {
-                    ::core::result::Result::Ok(r) => r,
+                match #call {
+                    ::core::result::Result::Ok(#result_pat) => #reply,
                     ::core::result::Result::Err(ex) => {
                         if [#(#declared),*].iter().any(|id| ex.is_a(id)) {
-                            return ::core::result::Result::Err(#c::DispatchError::UserException(
+                            ::core::result::Result::Err(#c::DispatchError::UserException(
                                 #c::encode_encapsulation(current.encoding, 64, |enc| {
                                     enc.write_user_exception(&*ex)
                                 }),
-                            ));
+                            ))
+                        } else {
+                            ::core::result::Result::Err(#c::DispatchError::UnknownUserException(
+                                ex.ice_id().to_owned(),
+                            ))
                         }
-                        return ::core::result::Result::Err(#c::DispatchError::UnknownUserException(
-                            ex.ice_id().to_owned(),
-                        ));
                     }
-                };
+                }
             }
         };
         let decode = if ins.is_empty() {
@@ -701,12 +713,20 @@ impl Gen<'_> {
                 }
                 #c::Dispatch::future(async move {
                     #decode
-                    let result = <T as #tr>::#method(&*self.0, #(#args,)* &current).await?;
-                    #unwrap_user
-                    #reply
+                    #body
                 })
             }
         }
+    }
+}
+
+/// `#[allow(clippy::too_many_arguments)]` when a method has more than
+/// clippy's limit of 7 arguments: the Slice operation fixes the list.
+fn many_args(n: usize) -> TokenStream {
+    if n > 7 {
+        quote!(#[allow(clippy::too_many_arguments)])
+    } else {
+        TokenStream::new()
     }
 }
 

@@ -119,26 +119,22 @@ impl Gen<'_> {
         let name = type_ident(&def.name);
         let doc = self.doc(def.doc.as_ref(), &format!("Slice enum `{}`.", def.scoped));
         let max = e.max_value;
-        let variants = e.enumerators.iter().map(|en| {
+        let variants = e.enumerators.iter().enumerate().map(|(i, en)| {
             let v = variant_ident(&en.name);
             let value = Literal::i32_unsuffixed(en.value);
             let doc = self.doc(en.doc.as_ref(), &format!("Slice enumerator `{}`.", en.name));
-            quote!(#doc #v = #value,)
+            let default = if i == 0 { quote!(#[default]) } else { TokenStream::new() };
+            quote!(#doc #default #v = #value,)
         });
         let arms = e.enumerators.iter().map(|en| {
             let v = variant_ident(&en.name);
             let value = Literal::i32_unsuffixed(en.value);
             quote!(#value => ::core::option::Option::Some(Self::#v),)
         });
-        let first = e
-            .enumerators
-            .first()
-            .map(|en| variant_ident(&en.name))
-            .into_iter();
         let scoped = &def.scoped;
         quote! {
             #doc
-            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
             #[repr(i32)]
             pub enum #name {
                 #(#variants)*
@@ -159,12 +155,6 @@ impl Gen<'_> {
                 /// The Slice value of this enumerator.
                 pub fn value(self) -> i32 {
                     self as i32
-                }
-            }
-
-            impl ::core::default::Default for #name {
-                fn default() -> Self {
-                    #(Self::#first)*
                 }
             }
 
