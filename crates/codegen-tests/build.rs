@@ -10,15 +10,12 @@ const ICE_SLICE: &str = "/usr/share/ice/slice";
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo::rustc-check-cfg=cfg(floe_no_ice_slice)");
-    floe_idl::Builder::new()
-        .compile(&["../../benches/Bench.ice"])?;
+    floe_idl::Builder::new().compile(&["../../benches/Bench.ice"])?;
     if Path::new(ICE_SLICE).join("Ice/Identity.ice").is_file() {
-        floe_idl::Builder::new()
-                .include(ICE_SLICE)
-            .compile(&[
-                "../idl/tests/codegen/Rich.ice".to_owned(),
-                format!("{ICE_SLICE}/IceStorm/IceStorm.ice"),
-            ])?;
+        floe_idl::Builder::new().include(ICE_SLICE).compile(&[
+            "../idl/tests/codegen/Rich.ice".to_owned(),
+            format!("{ICE_SLICE}/IceStorm/IceStorm.ice"),
+        ])?;
     } else {
         println!("cargo::rustc-cfg=floe_no_ice_slice");
     }

@@ -149,7 +149,8 @@ impl Builder {
                     println!("cargo:warning={line}");
                 }
             }
-            let code = codegen::generate(&out.model, &self.settings).map_err(BuildError::Codegen)?;
+            let code =
+                codegen::generate(&out.model, &self.settings).map_err(BuildError::Codegen)?;
             let stem = file
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())

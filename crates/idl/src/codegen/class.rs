@@ -110,7 +110,11 @@ impl Gen<'_> {
                 },
             )
         } else {
-            (TokenStream::new(), quote!(dec.end_slice()), TokenStream::new())
+            (
+                TokenStream::new(),
+                quote!(dec.end_slice()),
+                TokenStream::new(),
+            )
         };
         quote! {
             #doc

@@ -53,7 +53,10 @@ impl Gen<'_> {
         let disp = suffixed_type_ident(&def.name, "Dispatcher");
         let scoped = &def.scoped;
         let type_ids = self.model.type_ids(def.id);
-        let doc = self.doc(def.doc.as_ref(), &format!("Slice interface `{}`.", def.scoped));
+        let doc = self.doc(
+            def.doc.as_ref(),
+            &format!("Slice interface `{}`.", def.scoped),
+        );
         let prx_doc = format!(" Typed proxy for `{scoped}`.");
         let disp_doc = format!(
             " Dispatches requests for `{scoped}` to a [`{}`] implementation; add it to an object adapter.",
@@ -218,7 +221,10 @@ impl Gen<'_> {
         }
         for p in op.out_params() {
             v.push(Slot {
-                var: format_ident!("out_{}", field_ident(&p.name).to_string().trim_start_matches("r#")),
+                var: format_ident!(
+                    "out_{}",
+                    field_ident(&p.name).to_string().trim_start_matches("r#")
+                ),
                 ty: p.ty,
                 tag: p.tag,
                 _op: std::marker::PhantomData,
@@ -293,7 +299,13 @@ impl Gen<'_> {
 
     fn is_copy(&self, ty: Type) -> bool {
         match ty {
-            Type::Bool | Type::Byte | Type::Short | Type::Int | Type::Long | Type::Float | Type::Double => true,
+            Type::Bool
+            | Type::Byte
+            | Type::Short
+            | Type::Int
+            | Type::Long
+            | Type::Float
+            | Type::Double => true,
             Type::Named(id) => matches!(self.model.def(id).kind, DefKind::Enum(_)),
             _ => false,
         }
@@ -394,7 +406,7 @@ impl Gen<'_> {
                 None if by_value => quote!(enc.write(&#v);),
                 None => quote!(enc.write(#v);),
                 Some(tag) => {
-                    let tag = tag as u32;
+                    let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
                     if by_value {
                         quote!(enc.write_optional(#tag, #v.as_ref());)
                     } else {
@@ -426,7 +438,7 @@ impl Gen<'_> {
             match s.tag {
                 None => quote!(let #v = dec.read()?;),
                 Some(tag) => {
-                    let tag = tag as u32;
+                    let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
                     quote!(let #v = dec.read_optional_value(#tag)?;)
                 }
             }
@@ -559,7 +571,10 @@ impl Gen<'_> {
             Type::Object | Type::Value => true,
             Type::Named(id) => match &self.model.def(id).kind {
                 DefKind::Class(_) | DefKind::Interface(_) => true,
-                DefKind::Struct(s) => s.members.iter().any(|m| self.may_hold_class(m.ty, depth + 1)),
+                DefKind::Struct(s) => s
+                    .members
+                    .iter()
+                    .any(|m| self.may_hold_class(m.ty, depth + 1)),
                 DefKind::Sequence(s) => self.may_hold_class(s.element, depth + 1),
                 DefKind::Dictionary(d) => self.may_hold_class(d.value, depth + 1),
                 _ => false,
@@ -585,7 +600,10 @@ impl Gen<'_> {
         });
         let result = self.result_type(from, op);
         let (ret, complex) = if op.throws.is_empty() {
-            (quote!(::core::result::Result<#result, #c::DispatchError>), TokenStream::new())
+            (
+                quote!(::core::result::Result<#result, #c::DispatchError>),
+                TokenStream::new(),
+            )
         } else {
             (
                 quote!(::core::result::Result<::core::result::Result<#result, ::std::boxed::Box<dyn #c::UserException>>, #c::DispatchError>),
@@ -619,7 +637,7 @@ impl Gen<'_> {
             match s.tag {
                 None => quote!(let #v = dec.read()?;),
                 Some(tag) => {
-                    let tag = tag as u32;
+                    let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
                     quote!(let #v = dec.read_optional_value(#tag)?;)
                 }
             }
@@ -643,7 +661,7 @@ impl Gen<'_> {
             match s.tag {
                 None => quote!(enc.write(&#v);),
                 Some(tag) => {
-                    let tag = tag as u32;
+                    let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
                     quote!(enc.write_optional(#tag, #v.as_ref());)
                 }
             }

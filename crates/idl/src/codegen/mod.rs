@@ -274,7 +274,9 @@ impl Gen<'_> {
                 }
                 match &def.kind {
                     DefKind::Enum(_) => true,
-                    DefKind::Struct(s) => s.members.iter().all(|m| self.is_ord_depth(m.ty, depth + 1)),
+                    DefKind::Struct(s) => {
+                        s.members.iter().all(|m| self.is_ord_depth(m.ty, depth + 1))
+                    }
                     DefKind::Sequence(s) => self.is_ord_depth(s.element, depth + 1),
                     DefKind::Dictionary(d) => {
                         !has_rust_type(&def.metadata, "HashMap")
@@ -316,7 +318,7 @@ impl Gen<'_> {
             out.extend(match m.tag {
                 None => quote!(enc.write(&#this.#f);),
                 Some(tag) => {
-                    let tag = tag as u32;
+                    let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
                     quote!(enc.write_optional(#tag, #this.#f.as_ref());)
                 }
             });
@@ -332,7 +334,7 @@ impl Gen<'_> {
             out.extend(match m.tag {
                 None => quote!(#this.#f = dec.read()?;),
                 Some(tag) => {
-                    let tag = tag as u32;
+                    let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
                     quote!(#this.#f = dec.read_optional_value(#tag)?;)
                 }
             });
@@ -410,7 +412,8 @@ fn well_known(scoped: &str) -> Option<TokenStream> {
 
 /// Whether metadata holds `rust:type:<what>`.
 pub(crate) fn has_rust_type(metadata: &[String], what: &str) -> bool {
-    metadata
-        .iter()
-        .any(|m| m.strip_prefix("rust:type:").is_some_and(|t| t.trim() == what))
+    metadata.iter().any(|m| {
+        m.strip_prefix("rust:type:")
+            .is_some_and(|t| t.trim() == what)
+    })
 }

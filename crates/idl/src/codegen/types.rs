@@ -123,7 +123,11 @@ impl Gen<'_> {
             let v = variant_ident(&en.name);
             let value = Literal::i32_unsuffixed(en.value);
             let doc = self.doc(en.doc.as_ref(), &format!("Slice enumerator `{}`.", en.name));
-            let default = if i == 0 { quote!(#[default]) } else { TokenStream::new() };
+            let default = if i == 0 {
+                quote!(#[default])
+            } else {
+                TokenStream::new()
+            };
             quote!(#doc #default #v = #value,)
         });
         let arms = e.enumerators.iter().map(|en| {
@@ -186,14 +190,20 @@ impl Gen<'_> {
 
     pub(crate) fn sequence_def(&self, def: &Definition, s: &Sequence) -> TokenStream {
         let name = type_ident(&def.name);
-        let doc = self.doc(def.doc.as_ref(), &format!("Slice sequence `{}`.", def.scoped));
+        let doc = self.doc(
+            def.doc.as_ref(),
+            &format!("Slice sequence `{}`.", def.scoped),
+        );
         let t = self.sequence_type(Some(def.module), &def.metadata, s);
         quote!(#doc pub type #name = #t;)
     }
 
     pub(crate) fn dictionary_def(&self, def: &Definition, d: &Dictionary) -> TokenStream {
         let name = type_ident(&def.name);
-        let doc = self.doc(def.doc.as_ref(), &format!("Slice dictionary `{}`.", def.scoped));
+        let doc = self.doc(
+            def.doc.as_ref(),
+            &format!("Slice dictionary `{}`.", def.scoped),
+        );
         let t = self.dictionary_type(Some(def.module), &def.metadata, d);
         quote!(#doc pub type #name = #t;)
     }
@@ -231,7 +241,10 @@ impl Gen<'_> {
 
     pub(crate) fn const_def(&self, def: &Definition, k: &Const) -> TokenStream {
         let name = const_ident(&def.name);
-        let doc = self.doc(def.doc.as_ref(), &format!("Slice constant `{}`.", def.scoped));
+        let doc = self.doc(
+            def.doc.as_ref(),
+            &format!("Slice constant `{}`.", def.scoped),
+        );
         let from = Some(def.module);
         let t = match k.ty {
             Type::String => quote!(&str),
