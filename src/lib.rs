@@ -14,4 +14,5 @@ pub mod codegen;
 pub use floe_runtime as runtime;
 pub use floe_wire as wire;
 
+pub use floe_derive::slice;
 pub use floe_wire::{Decode, Decoder, Encode, Encoder, Identity};
