@@ -27,11 +27,17 @@ async fn hello_through_the_macro() {
         .await
         .unwrap();
     let proxy = adapter
-        .add(Identity::from_name("hello"), demo::HelloDispatcher::new(Greeter))
+        .add(
+            Identity::from_name("hello"),
+            demo::HelloDispatcher::new(Greeter),
+        )
         .unwrap();
     adapter.activate();
     let hello = demo::HelloPrx::checked_cast(proxy).await.unwrap().unwrap();
-    assert_eq!(hello.say_hello(5).await.unwrap(), "hello after 5 ms from hello");
+    assert_eq!(
+        hello.say_hello(5).await.unwrap(),
+        "hello after 5 ms from hello"
+    );
     hello.ping().await.unwrap();
     assert_eq!(hello.ice_id().await.unwrap(), "::Demo::Hello");
     communicator.destroy().await;

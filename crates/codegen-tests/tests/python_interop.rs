@@ -55,7 +55,10 @@ fn python_capture() -> Option<Vec<(String, String)>> {
             assert!(status.success(), "capture.py failed: {status}");
             break;
         }
-        assert!(Instant::now() < deadline, "capture.py did not finish in 60 s");
+        assert!(
+            Instant::now() < deadline,
+            "capture.py did not finish in 60 s"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let mut out = String::new();

@@ -47,13 +47,15 @@ impl Parse for SliceInput {
 /// pointing at the macro call. Editing the Slice file (or anything it
 /// includes) recompiles the crate.
 ///
-/// ```ignore
+/// ```text
 /// floe::slice!("slice/Hello.ice", include = "/usr/share/ice/slice");
 /// ```
 #[proc_macro]
 pub fn slice(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as SliceInput);
-    expand(&input).unwrap_or_else(|e| e.to_compile_error()).into()
+    expand(&input)
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
 }
 
 fn expand(input: &SliceInput) -> syn::Result<proc_macro2::TokenStream> {
@@ -69,15 +71,16 @@ fn expand(input: &SliceInput) -> syn::Result<proc_macro2::TokenStream> {
     for inc in &input.includes {
         opts.include_dirs.push(root.join(inc.value()));
     }
-    let out = floe_idl::compile(&path, &opts).map_err(|fail| {
-        syn::Error::new(span, format!("Slice errors:\n{}", fail.rendered()))
-    })?;
+    let out = floe_idl::compile(&path, &opts)
+        .map_err(|fail| syn::Error::new(span, format!("Slice errors:\n{}", fail.rendered())))?;
     let code = floe_idl::codegen::generate_tokens(&out.model, &Default::default());
     let tracked = std::iter::once(path.clone())
         .chain(out.dependencies.iter().map(|d| absolute(&root, d)))
         .map(|p| {
             let p = p.to_string_lossy().into_owned();
-            quote!(const _: &[u8] = include_bytes!(#p);)
+            quote!(
+                const _: &[u8] = include_bytes!(#p);
+            )
         });
     Ok(quote! {
         #(#tracked)*

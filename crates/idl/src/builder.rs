@@ -25,7 +25,7 @@
 //!
 //! Then, in the crate, include the file named after the Slice file:
 //!
-//! ```ignore
+//! ```text
 //! include!(concat!(env!("OUT_DIR"), "/Hello.rs"));
 //! ```
 //!
