@@ -71,7 +71,7 @@ mod rich_tests {
 
     #[test]
     fn constants() {
-        assert!(rich::CONST_BOOL);
+        const { assert!(rich::CONST_BOOL) };
         assert_eq!(rich::CONST_BYTE, 254u8);
         assert_eq!(rich::CONST_SHORT, -7i16);
         assert_eq!(rich::CONST_INT, 100000);
