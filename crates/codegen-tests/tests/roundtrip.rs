@@ -151,6 +151,36 @@ mod rich_tests {
     }
 
     #[test]
+    fn bulk_fixed_sequences() {
+        let v: rich::AllFixedSeq = (0..100)
+            .map(|i| rich::AllFixed {
+                bo: i % 2 == 0,
+                by: i as u8,
+                sh: -(i as i16),
+                i: i * 1000,
+                l: -(i as i64) << 40,
+                f: i as f32 / 4.0,
+                d: i as f64 * -0.5,
+            })
+            .collect();
+        let bytes = roundtrip(&v);
+        assert_eq!(bytes.len(), 1 + 100 * 28);
+        // The bulk path writes what element-by-element writing writes.
+        let mut enc = Encoder::new();
+        enc.write_size(v.len());
+        for item in &v {
+            item.encode(&mut enc);
+        }
+        assert_eq!(enc.finish(), bytes);
+        // Too few bytes for the count: refused.
+        let mut short = bytes[..bytes.len() - 1].to_vec();
+        short[0] = 100;
+        assert!(Decoder::new(Bytes::from(short))
+            .read::<rich::AllFixedSeq>()
+            .is_err());
+    }
+
+    #[test]
     fn classes() {
         let inner = ClassRef::new(rich::Shape {
             name: "in".into(),

@@ -80,6 +80,7 @@ impl Gen<'_> {
         } else {
             TokenStream::new()
         };
+        let (bulk_encode, bulk_decode) = self.bulk(s);
         let (enc_arg, dec_arg) = if s.members.is_empty() {
             (quote!(_enc), quote!(_dec))
         } else {
@@ -104,14 +105,91 @@ impl Gen<'_> {
                 fn encode(&self, #enc_arg: &mut #c::Encoder) {
                     #(#writes)*
                 }
+                #bulk_encode
             }
 
             impl #c::Decode for #name {
                 fn decode(#dec_arg: &mut #c::Decoder) -> #c::WireResult<Self> {
                     Ok(Self { #(#reads)* })
                 }
+                #bulk_decode
             }
         }
+    }
+
+    /// For a struct whose members are all numbers or bools (Bench's
+    /// `Fixed`), `encode_slice` / `decode_vec` that move a whole sequence
+    /// as one block of bytes instead of value by value.
+    fn bulk(&self, s: &Struct) -> (TokenStream, TokenStream) {
+        let c = codegen_path();
+        let width = |ty: Type| match ty {
+            Type::Bool | Type::Byte => Some(1usize),
+            Type::Short => Some(2),
+            Type::Int | Type::Float => Some(4),
+            Type::Long | Type::Double => Some(8),
+            _ => None,
+        };
+        let Some(widths) = s
+            .members
+            .iter()
+            .map(|m| width(m.ty))
+            .collect::<Option<Vec<usize>>>()
+        else {
+            return (TokenStream::new(), TokenStream::new());
+        };
+        if widths.is_empty() {
+            return (TokenStream::new(), TokenStream::new());
+        }
+        let size: usize = widths.iter().sum();
+        let size_lit = Literal::usize_unsuffixed(size);
+        let mut puts = Vec::new();
+        let mut fields = Vec::new();
+        let mut offset = 0usize;
+        for (m, w) in s.members.iter().zip(&widths) {
+            let f = field_ident(&m.name);
+            let idx = (offset..offset + w).map(Literal::usize_unsuffixed);
+            fields.push(match m.ty {
+                Type::Bool => {
+                    let o = Literal::usize_unsuffixed(offset);
+                    quote!(#f: c[#o] != 0,)
+                }
+                Type::Byte => {
+                    let o = Literal::usize_unsuffixed(offset);
+                    quote!(#f: c[#o],)
+                }
+                ty => {
+                    let t = self.rust_type(None, ty);
+                    quote!(#f: <#t>::from_le_bytes([#(c[#idx]),*]),)
+                }
+            });
+            puts.push(match m.ty {
+                Type::Bool => quote!(buf.extend_from_slice(&[u8::from(item.#f)]);),
+                Type::Byte => quote!(buf.extend_from_slice(&[item.#f]);),
+                _ => quote!(buf.extend_from_slice(&item.#f.to_le_bytes());),
+            });
+            offset += w;
+        }
+        (
+            quote! {
+                fn encode_slice(items: &[Self], enc: &mut #c::Encoder) {
+                    let buf = enc.buffer_mut();
+                    buf.reserve(items.len() * #size_lit);
+                    for item in items {
+                        #(#puts)*
+                    }
+                }
+            },
+            quote! {
+                fn decode_vec(dec: &mut #c::Decoder, n: usize) -> #c::WireResult<::std::vec::Vec<Self>> {
+                    // `n` was checked against the bytes present (n * MIN_WIRE_SIZE).
+                    let bytes = dec.read_bytes(n * #size_lit)?;
+                    Ok(bytes
+                        .chunks_exact(#size_lit)
+                        .map(|c| Self { #(#fields)* })
+                        .collect())
+                }
+            },
+        )
     }
 
     pub(crate) fn enum_def(&self, def: &Definition, e: &Enum) -> TokenStream {

@@ -149,6 +149,14 @@ pub mod rich {
             enc.write(&self.x);
             enc.write(&self.y);
         }
+        fn encode_slice(items: &[Self], enc: &mut ::floe::codegen::Encoder) {
+            let buf = enc.buffer_mut();
+            buf.reserve(items.len() * 8);
+            for item in items {
+                buf.extend_from_slice(&item.x.to_le_bytes());
+                buf.extend_from_slice(&item.y.to_le_bytes());
+            }
+        }
     }
     impl ::floe::codegen::Decode for Point {
         fn decode(
@@ -158,6 +166,21 @@ pub mod rich {
                 x: dec.read()?,
                 y: dec.read()?,
             })
+        }
+        fn decode_vec(
+            dec: &mut ::floe::codegen::Decoder,
+            n: usize,
+        ) -> ::floe::codegen::WireResult<::std::vec::Vec<Self>> {
+            let bytes = dec.read_bytes(n * 8)?;
+            Ok(
+                bytes
+                    .chunks_exact(8)
+                    .map(|c| Self {
+                        x: <i32>::from_le_bytes([c[0], c[1], c[2], c[3]]),
+                        y: <i32>::from_le_bytes([c[4], c[5], c[6], c[7]]),
+                    })
+                    .collect(),
+            )
         }
     }
     /// Every primitive, with defaults.
@@ -232,6 +255,110 @@ pub mod rich {
             })
         }
     }
+    /// Every fixed-size primitive: sequences of it move in bulk.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct AllFixed {
+        /// Slice member `bo`.
+        pub bo: bool,
+        /// Slice member `by`.
+        pub by: u8,
+        /// Slice member `sh`.
+        pub sh: i16,
+        /// Slice member `i`.
+        pub i: i32,
+        /// Slice member `l`.
+        pub l: i64,
+        /// Slice member `f`.
+        pub f: f32,
+        /// Slice member `d`.
+        pub d: f64,
+    }
+    impl ::floe::codegen::WireType for AllFixed {
+        const MIN_WIRE_SIZE: usize = 28;
+        const FIXED_SIZE: ::core::option::Option<usize> = ::core::option::Option::Some(
+            28,
+        );
+        const OPTIONAL_KIND: ::floe::codegen::OptionalKind = ::floe::codegen::OptionalKind::VSizeLength;
+    }
+    impl ::floe::codegen::Encode for AllFixed {
+        fn encode(&self, enc: &mut ::floe::codegen::Encoder) {
+            enc.write(&self.bo);
+            enc.write(&self.by);
+            enc.write(&self.sh);
+            enc.write(&self.i);
+            enc.write(&self.l);
+            enc.write(&self.f);
+            enc.write(&self.d);
+        }
+        fn encode_slice(items: &[Self], enc: &mut ::floe::codegen::Encoder) {
+            let buf = enc.buffer_mut();
+            buf.reserve(items.len() * 28);
+            for item in items {
+                buf.extend_from_slice(&[u8::from(item.bo)]);
+                buf.extend_from_slice(&[item.by]);
+                buf.extend_from_slice(&item.sh.to_le_bytes());
+                buf.extend_from_slice(&item.i.to_le_bytes());
+                buf.extend_from_slice(&item.l.to_le_bytes());
+                buf.extend_from_slice(&item.f.to_le_bytes());
+                buf.extend_from_slice(&item.d.to_le_bytes());
+            }
+        }
+    }
+    impl ::floe::codegen::Decode for AllFixed {
+        fn decode(
+            dec: &mut ::floe::codegen::Decoder,
+        ) -> ::floe::codegen::WireResult<Self> {
+            Ok(Self {
+                bo: dec.read()?,
+                by: dec.read()?,
+                sh: dec.read()?,
+                i: dec.read()?,
+                l: dec.read()?,
+                f: dec.read()?,
+                d: dec.read()?,
+            })
+        }
+        fn decode_vec(
+            dec: &mut ::floe::codegen::Decoder,
+            n: usize,
+        ) -> ::floe::codegen::WireResult<::std::vec::Vec<Self>> {
+            let bytes = dec.read_bytes(n * 28)?;
+            Ok(
+                bytes
+                    .chunks_exact(28)
+                    .map(|c| Self {
+                        bo: c[0] != 0,
+                        by: c[1],
+                        sh: <i16>::from_le_bytes([c[2], c[3]]),
+                        i: <i32>::from_le_bytes([c[4], c[5], c[6], c[7]]),
+                        l: <i64>::from_le_bytes([
+                            c[8],
+                            c[9],
+                            c[10],
+                            c[11],
+                            c[12],
+                            c[13],
+                            c[14],
+                            c[15],
+                        ]),
+                        f: <f32>::from_le_bytes([c[16], c[17], c[18], c[19]]),
+                        d: <f64>::from_le_bytes([
+                            c[20],
+                            c[21],
+                            c[22],
+                            c[23],
+                            c[24],
+                            c[25],
+                            c[26],
+                            c[27],
+                        ]),
+                    })
+                    .collect(),
+            )
+        }
+    }
+    /// Slice sequence `::Rich::AllFixedSeq`.
+    pub type AllFixedSeq = ::std::vec::Vec<AllFixed>;
     /// Slice sequence `::Rich::ByteSeq`.
     pub type ByteSeq = ::floe::codegen::Bytes;
     /// Slice sequence `::Rich::ByteVec`.
