@@ -570,29 +570,29 @@ pub mod rich {
             ::core::option::Option::Some(&mut self.base)
         }
     }
-    /// Base exception.
+    /// Slice class `::Rich::Forward`.
     #[derive(Clone, Debug, Default, PartialEq)]
-    pub struct BaseError {
-        /// Slice member `reason`.
-        pub reason: ::std::string::String,
+    pub struct Forward {
+        /// Slice member `back`.
+        pub back: ::core::option::Option<::floe::codegen::ClassRef<Holder>>,
     }
-    impl ::floe::codegen::UserExceptionType for BaseError {
-        const TYPE_ID: &'static str = "::Rich::BaseError";
+    impl ::floe::codegen::ValueType for Forward {
+        const TYPE_ID: &'static str = "::Rich::Forward";
     }
-    impl ::floe::codegen::UserException for BaseError {
-        fn ice_id(&self) -> &'static str {
-            <Self as ::floe::codegen::UserExceptionType>::TYPE_ID
+    impl ::floe::codegen::Value for Forward {
+        fn ice_id(&self) -> &str {
+            <Self as ::floe::codegen::ValueType>::TYPE_ID
         }
         fn ice_ids(&self) -> &'static [&'static str] {
-            &["::Rich::BaseError"]
+            &["::Rich::Forward"]
         }
         fn write_slices(&self, enc: &mut ::floe::codegen::Encoder) {
             enc.start_slice(
-                <Self as ::floe::codegen::UserExceptionType>::TYPE_ID,
-                ::core::option::Option::None,
+                <Self as ::floe::codegen::ValueType>::TYPE_ID,
+                <Self as ::floe::codegen::ValueType>::COMPACT_ID,
                 true,
             );
-            enc.write(&self.reason);
+            enc.write(&self.back);
             enc.end_slice();
         }
         fn read_slices(
@@ -600,147 +600,19 @@ pub mod rich {
             dec: &mut ::floe::codegen::Decoder,
         ) -> ::floe::codegen::WireResult<()> {
             dec.start_slice()?;
-            self.reason = dec.read()?;
+            self.back = dec.read()?;
             dec.end_slice()
         }
     }
-    impl ::core::fmt::Display for BaseError {
-        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-            f.write_str("::Rich::BaseError")
-        }
-    }
-    impl ::std::error::Error for BaseError {}
-    /// Derived exception with an optional member.
-    #[derive(Clone, Debug, Default, PartialEq)]
-    pub struct DerivedError {
-        /// The base exception's members.
-        pub base: BaseError,
-        /// Slice member `code`.
-        pub code: i32,
-        /// Slice member `detail`.
-        pub detail: ::core::option::Option<::std::string::String>,
-    }
-    impl ::floe::codegen::UserExceptionType for DerivedError {
-        const TYPE_ID: &'static str = "::Rich::DerivedError";
-    }
-    impl ::floe::codegen::UserException for DerivedError {
-        fn ice_id(&self) -> &'static str {
-            <Self as ::floe::codegen::UserExceptionType>::TYPE_ID
-        }
-        fn ice_ids(&self) -> &'static [&'static str] {
-            &["::Rich::DerivedError", "::Rich::BaseError"]
-        }
-        fn write_slices(&self, enc: &mut ::floe::codegen::Encoder) {
-            enc.start_slice(
-                <Self as ::floe::codegen::UserExceptionType>::TYPE_ID,
-                ::core::option::Option::None,
-                false,
-            );
-            enc.write(&self.code);
-            enc.write_optional(3, self.detail.as_ref());
-            enc.end_slice();
-            self.base.write_slices(enc);
-        }
-        fn read_slices(
-            &mut self,
-            dec: &mut ::floe::codegen::Decoder,
-        ) -> ::floe::codegen::WireResult<()> {
-            dec.start_slice()?;
-            self.code = dec.read()?;
-            self.detail = dec.read_optional_value(3)?;
-            dec.end_slice()?;
-            self.base.read_slices(dec)
-        }
-        fn ice_base(
-            &self,
-        ) -> ::core::option::Option<&dyn ::floe::codegen::UserException> {
-            ::core::option::Option::Some(&self.base)
-        }
-    }
-    impl ::core::fmt::Display for DerivedError {
-        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-            f.write_str("::Rich::DerivedError")
-        }
-    }
-    impl ::std::error::Error for DerivedError {}
-    /// An exception no operation declares.
-    #[derive(Clone, Debug, Default, PartialEq)]
-    pub struct OtherError {
-        /// Slice member `n`.
-        pub n: i32,
-    }
-    impl ::floe::codegen::UserExceptionType for OtherError {
-        const TYPE_ID: &'static str = "::Rich::OtherError";
-    }
-    impl ::floe::codegen::UserException for OtherError {
-        fn ice_id(&self) -> &'static str {
-            <Self as ::floe::codegen::UserExceptionType>::TYPE_ID
-        }
-        fn ice_ids(&self) -> &'static [&'static str] {
-            &["::Rich::OtherError"]
-        }
-        fn write_slices(&self, enc: &mut ::floe::codegen::Encoder) {
-            enc.start_slice(
-                <Self as ::floe::codegen::UserExceptionType>::TYPE_ID,
-                ::core::option::Option::None,
-                true,
-            );
-            enc.write(&self.n);
-            enc.end_slice();
-        }
-        fn read_slices(
-            &mut self,
-            dec: &mut ::floe::codegen::Decoder,
-        ) -> ::floe::codegen::WireResult<()> {
-            dec.start_slice()?;
-            self.n = dec.read()?;
-            dec.end_slice()
-        }
-    }
-    impl ::core::fmt::Display for OtherError {
-        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-            f.write_str("::Rich::OtherError")
-        }
-    }
-    impl ::std::error::Error for OtherError {}
-    /// Slice module `::Rich::Inner`.
-    pub mod inner {
-        /// Slice struct `::Rich::Inner::Wrapper`.
-        #[derive(Clone, Debug, Default, PartialEq)]
-        pub struct Wrapper {
-            /// Slice member `p`.
-            pub p: super::Point,
-            /// Slice member `c`.
-            pub c: super::Color,
-            /// Slice member `m`.
-            pub m: super::Mixed,
-        }
-        impl ::floe::codegen::WireType for Wrapper {
-            const MIN_WIRE_SIZE: usize = 29;
-            const FIXED_SIZE: ::core::option::Option<usize> = ::core::option::Option::None;
-            const OPTIONAL_KIND: ::floe::codegen::OptionalKind = ::floe::codegen::OptionalKind::FSizeLength;
-        }
-        impl ::floe::codegen::Encode for Wrapper {
-            fn encode(&self, enc: &mut ::floe::codegen::Encoder) {
-                enc.write(&self.p);
-                enc.write(&self.c);
-                enc.write(&self.m);
-            }
-        }
-        impl ::floe::codegen::Decode for Wrapper {
-            fn decode(
-                dec: &mut ::floe::codegen::Decoder,
-            ) -> ::floe::codegen::WireResult<Self> {
-                Ok(Self {
-                    p: dec.read()?,
-                    c: dec.read()?,
-                    m: dec.read()?,
-                })
-            }
-        }
-        /// Slice sequence `::Rich::Inner::WrapperSeq`.
-        pub type WrapperSeq = ::std::vec::Vec<Wrapper>;
-    }
+    /// Slice sequence `::Rich::ShapeSeq`.
+    pub type ShapeSeq = ::std::vec::Vec<
+        ::core::option::Option<::floe::codegen::ClassRef<Shape>>,
+    >;
+    /// Slice dictionary `::Rich::ShapeDict`.
+    pub type ShapeDict = ::std::collections::BTreeMap<
+        ::std::string::String,
+        ::core::option::Option<::floe::codegen::ClassRef<Shape>>,
+    >;
     /// Typed proxy for `::Rich::Echo`.
     #[derive(Clone, Debug, PartialEq)]
     pub struct EchoPrx(::floe::codegen::Proxy);
@@ -1358,6 +1230,248 @@ pub mod rich {
         fn ice_ids(&self) -> &[&str] {
             &["::Ice::Object", "::Rich::Echo"]
         }
+    }
+    /// Class references in every position, untyped values and proxies.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct Holder {
+        /// Slice member `opt`.
+        pub opt: ::core::option::Option<
+            ::core::option::Option<::floe::codegen::ClassRef<Shape>>,
+        >,
+        /// Slice member `shapes`.
+        pub shapes: ::std::vec::Vec<
+            ::core::option::Option<::floe::codegen::ClassRef<Shape>>,
+        >,
+        /// Slice member `byName`.
+        pub by_name: ::std::collections::BTreeMap<
+            ::std::string::String,
+            ::core::option::Option<::floe::codegen::ClassRef<Shape>>,
+        >,
+        /// Slice member `any`.
+        pub any: ::core::option::Option<::floe::codegen::ValuePtr>,
+        /// Slice member `obj`.
+        pub obj: ::core::option::Option<::floe::codegen::ProxyData>,
+        /// Slice member `echo`.
+        pub echo: ::core::option::Option<::floe::codegen::ProxyData>,
+        /// Slice member `maybeEcho`.
+        pub maybe_echo: ::core::option::Option<
+            ::core::option::Option<::floe::codegen::ProxyData>,
+        >,
+        /// Slice member `fwd`.
+        pub fwd: ::core::option::Option<::floe::codegen::ClassRef<Forward>>,
+    }
+    impl ::floe::codegen::ValueType for Holder {
+        const TYPE_ID: &'static str = "::Rich::Holder";
+    }
+    impl ::floe::codegen::Value for Holder {
+        fn ice_id(&self) -> &str {
+            <Self as ::floe::codegen::ValueType>::TYPE_ID
+        }
+        fn ice_ids(&self) -> &'static [&'static str] {
+            &["::Rich::Holder"]
+        }
+        fn write_slices(&self, enc: &mut ::floe::codegen::Encoder) {
+            enc.start_slice(
+                <Self as ::floe::codegen::ValueType>::TYPE_ID,
+                <Self as ::floe::codegen::ValueType>::COMPACT_ID,
+                true,
+            );
+            enc.write(&self.shapes);
+            enc.write(&self.by_name);
+            enc.write(&self.any);
+            enc.write(&self.obj);
+            enc.write(&self.echo);
+            enc.write(&self.fwd);
+            enc.write_optional(1, self.opt.as_ref());
+            enc.write_optional(2, self.maybe_echo.as_ref());
+            enc.end_slice();
+        }
+        fn read_slices(
+            &mut self,
+            dec: &mut ::floe::codegen::Decoder,
+        ) -> ::floe::codegen::WireResult<()> {
+            dec.start_slice()?;
+            self.shapes = dec.read()?;
+            self.by_name = dec.read()?;
+            self.any = dec.read()?;
+            self.obj = dec.read()?;
+            self.echo = dec.read()?;
+            self.fwd = dec.read()?;
+            self.opt = dec.read_optional_value(1)?;
+            self.maybe_echo = dec.read_optional_value(2)?;
+            dec.end_slice()
+        }
+    }
+    /// Base exception.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct BaseError {
+        /// Slice member `reason`.
+        pub reason: ::std::string::String,
+    }
+    impl ::floe::codegen::UserExceptionType for BaseError {
+        const TYPE_ID: &'static str = "::Rich::BaseError";
+    }
+    impl ::floe::codegen::UserException for BaseError {
+        fn ice_id(&self) -> &'static str {
+            <Self as ::floe::codegen::UserExceptionType>::TYPE_ID
+        }
+        fn ice_ids(&self) -> &'static [&'static str] {
+            &["::Rich::BaseError"]
+        }
+        fn write_slices(&self, enc: &mut ::floe::codegen::Encoder) {
+            enc.start_slice(
+                <Self as ::floe::codegen::UserExceptionType>::TYPE_ID,
+                ::core::option::Option::None,
+                true,
+            );
+            enc.write(&self.reason);
+            enc.end_slice();
+        }
+        fn read_slices(
+            &mut self,
+            dec: &mut ::floe::codegen::Decoder,
+        ) -> ::floe::codegen::WireResult<()> {
+            dec.start_slice()?;
+            self.reason = dec.read()?;
+            dec.end_slice()
+        }
+    }
+    impl ::core::fmt::Display for BaseError {
+        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            f.write_str("::Rich::BaseError")
+        }
+    }
+    impl ::std::error::Error for BaseError {}
+    /// Derived exception with an optional member.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct DerivedError {
+        /// The base exception's members.
+        pub base: BaseError,
+        /// Slice member `code`.
+        pub code: i32,
+        /// Slice member `detail`.
+        pub detail: ::core::option::Option<::std::string::String>,
+    }
+    impl ::floe::codegen::UserExceptionType for DerivedError {
+        const TYPE_ID: &'static str = "::Rich::DerivedError";
+    }
+    impl ::floe::codegen::UserException for DerivedError {
+        fn ice_id(&self) -> &'static str {
+            <Self as ::floe::codegen::UserExceptionType>::TYPE_ID
+        }
+        fn ice_ids(&self) -> &'static [&'static str] {
+            &["::Rich::DerivedError", "::Rich::BaseError"]
+        }
+        fn write_slices(&self, enc: &mut ::floe::codegen::Encoder) {
+            enc.start_slice(
+                <Self as ::floe::codegen::UserExceptionType>::TYPE_ID,
+                ::core::option::Option::None,
+                false,
+            );
+            enc.write(&self.code);
+            enc.write_optional(3, self.detail.as_ref());
+            enc.end_slice();
+            self.base.write_slices(enc);
+        }
+        fn read_slices(
+            &mut self,
+            dec: &mut ::floe::codegen::Decoder,
+        ) -> ::floe::codegen::WireResult<()> {
+            dec.start_slice()?;
+            self.code = dec.read()?;
+            self.detail = dec.read_optional_value(3)?;
+            dec.end_slice()?;
+            self.base.read_slices(dec)
+        }
+        fn ice_base(
+            &self,
+        ) -> ::core::option::Option<&dyn ::floe::codegen::UserException> {
+            ::core::option::Option::Some(&self.base)
+        }
+    }
+    impl ::core::fmt::Display for DerivedError {
+        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            f.write_str("::Rich::DerivedError")
+        }
+    }
+    impl ::std::error::Error for DerivedError {}
+    /// An exception no operation declares.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct OtherError {
+        /// Slice member `n`.
+        pub n: i32,
+    }
+    impl ::floe::codegen::UserExceptionType for OtherError {
+        const TYPE_ID: &'static str = "::Rich::OtherError";
+    }
+    impl ::floe::codegen::UserException for OtherError {
+        fn ice_id(&self) -> &'static str {
+            <Self as ::floe::codegen::UserExceptionType>::TYPE_ID
+        }
+        fn ice_ids(&self) -> &'static [&'static str] {
+            &["::Rich::OtherError"]
+        }
+        fn write_slices(&self, enc: &mut ::floe::codegen::Encoder) {
+            enc.start_slice(
+                <Self as ::floe::codegen::UserExceptionType>::TYPE_ID,
+                ::core::option::Option::None,
+                true,
+            );
+            enc.write(&self.n);
+            enc.end_slice();
+        }
+        fn read_slices(
+            &mut self,
+            dec: &mut ::floe::codegen::Decoder,
+        ) -> ::floe::codegen::WireResult<()> {
+            dec.start_slice()?;
+            self.n = dec.read()?;
+            dec.end_slice()
+        }
+    }
+    impl ::core::fmt::Display for OtherError {
+        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            f.write_str("::Rich::OtherError")
+        }
+    }
+    impl ::std::error::Error for OtherError {}
+    /// Slice module `::Rich::Inner`.
+    pub mod inner {
+        /// Slice struct `::Rich::Inner::Wrapper`.
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct Wrapper {
+            /// Slice member `p`.
+            pub p: super::Point,
+            /// Slice member `c`.
+            pub c: super::Color,
+            /// Slice member `m`.
+            pub m: super::Mixed,
+        }
+        impl ::floe::codegen::WireType for Wrapper {
+            const MIN_WIRE_SIZE: usize = 29;
+            const FIXED_SIZE: ::core::option::Option<usize> = ::core::option::Option::None;
+            const OPTIONAL_KIND: ::floe::codegen::OptionalKind = ::floe::codegen::OptionalKind::FSizeLength;
+        }
+        impl ::floe::codegen::Encode for Wrapper {
+            fn encode(&self, enc: &mut ::floe::codegen::Encoder) {
+                enc.write(&self.p);
+                enc.write(&self.c);
+                enc.write(&self.m);
+            }
+        }
+        impl ::floe::codegen::Decode for Wrapper {
+            fn decode(
+                dec: &mut ::floe::codegen::Decoder,
+            ) -> ::floe::codegen::WireResult<Self> {
+                Ok(Self {
+                    p: dec.read()?,
+                    c: dec.read()?,
+                    m: dec.read()?,
+                })
+            }
+        }
+        /// Slice sequence `::Rich::Inner::WrapperSeq`.
+        pub type WrapperSeq = ::std::vec::Vec<Wrapper>;
     }
     /// Typed proxy for `::Rich::SubEcho`.
     #[derive(Clone, Debug, PartialEq)]
@@ -1999,6 +2113,8 @@ pub fn value_factories() -> ::std::sync::Arc<::floe::codegen::ValueFactoryRegist
 pub fn register_value_factories(registry: &mut ::floe::codegen::ValueFactoryRegistry) {
     registry.register::<rich::Shape>();
     registry.register::<rich::Circle>();
+    registry.register::<rich::Forward>();
+    registry.register::<rich::Holder>();
 }
 /// Registers every user exception of this Slice file.
 pub fn register_user_exceptions(registry: &mut ::floe::codegen::UserExceptionRegistry) {
