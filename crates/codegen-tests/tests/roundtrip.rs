@@ -233,7 +233,9 @@ mod rich_tests {
             shapes: vec![Some(shape.clone()), None, Some(shape.clone())],
             by_name: BTreeMap::from([("k".to_owned(), Some(shape.clone()))]),
             any: Some(shape.as_ptr().clone()),
-            obj: Some(floe::codegen::ProxyData::new(floe::Identity::from_name("o"))),
+            obj: Some(floe::codegen::ProxyData::new(floe::Identity::from_name(
+                "o",
+            ))),
             echo: None,
             maybe_echo: Some(None),
             fwd: Some(ClassRef::new(rich::Forward { back: None })),
@@ -242,7 +244,10 @@ mod rich_tests {
         enc.write(&Some(ClassRef::new(holder)));
         let mut dec = Decoder::new(enc.finish());
         dec.set_value_factories(rich_gen::value_factories());
-        let back = dec.read::<Option<ClassRef<rich::Holder>>>().unwrap().unwrap();
+        let back = dec
+            .read::<Option<ClassRef<rich::Holder>>>()
+            .unwrap()
+            .unwrap();
         let back = back.read();
         let shapes = &back.shapes;
         // One instance, shared: every reference decodes to the same one.

@@ -654,8 +654,8 @@ pub mod rich {
         pub async fn put_prims(&self, v: &Prims) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(v);
+                .encode_params(|enc_| {
+                    enc_.write(v);
                 });
             let encaps = self
                 .0
@@ -673,8 +673,8 @@ pub mod rich {
         pub async fn put_mixed(&self, v: &Mixed) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(v);
+                .encode_params(|enc_| {
+                    enc_.write(v);
                 });
             let encaps = self
                 .0
@@ -695,8 +695,8 @@ pub mod rich {
         ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(v);
+                .encode_params(|enc_| {
+                    enc_.write(v);
                 });
             let encaps = self
                 .0
@@ -717,8 +717,8 @@ pub mod rich {
         ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(v);
+                .encode_params(|enc_| {
+                    enc_.write(v);
                 });
             let encaps = self
                 .0
@@ -744,13 +744,13 @@ pub mod rich {
         ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(&req);
-                    enc.write_optional(1, i.as_ref());
-                    enc.write_optional(2, s);
-                    enc.write_optional(3, p);
-                    enc.write_optional(4, is);
-                    enc.write_optional(5, c.as_ref());
+                .encode_params(|enc_| {
+                    enc_.write(&req);
+                    enc_.write_optional(1, i.as_ref());
+                    enc_.write_optional(2, s);
+                    enc_.write_optional(3, p);
+                    enc_.write_optional(4, is);
+                    enc_.write_optional(5, c.as_ref());
                 });
             let encaps = self
                 .0
@@ -785,8 +785,8 @@ pub mod rich {
             }
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(&delay);
+                .encode_params(|enc_| {
+                    enc_.write(&delay);
                 });
             let encaps = match self
                 .0
@@ -989,9 +989,9 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let v = dec.read()?;
+                        let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_prims(&*self.0, v, &current).await?;
+                        <T as Echo>::put_prims(&*self.0, v_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1018,9 +1018,9 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let v = dec.read()?;
+                        let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_mixed(&*self.0, v, &current).await?;
+                        <T as Echo>::put_mixed(&*self.0, v_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1047,9 +1047,9 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let v = dec.read()?;
+                        let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_wrappers(&*self.0, v, &current).await?;
+                        <T as Echo>::put_wrappers(&*self.0, v_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1077,9 +1077,9 @@ pub mod rich {
                             params,
                         )?;
                         dec.set_value_factories(super::value_factories());
-                        let v = dec.read()?;
+                        let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_shape(&*self.0, v, &current).await?;
+                        <T as Echo>::put_shape(&*self.0, v_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1106,14 +1106,23 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let req = dec.read()?;
-                        let i = dec.read_optional_value(1)?;
-                        let s = dec.read_optional_value(2)?;
-                        let p = dec.read_optional_value(3)?;
-                        let is = dec.read_optional_value(4)?;
-                        let c = dec.read_optional_value(5)?;
+                        let req_ = dec.read()?;
+                        let i_ = dec.read_optional_value(1)?;
+                        let s_ = dec.read_optional_value(2)?;
+                        let p_ = dec.read_optional_value(3)?;
+                        let is_ = dec.read_optional_value(4)?;
+                        let c_ = dec.read_optional_value(5)?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_opts(&*self.0, req, i, s, p, is, c, &current)
+                        <T as Echo>::put_opts(
+                                &*self.0,
+                                req_,
+                                i_,
+                                s_,
+                                p_,
+                                is_,
+                                c_,
+                                &current,
+                            )
                             .await?;
                         ::core::result::Result::<
                             _,
@@ -1143,9 +1152,9 @@ pub mod rich {
                             params,
                         )?;
                         dec.set_value_factories(super::value_factories());
-                        let delay = dec.read()?;
+                        let delay_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        match <T as Echo>::describe(&*self.0, delay, &current).await? {
+                        match <T as Echo>::describe(&*self.0, delay_, &current).await? {
                             ::core::result::Result::Ok((ret, out_code, out_extra)) => {
                                 ::core::result::Result::<
                                     _,
@@ -1520,8 +1529,8 @@ pub mod rich {
             }
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(name);
+                .encode_params(|enc_| {
+                    enc_.write(name);
                 });
             let encaps = self
                 .0
@@ -1541,8 +1550,8 @@ pub mod rich {
         pub async fn put_prims(&self, v: &Prims) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(v);
+                .encode_params(|enc_| {
+                    enc_.write(v);
                 });
             let encaps = self
                 .0
@@ -1560,8 +1569,8 @@ pub mod rich {
         pub async fn put_mixed(&self, v: &Mixed) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(v);
+                .encode_params(|enc_| {
+                    enc_.write(v);
                 });
             let encaps = self
                 .0
@@ -1582,8 +1591,8 @@ pub mod rich {
         ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(v);
+                .encode_params(|enc_| {
+                    enc_.write(v);
                 });
             let encaps = self
                 .0
@@ -1604,8 +1613,8 @@ pub mod rich {
         ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(v);
+                .encode_params(|enc_| {
+                    enc_.write(v);
                 });
             let encaps = self
                 .0
@@ -1631,13 +1640,13 @@ pub mod rich {
         ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(&req);
-                    enc.write_optional(1, i.as_ref());
-                    enc.write_optional(2, s);
-                    enc.write_optional(3, p);
-                    enc.write_optional(4, is);
-                    enc.write_optional(5, c.as_ref());
+                .encode_params(|enc_| {
+                    enc_.write(&req);
+                    enc_.write_optional(1, i.as_ref());
+                    enc_.write_optional(2, s);
+                    enc_.write_optional(3, p);
+                    enc_.write_optional(4, is);
+                    enc_.write_optional(5, c.as_ref());
                 });
             let encaps = self
                 .0
@@ -1672,8 +1681,8 @@ pub mod rich {
             }
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(&delay);
+                .encode_params(|enc_| {
+                    enc_.write(&delay);
                 });
             let encaps = match self
                 .0
@@ -1817,9 +1826,9 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let name = dec.read()?;
+                        let name_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        let ret = <T as SubEcho>::find(&*self.0, name, &current).await?;
+                        let ret = <T as SubEcho>::find(&*self.0, name_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1851,9 +1860,9 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let v = dec.read()?;
+                        let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_prims(&*self.0, v, &current).await?;
+                        <T as Echo>::put_prims(&*self.0, v_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1880,9 +1889,9 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let v = dec.read()?;
+                        let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_mixed(&*self.0, v, &current).await?;
+                        <T as Echo>::put_mixed(&*self.0, v_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1909,9 +1918,9 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let v = dec.read()?;
+                        let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_wrappers(&*self.0, v, &current).await?;
+                        <T as Echo>::put_wrappers(&*self.0, v_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1939,9 +1948,9 @@ pub mod rich {
                             params,
                         )?;
                         dec.set_value_factories(super::value_factories());
-                        let v = dec.read()?;
+                        let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_shape(&*self.0, v, &current).await?;
+                        <T as Echo>::put_shape(&*self.0, v_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1968,14 +1977,23 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let req = dec.read()?;
-                        let i = dec.read_optional_value(1)?;
-                        let s = dec.read_optional_value(2)?;
-                        let p = dec.read_optional_value(3)?;
-                        let is = dec.read_optional_value(4)?;
-                        let c = dec.read_optional_value(5)?;
+                        let req_ = dec.read()?;
+                        let i_ = dec.read_optional_value(1)?;
+                        let s_ = dec.read_optional_value(2)?;
+                        let p_ = dec.read_optional_value(3)?;
+                        let is_ = dec.read_optional_value(4)?;
+                        let c_ = dec.read_optional_value(5)?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_opts(&*self.0, req, i, s, p, is, c, &current)
+                        <T as Echo>::put_opts(
+                                &*self.0,
+                                req_,
+                                i_,
+                                s_,
+                                p_,
+                                is_,
+                                c_,
+                                &current,
+                            )
                             .await?;
                         ::core::result::Result::<
                             _,
@@ -2005,9 +2023,9 @@ pub mod rich {
                             params,
                         )?;
                         dec.set_value_factories(super::value_factories());
-                        let delay = dec.read()?;
+                        let delay_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        match <T as Echo>::describe(&*self.0, delay, &current).await? {
+                        match <T as Echo>::describe(&*self.0, delay_, &current).await? {
                             ::core::result::Result::Ok((ret, out_code, out_extra)) => {
                                 ::core::result::Result::<
                                     _,
@@ -2091,6 +2109,256 @@ pub mod rich {
         }
         fn ice_ids(&self) -> &[&str] {
             &["::Ice::Object", "::Rich::Echo", "::Rich::SubEcho"]
+        }
+    }
+    /// Typed proxy for `::Rich::Names`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct NamesPrx(::floe::codegen::Proxy);
+    impl NamesPrx {
+        /// The Slice type id of the interface.
+        pub const TYPE_ID: &'static str = "::Rich::Names";
+        /// Wraps `proxy` without asking the object (Ice's `uncheckedCast`).
+        pub fn unchecked_cast(proxy: ::floe::codegen::Proxy) -> Self {
+            Self(proxy)
+        }
+        /// Asks the object whether it implements the interface
+        /// (`ice_isA`) and wraps `proxy` if it does (Ice's `checkedCast`).
+        ///
+        /// # Errors
+        ///
+        /// Any invocation error of `ice_isA`.
+        pub async fn checked_cast(
+            proxy: ::floe::codegen::Proxy,
+        ) -> ::floe::codegen::Result<::core::option::Option<Self>> {
+            if proxy.ice_is_a(Self::TYPE_ID).await? {
+                Ok(::core::option::Option::Some(Self(proxy)))
+            } else {
+                Ok(::core::option::Option::None)
+            }
+        }
+        /// The untyped proxy.
+        pub fn proxy(&self) -> &::floe::codegen::Proxy {
+            &self.0
+        }
+        /// Unwraps the untyped proxy.
+        pub fn into_proxy(self) -> ::floe::codegen::Proxy {
+            self.0
+        }
+        /// Slice operation `f`.
+        ///
+        /// # Errors
+        ///
+        /// Any invocation error; a user exception is `Error::UnknownUserException`.
+        pub async fn f(
+            &self,
+            current: i32,
+            dec: i32,
+            enc: i32,
+            params: &str,
+            ret: i32,
+            encaps: i32,
+        ) -> ::floe::codegen::Result<(i32, i32, i32)> {
+            if !self.0.mode().is_twoway() {
+                return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
+            }
+            let params = self
+                .0
+                .encode_params(|enc_| {
+                    enc_.write(&current);
+                    enc_.write(&dec);
+                    enc_.write(&enc);
+                    enc_.write(params);
+                    enc_.write(&ret);
+                    enc_.write(&encaps);
+                });
+            let encaps = self
+                .0
+                .invoke("f", ::floe::codegen::OperationMode::Normal, params)
+                .await?
+                .into_ok()?;
+            let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
+            let out_x = dec.read()?;
+            let out_out_x = dec.read()?;
+            let ret = dec.read()?;
+            dec.finish_encapsulation()?;
+            ::core::result::Result::Ok((ret, out_x, out_out_x))
+        }
+        /// Slice operation `g`.
+        ///
+        /// # Errors
+        ///
+        /// Any invocation error; a user exception is `Error::UnknownUserException`.
+        pub async fn g(
+            &self,
+            self_: i32,
+            r#type: i32,
+            result: i32,
+        ) -> ::floe::codegen::Result<()> {
+            let params = self
+                .0
+                .encode_params(|enc_| {
+                    enc_.write(&self_);
+                    enc_.write(&r#type);
+                    enc_.write(&result);
+                });
+            let encaps = self
+                .0
+                .invoke("g", ::floe::codegen::OperationMode::Normal, params)
+                .await?
+                .into_ok()?;
+            let _ = encaps;
+            ::core::result::Result::Ok(())
+        }
+    }
+    impl ::core::ops::Deref for NamesPrx {
+        type Target = ::floe::codegen::Proxy;
+        fn deref(&self) -> &::floe::codegen::Proxy {
+            &self.0
+        }
+    }
+    /// Parameter names that clash with names the generated code uses.
+    pub trait Names: ::core::marker::Send + ::core::marker::Sync + 'static {
+        /// Slice operation `f`.
+        #[allow(clippy::too_many_arguments)]
+        fn f(
+            &self,
+            current: i32,
+            dec: i32,
+            enc: i32,
+            params: ::std::string::String,
+            ret: i32,
+            encaps: i32,
+            current_: &::floe::codegen::Current,
+        ) -> impl ::core::future::Future<
+            Output = ::core::result::Result<
+                (i32, i32, i32),
+                ::floe::codegen::DispatchError,
+            >,
+        > + ::core::marker::Send;
+        /// Slice operation `g`.
+        fn g(
+            &self,
+            self_: i32,
+            r#type: i32,
+            result: i32,
+            current: &::floe::codegen::Current,
+        ) -> impl ::core::future::Future<
+            Output = ::core::result::Result<(), ::floe::codegen::DispatchError>,
+        > + ::core::marker::Send;
+    }
+    /// Dispatches requests for `::Rich::Names` to a [`Names`] implementation; add it to an object adapter.
+    #[derive(Debug)]
+    pub struct NamesDispatcher<T>(pub ::std::sync::Arc<T>);
+    impl<T: Names> NamesDispatcher<T> {
+        /// A dispatcher for `servant`, ready for `ObjectAdapter::add`.
+        pub fn new(servant: T) -> ::std::sync::Arc<Self> {
+            ::std::sync::Arc::new(Self(::std::sync::Arc::new(servant)))
+        }
+    }
+    impl<T: Names> ::floe::codegen::Servant for NamesDispatcher<T> {
+        fn dispatch(
+            self: ::std::sync::Arc<Self>,
+            current: ::floe::codegen::Current,
+            params: ::floe::codegen::Encapsulation,
+        ) -> ::floe::codegen::Dispatch {
+            match current.operation.as_str() {
+                "f" => {
+                    if !(matches!(
+                        current.mode, ::floe::codegen::OperationMode::Normal
+                    )) {
+                        return ::floe::codegen::Dispatch::ready(
+                            ::core::result::Result::Err(
+                                ::floe::codegen::WireError::marshal(
+                                        ::std::format!(
+                                            "unexpected operation mode. expected = {} received = {:?}",
+                                            "Normal", current.mode
+                                        ),
+                                    )
+                                    .into(),
+                            ),
+                        );
+                    }
+                    ::floe::codegen::Dispatch::future(async move {
+                        let mut dec = ::floe::codegen::Decoder::from_encapsulation(
+                            params,
+                        )?;
+                        let current_ = dec.read()?;
+                        let dec_ = dec.read()?;
+                        let enc_ = dec.read()?;
+                        let params_ = dec.read()?;
+                        let ret_ = dec.read()?;
+                        let encaps_ = dec.read()?;
+                        dec.finish_encapsulation()?;
+                        let (ret, out_x, out_out_x) = <T as Names>::f(
+                                &*self.0,
+                                current_,
+                                dec_,
+                                enc_,
+                                params_,
+                                ret_,
+                                encaps_,
+                                &current,
+                            )
+                            .await?;
+                        ::core::result::Result::<
+                            _,
+                            ::floe::codegen::DispatchError,
+                        >::Ok(
+                            current
+                                .encode_reply(|enc| {
+                                    enc.write(&out_x);
+                                    enc.write(&out_out_x);
+                                    enc.write(&ret);
+                                }),
+                        )
+                    })
+                }
+                "g" => {
+                    if !(matches!(
+                        current.mode, ::floe::codegen::OperationMode::Normal
+                    )) {
+                        return ::floe::codegen::Dispatch::ready(
+                            ::core::result::Result::Err(
+                                ::floe::codegen::WireError::marshal(
+                                        ::std::format!(
+                                            "unexpected operation mode. expected = {} received = {:?}",
+                                            "Normal", current.mode
+                                        ),
+                                    )
+                                    .into(),
+                            ),
+                        );
+                    }
+                    ::floe::codegen::Dispatch::future(async move {
+                        let mut dec = ::floe::codegen::Decoder::from_encapsulation(
+                            params,
+                        )?;
+                        let self__ = dec.read()?;
+                        let type_ = dec.read()?;
+                        let result_ = dec.read()?;
+                        dec.finish_encapsulation()?;
+                        <T as Names>::g(&*self.0, self__, type_, result_, &current)
+                            .await?;
+                        ::core::result::Result::<
+                            _,
+                            ::floe::codegen::DispatchError,
+                        >::Ok(current.empty_reply())
+                    })
+                }
+                _ => {
+                    ::floe::codegen::Dispatch::ready(
+                        ::core::result::Result::Err(
+                            ::floe::codegen::DispatchError::operation_not_exist(),
+                        ),
+                    )
+                }
+            }
+        }
+        fn ice_id(&self) -> &str {
+            "::Rich::Names"
+        }
+        fn ice_ids(&self) -> &[&str] {
+            &["::Ice::Object", "::Rich::Names"]
         }
     }
 }
