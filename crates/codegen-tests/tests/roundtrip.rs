@@ -228,7 +228,7 @@ mod rich_tests {
             name: "s".into(),
             ..Default::default()
         });
-        let holder = rich::Holder {
+        let holder = rich::Container {
             opt: Some(Some(shape.clone())),
             shapes: vec![Some(shape.clone()), None, Some(shape.clone())],
             by_name: BTreeMap::from([("k".to_owned(), Some(shape.clone()))]),
@@ -245,7 +245,7 @@ mod rich_tests {
         let mut dec = Decoder::new(enc.finish());
         dec.set_value_factories(rich_gen::value_factories());
         let back = dec
-            .read::<Option<ClassRef<rich::Holder>>>()
+            .read::<Option<ClassRef<rich::Container>>>()
             .unwrap()
             .unwrap();
         let back = back.read();

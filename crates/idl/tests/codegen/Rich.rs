@@ -574,7 +574,7 @@ pub mod rich {
     #[derive(Clone, Debug, Default, PartialEq)]
     pub struct Forward {
         /// Slice member `back`.
-        pub back: ::core::option::Option<::floe::codegen::ClassRef<Holder>>,
+        pub back: ::core::option::Option<::floe::codegen::ClassRef<Container>>,
     }
     impl ::floe::codegen::ValueType for Forward {
         const TYPE_ID: &'static str = "::Rich::Forward";
@@ -1242,7 +1242,7 @@ pub mod rich {
     }
     /// Class references in every position, untyped values and proxies.
     #[derive(Clone, Debug, Default, PartialEq)]
-    pub struct Holder {
+    pub struct Container {
         /// Slice member `opt`.
         pub opt: ::core::option::Option<
             ::core::option::Option<::floe::codegen::ClassRef<Shape>>,
@@ -1269,15 +1269,15 @@ pub mod rich {
         /// Slice member `fwd`.
         pub fwd: ::core::option::Option<::floe::codegen::ClassRef<Forward>>,
     }
-    impl ::floe::codegen::ValueType for Holder {
-        const TYPE_ID: &'static str = "::Rich::Holder";
+    impl ::floe::codegen::ValueType for Container {
+        const TYPE_ID: &'static str = "::Rich::Container";
     }
-    impl ::floe::codegen::Value for Holder {
+    impl ::floe::codegen::Value for Container {
         fn ice_id(&self) -> &str {
             <Self as ::floe::codegen::ValueType>::TYPE_ID
         }
         fn ice_ids(&self) -> &'static [&'static str] {
-            &["::Rich::Holder"]
+            &["::Rich::Container"]
         }
         fn write_slices(&self, enc: &mut ::floe::codegen::Encoder) {
             enc.start_slice(
@@ -2382,7 +2382,7 @@ pub fn register_value_factories(registry: &mut ::floe::codegen::ValueFactoryRegi
     registry.register::<rich::Shape>();
     registry.register::<rich::Circle>();
     registry.register::<rich::Forward>();
-    registry.register::<rich::Holder>();
+    registry.register::<rich::Container>();
 }
 /// Registers every user exception of this Slice file.
 pub fn register_user_exceptions(registry: &mut ::floe::codegen::UserExceptionRegistry) {
