@@ -6,6 +6,8 @@
 //! tree in [`ast`]) → [`resolve`] (builds the [`model`]) → [`validate`].
 //! Every phase reports into [`diagnostic::Diagnostics`]; [`compile`] runs
 //! them all and returns the model only if there was no error.
+//! [`codegen`] turns the model into Rust (`slice2rs`, the [`Builder`] for
+//! build scripts, and `floe::slice!` all use it).
 //!
 //! ```no_run
 //! let opts = floe_idl::Options {
@@ -20,6 +22,8 @@
 #![warn(missing_docs)]
 
 pub mod ast;
+pub mod builder;
+pub mod codegen;
 pub mod diagnostic;
 pub mod ident;
 pub mod lexer;
@@ -30,6 +34,8 @@ pub mod resolve;
 pub mod validate;
 
 use std::path::{Path, PathBuf};
+
+pub use builder::{BuildError, Builder};
 
 use diagnostic::{Diagnostics, SourceMap};
 use model::Model;
