@@ -100,6 +100,10 @@ pub(crate) fn connection_config(
             props.get_int_or("Ice.Override.CloseTimeout", 10_000).max(1) as u64,
         ),
         acm: AcmConfig::from_properties(props, acm_prefix, server),
+        write_timeout: {
+            let t = props.get_int_or("Ice.Default.Timeout", 60_000);
+            (t > 0).then(|| Duration::from_millis(t as u64))
+        },
     }
 }
 

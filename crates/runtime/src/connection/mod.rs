@@ -57,6 +57,9 @@ const READ_CHUNK: usize = 16 * 1024;
 /// are sent beside it in a vectored write.
 const COPY_LIMIT: usize = 16 * 1024;
 
+/// Above this many queued bytes the connection task stops reading.
+const WRITE_HIGH_WATER: usize = 8 * 1024 * 1024;
+
 /// Settings a connection takes from the communicator or adapter properties.
 #[derive(Clone, Debug)]
 pub(crate) struct ConnectionConfig {
@@ -73,6 +76,9 @@ pub(crate) struct ConnectionConfig {
     pub(crate) close_timeout: Duration,
     /// Active connection management.
     pub(crate) acm: AcmConfig,
+    /// How long a blocked write may make no progress before the connection
+    /// is dropped with `TimeoutException` (`Ice.Default.Timeout`).
+    pub(crate) write_timeout: Option<Duration>,
 }
 
 /// What is known about a connection's endpoints.
@@ -806,14 +812,21 @@ async fn run(conn: Arc<ConnectionInner>) {
                 close_sent = true;
             }
         }
-        let can_read = dispatches.len() < conn.config.max_dispatches;
+        // Back-pressure: stop reading while too many dispatches run or too
+        // many reply bytes wait for a peer that does not read them.
+        let can_read = dispatches.len() < conn.config.max_dispatches
+            && conn.writer.queued_bytes() < WRITE_HIGH_WATER;
         let deadline = close_deadline;
         tokio::select! {
             biased;
             Some((rid, compress, result)) = dispatches.next(), if !dispatches.is_empty() => {
                 conn.send_reply(rid, compress, result);
             }
-            err = conn.writer.flush_queued() => break err,
+            r = conn.writer.flush_queued(conn.config.write_timeout) => {
+                if let Err(e) = r {
+                    break e;
+                }
+            }
             _ = conn.close_requested.notified() => {}
             r = conn.stream.readable(), if can_read => {
                 if let Err(e) = r {
