@@ -489,7 +489,8 @@ impl Communicator {
     }
 
     /// Starts deactivating every adapter (non-blocking; must be called
-    /// inside a tokio runtime). [`Communicator::wait_for_shutdown`] waits for
+    /// inside a tokio runtime, e.g. from a servant; outside one it only
+    /// logs an error). [`Communicator::wait_for_shutdown`] waits for
     /// the end.
     pub fn shutdown(&self) {
         if self.inner.shutdown.send_replace(true) {
@@ -501,8 +502,12 @@ impl Communicator {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
+        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+            tracing::error!("Communicator::shutdown called outside a tokio runtime");
+            return;
+        };
         for a in adapters {
-            tokio::spawn(async move { a.deactivate().await });
+            handle.spawn(async move { a.deactivate().await });
         }
     }
 
