@@ -17,7 +17,7 @@
 
 use std::collections::VecDeque;
 use std::io::IoSlice;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytes::{Buf, Bytes};
@@ -45,8 +45,10 @@ pub(crate) struct Writer {
     state: Mutex<WriteState>,
     /// Wakes the connection task when something was queued.
     queued: Notify,
-    /// Set by every write; cleared by the ACM monitor (activity tracking).
-    pub(crate) wrote: AtomicBool,
+    /// When the last message was sent, in ns since `epoch` (ACM activity
+    /// tracking; heartbeats do not count).
+    last_write: AtomicU64,
+    epoch: std::time::Instant,
 }
 
 impl Writer {
@@ -59,7 +61,8 @@ impl Writer {
                 error: None,
             }),
             queued: Notify::new(),
-            wrote: AtomicBool::new(false),
+            last_write: AtomicU64::new(0),
+            epoch: std::time::Instant::now(),
         }
     }
 
@@ -76,7 +79,18 @@ impl Writer {
     ///
     /// The connection's error if it is closed or the write failed.
     pub(crate) fn send(&self, parts: &mut [Bytes]) -> Result<(), Error> {
-        self.wrote.store(true, Ordering::Relaxed);
+        let ns = self.epoch.elapsed().as_nanos() as u64;
+        self.last_write.store(ns, Ordering::Relaxed);
+        self.send_uncounted(parts)
+    }
+
+    /// When the last counted message was sent.
+    pub(crate) fn last_write(&self) -> std::time::Instant {
+        self.epoch + std::time::Duration::from_nanos(self.last_write.load(Ordering::Relaxed))
+    }
+
+    /// [`Writer::send`] without recording activity (heartbeats).
+    pub(crate) fn send_uncounted(&self, parts: &mut [Bytes]) -> Result<(), Error> {
         let mut st = self.lock();
         if let Some(e) = &st.error {
             return Err(e.clone());
