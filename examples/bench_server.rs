@@ -36,8 +36,8 @@ impl Servant for Latency {
     }
 }
 
-fn not_exist(current: &Current) -> DispatchError {
-    DispatchError::operation_not_exist(current)
+fn not_exist(_current: &Current) -> DispatchError {
+    DispatchError::operation_not_exist()
 }
 
 /// Throughput keeps the reply encapsulations it already built, keyed by

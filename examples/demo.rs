@@ -27,7 +27,7 @@ impl Servant for Hello {
                 let name = dec.read_string()?;
                 Ok(current.encode_reply(|e| e.write_string(&format!("hello, {name}"))))
             })(),
-            _ => Err(DispatchError::operation_not_exist(&current)),
+            _ => Err(DispatchError::operation_not_exist()),
         })
     }
 

@@ -32,9 +32,10 @@ pub(crate) struct CommunicatorInner {
     default_host: Option<String>,
     /// Outgoing connections, one per (address, connection id).
     connections: Mutex<HashMap<ConnectionKey, Connection>>,
-    /// Serializes connection establishment so concurrent first calls to one
-    /// server share a connection instead of racing to open several.
-    connect_lock: tokio::sync::Mutex<()>,
+    /// One lock per endpoint list being connected: concurrent first calls
+    /// to one server share a connection instead of racing to open several,
+    /// while a slow or dead server never delays connections to others.
+    connecting: Mutex<HashMap<ConnectionKey, Arc<tokio::sync::Mutex<()>>>>,
     datagram: Mutex<HashMap<String, Arc<DatagramSender>>>,
     datagram_batches: Mutex<HashMap<String, (BatchBuilder, bool)>>,
     adapters: Mutex<Vec<ObjectAdapter>>,
@@ -99,6 +100,10 @@ pub(crate) fn connection_config(
             props.get_int_or("Ice.Override.CloseTimeout", 10_000).max(1) as u64,
         ),
         acm: AcmConfig::from_properties(props, acm_prefix, server),
+        write_timeout: {
+            let t = props.get_int_or("Ice.Default.Timeout", 60_000);
+            (t > 0).then(|| Duration::from_millis(t as u64))
+        },
     }
 }
 
@@ -138,7 +143,7 @@ impl Communicator {
                     .map(|v| v.trim() != "0"),
                 properties,
                 connections: Mutex::new(HashMap::new()),
-                connect_lock: tokio::sync::Mutex::new(()),
+                connecting: Mutex::new(HashMap::new()),
                 datagram: Mutex::new(HashMap::new()),
                 datagram_batches: Mutex::new(HashMap::new()),
                 adapters: Mutex::new(Vec::new()),
@@ -289,12 +294,46 @@ impl Communicator {
         if let Some(c) = self.cached_connection(&tcp, &key) {
             return Ok(c);
         }
-        let _guard = self.inner.connect_lock.lock().await;
-        if let Some(c) = self.cached_connection(&tcp, &key) {
-            return Ok(c);
+        let lock_key: ConnectionKey = (
+            tcp.iter().map(|e| key(e).0).collect::<Vec<_>>().join(","),
+            connection_id.to_string(),
+        );
+        let lock = self
+            .inner
+            .connecting
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(lock_key.clone())
+            .or_default()
+            .clone();
+        let result = {
+            let _guard = lock.lock().await;
+            match self.cached_connection(&tcp, &key) {
+                Some(c) => Ok(c),
+                None => self.connect_first(&tcp, connection_id, &key).await,
+            }
+        };
+        // Forget the lock once nobody else waits on it.
+        let mut connecting = self
+            .inner
+            .connecting
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if Arc::strong_count(&lock) <= 2 {
+            connecting.remove(&lock_key);
         }
+        result
+    }
+
+    /// Connects to the first endpoint that accepts, caching the connection.
+    async fn connect_first(
+        &self,
+        tcp: &[&Endpoint],
+        connection_id: &str,
+        key: &impl Fn(&Endpoint) -> ConnectionKey,
+    ) -> Result<Connection> {
         let mut last = Error::NoEndpoint("no endpoint".into());
-        for e in tcp {
+        for &e in tcp {
             let k = key(e);
             let timeout = (e.timeout > 0).then(|| Duration::from_millis(e.timeout as u64));
             let addr = if e.connect_host().contains(':') {
@@ -450,7 +489,8 @@ impl Communicator {
     }
 
     /// Starts deactivating every adapter (non-blocking; must be called
-    /// inside a tokio runtime). [`Communicator::wait_for_shutdown`] waits for
+    /// inside a tokio runtime, e.g. from a servant; outside one it only
+    /// logs an error). [`Communicator::wait_for_shutdown`] waits for
     /// the end.
     pub fn shutdown(&self) {
         if self.inner.shutdown.send_replace(true) {
@@ -462,8 +502,12 @@ impl Communicator {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
+        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+            tracing::error!("Communicator::shutdown called outside a tokio runtime");
+            return;
+        };
         for a in adapters {
-            tokio::spawn(async move { a.deactivate().await });
+            handle.spawn(async move { a.deactivate().await });
         }
     }
 

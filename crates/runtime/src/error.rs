@@ -54,6 +54,10 @@ pub enum Error {
     /// ACM closed a connection that still had requests pending.
     #[error("connection timed out (ACM)")]
     ConnectionTimeout,
+    /// A write made no progress within the timeout (the peer stopped
+    /// reading).
+    #[error("timeout: the peer does not read")]
+    Timeout,
     /// `ice_invocation_timeout` elapsed.
     #[error("invocation timed out")]
     InvocationTimeout,
@@ -111,6 +115,7 @@ impl Error {
             Error::CloseConnection => "::Ice::CloseConnectionException",
             Error::ConnectionManuallyClosed => "::Ice::ConnectionManuallyClosedException",
             Error::ConnectionTimeout => "::Ice::ConnectionTimeoutException",
+            Error::Timeout => "::Ice::TimeoutException",
             Error::InvocationTimeout => "::Ice::InvocationTimeoutException",
             Error::TwowayOnly => "::Ice::TwowayOnlyException",
             Error::CommunicatorDestroyed => "::Ice::CommunicatorDestroyedException",

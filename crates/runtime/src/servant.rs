@@ -61,13 +61,14 @@ pub enum DispatchError {
     /// (6-byte header included).
     #[error("user exception")]
     UserException(Bytes),
-    /// Status 2 (see [`DispatchError::object_not_exist`]).
+    /// Status 2. Fields left empty (identity, facet and operation all
+    /// empty) are filled from the request, as Ice does.
     #[error("object does not exist")]
     ObjectNotExist(RequestFailed),
-    /// Status 3 (see [`DispatchError::facet_not_exist`]).
+    /// Status 3. Empty fields are filled from the request.
     #[error("facet does not exist")]
     FacetNotExist(RequestFailed),
-    /// Status 4 (see [`DispatchError::operation_not_exist`]).
+    /// Status 4. Empty fields are filled from the request.
     #[error("operation does not exist")]
     OperationNotExist(RequestFailed),
     /// Status 5: an Ice local exception (text).
@@ -82,28 +83,21 @@ pub enum DispatchError {
 }
 
 impl DispatchError {
-    fn failed(current: &Current) -> RequestFailed {
-        RequestFailed {
-            identity: current.id.clone(),
-            facet: current.facet.clone(),
-            operation: current.operation.clone(),
-        }
+    /// Status 2; the runtime fills identity, facet and operation from the
+    /// request.
+    pub fn object_not_exist() -> Self {
+        DispatchError::ObjectNotExist(RequestFailed::default())
     }
 
-    /// Status 2 for the request of `current`.
-    pub fn object_not_exist(current: &Current) -> Self {
-        DispatchError::ObjectNotExist(Self::failed(current))
+    /// Status 3; the runtime fills the fields from the request.
+    pub fn facet_not_exist() -> Self {
+        DispatchError::FacetNotExist(RequestFailed::default())
     }
 
-    /// Status 3 for the request of `current`.
-    pub fn facet_not_exist(current: &Current) -> Self {
-        DispatchError::FacetNotExist(Self::failed(current))
-    }
-
-    /// Status 4 for the request of `current` (an operation the servant
-    /// does not implement).
-    pub fn operation_not_exist(current: &Current) -> Self {
-        DispatchError::OperationNotExist(Self::failed(current))
+    /// Status 4 (an operation the servant does not implement); the runtime
+    /// fills the fields from the request.
+    pub fn operation_not_exist() -> Self {
+        DispatchError::OperationNotExist(RequestFailed::default())
     }
 
     /// Status 7 from any error (the servant's own failures).
@@ -152,7 +146,7 @@ impl From<crate::Error> for DispatchError {
 ///     fn dispatch(self: Arc<Self>, current: Current, _params: Encapsulation) -> Dispatch {
 ///         match current.operation.as_str() {
 ///             "o" => Dispatch::ready(Ok(current.empty_reply())),
-///             _ => Dispatch::ready(Err(DispatchError::operation_not_exist(&current))),
+///             _ => Dispatch::ready(Err(DispatchError::operation_not_exist())),
 ///         }
 ///     }
 ///     fn ice_id(&self) -> &str { "::Cap::Hello" }

@@ -226,3 +226,54 @@ async fn pipelined_request_is_answered_after_validation() {
     }
     c.destroy().await;
 }
+
+#[tokio::test]
+async fn a_peer_that_never_reads_replies_is_dropped_and_memory_stays_bounded() {
+    let props = floe_runtime::Properties::new();
+    props.set("Ice.Default.Timeout", "300");
+    let c = Communicator::with_properties(props);
+    let a = c
+        .create_object_adapter_with_endpoints("H", "tcp -h 127.0.0.1 -p 0")
+        .await
+        .unwrap();
+    let big = bytes::Bytes::from(vec![7u8; 100_000]);
+    let p = a
+        .add(
+            Identity::from_name("hello"),
+            servant_fn(move |cur, _| {
+                let big = big.clone();
+                Dispatch::ready(Ok(cur.encode_reply(|e| e.write_byte_seq(&big))))
+            }),
+        )
+        .unwrap();
+    a.activate();
+    let port = a.endpoints()[0].port;
+    let mut s = raw(port).await;
+    // 400 requests for 100 KB replies (40 MB), never reading the replies.
+    let mut many = Vec::new();
+    for _ in 0..400 {
+        many.extend_from_slice(&o_request());
+    }
+    let (mut rd, mut wr) = s.split();
+    let writer = async {
+        let _ = wr.write_all(&many).await;
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(3), writer).await;
+    // Others are still served meanwhile.
+    p.ice_ping().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    // The server gave up on us: reading ends (EOF or reset) well before
+    // 400 replies' worth of bytes.
+    let mut total = 0usize;
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match tokio::time::timeout(Duration::from_secs(5), rd.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => break,
+            Ok(Ok(n)) => total += n,
+            Err(_) => panic!("connection still open after the write timeout"),
+        }
+    }
+    assert!(total < 400 * 100_000, "read {total} bytes");
+    drop(s);
+    c.destroy().await;
+}

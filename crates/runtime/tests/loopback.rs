@@ -67,7 +67,7 @@ impl Servant for Echo {
             "user" => Dispatch::ready(Err(DispatchError::UserException(
                 current.encode_reply(|e| e.write_u8(0x20)),
             ))),
-            _ => Dispatch::ready(Err(DispatchError::operation_not_exist(&current))),
+            _ => Dispatch::ready(Err(DispatchError::operation_not_exist())),
         }
     }
 

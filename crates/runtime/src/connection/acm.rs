@@ -1,7 +1,6 @@
 //! Active connection management (§1.5): heartbeats and idle close, run by
 //! the connection task on a timer of `Timeout / 2`.
 
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -91,9 +90,10 @@ pub(crate) struct AcmMonitor {
     /// loop iteration of the connection task (that would cost a timer-wheel
     /// insertion per frame).
     timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
-    /// Last time a frame was read or written.
-    last_activity: Instant,
-    read: bool,
+    /// Last time a frame was read.
+    last_read: Instant,
+    /// Last heartbeat we sent.
+    last_beat: Instant,
 }
 
 impl AcmMonitor {
@@ -104,14 +104,17 @@ impl AcmMonitor {
                 .timeout
                 .map(|t| Box::pin(tokio::time::sleep_until(now + t / 2))),
             config,
-            last_activity: now,
-            read: false,
+            last_read: now,
+            last_beat: now,
         }
     }
 
-    /// Records that a frame was read.
+    /// Records that bytes were read (only when ACM is on: it costs a clock
+    /// read).
     pub(crate) fn read(&mut self) {
-        self.read = true;
+        if self.timer.is_some() {
+            self.last_read = Instant::now();
+        }
     }
 
     /// Completes at the next monitor run (never when ACM is off).
@@ -130,24 +133,26 @@ impl AcmMonitor {
         if let Some(t) = &mut self.timer {
             t.as_mut().reset(now + timeout / 2);
         }
-        if self.read || conn.writer.wrote.swap(false, Ordering::Relaxed) {
-            self.last_activity = now;
-            self.read = false;
-        }
-        let silent = now.duration_since(self.last_activity);
+        let last_write = Instant::from_std(conn.writer.last_write());
+        let last_activity = self.last_read.max(last_write);
+        // Ice's rule: a heartbeat when nothing (heartbeats included) went
+        // over the connection for Timeout/4.
+        let quiet = now.duration_since(last_activity.max(self.last_beat));
         let send_heartbeat = match self.config.heartbeat {
             AcmHeartbeat::Always => true,
-            AcmHeartbeat::OnIdle => silent >= timeout / 4,
-            AcmHeartbeat::OnDispatch => dispatching > 0 && silent >= timeout / 4,
+            AcmHeartbeat::OnIdle => quiet >= timeout / 4,
+            AcmHeartbeat::OnDispatch => dispatching > 0 && quiet >= timeout / 4,
             AcmHeartbeat::Off => false,
         };
         if send_heartbeat {
             let _ = conn
                 .writer
-                .send(&mut [Bytes::from_static(&VALIDATE_CONNECTION)]);
-            // Our own heartbeat is not activity for the idle rules.
-            conn.writer.wrote.store(false, Ordering::Relaxed);
+                .send_uncounted(&mut [Bytes::from_static(&VALIDATE_CONNECTION)]);
+            self.last_beat = now;
         }
+        // Idle means no request or reply traffic; our own heartbeats do not
+        // count.
+        let silent = now.duration_since(last_activity);
         if silent < timeout {
             return None;
         }

@@ -57,6 +57,9 @@ const READ_CHUNK: usize = 16 * 1024;
 /// are sent beside it in a vectored write.
 const COPY_LIMIT: usize = 16 * 1024;
 
+/// Above this many queued bytes the connection task stops reading.
+const WRITE_HIGH_WATER: usize = 8 * 1024 * 1024;
+
 /// Settings a connection takes from the communicator or adapter properties.
 #[derive(Clone, Debug)]
 pub(crate) struct ConnectionConfig {
@@ -73,6 +76,9 @@ pub(crate) struct ConnectionConfig {
     pub(crate) close_timeout: Duration,
     /// Active connection management.
     pub(crate) acm: AcmConfig,
+    /// How long a blocked write may make no progress before the connection
+    /// is dropped with `TimeoutException` (`Ice.Default.Timeout`).
+    pub(crate) write_timeout: Option<Duration>,
 }
 
 /// What is known about a connection's endpoints.
@@ -137,7 +143,8 @@ impl std::fmt::Debug for Connection {
 
 /// A finished asynchronous dispatch: request id, whether the reply may be
 /// compressed, and the result.
-type Finished = (i32, bool, DispatchResult);
+/// The frame is kept (a refcount, no copy) to fill empty *NotExist fields.
+type Finished = (i32, bool, DispatchResult, Option<Bytes>);
 type DispatchSet = FuturesUnordered<Pin<Box<dyn Future<Output = Finished> + Send>>>;
 
 impl Connection {
@@ -524,11 +531,11 @@ impl ConnectionInner {
         };
         match message {
             Message::Request(request) => {
-                self.dispatch(request, accepts_compression, dispatches);
+                self.dispatch(request, accepts_compression, dispatches, Some(&frame));
             }
             Message::BatchRequest(batch) => {
                 for request in batch.iter() {
-                    self.dispatch(request?, false, dispatches);
+                    self.dispatch(request?, false, dispatches, None);
                 }
             }
             Message::Reply(reply) => {
@@ -544,7 +551,13 @@ impl ConnectionInner {
 
     /// Dispatches one request to its servant; synchronous results are
     /// answered at once, futures join `dispatches`.
-    fn dispatch(self: &Arc<Self>, request: Request, compress: bool, dispatches: &mut DispatchSet) {
+    fn dispatch(
+        self: &Arc<Self>,
+        request: Request,
+        compress: bool,
+        dispatches: &mut DispatchSet,
+        frame: Option<&Bytes>,
+    ) {
         if self.state.load(Ordering::Acquire) != ACTIVE {
             // §1.4: a request arriving after we started closing is ignored;
             // the peer retries it (CloseConnection promises it was not run).
@@ -625,7 +638,8 @@ impl ConnectionInner {
             servant.dispatch(current, params)
         }))
         .unwrap_or_else(|p| Dispatch::Ready(Err(panic_error(p))));
-        self.run_dispatch(dispatch, rid, compress, dispatches);
+        let frame = if rid != 0 { frame.cloned() } else { None };
+        self.run_dispatch(dispatch, rid, compress, dispatches, frame);
     }
 
     fn run_dispatch(
@@ -634,9 +648,12 @@ impl ConnectionInner {
         rid: i32,
         compress: bool,
         dispatches: &mut DispatchSet,
+        frame: Option<Bytes>,
     ) {
         match dispatch {
-            Dispatch::Ready(result) => self.send_reply(rid, compress, result),
+            Dispatch::Ready(result) => {
+                self.send_reply(rid, compress, fill_failed(result, frame.as_ref()))
+            }
             Dispatch::Pending(fut) => {
                 use futures_util::FutureExt;
                 dispatches.push(Box::pin(async move {
@@ -644,7 +661,7 @@ impl ConnectionInner {
                         .catch_unwind()
                         .await
                         .unwrap_or_else(|p| Err(panic_error(p)));
-                    (rid, compress, result)
+                    (rid, compress, result, frame)
                 }));
             }
         }
@@ -710,6 +727,30 @@ impl ConnectionInner {
             tracing::debug!("cannot send reply {rid}: {e}");
         }
     }
+}
+
+/// Fills the fields of a status 2–4 error the servant left empty from the
+/// request in `frame` (decoded again: this is the rare path).
+fn fill_failed(result: DispatchResult, frame: Option<&Bytes>) -> DispatchResult {
+    let Err(mut e) = result else {
+        return result;
+    };
+    if let (
+        DispatchError::ObjectNotExist(f)
+        | DispatchError::FacetNotExist(f)
+        | DispatchError::OperationNotExist(f),
+        Some(frame),
+    ) = (&mut e, frame)
+    {
+        if f.identity.is_null() && f.facet.is_empty() && f.operation.is_empty() {
+            if let Ok((_, Message::Request(r))) = Message::parse(frame.clone()) {
+                f.identity = r.identity;
+                f.facet = r.facet;
+                f.operation = r.operation;
+            }
+        }
+    }
+    Err(e)
 }
 
 /// For a Request frame whose fields decode but whose parameters
@@ -806,14 +847,21 @@ async fn run(conn: Arc<ConnectionInner>) {
                 close_sent = true;
             }
         }
-        let can_read = dispatches.len() < conn.config.max_dispatches;
+        // Back-pressure: stop reading while too many dispatches run or too
+        // many reply bytes wait for a peer that does not read them.
+        let can_read = dispatches.len() < conn.config.max_dispatches
+            && conn.writer.queued_bytes() < WRITE_HIGH_WATER;
         let deadline = close_deadline;
         tokio::select! {
             biased;
-            Some((rid, compress, result)) = dispatches.next(), if !dispatches.is_empty() => {
-                conn.send_reply(rid, compress, result);
+            Some((rid, compress, result, frame)) = dispatches.next(), if !dispatches.is_empty() => {
+                conn.send_reply(rid, compress, fill_failed(result, frame.as_ref()));
             }
-            err = conn.writer.flush_queued() => break err,
+            r = conn.writer.flush_queued(conn.config.write_timeout) => {
+                if let Err(e) = r {
+                    break e;
+                }
+            }
             _ = conn.close_requested.notified() => {}
             r = conn.stream.readable(), if can_read => {
                 if let Err(e) = r {

@@ -17,7 +17,7 @@
 
 use std::collections::VecDeque;
 use std::io::IoSlice;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytes::{Buf, Bytes};
@@ -32,6 +32,9 @@ const MAX_IOV: usize = 64;
 struct WriteState {
     /// Bytes accepted but not yet written, in order.
     queue: VecDeque<Bytes>,
+    /// Total bytes in `queue` (back-pressure: the connection task stops
+    /// reading while this is high).
+    queued_bytes: usize,
     /// Set when writing failed or the connection closed.
     error: Option<Error>,
 }
@@ -42,8 +45,10 @@ pub(crate) struct Writer {
     state: Mutex<WriteState>,
     /// Wakes the connection task when something was queued.
     queued: Notify,
-    /// Set by every write; cleared by the ACM monitor (activity tracking).
-    pub(crate) wrote: AtomicBool,
+    /// When the last message was sent, in ns since `epoch` (ACM activity
+    /// tracking; heartbeats do not count).
+    last_write: AtomicU64,
+    epoch: std::time::Instant,
 }
 
 impl Writer {
@@ -52,10 +57,12 @@ impl Writer {
             stream,
             state: Mutex::new(WriteState {
                 queue: VecDeque::new(),
+                queued_bytes: 0,
                 error: None,
             }),
             queued: Notify::new(),
-            wrote: AtomicBool::new(false),
+            last_write: AtomicU64::new(0),
+            epoch: std::time::Instant::now(),
         }
     }
 
@@ -72,7 +79,18 @@ impl Writer {
     ///
     /// The connection's error if it is closed or the write failed.
     pub(crate) fn send(&self, parts: &mut [Bytes]) -> Result<(), Error> {
-        self.wrote.store(true, Ordering::Relaxed);
+        let ns = self.epoch.elapsed().as_nanos() as u64;
+        self.last_write.store(ns, Ordering::Relaxed);
+        self.send_uncounted(parts)
+    }
+
+    /// When the last counted message was sent.
+    pub(crate) fn last_write(&self) -> std::time::Instant {
+        self.epoch + std::time::Duration::from_nanos(self.last_write.load(Ordering::Relaxed))
+    }
+
+    /// [`Writer::send`] without recording activity (heartbeats).
+    pub(crate) fn send_uncounted(&self, parts: &mut [Bytes]) -> Result<(), Error> {
         let mut st = self.lock();
         if let Some(e) = &st.error {
             return Err(e.clone());
@@ -102,11 +120,15 @@ impl Writer {
             if first >= parts.len() {
                 return Ok(());
             }
-            st.queue
-                .extend(parts[first..].iter().filter(|b| !b.is_empty()).cloned());
+            for b in parts[first..].iter().filter(|b| !b.is_empty()) {
+                st.queued_bytes += b.len();
+                st.queue.push_back(b.clone());
+            }
         } else {
-            st.queue
-                .extend(parts.iter().filter(|b| !b.is_empty()).cloned());
+            for b in parts.iter().filter(|b| !b.is_empty()) {
+                st.queued_bytes += b.len();
+                st.queue.push_back(b.clone());
+            }
         }
         drop(st);
         self.queued.notify_one();
@@ -118,22 +140,36 @@ impl Writer {
         !self.lock().queue.is_empty()
     }
 
-    /// Drains the queue whenever something is queued; runs inside the
-    /// connection task's `select!` and returns only on a write error.
-    /// Cancel-safe: all state lives in the queue.
-    pub(crate) async fn flush_queued(&self) -> Error {
-        loop {
-            if !self.has_queued() {
-                self.queued.notified().await;
-                continue;
-            }
-            if let Err(e) = self.stream.writable().await {
-                return self.fail(Error::from_io(&e));
-            }
-            if let Err(e) = self.write_queued() {
-                return e;
-            }
+    /// Bytes waiting to be written.
+    pub(crate) fn queued_bytes(&self) -> usize {
+        self.lock().queued_bytes
+    }
+
+    /// Waits until something is queued and the socket is writable, then
+    /// writes once; runs inside the connection task's `select!`, which calls
+    /// it again after each write. Cancel-safe: all state lives in the queue.
+    ///
+    /// # Errors
+    ///
+    /// A write error, or [`Error::Timeout`] if the socket accepted nothing
+    /// for `timeout` (a peer that stopped reading).
+    pub(crate) async fn flush_queued(
+        &self,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<(), Error> {
+        while !self.has_queued() {
+            self.queued.notified().await;
         }
+        let ready = match timeout {
+            Some(t) => tokio::time::timeout(t, self.stream.writable())
+                .await
+                .map_err(|_| self.fail(Error::Timeout))?,
+            None => self.stream.writable().await,
+        };
+        if let Err(e) = ready {
+            return Err(self.fail(Error::from_io(&e)));
+        }
+        self.write_queued()
     }
 
     /// Waits until everything queued has been written (used before a
@@ -171,10 +207,13 @@ impl Writer {
                         break;
                     };
                     if n >= front.len() {
-                        n -= front.len();
+                        let len = front.len();
+                        n -= len;
+                        st.queued_bytes -= len;
                         st.queue.pop_front();
                     } else {
                         front.advance(n);
+                        st.queued_bytes -= n;
                         n = 0;
                     }
                 }
@@ -194,6 +233,7 @@ impl Writer {
     pub(crate) fn fail(&self, err: Error) -> Error {
         let mut st = self.lock();
         st.queue.clear();
+        st.queued_bytes = 0;
         st.error.get_or_insert(err).clone()
     }
 }
