@@ -1,4 +1,99 @@
-//! Project tasks: `cargo xtask test`, `cargo xtask demo`.
-fn main() {
-    eprintln!("usage: cargo xtask <test|demo>");
+//! Project tasks, run as `cargo xtask <task>` (an alias in `.cargo/config.toml`).
+//!
+//! - `test`: installs the real Ice peers the interop tests need (only what is
+//!   missing), then runs `cargo fmt --check`, `cargo clippy -D warnings` and
+//!   `cargo test` over the whole workspace. This is what CI runs.
+//! - `demo`: runs `examples/demo.rs` if it exists; otherwise a floe-wire
+//!   request is sent to a real Ice server, which decodes it and answers.
+//!
+//! Application code: errors are boxed and printed by `main`.
+
+mod demo;
+mod install;
+mod test;
+
+use std::process::ExitCode;
+
+/// The error type of every task: anything printable.
+type DynError = Box<dyn std::error::Error>;
+
+const USAGE: &str = "\
+usage: cargo xtask <task>
+
+tasks:
+  test   install missing Ice peers (Debian packages; npm/Maven optional),
+         then cargo fmt --check, cargo clippy -D warnings, cargo test --workspace
+  demo   run examples/demo.rs (release), or send a floe-encoded request to a
+         real Ice server and print both sides";
+
+fn main() -> ExitCode {
+    let task = std::env::args().nth(1);
+    let result = match task.as_deref() {
+        Some("test") => test::run(),
+        Some("demo") => demo::run(),
+        Some("-h" | "--help" | "help") | None => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Some(other) => {
+            eprintln!("unknown task `{other}`\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (the parent of this crate's directory).
+fn workspace_root() -> std::path::PathBuf {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    // Invariant: xtask/ is a direct child of the workspace root.
+    manifest
+        .parent()
+        .expect("xtask lives inside the workspace")
+        .to_path_buf()
+}
+
+/// The `cargo` that started us (so rustup toolchain overrides carry over).
+fn cargo() -> std::process::Command {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = std::process::Command::new(cargo);
+    cmd.current_dir(workspace_root());
+    cmd
+}
+
+/// Runs `cmd`, echoing it first; an error if it cannot start or exits non-zero.
+fn run_checked(cmd: &mut std::process::Command) -> Result<(), DynError> {
+    println!("$ {}", describe(cmd));
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run `{}`: {e}", describe(cmd)))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{}` failed ({status})", describe(cmd)).into())
+    }
+}
+
+/// `program arg arg ...` for messages.
+fn describe(cmd: &std::process::Command) -> String {
+    let mut s = cmd.get_program().to_string_lossy().into_owned();
+    for a in cmd.get_args() {
+        s.push(' ');
+        s.push_str(&a.to_string_lossy());
+    }
+    s
+}
+
+/// Whether `program` is found on `PATH`.
+fn on_path(program: &str) -> bool {
+    let Some(path) = std::env::var_os("PATH") else {
+        return false;
+    };
+    std::env::split_paths(&path).any(|dir| dir.join(program).is_file())
 }

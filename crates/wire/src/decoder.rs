@@ -56,6 +56,7 @@ pub struct Decoder {
     buf: Bytes,
     encoding: EncodingVersion,
     /// Class/exception reading state of this encapsulation, created on first use.
+    #[allow(dead_code)] // read by the class codec (class.rs) once it lands
     pub(crate) classes: Option<Box<crate::class::ClassReader>>,
     /// Maximum nesting depth of class graphs (`Ice.ClassGraphDepthMax`).
     pub(crate) class_graph_depth_max: usize,
@@ -371,14 +372,15 @@ impl Decoder {
     }
 
     /// Ends the decoding of an encapsulation's data: in 1.1, skips any
-    /// remaining bytes as optional values (as Ice does), then requires that
-    /// nothing is left.
+    /// remaining bytes as optional values up to an optional `ff` end marker,
+    /// then requires that nothing is left. In 1.0, one stray trailing byte is
+    /// tolerated. Both leniencies are what Ice 3.7.8 accepts (checked against
+    /// a real server).
     pub fn finish_encapsulation(&mut self) -> Result<()> {
         if self.encoding != ENCODING_1_0 {
-            while !self.buf.is_empty() {
-                let (_, format) = self.read_optional_header()?;
-                self.skip_optional(format)?;
-            }
+            self.skip_optionals_to_end_marker()?;
+        } else if self.buf.len() == 1 {
+            self.buf.advance(1);
         }
         if !self.buf.is_empty() {
             return Err(Error::encapsulation(format!(

@@ -1,0 +1,368 @@
+// Writes every golden vector with Ice's own Ice::OutputStream (C++11 mapping)
+// and prints one `name hex` line each (`-` for no bytes). With arguments,
+// prints only the vectors named. Built and run by gen.sh and by the live test.
+
+#include <Ice/Ice.h>
+#include <Golden.h>
+
+#include <cfloat>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace Golden;
+
+namespace
+{
+
+std::shared_ptr<Ice::Communicator> communicator;
+std::set<std::string> wanted;
+
+void emit(const std::string& name, const std::function<void(Ice::OutputStream&)>& write)
+{
+    if(!wanted.empty() && wanted.find(name) == wanted.end())
+    {
+        return;
+    }
+    Ice::OutputStream out(communicator);
+    write(out);
+    auto bytes = out.finished();
+    std::printf("%s ", name.c_str());
+    if(bytes.first == bytes.second)
+    {
+        std::printf("-");
+    }
+    for(auto p = bytes.first; p != bytes.second; ++p)
+    {
+        std::printf("%02x", static_cast<unsigned>(*p));
+    }
+    std::printf("\n");
+}
+
+// Optional values need an open encapsulation (as in a parameter list): the
+// opt_* vectors are whole 1.1 encapsulations.
+void emitEncapsulated(const std::string& name, const std::function<void(Ice::OutputStream&)>& write)
+{
+    emit(name, [&](Ice::OutputStream& out) {
+        out.startEncapsulation(Ice::Encoding_1_1, Ice::FormatType::DefaultFormat);
+        write(out);
+        out.endEncapsulation();
+    });
+}
+
+template<typename T> void value(const std::string& name, const T& v)
+{
+    emit(name, [&](Ice::OutputStream& out) { out.write(v); });
+}
+
+template<typename T> Ice::optional<T> some(const T& v)
+{
+    return Ice::optional<T>(v);
+}
+
+// Test values shared by several vectors.
+const Point point{1, 2};
+const Fixed fixedValue{true, 0x7f, -2, 0x01020304, -1, 1.5f, -2.25};
+const Mixed mixed{"ab", 0.5, false};
+
+Nested nested()
+{
+    return Nested{"nest", Point{-1, 7}, Mixed{"m", 1.0, true}, ColorSeq{Color::Blue, Color::Red},
+                  StringIntDict{{"a", 1}, {"b", 2}}};
+}
+
+std::string repeat(const std::string& s, int n)
+{
+    std::string r;
+    for(int i = 0; i < n; ++i)
+    {
+        r += s;
+    }
+    return r;
+}
+
+IntSeq iota(int n)
+{
+    IntSeq v;
+    for(int i = 0; i < n; ++i)
+    {
+        v.push_back(i * 7 - 100);
+    }
+    return v;
+}
+
+ByteSeq byteRamp(int n)
+{
+    ByteSeq v;
+    for(int i = 0; i < n; ++i)
+    {
+        v.push_back(static_cast<Ice::Byte>(i & 0xff));
+    }
+    return v;
+}
+
+void primitives()
+{
+    value("bool_false", false);
+    value("bool_true", true);
+    value("byte_0", Ice::Byte(0));
+    value("byte_7f", Ice::Byte(0x7f));
+    value("byte_ff", Ice::Byte(0xff));
+    value("short_min", std::numeric_limits<Ice::Short>::min());
+    value("short_max", std::numeric_limits<Ice::Short>::max());
+    value("short_m1", Ice::Short(-1));
+    value("int_0", Ice::Int(0));
+    value("int_m1", Ice::Int(-1));
+    value("int_min", std::numeric_limits<Ice::Int>::min());
+    value("int_max", std::numeric_limits<Ice::Int>::max());
+    value("int_01020304", Ice::Int(0x01020304));
+    value("long_min", std::numeric_limits<Ice::Long>::min());
+    value("long_max", std::numeric_limits<Ice::Long>::max());
+    value("long_m2", Ice::Long(-2));
+    value("float_0", 0.0f);
+    value("float_neg_0", -0.0f);
+    value("float_1_5", 1.5f);
+    value("float_min_positive", FLT_MIN);
+    value("float_denormal", std::numeric_limits<float>::denorm_min());
+    value("float_max", FLT_MAX);
+    value("float_inf", std::numeric_limits<float>::infinity());
+    value("float_neg_inf", -std::numeric_limits<float>::infinity());
+    value("float_nan", std::numeric_limits<float>::quiet_NaN());
+    value("double_0", 0.0);
+    value("double_neg_0", -0.0);
+    value("double_m2_25", -2.25);
+    value("double_min_positive", DBL_MIN);
+    value("double_denormal", std::numeric_limits<double>::denorm_min());
+    value("double_max", DBL_MAX);
+    value("double_inf", std::numeric_limits<double>::infinity());
+    value("double_nan", std::numeric_limits<double>::quiet_NaN());
+}
+
+void strings()
+{
+    value("string_empty", std::string());
+    value("string_hi", std::string("hi"));
+    value("string_utf8", std::string(u8"h\u00e9\u20ac\U0001D11E"));
+    value("string_254", repeat("a", 254));
+    value("string_255", repeat("b", 255));
+    value("string_300_utf8", repeat(u8"\u00e9", 150));
+    value("string_nul", std::string("a\0b", 3));
+}
+
+void sizes()
+{
+    const std::vector<std::pair<std::string, Ice::Int>> cases = {
+        {"size_0", 0}, {"size_1", 1}, {"size_254", 254}, {"size_255", 255}, {"size_256", 256},
+        {"size_300", 300}, {"size_65536", 65536}, {"size_max", std::numeric_limits<Ice::Int>::max()}};
+    for(const auto& c : cases)
+    {
+        emit(c.first, [&](Ice::OutputStream& out) { out.writeSize(c.second); });
+    }
+}
+
+void sequences()
+{
+    value("seq_bool", BoolSeq{true, false, true});
+    value("seq_byte", ByteSeq{0, 1, 0xff});
+    value("seq_byte_300", byteRamp(300));
+    value("seq_short", ShortSeq{-1, 0x1234, std::numeric_limits<Ice::Short>::min()});
+    value("seq_int", IntSeq{1, -1, std::numeric_limits<Ice::Int>::max()});
+    value("seq_int_255", iota(255));
+    value("seq_long", LongSeq{std::numeric_limits<Ice::Long>::min(), 0, 5});
+    value("seq_float", FloatSeq{1.5f, -0.0f, std::numeric_limits<float>::infinity()});
+    value("seq_double", DoubleSeq{-2.25, DBL_MAX, 0.1});
+    value("seq_string", StringSeq{"a", "", u8"\u00e9", repeat("z", 260)});
+    value("seq_point", PointSeq{Point{1, 2}, Point{-3, 4}});
+    value("seq_mixed", MixedSeq{Mixed{"s", 1.0, true}, Mixed{"", 0.0, false}});
+    value("seq_color", ColorSeq{Color::Red, Color::Blue, Color::Green});
+    value("seq_sparse", SparseSeq{Sparse::A, Sparse::C, Sparse::B});
+    value("seq_int_seq", IntSeqSeq{IntSeq{1}, IntSeq{}, IntSeq{2, 3}});
+    value("seq_empty_int", IntSeq{});
+    value("seq_empty_string", StringSeq{});
+    value("seq_empty_point", PointSeq{});
+    value("seq_empty_bool", BoolSeq{});
+}
+
+void dictionaries()
+{
+    value("dict_string_int", StringIntDict{{"a", 1}, {"b", 2}, {u8"\u00e9t\u00e9", -3}});
+    value("dict_int_string", IntStringDict{{5, "five"}, {-1, "minus one"}, {0, ""}});
+    value("dict_int_int", IntIntDict{{1, 2}, {3, 4}});
+    value("dict_string_point", StringPointDict{{"origin", Point{0, 0}}, {"p", Point{1, 2}}});
+    value("dict_int_mixed", IntMixedDict{{1, Mixed{"m", 0.5, true}}, {2, Mixed{"", -1.0, false}}});
+    value("dict_empty", StringIntDict{});
+}
+
+void enums()
+{
+    value("enum_red", Color::Red);
+    value("enum_green", Color::Green);
+    value("enum_blue", Color::Blue);
+    value("sparse_a", Sparse::A);
+    value("sparse_b", Sparse::B);
+    value("sparse_c", Sparse::C);
+}
+
+void structs()
+{
+    value("struct_point", point);
+    value("struct_fixed", fixedValue);
+    value("struct_line", Line{Point{1, 2}, Point{-3, -4}});
+    value("struct_mixed", mixed);
+    value("struct_nested", nested());
+}
+
+void optionals()
+{
+    emitEncapsulated("opt_f1", [](Ice::OutputStream& out) {
+        out.write(1, some(true));
+        out.write(2, some(Ice::Byte(0xab)));
+    });
+    emitEncapsulated("opt_f2", [](Ice::OutputStream& out) { out.write(3, some(Ice::Short(-2))); });
+    emitEncapsulated("opt_f4", [](Ice::OutputStream& out) {
+        out.write(4, some(Ice::Int(0x01020304)));
+        out.write(5, some(1.5f));
+    });
+    emitEncapsulated("opt_f8", [](Ice::OutputStream& out) {
+        out.write(6, some(Ice::Long(-5)));
+        out.write(7, some(-2.25));
+    });
+    emitEncapsulated("opt_size", [](Ice::OutputStream& out) {
+        out.write(8, some(Color::Blue));
+        out.write(9, some(Sparse::C));
+    });
+    emitEncapsulated("opt_vsize_string", [](Ice::OutputStream& out) {
+        out.write(10, some(std::string("hello")));
+        out.write(11, some(repeat("s", 300)));
+    });
+    emitEncapsulated("opt_vsize_bytes", [](Ice::OutputStream& out) {
+        out.write(12, some(ByteSeq{9, 8, 7}));
+        out.write(13, some(BoolSeq{true, false}));
+    });
+    emitEncapsulated("opt_vsize_struct", [](Ice::OutputStream& out) {
+        out.write(14, some(point));
+        out.write(15, some(fixedValue));
+        out.write(16, some(Line{Point{5, 6}, Point{7, 8}}));
+    });
+    emitEncapsulated("opt_vsize_seq", [](Ice::OutputStream& out) {
+        out.write(17, some(IntSeq{1, 2, 3}));
+        out.write(18, some(PointSeq{Point{1, 2}}));
+        out.write(19, some(DoubleSeq{0.5}));
+        out.write(20, some(iota(300)));
+        out.write(21, some(IntIntDict{{1, 2}, {3, 4}}));
+        out.write(22, some(ShortSeq{}));
+    });
+    emitEncapsulated("opt_fsize_struct", [](Ice::OutputStream& out) {
+        out.write(23, some(mixed));
+        out.write(24, some(nested()));
+    });
+    emitEncapsulated("opt_fsize_seq", [](Ice::OutputStream& out) {
+        out.write(25, some(StringSeq{"a", "bc"}));
+        out.write(26, some(MixedSeq{mixed}));
+        out.write(27, some(IntSeqSeq{IntSeq{1}, IntSeq{}}));
+        out.write(28, some(ColorSeq{Color::Green}));
+    });
+    emitEncapsulated("opt_fsize_dict", [](Ice::OutputStream& out) {
+        out.write(29, some(StringIntDict{{"k", 1}}));
+        out.write(30, some(IntStringDict{{1, "v"}}));
+        out.write(31, some(StringPointDict{{"p", Point{1, 2}}}));
+        out.write(32, some(IntMixedDict{{7, mixed}}));
+    });
+    emitEncapsulated("opt_tag_high", [](Ice::OutputStream& out) {
+        out.write(29, some(Ice::Int(29)));
+        out.write(30, some(Ice::Int(30)));
+        out.write(40, some(true));
+        out.write(254, some(std::string("x")));
+        out.write(255, some(Ice::Short(255)));
+        out.write(1000, some(Ice::Long(1000)));
+    });
+    emitEncapsulated("opt_absent", [](Ice::OutputStream& out) {
+        out.write(1, Ice::optional<Ice::Int>());
+        out.write(2, Ice::optional<std::string>());
+        out.write(3, Ice::optional<Mixed>());
+    });
+    // Every format in one list, for readers that skip what they do not want.
+    emitEncapsulated("opt_mixed", [](Ice::OutputStream& out) {
+        out.write(Ice::Int(-7));
+        out.write(1, some(true));
+        out.write(2, some(Ice::Short(2)));
+        out.write(3, some(Ice::Int(3)));
+        out.write(4, some(4.0));
+        out.write(5, some(Color::Green));
+        out.write(6, some(std::string("six")));
+        out.write(7, some(point));
+        out.write(8, some(IntSeq{8, 8}));
+        out.write(9, some(mixed));
+        out.write(10, some(StringSeq{"ten"}));
+        out.write(11, some(StringIntDict{{"eleven", 11}}));
+        out.write(40, some(Ice::Int(40)));
+    });
+}
+
+void encapsulations()
+{
+    emit("encaps_empty_11", [](Ice::OutputStream& out) { out.writeEmptyEncapsulation(Ice::Encoding_1_1); });
+    emit("encaps_empty_10", [](Ice::OutputStream& out) { out.writeEmptyEncapsulation(Ice::Encoding_1_0); });
+    emit("encaps_11", [](Ice::OutputStream& out) {
+        out.startEncapsulation(Ice::Encoding_1_1, Ice::FormatType::DefaultFormat);
+        out.write(Ice::Int(7));
+        out.write(std::string("x"));
+        out.write(Color::Blue);
+        out.write(Sparse::C);
+        out.write(1, some(Ice::Int(3)));
+        out.endEncapsulation();
+    });
+    emit("encaps_10", [](Ice::OutputStream& out) {
+        out.startEncapsulation(Ice::Encoding_1_0, Ice::FormatType::DefaultFormat);
+        out.write(Ice::Int(7));
+        out.write(Color::Blue);
+        out.write(Sparse::C);
+        out.write(ColorSeq{Color::Red, Color::Green});
+        out.write(SparseSeq{Sparse::B});
+        out.write(1, some(Ice::Int(3))); // encoding 1.0 has no optionals: writes nothing
+        out.endEncapsulation();
+    });
+    emit("encaps_nested", [](Ice::OutputStream& out) {
+        out.startEncapsulation(Ice::Encoding_1_1, Ice::FormatType::DefaultFormat);
+        out.write(std::string("outer"));
+        out.startEncapsulation(Ice::Encoding_1_0, Ice::FormatType::DefaultFormat);
+        out.write(Sparse::B);
+        out.endEncapsulation();
+        out.write(Ice::Int(-1));
+        out.endEncapsulation();
+    });
+}
+
+}
+
+int main(int argc, char* argv[])
+{
+    try
+    {
+        Ice::CommunicatorHolder holder(argc, argv);
+        communicator = holder.communicator();
+        for(int i = 1; i < argc; ++i)
+        {
+            wanted.insert(argv[i]);
+        }
+        primitives();
+        strings();
+        sizes();
+        sequences();
+        dictionaries();
+        enums();
+        structs();
+        optionals();
+        encapsulations();
+        communicator = nullptr;
+    }
+    catch(const std::exception& ex)
+    {
+        std::fprintf(stderr, "gen: %s\n", ex.what());
+        return 1;
+    }
+    return 0;
+}
