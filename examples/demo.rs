@@ -80,29 +80,44 @@ async fn main() -> floe::runtime::Result<()> {
     let n = 10_000;
     let start = Instant::now();
     for _ in 0..n {
-        hello_prx.invoke("o", OperationMode::Normal, empty.clone()).await?;
+        hello_prx
+            .invoke("o", OperationMode::Normal, empty.clone())
+            .await?;
     }
     let t = start.elapsed();
-    println!("{n} twoway o(): {:.1} us/call", t.as_secs_f64() * 1e6 / n as f64);
+    println!(
+        "{n} twoway o(): {:.1} us/call",
+        t.as_secs_f64() * 1e6 / n as f64
+    );
 
     let oneway = hello_prx.ice_oneway();
     let start = Instant::now();
     for _ in 0..n {
-        oneway.invoke("o", OperationMode::Normal, empty.clone()).await?;
+        oneway
+            .invoke("o", OperationMode::Normal, empty.clone())
+            .await?;
     }
     hello_prx.ice_ping().await?; // all oneways were dispatched before this
     let t = start.elapsed();
-    println!("{n} oneway o() + ping: {:.2} us/call", t.as_secs_f64() * 1e6 / n as f64);
+    println!(
+        "{n} oneway o() + ping: {:.2} us/call",
+        t.as_secs_f64() * 1e6 / n as f64
+    );
 
     let batch = hello_prx.ice_batch_oneway();
     let start = Instant::now();
     for _ in 0..n {
-        batch.invoke("o", OperationMode::Normal, empty.clone()).await?;
+        batch
+            .invoke("o", OperationMode::Normal, empty.clone())
+            .await?;
     }
     batch.ice_flush_batch_requests().await?;
     hello_prx.ice_ping().await?;
     let t = start.elapsed();
-    println!("{n} batched o() + flush + ping: {:.2} us/call", t.as_secs_f64() * 1e6 / n as f64);
+    println!(
+        "{n} batched o() + flush + ping: {:.2} us/call",
+        t.as_secs_f64() * 1e6 / n as f64
+    );
 
     println!("servant saw {} calls", hello.calls.load(Ordering::Relaxed));
     client.destroy().await;

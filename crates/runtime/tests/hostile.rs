@@ -119,7 +119,11 @@ async fn bad_frames_close_only_their_connection() {
     trunc[18] = 0x40;
     expect_closed(port, &trunc).await;
     // Two facets.
-    let mut two = hex::decode("49636550010001000000000000000100000001610002016101620 16f00000600000001 01".replace(' ', "")).unwrap();
+    let mut two = hex::decode(
+        "49636550010001000000000000000100000001610002016101620 16f00000600000001 01"
+            .replace(' ', ""),
+    )
+    .unwrap();
     let n = two.len() as i32;
     two[10..14].copy_from_slice(&n.to_le_bytes());
     expect_closed(port, &two).await;

@@ -1,8 +1,9 @@
 //! Builds the bench pairs `cargo xtask compare` runs: floe's
 //! (`examples/bench_{server,client}.rs`, also run with `--current-thread`),
 //! the raw TCP baseline (`benches/raw/`), both in release, and the Ice for
-//! C++ 3.7 pair (`benches/cpp/`, with slice2cpp and g++ -O2), installing
-//! Debian's Ice packages first if they are missing.
+//! C++ 3.7 pair (`benches/cpp/bench_{server,client}.cpp`, slice2cpp and
+//! g++ -O2 into `target/bench-cpp/`), installing Debian's Ice packages
+//! first if they are missing.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -80,10 +81,10 @@ fn cpp_pair(build: bool) -> Result<Pair, DynError> {
     let root = workspace_root();
     let src = root.join("benches/cpp");
     let out = root.join("target/bench-cpp");
-    let server_src = src.join("server.cpp");
-    let client_src = src.join("client.cpp");
+    let server_src = src.join("bench_server.cpp");
+    let client_src = src.join("bench_client.cpp");
     if !server_src.is_file() || !client_src.is_file() {
-        return Err(format!("{} has no server.cpp/client.cpp", src.display()).into());
+        return Err(format!("{} has no bench_server.cpp/bench_client.cpp", src.display()).into());
     }
     let pair = Pair {
         name: "ice-cpp",
@@ -107,7 +108,6 @@ fn cpp_pair(build: bool) -> Result<Pair, DynError> {
     }
     std::fs::create_dir_all(&out)?;
     let ice = root.join("benches/Bench.ice");
-    let common = src.join("common.h");
     let generated = out.join("Bench.cpp");
     if stale(&generated, &[&ice]) {
         run_checked(
@@ -122,7 +122,7 @@ fn cpp_pair(build: bool) -> Result<Pair, DynError> {
         run_checked(gxx(&out).arg("-c").arg(&generated).arg("-o").arg(&bench_o))?;
     }
     for (bin, main) in [(&pair.server, &server_src), (&pair.client, &client_src)] {
-        if stale(bin, &[main, &bench_o, &common]) {
+        if stale(bin, &[main, &bench_o]) {
             run_checked(
                 gxx(&out)
                     .arg(main)
@@ -136,13 +136,11 @@ fn cpp_pair(build: bool) -> Result<Pair, DynError> {
     Ok(pair)
 }
 
-/// `g++ -O2 -std=c++11 -DICE_CPP11_MAPPING -I out -I benches/cpp`.
+/// `g++ -O2 -std=c++11 -DICE_CPP11_MAPPING -I out` (as `benches/cpp/build.sh`).
 fn gxx(out: &Path) -> Command {
     let mut cmd = Command::new("g++");
     cmd.args(["-O2", "-std=c++11", "-DICE_CPP11_MAPPING", "-I"])
-        .arg(out)
-        .arg("-I")
-        .arg(workspace_root().join("benches/cpp"));
+        .arg(out);
     cmd
 }
 
