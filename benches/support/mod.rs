@@ -55,6 +55,7 @@ pub fn fixed_seq() -> Vec<Fixed> {
 }
 
 /// 50,000 `StringDouble` as the bench client sends them.
+#[allow(clippy::approx_constant)] // 3.14 is the value every bench client sends.
 pub fn string_double_seq() -> Vec<StringDouble> {
     vec![
         StringDouble {
