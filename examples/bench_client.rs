@@ -9,6 +9,9 @@
 //! task on one thread, which avoids cross-thread wake-ups on the latency
 //! path.
 
+// The workload is specified as {"hello", 3.14}, not PI.
+#![allow(clippy::approx_constant)]
+
 #[path = "bench_common/mod.rs"]
 mod bench_common;
 
@@ -324,7 +327,15 @@ fn main() {
         props.set("Ice.MessageSizeMax", "102400");
     }
     let rt = build_runtime(current_thread);
-    if let Err(e) = rt.block_on(run(port, workloads, props)) {
+    // On the multi-thread runtime the workload runs as a spawned task, on a
+    // worker thread: replies then wake it on the worker that read them
+    // instead of unparking the main thread that `block_on` runs on.
+    let result = rt.block_on(async move {
+        tokio::spawn(run(port, workloads, props))
+            .await
+            .unwrap_or_else(|e| Err(floe::runtime::Error::Initialization(e.to_string())))
+    });
+    if let Err(e) = result {
         eprintln!("bench_client: {e}");
         std::process::exit(1)
     }

@@ -3,6 +3,9 @@
 //! (Messages) on `tcp -h 127.0.0.1 -p PORT`, prints `Bench ready` once
 //! listening, and exits on `Throughput::shutdown` or SIGINT/SIGTERM.
 
+// The workload is specified as {"hello", 3.14}, not PI.
+#![allow(clippy::approx_constant)]
+
 #[path = "bench_common/mod.rs"]
 mod bench_common;
 

@@ -1,3 +1,160 @@
-//! floe-idl: the Slice compiler (preprocessor, nom grammar, validation) and the
-//! interface model shared with `floe-derive`.
+//! floe-idl: the Slice compiler front-end (preprocessor, nom grammar, name
+//! resolution, validation) and the interface model shared with
+//! `floe-derive` and the code generator.
+//!
+//! Phases, one file each: [`preprocess`] → [`parse`] (tokens in [`lexer`],
+//! tree in [`ast`]) → [`resolve`] (builds the [`model`]) → [`validate`].
+//! Every phase reports into [`diagnostic::Diagnostics`]; [`compile`] runs
+//! them all and returns the model only if there was no error.
+//!
+//! ```no_run
+//! let opts = floe_idl::Options {
+//!     include_dirs: vec!["/usr/share/ice/slice".into()],
+//!     ..Default::default()
+//! };
+//! match floe_idl::compile("Hello.ice".as_ref(), &opts) {
+//!     Ok(out) => println!("{} definitions", out.model.definitions.len()),
+//!     Err(fail) => eprint!("{}", fail.rendered()),
+//! }
+//! ```
 #![warn(missing_docs)]
+
+pub mod ast;
+pub mod diagnostic;
+pub mod ident;
+pub mod lexer;
+pub mod model;
+pub mod parse;
+pub mod preprocess;
+pub mod resolve;
+pub mod validate;
+
+use std::path::{Path, PathBuf};
+
+use diagnostic::{Diagnostics, SourceMap};
+use model::Model;
+use preprocess::{PreprocessOptions, Preprocessed};
+
+/// Compiler options (the `slice2rs` command line).
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `-I DIR`.
+    pub include_dirs: Vec<PathBuf>,
+    /// `-D NAME[=DEF]`.
+    pub defines: Vec<(String, String)>,
+    /// `-U NAME`.
+    pub undefines: Vec<String>,
+    /// `--underscore`: allow underscores in identifiers.
+    pub underscore: bool,
+    /// `--ice`: allow the reserved `Ice` prefix.
+    pub ice_prefix: bool,
+}
+
+/// A successful compilation.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// The validated model.
+    pub model: Model,
+    /// Warnings (no errors).
+    pub diagnostics: Diagnostics,
+    /// The file table, to render the warnings.
+    pub map: SourceMap,
+    /// Included files (for `--depend`).
+    pub dependencies: Vec<PathBuf>,
+}
+
+/// A failed compilation.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    /// Errors and warnings.
+    pub diagnostics: Diagnostics,
+    /// The file table, to render them.
+    pub map: SourceMap,
+}
+
+impl Failure {
+    /// Every diagnostic as `file:line:col: error: message` lines.
+    pub fn rendered(&self) -> String {
+        self.diagnostics.render(&self.map)
+    }
+}
+
+impl Output {
+    /// Warnings about the main file as `file:line:col: warning: message`
+    /// lines (like slice2cpp, warnings in included files are not shown).
+    pub fn rendered(&self) -> String {
+        let main = Diagnostics {
+            list: self
+                .diagnostics
+                .list
+                .iter()
+                .filter(|d| d.span.is_none_or(|s| s.file == diagnostic::FileId(0)))
+                .cloned()
+                .collect(),
+        };
+        main.render(&self.map)
+    }
+}
+
+/// Compiles the Slice file at `path`.
+pub fn compile(path: &Path, opts: &Options) -> Result<Output, Failure> {
+    let (pre, diags) = preprocess::preprocess(path, &pre_opts(opts));
+    finish(pre, diags, opts)
+}
+
+/// Compiles `source` as if it were the file `path` (includes come from disk).
+pub fn compile_source(path: &Path, source: &str, opts: &Options) -> Result<Output, Failure> {
+    let (pre, diags) = preprocess::preprocess_source(path, source, &pre_opts(opts));
+    finish(pre, diags, opts)
+}
+
+fn pre_opts(opts: &Options) -> PreprocessOptions {
+    PreprocessOptions {
+        include_dirs: opts.include_dirs.clone(),
+        defines: opts.defines.clone(),
+        undefines: opts.undefines.clone(),
+    }
+}
+
+fn finish(pre: Preprocessed, mut diags: Diagnostics, opts: &Options) -> Result<Output, Failure> {
+    if diags.has_errors() {
+        return Err(Failure {
+            diagnostics: diags,
+            map: pre.map,
+        });
+    }
+    let unit = match parse::parse_unit(&pre.text) {
+        Ok(u) => u,
+        Err(errors) => {
+            for e in errors {
+                let span = pre.map.span_at(&pre.text, e.pos);
+                diags.error(span, e.message);
+            }
+            return Err(Failure {
+                diagnostics: diags,
+                map: pre.map,
+            });
+        }
+    };
+    let ropts = resolve::ResolveOptions {
+        underscore: opts.underscore,
+        ice_prefix: opts.ice_prefix,
+    };
+    let (model, incomplete) = resolve::resolve(&unit, &pre.text, &pre.map, ropts, &mut diags);
+    // Structural checks run even after resolution errors, so that one run
+    // reports everything (a definition whose parts failed to resolve is
+    // checked with what did resolve, as slice2cpp does).
+    validate::validate_except(&model, &incomplete, &mut diags);
+    if diags.has_errors() {
+        return Err(Failure {
+            diagnostics: diags,
+            map: pre.map,
+        });
+    }
+    Ok(Output {
+        model,
+        diagnostics: diags,
+        map: pre.map,
+        dependencies: pre.dependencies,
+    })
+}

@@ -50,7 +50,6 @@ pub mod error;
 pub mod object_adapter;
 pub mod properties;
 pub mod proxy;
-pub mod proxy_string;
 pub mod servant;
 
 pub use communicator::Communicator;

@@ -167,6 +167,16 @@ async fn bad_params_get_status_5_and_bad_mode_too() {
     let mut rest = vec![0u8; size - 19];
     s.read_exact(&mut rest).await.unwrap();
     assert!(String::from_utf8_lossy(&rest).contains("MarshalException"));
+    // A params encapsulation larger than the frame: status 5, not a close.
+    let mut r = o_request();
+    r[30] = 0x60;
+    s.write_all(&r).await.unwrap();
+    s.read_exact(&mut head).await.unwrap();
+    assert_eq!(head[18], 5);
+    let size = i32::from_le_bytes([head[10], head[11], head[12], head[13]]) as usize;
+    let mut rest = vec![0u8; size - 19];
+    s.read_exact(&mut rest).await.unwrap();
+    assert!(String::from_utf8_lossy(&rest).contains("UnmarshalOutOfBounds"));
     drop(s);
     c.destroy().await;
 }

@@ -52,6 +52,8 @@ impl Servant for Echo {
                 Ok(current.encode_reply(|e| e.write_i32(ms)))
             }),
             "fail" => Dispatch::ready(Err(DispatchError::unknown("boom"))),
+            "panic" => panic!("servant bug"),
+            "panic_async" => Dispatch::future(async move { panic!("async servant bug") }),
             "user" => Dispatch::ready(Err(DispatchError::UserException(
                 current.encode_reply(|e| e.write_u8(0x20)),
             ))),
@@ -257,12 +259,22 @@ async fn not_exist_replies_and_failures() {
         .await
         .is_err());
     assert_eq!(s.servant.calls.load(Ordering::SeqCst), before + 3);
+    // Panicking servants give status 7; the connection survives.
+    assert!(matches!(
+        p.invoke("panic", OperationMode::Normal, p.empty_params()).await,
+        Err(Error::UnknownException(t)) if t.contains("servant bug")
+    ));
+    assert!(matches!(
+        p.invoke("panic_async", OperationMode::Normal, p.empty_params()).await,
+        Err(Error::UnknownException(t)) if t.contains("async servant bug")
+    ));
+    p.ice_ping().await.unwrap();
     // User exception: status 1.
     let r = p
         .invoke("user", OperationMode::Normal, p.empty_params())
         .await
         .unwrap();
-    assert!(matches!(r, Response::UserException(e) if &e.data[..] == [0x20]));
+    assert!(matches!(r, Response::UserException(e) if e.data[..] == [0x20]));
     // Bad params encoding: status 5.
     let bad = Bytes::from_static(&[6, 0, 0, 0, 1, 2]);
     assert!(matches!(

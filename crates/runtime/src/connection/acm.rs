@@ -87,7 +87,10 @@ impl AcmConfig {
 /// Per-connection ACM state, owned by the connection task.
 pub(crate) struct AcmMonitor {
     config: AcmConfig,
-    next: Option<Instant>,
+    /// The next run; the timer is created once and reset, not re-armed per
+    /// loop iteration of the connection task (that would cost a timer-wheel
+    /// insertion per frame).
+    timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
     /// Last time a frame was read or written.
     last_activity: Instant,
     read: bool,
@@ -97,7 +100,9 @@ impl AcmMonitor {
     pub(crate) fn new(config: AcmConfig) -> Self {
         let now = Instant::now();
         AcmMonitor {
-            next: config.timeout.map(|t| now + t / 2),
+            timer: config
+                .timeout
+                .map(|t| Box::pin(tokio::time::sleep_until(now + t / 2))),
             config,
             last_activity: now,
             read: false,
@@ -110,9 +115,9 @@ impl AcmMonitor {
     }
 
     /// Completes at the next monitor run (never when ACM is off).
-    pub(crate) async fn tick(&self) {
-        match self.next {
-            Some(t) => tokio::time::sleep_until(t).await,
+    pub(crate) async fn tick(&mut self) {
+        match &mut self.timer {
+            Some(t) => t.as_mut().await,
             None => std::future::pending().await,
         }
     }
@@ -122,7 +127,9 @@ impl AcmMonitor {
     pub(crate) fn check(&mut self, conn: &ConnectionInner, dispatching: usize) -> Option<Error> {
         let timeout = self.config.timeout?;
         let now = Instant::now();
-        self.next = Some(now + timeout / 2);
+        if let Some(t) = &mut self.timer {
+            t.as_mut().reset(now + timeout / 2);
+        }
         if self.read || conn.writer.wrote.swap(false, Ordering::Relaxed) {
             self.last_activity = now;
             self.read = false;

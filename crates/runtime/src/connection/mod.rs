@@ -415,7 +415,9 @@ impl Connection {
             },
             None => rx.await,
         };
-        drop(guard);
+        // The reply (or the connection's end) already removed the entry:
+        // skip the guard's second lookup.
+        std::mem::forget(guard);
         match res {
             Ok(Ok(body)) => Ok(body),
             Ok(Err(e)) => Err((e, true)),
@@ -497,7 +499,18 @@ impl ConnectionInner {
             frame
         };
         let accepts_compression = header.compression.accepts_compression();
-        let (_, message) = Message::parse(frame)?;
+        let message = match Message::parse(frame.clone()) {
+            Ok((_, m)) => m,
+            Err(e) if header.message_type == floe_wire::protocol::MessageType::Request => {
+                // §7.3: a params encapsulation running past the frame is
+                // answered with status 5; broken request fields close the
+                // connection.
+                let rid = params_error_request_id(&frame).ok_or(e.clone())?;
+                self.send_reply(rid, accepts_compression, Err(e.into()));
+                return Ok(());
+            }
+            Err(e) => return Err(e.into()),
+        };
         match message {
             Message::Request(request) => {
                 self.dispatch(request, accepts_compression, dispatches);
@@ -588,15 +601,19 @@ impl ConnectionInner {
             encoding,
         };
         if current.operation.starts_with("ice_") && !servant.handles_builtins() {
-            if let Some(result) = builtin(&*servant, &current, request.params) {
+            if let Some(result) = builtin(&*servant, &current, &request.params) {
                 self.send_reply(rid, compress, result);
                 return;
             }
-            // Not a built-in we know: fall through to the servant.
-            let params = floe_wire::Encapsulation::empty(encoding);
-            return self.run_dispatch(servant.dispatch(current, params), rid, compress, dispatches);
+            // Not a built-in we know: the servant decides.
         }
-        let dispatch = servant.dispatch(current, request.params);
+        // A panicking servant must not take the connection (and everybody
+        // else's dispatches on it) down: it becomes reply status 7.
+        let params = request.params;
+        let dispatch = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            servant.dispatch(current, params)
+        }))
+        .unwrap_or_else(|p| Dispatch::Ready(Err(panic_error(p))));
         self.run_dispatch(dispatch, rid, compress, dispatches);
     }
 
@@ -610,7 +627,14 @@ impl ConnectionInner {
         match dispatch {
             Dispatch::Ready(result) => self.send_reply(rid, compress, result),
             Dispatch::Pending(fut) => {
-                dispatches.push(Box::pin(async move { (rid, compress, fut.await) }));
+                use futures_util::FutureExt;
+                dispatches.push(Box::pin(async move {
+                    let result = std::panic::AssertUnwindSafe(fut)
+                        .catch_unwind()
+                        .await
+                        .unwrap_or_else(|p| Err(panic_error(p)));
+                    (rid, compress, result)
+                }));
             }
         }
     }
@@ -677,17 +701,45 @@ impl ConnectionInner {
     }
 }
 
+/// For a Request frame whose fields decode but whose parameters
+/// encapsulation does not fit, the request id to answer; `None` when the
+/// fields themselves are broken.
+fn params_error_request_id(frame: &Bytes) -> Option<i32> {
+    let mut dec = floe_wire::Decoder::new(frame.slice(HEADER_SIZE..));
+    let rid = dec.read_i32().ok()?;
+    dec.read::<floe_wire::Identity>().ok()?;
+    if dec.read_seq::<String>().ok()?.len() > 1 {
+        return None;
+    }
+    dec.read_string().ok()?;
+    dec.read_u8().ok()?;
+    dec.read::<floe_wire::Context>().ok()?;
+    // Only the encapsulation is left and it did not fit.
+    Some(rid)
+}
+
+/// Status 7 for a servant that panicked.
+fn panic_error(payload: Box<dyn std::any::Any + Send>) -> DispatchError {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    tracing::error!("servant panicked: {what}");
+    DispatchError::UnknownException(format!("servant panicked: {what}"))
+}
+
 /// Answers the built-in operations (§2.2) from the servant's type ids.
 /// `None` for an `ice_` operation that is not built in.
 fn builtin(
     servant: &dyn crate::servant::Servant,
     current: &Current,
-    params: floe_wire::Encapsulation,
+    params: &floe_wire::Encapsulation,
 ) -> Option<DispatchResult> {
     Some(match current.operation.as_str() {
         "ice_ping" => Ok(current.empty_reply()),
         "ice_isA" => (|| {
-            let mut dec = floe_wire::Decoder::from_encapsulation(params)?;
+            let mut dec = floe_wire::Decoder::from_encapsulation(params.clone())?;
             let id = dec.read_string()?;
             dec.finish_encapsulation()?;
             let is_a = servant.ice_ids().iter().any(|t| *t == id);
@@ -759,7 +811,7 @@ async fn run(conn: Arc<ConnectionInner>) {
                 if buf.capacity() - buf.len() < 1024 {
                     buf.reserve(READ_CHUNK);
                 }
-                match conn.stream.try_read_buf(&mut buf) {
+                match read_some(&conn.stream, &mut buf) {
                     Ok(0) => {
                         break if close_sent {
                             Error::ConnectionManuallyClosed
@@ -797,6 +849,35 @@ async fn run(conn: Arc<ConnectionInner>) {
         e => tracing::debug!(remote = ?conn.info.remote, "connection ended: {e}"),
     }
     conn.terminate(end);
+}
+
+/// One non-blocking read into `buf`'s spare capacity. When the read did not
+/// fill the spare room the socket is drained, so readiness is cleared right
+/// away (through `try_io` reporting `WouldBlock` after the data was taken):
+/// this saves the extra `read` returning `EAGAIN` that a plain
+/// `try_read_buf` loop makes per message. Tokio's readiness ticks make this
+/// safe: data arriving after our read sets readiness again.
+fn read_some(stream: &TcpStream, buf: &mut BytesMut) -> std::io::Result<usize> {
+    let mut got: Option<usize> = None;
+    let res = stream.try_io(tokio::io::Interest::READABLE, || {
+        let spare = buf.spare_capacity_mut();
+        let room = spare.len();
+        let n = socket2::SockRef::from(stream).recv(spare)?;
+        // SAFETY: `recv` initialised the first `n` bytes of the spare
+        // capacity.
+        unsafe { buf.set_len(buf.len() + n) };
+        got = Some(n);
+        if n > 0 && n < room {
+            Err(std::io::ErrorKind::WouldBlock.into())
+        } else {
+            Ok(n)
+        }
+    });
+    match (res, got) {
+        (_, Some(n)) => Ok(n),
+        (Err(e), None) => Err(e),
+        (Ok(n), None) => Ok(n),
+    }
 }
 
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {

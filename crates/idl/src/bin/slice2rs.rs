@@ -1,0 +1,142 @@
+//! `slice2rs`: the Slice compiler for floe. Options mirror `slice2cpp`.
+//! Code generation is not wired yet: without `--validate` the files are
+//! checked and, with `--dump-model`, the model is printed.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{ArgAction, Parser};
+
+/// Compiles Slice files for floe.
+#[derive(Parser, Debug)]
+#[command(
+    name = "slice2rs",
+    disable_version_flag = true,
+    about = "Slice compiler for floe (Rust, Ice 3.7 compatible)",
+    after_help = "Code generation is not implemented yet: files are preprocessed, parsed, \
+resolved and validated; nothing is written to --output-dir. Use --dump-model to print \
+the validated model. Exit status: 0 on success, 1 on any error."
+)]
+struct Cli {
+    /// Slice files to compile.
+    files: Vec<PathBuf>,
+    /// Put DIR in the include file search path.
+    #[arg(short = 'I', value_name = "DIR", action = ArgAction::Append)]
+    include: Vec<PathBuf>,
+    /// Define NAME as 1, or as DEF with NAME=DEF.
+    #[arg(short = 'D', value_name = "NAME[=DEF]", action = ArgAction::Append)]
+    define: Vec<String>,
+    /// Remove any definition for NAME.
+    #[arg(short = 'U', value_name = "NAME", action = ArgAction::Append)]
+    undefine: Vec<String>,
+    /// Print preprocessor output on stdout.
+    #[arg(short = 'E')]
+    preprocess_only: bool,
+    /// Create files in the directory DIR.
+    #[arg(long, value_name = "DIR")]
+    output_dir: Option<PathBuf>,
+    /// Print Makefile dependencies.
+    #[arg(long)]
+    depend: bool,
+    /// Check the Slice files only (generate nothing).
+    #[arg(long)]
+    validate: bool,
+    /// Print the validated model (debug format) on stdout.
+    #[arg(long)]
+    dump_model: bool,
+    /// Allow underscores in Slice identifiers (deprecated: use [["underscore"]]).
+    #[arg(long)]
+    underscore: bool,
+    /// Allow the reserved Ice prefix in Slice identifiers (deprecated: use [["ice-prefix"]]).
+    #[arg(long)]
+    ice: bool,
+    /// Display the version.
+    #[arg(short = 'v', long = "version")]
+    version: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 1 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    if cli.version {
+        println!("{}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
+    if cli.files.is_empty() {
+        eprintln!("slice2rs: error: no input file");
+        return ExitCode::from(1);
+    }
+    if let Some(dir) = &cli.output_dir {
+        if !dir.is_dir() {
+            eprintln!(
+                "slice2rs: error: output directory `{}' does not exist",
+                dir.display()
+            );
+            return ExitCode::from(1);
+        }
+    }
+    let opts = floe_idl::Options {
+        include_dirs: cli.include.clone(),
+        defines: cli
+            .define
+            .iter()
+            .map(|d| match d.split_once('=') {
+                Some((n, v)) => (n.to_owned(), v.to_owned()),
+                None => (d.clone(), "1".to_owned()),
+            })
+            .collect(),
+        undefines: cli.undefine.clone(),
+        underscore: cli.underscore,
+        ice_prefix: cli.ice,
+    };
+    let mut failed = false;
+    for file in &cli.files {
+        if cli.preprocess_only {
+            let (pre, diags) = floe_idl::preprocess::preprocess(
+                file,
+                &floe_idl::preprocess::PreprocessOptions {
+                    include_dirs: opts.include_dirs.clone(),
+                    defines: opts.defines.clone(),
+                    undefines: opts.undefines.clone(),
+                },
+            );
+            print!("{}", pre.with_line_markers());
+            eprint!("{}", diags.render(&pre.map));
+            failed |= diags.has_errors();
+            continue;
+        }
+        match floe_idl::compile(file, &opts) {
+            Ok(out) => {
+                eprint!("{}", out.rendered());
+                if cli.depend {
+                    let stem = file
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    let mut line = format!("{stem}.rs: \\\n {}", file.display());
+                    for d in &out.dependencies {
+                        line.push_str(&format!(" \\\n {}", d.display()));
+                    }
+                    println!("{line}");
+                } else if cli.dump_model && !cli.validate {
+                    println!("{:#?}", out.model);
+                }
+            }
+            Err(fail) => {
+                eprint!("{}", fail.rendered());
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
