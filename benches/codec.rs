@@ -118,7 +118,12 @@ fn frames(c: &mut Criterion) {
     g.bench_function("request_o_encode", |b| {
         b.iter(|| {
             buf.clear();
-            head.encode(&mut buf, black_box(7), &empty, CompressionStatus::NotSupported);
+            head.encode(
+                &mut buf,
+                black_box(7),
+                &empty,
+                CompressionStatus::NotSupported,
+            );
             black_box(buf.len())
         })
     });

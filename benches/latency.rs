@@ -26,25 +26,43 @@ fn latency(c: &mut Criterion) {
         g.bench_function("twoway_o", |b| {
             b.to_async(&bench.rt).iter(|| async {
                 // Invariant: the in-process server answers `o()`.
-                bench.a.invoke("o", NORMAL, empty.clone()).await.expect("o()")
+                bench
+                    .a
+                    .invoke("o", NORMAL, empty.clone())
+                    .await
+                    .expect("o()")
             })
         });
         g.throughput(Throughput::Elements(1000));
         g.bench_function("oneway_o_x1000", |b| {
             b.to_async(&bench.rt).iter(|| async {
                 for _ in 0..1000 {
-                    oneway.invoke("o", NORMAL, empty.clone()).await.expect("oneway o()");
+                    oneway
+                        .invoke("o", NORMAL, empty.clone())
+                        .await
+                        .expect("oneway o()");
                 }
-                bench.a.invoke("o", NORMAL, empty.clone()).await.expect("o()")
+                bench
+                    .a
+                    .invoke("o", NORMAL, empty.clone())
+                    .await
+                    .expect("o()")
             })
         });
         g.bench_function("batch_o_x1000", |b| {
             b.to_async(&bench.rt).iter(|| async {
                 for _ in 0..1000 {
-                    batch.invoke("o", NORMAL, empty.clone()).await.expect("batch o()");
+                    batch
+                        .invoke("o", NORMAL, empty.clone())
+                        .await
+                        .expect("batch o()");
                 }
                 batch.ice_flush_batch_requests().await.expect("flush");
-                bench.a.invoke("o", NORMAL, empty.clone()).await.expect("o()")
+                bench
+                    .a
+                    .invoke("o", NORMAL, empty.clone())
+                    .await
+                    .expect("o()")
             })
         });
         g.finish();

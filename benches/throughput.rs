@@ -47,7 +47,9 @@ fn throughput(c: &mut Criterion) {
     g.bench_function("fixedseq_send_50k", |b| {
         b.to_async(&bench.rt).iter(|| async {
             let params = t.encode_params(|e| write_fixed_seq(e, &fixed));
-            t.invoke("sendFixedSeq", NORMAL, params).await.expect("send")
+            t.invoke("sendFixedSeq", NORMAL, params)
+                .await
+                .expect("send")
         })
     });
     let count = t.encode_params(|e| e.write_i32(50_000));
@@ -64,7 +66,9 @@ fn throughput(c: &mut Criterion) {
     g.bench_function("stringdoubleseq_send_50k", |b| {
         b.to_async(&bench.rt).iter(|| async {
             let params = t.encode_params(|e| write_string_double_seq(e, &strdbl));
-            t.invoke("sendStringDoubleSeq", NORMAL, params).await.expect("send")
+            t.invoke("sendStringDoubleSeq", NORMAL, params)
+                .await
+                .expect("send")
         })
     });
     g.bench_function("stringdoubleseq_recv_50k", |b| {

@@ -40,7 +40,7 @@ fn scaled(calls: usize) -> usize {
 
 struct Client {
     stream: TcpStream,
-    buf: Vec<u8>,
+    reader: FrameReader,
     next_id: i32,
 }
 
@@ -50,8 +50,9 @@ impl Client {
         self.next_id = self.next_id.wrapping_add(1).max(1);
         request[14..18].copy_from_slice(&self.next_id.to_le_bytes());
         self.stream.write_all(request)?;
-        let n = read_frame(&mut self.stream, &mut self.buf)?;
-        if self.buf[14..18] != self.next_id.to_le_bytes() {
+        let frame = self.reader.next(&mut self.stream)?;
+        let n = frame.len();
+        if frame[14..18] != self.next_id.to_le_bytes() {
             return Err(std::io::Error::other("reply to another request"));
         }
         Ok(n)
@@ -146,7 +147,7 @@ fn main() {
     }
     let mut c = Client {
         stream,
-        buf: Vec::with_capacity(RECV_REPLY_HEAD + BYTESEQ_SIZE),
+        reader: FrameReader::new(RECV_REPLY_HEAD + BYTESEQ_SIZE),
         next_id: 0,
     };
     for w in workloads {

@@ -55,23 +55,67 @@ pub fn frame(size: usize, message_type: u8, op: u8, request_id: i32) -> Vec<u8> 
     f
 }
 
-/// Reads one whole frame into `buf` (reused across calls); returns its size.
-///
-/// # Errors
-///
-/// I/O errors, or `InvalidData` for a size field below the header size.
-pub fn read_frame(stream: &mut impl Read, buf: &mut Vec<u8>) -> io::Result<usize> {
-    if buf.len() < HEADER_SIZE {
-        buf.resize(HEADER_SIZE, 0);
+/// Reads frames from a stream through one reused buffer, asking the kernel
+/// for as much as fits each time (as an RPC runtime does), so a large
+/// frame usually arrives in one `read` and small back-to-back frames share
+/// one.
+pub struct FrameReader {
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+}
+
+impl FrameReader {
+    /// A reader with room for `capacity` bytes (grown for larger frames).
+    pub fn new(capacity: usize) -> Self {
+        FrameReader {
+            buf: vec![0; capacity.max(HEADER_SIZE)],
+            start: 0,
+            end: 0,
+        }
     }
-    stream.read_exact(&mut buf[..HEADER_SIZE])?;
-    let size = u32::from_le_bytes([buf[10], buf[11], buf[12], buf[13]]) as usize;
-    if size < HEADER_SIZE {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, "frame size"));
+
+    /// The next whole frame.
+    ///
+    /// # Errors
+    ///
+    /// I/O errors, `UnexpectedEof` when the peer closes, or `InvalidData`
+    /// for a size field that leaves no room for a request id, or above 64 MiB.
+    pub fn next(&mut self, stream: &mut impl Read) -> io::Result<&[u8]> {
+        loop {
+            let avail = self.end - self.start;
+            let need = if avail >= HEADER_SIZE {
+                let h = &self.buf[self.start + 10..self.start + 14];
+                let size = u32::from_le_bytes([h[0], h[1], h[2], h[3]]) as usize;
+                if !(HEADER_SIZE + 4..=64 << 20).contains(&size) {
+                    return Err(io::Error::new(io::ErrorKind::InvalidData, "frame size"));
+                }
+                size
+            } else {
+                HEADER_SIZE
+            };
+            if avail >= need && avail >= HEADER_SIZE {
+                let frame = self.start..self.start + need;
+                self.start += need;
+                if self.start == self.end {
+                    self.start = 0;
+                    self.end = 0;
+                }
+                return Ok(&self.buf[frame]);
+            }
+            if self.start + need > self.buf.len() {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.start = 0;
+                self.end = avail;
+                if need > self.buf.len() {
+                    self.buf.resize(need, 0);
+                }
+            }
+            let n = stream.read(&mut self.buf[self.end..])?;
+            if n == 0 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            self.end += n;
+        }
     }
-    if buf.len() < size {
-        buf.resize(size, 0);
-    }
-    stream.read_exact(&mut buf[HEADER_SIZE..size])?;
-    Ok(size)
 }

@@ -13,16 +13,17 @@ use common::*;
 
 fn serve(mut stream: TcpStream) -> std::io::Result<()> {
     stream.set_nodelay(true)?;
-    let mut buf = Vec::with_capacity(BYTESEQ_SIZE + SEND_HEAD);
+    let mut reader = FrameReader::new(BYTESEQ_SIZE + SEND_HEAD);
     let mut empty_reply = frame(EMPTY_REPLY, 2, 0, 0);
     // The last recvByteSeq reply built, reused while the size asked is the same.
     let mut recv_reply: Vec<u8> = Vec::new();
     loop {
-        let size = match read_frame(&mut stream, &mut buf) {
-            Ok(size) => size,
+        let buf = match reader.next(&mut stream) {
+            Ok(frame) => frame,
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
             Err(e) => return Err(e),
         };
+        let size = buf.len();
         let request_id = [buf[14], buf[15], buf[16], buf[17]];
         match buf[9] {
             OP_SHUTDOWN => {

@@ -111,9 +111,10 @@ impl Bench {
                 .create_object_adapter_with_endpoints("Bench", "tcp -h 127.0.0.1 -p 0")
                 .await
                 .expect("bench adapter");
-            let bytes = floe::runtime::encode_encapsulation(floe::wire::ENCODING_1_1, 500_016, |e| {
-                e.write_byte_seq(&pattern(500_000))
-            });
+            let bytes =
+                floe::runtime::encode_encapsulation(floe::wire::ENCODING_1_1, 500_016, |e| {
+                    e.write_byte_seq(&pattern(500_000))
+                });
             let replies = Arc::new(Replies {
                 bytes,
                 fixed: fixed_seq(),
