@@ -27,6 +27,8 @@ pub(crate) struct CommunicatorInner {
     properties: Properties,
     client_config: ConnectionConfig,
     pub(crate) retry_intervals: Vec<Duration>,
+    /// `Ice.Override.Compress`.
+    pub(crate) override_compress: Option<bool>,
     default_host: Option<String>,
     /// Outgoing connections, one per (address, connection id).
     connections: Mutex<HashMap<ConnectionKey, Connection>>,
@@ -129,9 +131,12 @@ impl Communicator {
         Communicator {
             inner: Arc::new(CommunicatorInner {
                 default_host: properties.get("Ice.Default.Host"),
-                properties,
                 client_config,
                 retry_intervals,
+                override_compress: properties
+                    .get("Ice.Override.Compress")
+                    .map(|v| v.trim() != "0"),
+                properties,
                 connections: Mutex::new(HashMap::new()),
                 connect_lock: tokio::sync::Mutex::new(()),
                 datagram: Mutex::new(HashMap::new()),

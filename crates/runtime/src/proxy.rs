@@ -93,6 +93,8 @@ pub(crate) struct ProxyInner {
     pub(crate) mode: InvocationMode,
     /// `Some` when `ice_compress` was called (overrides the endpoints' `-z`).
     pub(crate) compress: Option<bool>,
+    /// `Ice.Override.Compress`, if set.
+    pub(crate) override_compress: Option<bool>,
     pub(crate) secure: bool,
     pub(crate) encoding: EncodingVersion,
     pub(crate) context: Context,
@@ -131,8 +133,12 @@ impl Proxy {
         identity: Identity,
         endpoints: Vec<Endpoint>,
     ) -> Proxy {
+        // `Ice.Override.Compress` wins over `ice_compress` and `-z`; read
+        // once here so calls never touch the communicator.
+        let override_compress = communicator.upgrade().and_then(|c| c.override_compress);
         Proxy {
             inner: Arc::new(ProxyInner {
+                override_compress,
                 communicator,
                 identity,
                 facet: String::new(),
@@ -196,9 +202,12 @@ impl Proxy {
         &self.inner.context
     }
 
-    /// Whether requests are compressed (the `ice_compress` setting, else
-    /// the first endpoint's `-z`).
+    /// Whether requests are compressed (`Ice.Override.Compress`, else the
+    /// `ice_compress` setting, else the first endpoint's `-z`).
     pub fn is_compressed(&self) -> bool {
+        if let Some(c) = self.inner.override_compress {
+            return c;
+        }
         self.inner
             .compress
             .unwrap_or_else(|| self.inner.endpoints.first().is_some_and(|e| e.compress))

@@ -211,3 +211,18 @@ async fn client_rejects_a_server_that_does_not_validate() {
     fake.abort();
     c.destroy().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipelined_request_is_answered_after_validation() {
+    let (c, _p, port) = start().await;
+    for _ in 0..20 {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+        // Written before reading the server's ValidateConnection.
+        s.write_all(&o_request()).await.unwrap();
+        let mut both = [0u8; 14 + 25];
+        s.read_exact(&mut both).await.unwrap();
+        assert_eq!(both[..14], VALIDATE);
+        assert_eq!(both[14 + 8], 2, "then the reply");
+    }
+    c.destroy().await;
+}

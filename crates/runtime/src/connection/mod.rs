@@ -7,17 +7,17 @@
 //!
 //! - reads whole frames into a `BytesMut` and freezes them (zero-copy
 //!   receive: parameters reach servants as slices of the frame);
-//! - delivers replies to waiting callers through the [`RequestTable`];
+//! - delivers replies to waiting callers through the request table (`request_table.rs`);
 //! - dispatches requests to the adapter's servants **inside the task**:
 //!   synchronous servants answer before the next frame is read, async ones
 //!   are polled in a `FuturesUnordered` beside the socket, so there is no
 //!   task hop between socket and servant and no spawn per request. At most
 //!   `max_dispatches` run at once; beyond that the task stops reading
 //!   (back-pressure through TCP);
-//! - flushes what senders could not write directly (see [`writer`]);
+//! - flushes what senders could not write directly (see `writer.rs`);
 //! - runs ACM (heartbeats, idle close, §1.5) and the graceful close (§1.4).
 //!
-//! Callers write their request frames themselves (see [`writer::Writer`]),
+//! Callers write their request frames themselves (see `writer.rs`),
 //! then await the reply on a oneshot channel: one hop, from the connection
 //! task to the caller, per twoway call.
 
@@ -188,7 +188,7 @@ impl Connection {
             connection_id,
         };
         tracing::debug!(remote = ?info.remote, "connection established");
-        Ok(Self::start(stream, info, config, None))
+        Self::start(stream, info, config, None, false)
     }
 
     /// Takes an accepted socket: sends ValidateConnection first (§1.3) and
@@ -209,11 +209,7 @@ impl Connection {
             connection_id: String::new(),
         };
         tracing::debug!(remote = ?info.remote, adapter = adapter.name(), "connection accepted");
-        let conn = Self::start(stream, info, config, Some(adapter));
-        conn.inner
-            .writer
-            .send(&mut [Bytes::from_static(&VALIDATE_CONNECTION)])?;
-        Ok(conn)
+        Self::start(stream, info, config, Some(adapter), true)
     }
 
     fn start(
@@ -221,7 +217,8 @@ impl Connection {
         info: ConnectionInfo,
         config: ConnectionConfig,
         adapter: Option<ObjectAdapter>,
-    ) -> Connection {
+        validate: bool,
+    ) -> Result<Connection> {
         let stream = Arc::new(stream);
         let (closed_tx, _) = watch::channel(false);
         let inner = Arc::new(ConnectionInner {
@@ -241,8 +238,15 @@ impl Connection {
             info,
             config,
         });
+        if validate {
+            // Written before the task starts, so that no reply to a request
+            // the client pipelined can overtake it (§1.3).
+            inner
+                .writer
+                .send(&mut [Bytes::from_static(&VALIDATE_CONNECTION)])?;
+        }
         tokio::spawn(run(inner.clone()));
-        Connection { inner }
+        Ok(Connection { inner })
     }
 
     /// Endpoint addresses and direction.
@@ -493,6 +497,13 @@ impl ConnectionInner {
     /// Handles one whole frame.
     fn handle_frame(self: &Arc<Self>, frame: Bytes, dispatches: &mut DispatchSet) -> Result<()> {
         let header = Header::parse(&frame, 0)?;
+        tracing::trace!(
+            remote = ?self.info.remote,
+            kind = ?header.message_type,
+            compression = header.compression as u8,
+            size = header.size,
+            "received frame"
+        );
         let frame = if header.compression == CompressionStatus::Compressed {
             decompress_frame(&frame, self.config.message_size_max)?
         } else {
