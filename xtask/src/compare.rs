@@ -386,15 +386,16 @@ fn document(
     let _ = writeln!(
         d,
         "\n## Method\n\n\
-         Three implementations of `benches/Bench.ice` run on 127.0.0.1, each a server and a \
-         client process: **floe** (`examples/bench_{{server,client}}.rs`, tokio multi-thread \
+         Four columns, each a server and a client process implementing \
+         `benches/Bench.ice` on 127.0.0.1: **floe** (`examples/bench_{{server,client}}.rs`, tokio multi-thread \
          runtime), **floe-ct** (the same with `--current-thread` on both sides), **ice-cpp** \
          (Ice for C++ 3.7, C++11 mapping, `benches/cpp/`, g++ -O2) and **raw** (blocking \
          std TCP, `benches/raw/`, messages of the same sizes as Ice's; only the workloads \
          that make sense without an RPC layer). One server per implementation runs for the \
          whole comparison; each (round, workload, implementation) is a fresh client process \
          and connection; the order of implementations rotates every round. {} round(s), \
-         `BENCH_SCALE={}`; each cell is the median over the rounds. Ratios are floe's median \
+         `BENCH_SCALE={}` (a factor on the call counts; only the raw client reads it so \
+         far); each cell is the median over the rounds. Ratios are floe's median \
          time per call divided by the other's (below 1: floe is faster); for throughput \
          targets the speed ratio is its inverse. The machine is shared and noisy: treat \
          differences under ~10% on latency rows as noise.\n",
