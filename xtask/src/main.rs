@@ -3,11 +3,14 @@
 //! - `test`: installs the real Ice peers the interop tests need (only what is
 //!   missing), then runs `cargo fmt --check`, `cargo clippy -D warnings` and
 //!   `cargo test` over the whole workspace. This is what CI runs.
+//! - `compare`: floe vs Ice for C++ vs a raw TCP socket, same run (see
+//!   [`compare`]); writes `target/compare.json` and `docs/performance.md`.
 //! - `demo`: runs `examples/demo.rs` if it exists; otherwise a floe-wire
 //!   request is sent to a real Ice server, which decodes it and answers.
 //!
 //! Application code: errors are boxed and printed by `main`.
 
+mod compare;
 mod demo;
 mod install;
 mod test;
@@ -23,6 +26,9 @@ usage: cargo xtask <task>
 tasks:
   test   install missing Ice peers (Debian packages; npm/Maven optional),
          then cargo fmt --check, cargo clippy -D warnings, cargo test --workspace
+  compare [--quick] [--rounds N] [--workloads W,...] [--impls I,...]
+         floe vs Ice C++ 3.7 vs raw TCP on loopback, medians of alternating
+         rounds; writes target/compare.json and docs/performance.md
   demo   run examples/demo.rs (release), or send a floe-encoded request to a
          real Ice server and print both sides";
 
@@ -31,6 +37,7 @@ fn main() -> ExitCode {
     let result = match task.as_deref() {
         Some("test") => test::run(),
         Some("demo") => demo::run(),
+        Some("compare") => compare::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

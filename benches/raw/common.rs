@@ -1,0 +1,121 @@
+//! The raw-socket baseline's framing, shared by `raw_bench_server` and
+//! `raw_bench_client`: the floor any RPC runtime is compared against.
+//!
+//! Messages have the sizes real Ice messages have for the same workloads, so
+//! the kernel does the same work: a 14-byte header whose bytes 10..14 hold
+//! the frame size (little-endian, as in Ice), byte 8 the message type and
+//! byte 9 an operation code (where Ice has the compression status). Bytes
+//! 14..18 are the request id; 0 means oneway (no reply). Nothing else in a
+//! frame is looked at: that is exactly the work a runtime adds.
+//!
+//! | workload | request | reply |
+//! |---|---|---|
+//! | `o()` | 32 bytes | 25 bytes |
+//! | `sendByteSeq(500,000 bytes)` | 47 + 500,000 bytes | 25 bytes |
+//! | `recvByteSeq(500,000)` | 46 bytes | 30 + 500,000 bytes |
+
+#![allow(dead_code)]
+
+use std::io::{self, Read};
+
+/// Header size (as Ice's).
+pub const HEADER_SIZE: usize = 14;
+/// Size of an `o()` request on identity `a` (header included).
+pub const LATENCY_REQUEST: usize = 32;
+/// Size of an empty reply (header, request id, status, empty encapsulation).
+pub const EMPTY_REPLY: usize = 25;
+/// Size of a `sendByteSeq` request without the sequence's bytes.
+pub const SEND_HEAD: usize = 47;
+/// Size of a `recvByteSeq(size)` request.
+pub const RECV_REQUEST: usize = 46;
+/// Size of a `recvByteSeq` reply without the sequence's bytes.
+pub const RECV_REPLY_HEAD: usize = 30;
+/// Payload size of the byte-sequence workloads (the Ice studies' 500 KB).
+pub const BYTESEQ_SIZE: usize = 500_000;
+
+/// Operation codes (header byte 9).
+pub const OP_LATENCY: u8 = b'o';
+/// `sendByteSeq`.
+pub const OP_SEND: u8 = b's';
+/// `recvByteSeq`; the size asked for is in the last 4 bytes of the request.
+pub const OP_RECV: u8 = b'r';
+/// `shutdown`: the server exits.
+pub const OP_SHUTDOWN: u8 = b'x';
+
+/// A zero-filled frame of `size` bytes with the header filled in.
+pub fn frame(size: usize, message_type: u8, op: u8, request_id: i32) -> Vec<u8> {
+    let mut f = vec![0u8; size];
+    f[..4].copy_from_slice(b"IceP");
+    f[4..8].copy_from_slice(&[1, 0, 1, 0]);
+    f[8] = message_type;
+    f[9] = op;
+    // Invariant: benchmark frames are far below 4 GiB.
+    f[10..14].copy_from_slice(&(size as u32).to_le_bytes());
+    f[14..18].copy_from_slice(&request_id.to_le_bytes());
+    f
+}
+
+/// Reads frames from a stream through one reused buffer, asking the kernel
+/// for as much as fits each time (as an RPC runtime does), so a large
+/// frame usually arrives in one `read` and small back-to-back frames share
+/// one.
+pub struct FrameReader {
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+}
+
+impl FrameReader {
+    /// A reader with room for `capacity` bytes (grown for larger frames).
+    pub fn new(capacity: usize) -> Self {
+        FrameReader {
+            buf: vec![0; capacity.max(HEADER_SIZE)],
+            start: 0,
+            end: 0,
+        }
+    }
+
+    /// The next whole frame.
+    ///
+    /// # Errors
+    ///
+    /// I/O errors, `UnexpectedEof` when the peer closes, or `InvalidData`
+    /// for a size field that leaves no room for a request id, or above 64 MiB.
+    pub fn next(&mut self, stream: &mut impl Read) -> io::Result<&[u8]> {
+        loop {
+            let avail = self.end - self.start;
+            let need = if avail >= HEADER_SIZE {
+                let h = &self.buf[self.start + 10..self.start + 14];
+                let size = u32::from_le_bytes([h[0], h[1], h[2], h[3]]) as usize;
+                if !(HEADER_SIZE + 4..=64 << 20).contains(&size) {
+                    return Err(io::Error::new(io::ErrorKind::InvalidData, "frame size"));
+                }
+                size
+            } else {
+                HEADER_SIZE
+            };
+            if avail >= need && avail >= HEADER_SIZE {
+                let frame = self.start..self.start + need;
+                self.start += need;
+                if self.start == self.end {
+                    self.start = 0;
+                    self.end = 0;
+                }
+                return Ok(&self.buf[frame]);
+            }
+            if self.start + need > self.buf.len() {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.start = 0;
+                self.end = avail;
+                if need > self.buf.len() {
+                    self.buf.resize(need, 0);
+                }
+            }
+            let n = stream.read(&mut self.buf[self.end..])?;
+            if n == 0 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            self.end += n;
+        }
+    }
+}

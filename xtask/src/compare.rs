@@ -1,0 +1,454 @@
+//! `cargo xtask compare`: floe side by side with Ice for C++ 3.7 and a raw
+//! TCP socket, in one run on one machine.
+//!
+//! Every pair (server + client, [`process::Pair`]) is built in release
+//! ([`build`]); one server per implementation listens on a free loopback
+//! port for the whole run. Each round runs every workload once per
+//! implementation, one client process per (workload, implementation), in
+//! an order that rotates every round (floe, floe-ct, ice-cpp, raw, then
+//! floe-ct, ice-cpp, raw, floe, ...) so slow drifts of a noisy machine hit
+//! every column alike. The medians over the rounds are compared
+//! ([`report`]): a table per workload, the targets met or not, then
+//! `target/compare.json` and (for full runs, or with `--write-doc`)
+//! `docs/performance.md`.
+//!
+//! Clients take `BENCH_SCALE` (a factor on their call counts); `--quick`
+//! sets it to 0.05 and runs a subset once, for smoke testing.
+
+mod build;
+mod process;
+mod report;
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use process::{run_client, Server};
+use report::{Cell, Results};
+
+use crate::{workspace_root, DynError};
+
+/// Every workload of the bench clients, in report order.
+fn all_workloads() -> Vec<String> {
+    let mut w: Vec<String> = [
+        "latency",
+        "oneway",
+        "batch",
+        "byteseq_send",
+        "byteseq_recv",
+        "fixed_send",
+        "fixed_recv",
+        "strdbl_send",
+        "strdbl_recv",
+    ]
+    .map(String::from)
+    .to_vec();
+    for kind in ["bytes", "floats", "data"] {
+        for way in ["oneway", "twoway"] {
+            for size in [10_000, 100_000, 1_000_000, 10_000_000] {
+                w.push(format!("codac_{kind}_{way}_{size}"));
+            }
+        }
+    }
+    w
+}
+
+/// The `--quick` subset.
+const QUICK_WORKLOADS: &[&str] = &[
+    "latency",
+    "oneway",
+    "batch",
+    "byteseq_send",
+    "byteseq_recv",
+    "fixed_send",
+    "strdbl_recv",
+    "codac_data_twoway_100000",
+];
+
+const USAGE: &str = "\
+usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
+                           [--impls I[,I...]] [--scale F] [--write-doc] [--no-build]
+
+  --quick       a subset, 1 round, BENCH_SCALE=0.05 (smoke test)
+  --rounds N    rounds of alternating runs (default 5; 1 with --quick)
+  --workloads   only these workloads (names as printed by the clients)
+  --impls       only these columns: floe, floe-ct, ice-cpp, raw
+  --scale F     BENCH_SCALE for the clients (factor on their call counts)
+  --write-doc   write docs/performance.md even for a partial run
+  --no-build    use the binaries already built";
+
+/// Command-line options.
+#[derive(Debug)]
+struct Options {
+    quick: bool,
+    rounds: usize,
+    workloads: Vec<String>,
+    impls: Option<Vec<String>>,
+    scale: f64,
+    write_doc: bool,
+    build: bool,
+}
+
+impl Options {
+    fn parse(args: &[String]) -> Result<Options, DynError> {
+        let mut quick = false;
+        let mut rounds = None;
+        let mut workloads: Option<Vec<String>> = None;
+        let mut impls: Option<Vec<String>> = None;
+        let mut scale = None;
+        let mut write_doc = false;
+        let mut build = true;
+        let mut it = args.iter().peekable();
+        // Values of a list flag: comma- or space-separated, up to the next flag.
+        let list = |it: &mut std::iter::Peekable<std::slice::Iter<String>>| {
+            let mut v = Vec::new();
+            while let Some(a) = it.next_if(|a| !a.starts_with("--")) {
+                v.extend(a.split(',').filter(|s| !s.is_empty()).map(String::from));
+            }
+            v
+        };
+        while let Some(a) = it.next() {
+            match a.as_str() {
+                "--quick" => quick = true,
+                "--write-doc" => write_doc = true,
+                "--no-build" => build = false,
+                "--rounds" => {
+                    let n = it.next().and_then(|n| n.parse::<usize>().ok());
+                    rounds = Some(n.filter(|n| *n > 0).ok_or("--rounds needs a count ≥ 1")?);
+                }
+                "--scale" => {
+                    let f = it.next().and_then(|n| n.parse::<f64>().ok());
+                    scale = Some(f.filter(|f| *f > 0.0).ok_or("--scale needs a factor > 0")?);
+                }
+                "--workloads" => workloads = Some(list(&mut it)),
+                "--impls" => impls = Some(list(&mut it)),
+                "-h" | "--help" => return Err(USAGE.into()),
+                other => return Err(format!("unknown option `{other}`\n\n{USAGE}").into()),
+            }
+        }
+        let known = all_workloads();
+        let workloads = match workloads {
+            Some(w) => {
+                if let Some(bad) = w.iter().find(|w| !known.contains(w)) {
+                    return Err(format!("unknown workload `{bad}`").into());
+                }
+                w
+            }
+            None if quick => QUICK_WORKLOADS.iter().map(|s| s.to_string()).collect(),
+            None => known.clone(),
+        };
+        // The doc describes the whole picture: only full runs rewrite it
+        // unless asked.
+        let write_doc = write_doc || (!quick && workloads == known && impls.is_none());
+        Ok(Options {
+            quick,
+            rounds: rounds.unwrap_or(if quick { 1 } else { 5 }),
+            workloads,
+            impls,
+            scale: scale.unwrap_or(if quick { 0.05 } else { 1.0 }),
+            write_doc,
+            build,
+        })
+    }
+}
+
+/// Runs the comparison.
+pub fn run(args: &[String]) -> Result<(), DynError> {
+    let opts = Options::parse(args)?;
+    let mut pairs = build::pairs(opts.build)?;
+    if let Some(only) = &opts.impls {
+        pairs.retain(|p| only.iter().any(|o| o == p.name));
+    }
+    if pairs.is_empty() {
+        return Err("no implementation to run".into());
+    }
+    let names: Vec<&str> = pairs.iter().map(|p| p.name).collect();
+    let logs = workspace_root().join("target/compare-logs");
+    std::fs::create_dir_all(&logs)?;
+    let log_of = |name: &str| logs.join(format!("{name}-server.log"));
+
+    // One server per implementation for the whole run; the guards kill them
+    // however this function ends.
+    let mut servers = Vec::new();
+    for p in &pairs {
+        servers.push(Server::start(p, &log_of(p.name))?);
+    }
+    let limit = Duration::from_secs(if opts.quick { 120 } else { 600 });
+    let mut results = Results::new();
+    let mut failures = Vec::new();
+    println!(
+        "xtask: {} round(s) × {} workload(s) × [{}], BENCH_SCALE={}",
+        opts.rounds,
+        opts.workloads.len(),
+        names.join(", "),
+        opts.scale
+    );
+    for round in 0..opts.rounds {
+        for w in &opts.workloads {
+            for k in 0..pairs.len() {
+                let i = (k + round) % pairs.len();
+                let pair = &pairs[i];
+                if !pair.supports(w) {
+                    continue;
+                }
+                if !servers[i].is_running() {
+                    println!("xtask: {} server died; restarting", pair.name);
+                    servers[i] = Server::start(pair, &log_of(pair.name))?;
+                }
+                match run_client(pair, servers[i].port, &[w], opts.scale, limit) {
+                    Ok(samples) => {
+                        for s in samples.iter().filter(|s| &s.workload == w) {
+                            if s.implementation != pair.name.trim_end_matches("-ct") {
+                                println!(
+                                    "xtask: warning: {} client reports impl `{}`",
+                                    pair.name, s.implementation
+                                );
+                            }
+                            println!(
+                                "  round {}/{} {w:<28} {:<8} {:>12.2} µs/call {:>10.1} Mbit/s",
+                                round + 1,
+                                opts.rounds,
+                                pair.name,
+                                s.us_per_call,
+                                s.mbit_s
+                            );
+                            let cell: &mut Cell = results
+                                .entry(w.clone())
+                                .or_default()
+                                .entry(pair.name.to_string())
+                                .or_default();
+                            cell.us.push(s.us_per_call);
+                            cell.mbit.push(s.mbit_s);
+                            cell.calls = s.calls;
+                        }
+                    }
+                    Err(e) => {
+                        println!(
+                            "  round {}/{} {w} {}: {e}",
+                            round + 1,
+                            opts.rounds,
+                            pair.name
+                        );
+                        failures.push(format!("{w} / {}: {e}", pair.name));
+                    }
+                }
+            }
+        }
+    }
+    drop(servers);
+
+    let targets = report::targets(&opts.workloads);
+    let table = report::table(&results, &opts.workloads, &names);
+    let targets_table = report::targets_table(&results, &targets);
+    println!("\n{table}\n{targets_table}");
+    let runtime_note = runtime_comparison(&results);
+    println!("{runtime_note}");
+    let machine = machine();
+    let settings = vec![
+        ("rounds".to_string(), opts.rounds.to_string()),
+        ("bench_scale".to_string(), opts.scale.to_string()),
+        ("quick".to_string(), opts.quick.to_string()),
+        ("impls".to_string(), names.join(",")),
+    ];
+    let json_path = workspace_root().join("target/compare.json");
+    std::fs::write(
+        &json_path,
+        report::json(&results, &targets, &machine, &settings),
+    )?;
+    println!("xtask: wrote {}", json_path.display());
+    if opts.write_doc {
+        let doc = document(
+            &opts,
+            &machine,
+            &targets_table,
+            &table,
+            &runtime_note,
+            &failures,
+        );
+        let path = workspace_root().join("docs/performance.md");
+        std::fs::create_dir_all(workspace_root().join("docs"))?;
+        std::fs::write(&path, doc)?;
+        println!("xtask: wrote {}", path.display());
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} run(s) failed:\n  {}",
+            failures.len(),
+            failures.join("\n  ")
+        )
+        .into())
+    }
+}
+
+/// floe on tokio's current-thread runtime vs the multi-thread one.
+fn runtime_comparison(results: &Results) -> String {
+    let mut ct_faster = Vec::new();
+    let mut mt_faster = Vec::new();
+    let mut geo = 0.0;
+    let mut n = 0;
+    for (w, row) in results {
+        let (Some(mt), Some(ct)) = (
+            row.get("floe").and_then(Cell::median_us),
+            row.get("floe-ct").and_then(Cell::median_us),
+        ) else {
+            continue;
+        };
+        geo += (ct / mt).ln();
+        n += 1;
+        if ct < mt {
+            ct_faster.push(w.as_str());
+        } else {
+            mt_faster.push(w.as_str());
+        }
+    }
+    if n == 0 {
+        return "floe-ct vs floe: not measured".into();
+    }
+    format!(
+        "floe-ct (tokio current-thread) vs floe (multi-thread): geometric mean time ratio {:.2} \
+         over {n} workloads; current-thread faster on {} ({}), multi-thread faster on {} ({}).",
+        (geo / n as f64).exp(),
+        ct_faster.len(),
+        ct_faster.join(", "),
+        mt_faster.len(),
+        mt_faster.join(", ")
+    )
+}
+
+/// Output of a command, trimmed; empty if it cannot run.
+fn command_output(program: &str, args: &[&str]) -> String {
+    std::process::Command::new(program)
+        .args(args)
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}
+
+/// What the machine is: cores, CPU model, kernel, compilers, Ice.
+fn machine() -> Vec<(String, String)> {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let mut m = vec![
+        ("nproc".to_string(), command_output("nproc", &[])),
+        ("cpu".to_string(), cpu),
+        ("kernel".to_string(), command_output("uname", &["-srm"])),
+        ("rustc".to_string(), command_output("rustc", &["-V"])),
+        (
+            "g++".to_string(),
+            command_output("g++", &["--version"])
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string(),
+        ),
+        (
+            "ice".to_string(),
+            command_output("dpkg-query", &["-W", "-f=${Version}", "libzeroc-ice3.7"]),
+        ),
+        (
+            "date".to_string(),
+            command_output("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+        ),
+    ];
+    m.retain(|(_, v)| !v.is_empty());
+    m
+}
+
+/// `docs/performance.md`.
+fn document(
+    opts: &Options,
+    machine: &[(String, String)],
+    targets_table: &str,
+    table: &str,
+    runtime_note: &str,
+    failures: &[String],
+) -> String {
+    let mut d = String::new();
+    let _ = writeln!(
+        d,
+        "# floe performance\n\n\
+         Generated by `cargo xtask compare` (`xtask/src/compare.rs`); do not edit by hand, \
+         rerun it. Hand-written analysis lives in `docs/performance-notes.md` and is \
+         appended below.\n"
+    );
+    let _ = writeln!(d, "## Machine\n");
+    for (k, v) in machine {
+        let _ = writeln!(d, "- {k}: {v}");
+    }
+    let _ = writeln!(
+        d,
+        "\n## Method\n\n\
+         Four columns, each a server and a client process implementing \
+         `benches/Bench.ice` on 127.0.0.1: **floe** (`examples/bench_{{server,client}}.rs`, tokio multi-thread \
+         runtime), **floe-ct** (the same with `--current-thread` on both sides), **ice-cpp** \
+         (Ice for C++ 3.7, C++11 mapping, `benches/cpp/`, g++ -O2) and **raw** (blocking \
+         std TCP, `benches/raw/`, messages of the same sizes as Ice's; only the workloads \
+         that make sense without an RPC layer). One server per implementation runs for the \
+         whole comparison; each (round, workload, implementation) is a fresh client process \
+         and connection; the order of implementations rotates every round. {} round(s), \
+         `BENCH_SCALE={}` (a factor on the call counts; only the raw client reads it so \
+         far); each cell is the median over the rounds. Ratios are floe's median \
+         time per call divided by the other's (below 1: floe is faster); for throughput \
+         targets the speed ratio is its inverse. The machine is shared and noisy: treat \
+         differences under ~10% on latency rows as noise.\n",
+        opts.rounds, opts.scale
+    );
+    let _ = writeln!(d, "## Targets\n\n{targets_table}");
+    let _ = writeln!(d, "## tokio runtime flavour\n\n{runtime_note}\n");
+    let _ = writeln!(d, "## Results\n\n{table}");
+    if !failures.is_empty() {
+        let _ = writeln!(d, "## Failed runs\n");
+        for f in failures {
+            let _ = writeln!(d, "- {}", f.replace('\n', " "));
+        }
+        d.push('\n');
+    }
+    if let Ok(notes) = std::fs::read_to_string(workspace_root().join("docs/performance-notes.md")) {
+        let _ = writeln!(d, "---\n\n{notes}");
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn quick_defaults() {
+        let o = Options::parse(&args("--quick")).unwrap();
+        assert_eq!(o.rounds, 1);
+        assert_eq!(o.scale, 0.05);
+        assert!(!o.write_doc);
+        assert_eq!(o.workloads.len(), QUICK_WORKLOADS.len());
+    }
+
+    #[test]
+    fn full_run_writes_the_doc() {
+        let o = Options::parse(&[]).unwrap();
+        assert_eq!(o.rounds, 5);
+        assert!(o.write_doc);
+        assert_eq!(o.workloads.len(), 9 + 24);
+    }
+
+    #[test]
+    fn workload_lists_take_commas_and_spaces() {
+        let o = Options::parse(&args("--workloads latency,oneway batch --rounds 3")).unwrap();
+        assert_eq!(o.workloads, ["latency", "oneway", "batch"]);
+        assert_eq!(o.rounds, 3);
+        assert!(!o.write_doc);
+        assert!(Options::parse(&args("--workloads nope")).is_err());
+        assert!(Options::parse(&args("--rounds 0")).is_err());
+    }
+}

@@ -1,0 +1,157 @@
+//! Builds the bench pairs `cargo xtask compare` runs: floe's
+//! (`examples/bench_{server,client}.rs`, also run with `--current-thread`),
+//! the raw TCP baseline (`benches/raw/`), both in release, and the Ice for
+//! C++ 3.7 pair (`benches/cpp/bench_{server,client}.cpp`, slice2cpp and
+//! g++ -O2 into `target/bench-cpp/`), installing Debian's Ice packages
+//! first if they are missing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::SystemTime;
+
+use super::process::Pair;
+use crate::{cargo, install, on_path, run_checked, workspace_root, DynError};
+
+/// Workloads the raw baseline has an equivalent for.
+pub const RAW_WORKLOADS: &[&str] = &["latency", "oneway", "byteseq_send", "byteseq_recv"];
+
+/// Builds every pair that can be built; a pair that cannot is left out with
+/// a printed reason, so one missing implementation does not stop the rest.
+pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
+    let root = workspace_root();
+    let examples = root.join("target/release/examples");
+    let has_floe = root.join("examples/bench_client.rs").is_file()
+        && root.join("examples/bench_server.rs").is_file();
+    if build {
+        let mut cmd = cargo();
+        cmd.args(["build", "--release", "-p", "floe"]);
+        if has_floe {
+            cmd.args(["--example", "bench_server", "--example", "bench_client"]);
+        }
+        cmd.args([
+            "--example",
+            "raw_bench_server",
+            "--example",
+            "raw_bench_client",
+        ]);
+        run_checked(&mut cmd)?;
+    }
+    let mut pairs = Vec::new();
+    if has_floe {
+        let floe = Pair {
+            name: "floe",
+            server: examples.join("bench_server"),
+            client: examples.join("bench_client"),
+            extra_args: Vec::new(),
+            workloads: None,
+        };
+        pairs.push(floe.clone());
+        pairs.push(Pair {
+            name: "floe-ct",
+            extra_args: vec!["--current-thread".into()],
+            ..floe
+        });
+    } else {
+        println!("xtask: examples/bench_client.rs not found; no floe columns");
+    }
+    match cpp_pair(build) {
+        Ok(p) => pairs.push(p),
+        Err(e) => println!("xtask: no ice-cpp column: {e}"),
+    }
+    pairs.push(Pair {
+        name: "raw",
+        server: examples.join("raw_bench_server"),
+        client: examples.join("raw_bench_client"),
+        extra_args: Vec::new(),
+        workloads: Some(RAW_WORKLOADS),
+    });
+    for p in &pairs {
+        for bin in [&p.server, &p.client] {
+            if !bin.is_file() {
+                return Err(format!("{} not built: {}", p.name, bin.display()).into());
+            }
+        }
+    }
+    Ok(pairs)
+}
+
+/// The Ice C++ pair, compiled into `target/bench-cpp/` when its sources are
+/// newer than the binaries.
+fn cpp_pair(build: bool) -> Result<Pair, DynError> {
+    let root = workspace_root();
+    let src = root.join("benches/cpp");
+    let out = root.join("target/bench-cpp");
+    let server_src = src.join("bench_server.cpp");
+    let client_src = src.join("bench_client.cpp");
+    if !server_src.is_file() || !client_src.is_file() {
+        return Err(format!("{} has no bench_server.cpp/bench_client.cpp", src.display()).into());
+    }
+    let pair = Pair {
+        name: "ice-cpp",
+        server: out.join("bench_server"),
+        client: out.join("bench_client"),
+        extra_args: Vec::new(),
+        workloads: None,
+    };
+    if !build {
+        return Ok(pair);
+    }
+    if std::env::var_os("FLOE_NO_INTEROP").is_some_and(|v| v == "1") {
+        println!("xtask: FLOE_NO_INTEROP=1, not installing Ice packages");
+    } else {
+        install::debian_packages()?;
+    }
+    for tool in ["slice2cpp", "g++"] {
+        if !on_path(tool) {
+            return Err(format!("`{tool}` not found").into());
+        }
+    }
+    std::fs::create_dir_all(&out)?;
+    let ice = root.join("benches/Bench.ice");
+    let generated = out.join("Bench.cpp");
+    if stale(&generated, &[&ice]) {
+        run_checked(
+            Command::new("slice2cpp")
+                .arg("--output-dir")
+                .arg(&out)
+                .arg(&ice),
+        )?;
+    }
+    let bench_o = out.join("Bench.o");
+    if stale(&bench_o, &[&generated]) {
+        run_checked(gxx(&out).arg("-c").arg(&generated).arg("-o").arg(&bench_o))?;
+    }
+    for (bin, main) in [(&pair.server, &server_src), (&pair.client, &client_src)] {
+        if stale(bin, &[main, &bench_o]) {
+            run_checked(
+                gxx(&out)
+                    .arg(main)
+                    .arg(&bench_o)
+                    .arg("-o")
+                    .arg(bin)
+                    .args(["-lIce++11", "-lpthread"]),
+            )?;
+        }
+    }
+    Ok(pair)
+}
+
+/// `g++ -O2 -std=c++11 -DICE_CPP11_MAPPING -I out` (as `benches/cpp/build.sh`).
+fn gxx(out: &Path) -> Command {
+    let mut cmd = Command::new("g++");
+    cmd.args(["-O2", "-std=c++11", "-DICE_CPP11_MAPPING", "-I"])
+        .arg(out);
+    cmd
+}
+
+/// Whether `target` is missing or older than any existing input.
+fn stale(target: &Path, inputs: &[&PathBuf]) -> bool {
+    let modified = |p: &Path| p.metadata().and_then(|m| m.modified()).ok();
+    let Some(t) = modified(target) else {
+        return true;
+    };
+    inputs
+        .iter()
+        .filter_map(|i| modified(i))
+        .any(|m: SystemTime| m > t)
+}

@@ -1,0 +1,334 @@
+//! Turns the samples of a compare run into medians, ratios and the
+//! project's performance targets, and renders them as the terminal table,
+//! `target/compare.json` and `docs/performance.md`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// The samples of one (workload, implementation) cell, in run order.
+#[derive(Clone, Debug, Default)]
+pub struct Cell {
+    /// Microseconds per call, one per round.
+    pub us: Vec<f64>,
+    /// Payload Mbit/s, one per round.
+    pub mbit: Vec<f64>,
+    /// Calls per round (the last seen).
+    pub calls: f64,
+}
+
+impl Cell {
+    /// Median microseconds per call.
+    pub fn median_us(&self) -> Option<f64> {
+        median(&self.us)
+    }
+    /// Median Mbit/s.
+    pub fn median_mbit(&self) -> Option<f64> {
+        median(&self.mbit)
+    }
+}
+
+/// Everything measured: workload → implementation → cell.
+pub type Results = BTreeMap<String, BTreeMap<String, Cell>>;
+
+/// The median (mean of the middle two for an even count).
+pub fn median(v: &[f64]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let m = s.len() / 2;
+    Some(if s.len() % 2 == 1 {
+        s[m]
+    } else {
+        (s[m - 1] + s[m]) / 2.0
+    })
+}
+
+/// Time-per-call ratio `a / b` of two implementations' medians.
+pub fn time_ratio(results: &Results, workload: &str, a: &str, b: &str) -> Option<f64> {
+    let row = results.get(workload)?;
+    Some(row.get(a)?.median_us()? / row.get(b)?.median_us()?)
+}
+
+/// How a target compares floe with a reference.
+#[derive(Clone, Copy, Debug)]
+pub enum Bound {
+    /// floe's time per call at most this times the reference's.
+    TimeAtMost(f64),
+    /// floe's speed (calls or bytes per second) at least this times the reference's.
+    SpeedAtLeast(f64),
+    /// floe strictly faster than the reference.
+    Faster,
+}
+
+/// One performance target.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// Workload row.
+    pub workload: String,
+    /// Reference implementation column.
+    pub against: &'static str,
+    /// The bound.
+    pub bound: Bound,
+}
+
+impl Target {
+    /// `latency ≤ 1.10× raw (time)` and the like.
+    pub fn describe(&self) -> String {
+        match self.bound {
+            Bound::TimeAtMost(x) => format!("time ≤ {x:.2}× {}", self.against),
+            Bound::SpeedAtLeast(x) => format!("speed ≥ {x:.2}× {}", self.against),
+            Bound::Faster => format!("faster than {}", self.against),
+        }
+    }
+
+    /// The speed ratio `against_time / floe_time` for column `floe` and
+    /// whether the target is met; `None` if either was not measured.
+    pub fn evaluate(&self, results: &Results, floe: &str) -> Option<(f64, bool)> {
+        let time = time_ratio(results, &self.workload, floe, self.against)?;
+        let met = match self.bound {
+            Bound::TimeAtMost(x) => time <= x,
+            Bound::SpeedAtLeast(x) => 1.0 / time >= x,
+            Bound::Faster => time < 1.0,
+        };
+        Some((time, met))
+    }
+}
+
+/// The project's targets for the workloads in `workloads`.
+pub fn targets(workloads: &[String]) -> Vec<Target> {
+    let mut t = Vec::new();
+    let mut add = |w: &str, against: &'static str, bound: Bound| {
+        if workloads.iter().any(|x| x == w) {
+            t.push(Target {
+                workload: w.to_string(),
+                against,
+                bound,
+            });
+        }
+    };
+    add("latency", "raw", Bound::TimeAtMost(1.10));
+    add("latency", "ice-cpp", Bound::TimeAtMost(0.80));
+    add("oneway", "ice-cpp", Bound::TimeAtMost(0.80));
+    add("batch", "ice-cpp", Bound::TimeAtMost(0.80));
+    add("byteseq_send", "raw", Bound::SpeedAtLeast(0.95));
+    add("byteseq_recv", "raw", Bound::SpeedAtLeast(0.95));
+    for w in ["fixed_send", "fixed_recv"] {
+        add(w, "ice-cpp", Bound::SpeedAtLeast(2.0));
+    }
+    for w in ["strdbl_send", "strdbl_recv"] {
+        add(w, "ice-cpp", Bound::SpeedAtLeast(1.5));
+    }
+    for w in workloads.iter().filter(|w| w.starts_with("codac_")) {
+        add(w, "ice-cpp", Bound::Faster);
+    }
+    t
+}
+
+fn fmt_opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or_else(|| "—".to_string(), |x| format!("{x:.digits$}"))
+}
+
+/// One Markdown table per run: every workload × implementation row.
+pub fn table(results: &Results, workloads: &[String], impls: &[&str]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "| workload | impl | median µs/call | median Mbit/s | min–max µs/call | rounds | floe/ice-cpp time | floe/raw time |"
+    );
+    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|");
+    for w in workloads {
+        let Some(row) = results.get(w) else { continue };
+        for (i, imp) in impls.iter().enumerate() {
+            let Some(cell) = row.get(*imp) else { continue };
+            let min = cell.us.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = cell.us.iter().copied().fold(0.0, f64::max);
+            let range = if cell.us.is_empty() {
+                "—".to_string()
+            } else {
+                format!("{min:.1}–{max:.1}")
+            };
+            let ratios = if imp.starts_with("floe") {
+                format!(
+                    "{} | {}",
+                    fmt_opt(time_ratio(results, w, imp, "ice-cpp"), 2),
+                    fmt_opt(time_ratio(results, w, imp, "raw"), 2)
+                )
+            } else {
+                " | ".to_string()
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {imp} | {} | {} | {range} | {} | {ratios} |",
+                if i == 0 { w.as_str() } else { "" },
+                fmt_opt(cell.median_us(), 2),
+                fmt_opt(cell.median_mbit().filter(|m| *m > 0.0), 1),
+                cell.us.len(),
+            );
+        }
+    }
+    s
+}
+
+/// The targets as a Markdown table, for `floe` and `floe-ct`.
+pub fn targets_table(results: &Results, targets: &[Target]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "| workload | target | floe (time ratio) | met | floe-ct (time ratio) | met |"
+    );
+    let _ = writeln!(s, "|---|---|---:|---|---:|---|");
+    for t in targets {
+        let mut cols = String::new();
+        for col in ["floe", "floe-ct"] {
+            match t.evaluate(results, col) {
+                Some((r, met)) => {
+                    let _ = write!(
+                        cols,
+                        " {r:.2} | {} |",
+                        if met { "met" } else { "**not met**" }
+                    );
+                }
+                None => cols.push_str(" — | not measured |"),
+            }
+        }
+        let _ = writeln!(s, "| {} | {} |{cols}", t.workload, t.describe());
+    }
+    s
+}
+
+/// `target/compare.json`: machine, settings, every sample and the targets.
+pub fn json(
+    results: &Results,
+    targets: &[Target],
+    machine: &[(String, String)],
+    settings: &[(String, String)],
+) -> String {
+    let mut s = String::from("{\n  \"machine\": {");
+    let kv = |pairs: &[(String, String)]| {
+        pairs
+            .iter()
+            .map(|(k, v)| format!("\"{}\": \"{}\"", esc(k), esc(v)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    s.push_str(&kv(machine));
+    s.push_str("},\n  \"settings\": {");
+    s.push_str(&kv(settings));
+    s.push_str("},\n  \"results\": {");
+    let mut first_w = true;
+    for (w, row) in results {
+        let _ = write!(
+            s,
+            "{}\n    \"{}\": {{",
+            if first_w { "" } else { "," },
+            esc(w)
+        );
+        first_w = false;
+        let mut first_i = true;
+        for (imp, cell) in row {
+            let nums = |v: &[f64]| {
+                v.iter()
+                    .map(|x| format!("{x:.3}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let _ = write!(
+                s,
+                "{}\n      \"{}\": {{\"calls\": {}, \"median_us\": {}, \"median_mbit_s\": {}, \"us\": [{}], \"mbit_s\": [{}]}}",
+                if first_i { "" } else { "," },
+                esc(imp),
+                cell.calls,
+                json_num(cell.median_us()),
+                json_num(cell.median_mbit()),
+                nums(&cell.us),
+                nums(&cell.mbit),
+            );
+            first_i = false;
+        }
+        s.push_str("\n    }");
+    }
+    s.push_str("\n  },\n  \"targets\": [");
+    let mut first = true;
+    for t in targets {
+        for col in ["floe", "floe-ct"] {
+            let (ratio, met) = match t.evaluate(results, col) {
+                Some((r, m)) => (format!("{r:.4}"), m.to_string()),
+                None => ("null".into(), "null".into()),
+            };
+            let _ = write!(
+                s,
+                "{}\n    {{\"workload\": \"{}\", \"target\": \"{}\", \"impl\": \"{col}\", \"time_ratio\": {ratio}, \"met\": {met}}}",
+                if first { "" } else { "," },
+                esc(&t.workload),
+                esc(&t.describe()),
+            );
+            first = false;
+        }
+    }
+    s.push_str("\n  ]\n}\n");
+    s
+}
+
+fn json_num(v: Option<f64>) -> String {
+    v.map_or_else(|| "null".into(), |x| format!("{x:.3}"))
+}
+
+fn esc(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn results(cells: &[(&str, &str, f64)]) -> Results {
+        let mut r = Results::new();
+        for (w, i, us) in cells {
+            r.entry(w.to_string())
+                .or_default()
+                .entry(i.to_string())
+                .or_default()
+                .us
+                .push(*us);
+        }
+        r
+    }
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn targets_compare_time_and_speed() {
+        let r = results(&[
+            ("latency", "floe", 50.0),
+            ("latency", "raw", 40.0),
+            ("latency", "ice-cpp", 70.0),
+            ("fixed_send", "floe", 100.0),
+            ("fixed_send", "ice-cpp", 250.0),
+        ]);
+        let w: Vec<String> = ["latency", "fixed_send"].map(String::from).to_vec();
+        let t = targets(&w);
+        assert_eq!(t.len(), 3);
+        // 50/40 = 1.25 > 1.10: not met.
+        assert_eq!(t[0].evaluate(&r, "floe"), Some((1.25, false)));
+        // 50/70 = 0.71 ≤ 0.80: met.
+        assert!(t[1].evaluate(&r, "floe").unwrap().1);
+        // Speed 2.5× ≥ 2×: met.
+        assert!(t[2].evaluate(&r, "floe").unwrap().1);
+        assert!(t[2].evaluate(&r, "floe-ct").is_none());
+    }
+
+    #[test]
+    fn json_is_balanced() {
+        let r = results(&[("latency", "floe", 50.0)]);
+        let j = json(&r, &targets(&["latency".into()]), &[], &[]);
+        assert_eq!(j.matches('{').count(), j.matches('}').count());
+        assert_eq!(j.matches('[').count(), j.matches(']').count());
+    }
+}
