@@ -86,7 +86,7 @@ fn throughput(current: Current, params: Encapsulation, replies: &Replies) -> Dis
         "recvStringDoubleSeq" => {
             return Ok(current.encode_reply(|e| write_string_double_seq(e, &replies.strdbl)));
         }
-        _ => return Err(floe::runtime::DispatchError::operation_not_exist(&current)),
+        _ => return Err(floe::runtime::DispatchError::operation_not_exist()),
     }
     Ok(current.empty_reply())
 }

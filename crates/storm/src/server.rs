@@ -227,13 +227,13 @@ impl SinkFactory for RuntimeSinks {
     }
 }
 
-fn to_result(current: &Current, reply: Reply) -> DispatchResult {
+fn to_result(reply: Reply) -> DispatchResult {
     match reply {
         Reply::Ok(b) => Ok(b),
         Reply::UserException(b) => Err(DispatchError::UserException(b)),
-        Reply::ObjectNotExist => Err(DispatchError::object_not_exist(current)),
-        Reply::FacetNotExist => Err(DispatchError::facet_not_exist(current)),
-        Reply::OperationNotExist => Err(DispatchError::operation_not_exist(current)),
+        Reply::ObjectNotExist => Err(DispatchError::object_not_exist()),
+        Reply::FacetNotExist => Err(DispatchError::facet_not_exist()),
+        Reply::OperationNotExist => Err(DispatchError::operation_not_exist()),
         Reply::UnknownLocalException(t) => Err(DispatchError::UnknownLocalException(t)),
         Reply::UnknownException(t) => Err(DispatchError::UnknownException(t)),
     }
@@ -256,7 +256,6 @@ impl Servant for TopicManagerServant {
         let req = request_of(&current, params);
         Dispatch::future(async move {
             to_result(
-                &current,
                 self.0
                     .dispatch_topic_manager(&current.id, &current.facet, &req)
                     .await,
@@ -275,10 +274,11 @@ struct PublishServant(Broker);
 impl Servant for PublishServant {
     fn dispatch(self: Arc<Self>, current: Current, params: Encapsulation) -> Dispatch {
         let req = request_of(&current, params);
-        Dispatch::ready(to_result(
-            &current,
-            self.0.dispatch_publish(&current.id, &current.facet, &req),
-        ))
+        Dispatch::ready(to_result(self.0.dispatch_publish(
+            &current.id,
+            &current.facet,
+            &req,
+        )))
     }
 
     fn handles_builtins(&self) -> bool {

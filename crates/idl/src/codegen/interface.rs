@@ -179,7 +179,7 @@ impl Gen<'_> {
                 ) -> #c::Dispatch {
                     match current.operation.as_str() {
                         #(#arms)*
-                        _ => #c::Dispatch::ready(::core::result::Result::Err(#c::DispatchError::operation_not_exist(&current))),
+                        _ => #c::Dispatch::ready(::core::result::Result::Err(#c::DispatchError::operation_not_exist())),
                     }
                 }
                 fn ice_id(&self) -> &str {

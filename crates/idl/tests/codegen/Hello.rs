@@ -195,7 +195,7 @@ pub mod demo {
                 _ => {
                     ::floe::codegen::Dispatch::ready(
                         ::core::result::Result::Err(
-                            ::floe::codegen::DispatchError::operation_not_exist(&current),
+                            ::floe::codegen::DispatchError::operation_not_exist(),
                         ),
                     )
                 }

@@ -1227,7 +1227,7 @@ pub mod rich {
                 _ => {
                     ::floe::codegen::Dispatch::ready(
                         ::core::result::Result::Err(
-                            ::floe::codegen::DispatchError::operation_not_exist(&current),
+                            ::floe::codegen::DispatchError::operation_not_exist(),
                         ),
                     )
                 }
@@ -2098,7 +2098,7 @@ pub mod rich {
                 _ => {
                     ::floe::codegen::Dispatch::ready(
                         ::core::result::Result::Err(
-                            ::floe::codegen::DispatchError::operation_not_exist(&current),
+                            ::floe::codegen::DispatchError::operation_not_exist(),
                         ),
                     )
                 }
@@ -2348,7 +2348,7 @@ pub mod rich {
                 _ => {
                     ::floe::codegen::Dispatch::ready(
                         ::core::result::Result::Err(
-                            ::floe::codegen::DispatchError::operation_not_exist(&current),
+                            ::floe::codegen::DispatchError::operation_not_exist(),
                         ),
                     )
                 }

@@ -360,7 +360,7 @@ impl TestI {
                 }
                 current.empty_reply()
             }
-            _ => return Err(DispatchError::operation_not_exist(&current)),
+            _ => return Err(DispatchError::operation_not_exist()),
         };
         Ok(reply)
     }
@@ -440,7 +440,7 @@ impl Servant for CallbackI {
     fn dispatch(self: Arc<Self>, current: Current, params: Encapsulation) -> Dispatch {
         let result = (|| -> DispatchResult {
             if current.operation != "add" {
-                return Err(DispatchError::operation_not_exist(&current));
+                return Err(DispatchError::operation_not_exist());
             }
             let mut d = Decoder::from_encapsulation(params)?;
             let a = d.read_i32()?;
