@@ -9,6 +9,8 @@
 //! - [`runtime`]: communicator, object adapters, proxies and connections (`floe-runtime`).
 #![warn(missing_docs)]
 
+pub mod codegen;
+
 pub use floe_runtime as runtime;
 pub use floe_wire as wire;
 

@@ -20,6 +20,7 @@
 #![warn(missing_docs)]
 
 pub mod ast;
+pub mod codegen;
 pub mod diagnostic;
 pub mod ident;
 pub mod lexer;

@@ -1,6 +1,7 @@
 //! `slice2rs`: the Slice compiler for floe. Options mirror `slice2cpp`.
-//! Code generation is not wired yet: without `--validate` the files are
-//! checked and, with `--dump-model`, the model is printed.
+//! Each file is compiled to `<file stem>.rs` in `--output-dir` (default:
+//! the current directory); `--validate` only checks, `--dump-model` prints
+//! the model instead of generating.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,9 +14,9 @@ use clap::{ArgAction, Parser};
     name = "slice2rs",
     disable_version_flag = true,
     about = "Slice compiler for floe (Rust, Ice 3.7 compatible)",
-    after_help = "Code generation is not implemented yet: files are preprocessed, parsed, \
-resolved and validated; nothing is written to --output-dir. Use --dump-model to print \
-the validated model. Exit status: 0 on success, 1 on any error."
+    after_help = "Writes <file stem>.rs for each Slice file into --output-dir (default: the \
+current directory). Use --dump-model to print the validated model instead. \
+Exit status: 0 on success, 1 on any error."
 )]
 struct Cli {
     /// Slice files to compile.
@@ -44,6 +45,10 @@ struct Cli {
     /// Print the validated model (debug format) on stdout.
     #[arg(long)]
     dump_model: bool,
+    /// Generate data types only (no proxies, servant traits or dispatchers;
+    /// proxies become `Option<ProxyData>`), for crates without floe-runtime.
+    #[arg(long)]
+    no_interfaces: bool,
     /// Allow underscores in Slice identifiers (deprecated: use [["underscore"]]).
     #[arg(long)]
     underscore: bool,
@@ -126,6 +131,28 @@ fn main() -> ExitCode {
                     println!("{line}");
                 } else if cli.dump_model && !cli.validate {
                     println!("{:#?}", out.model);
+                } else if !cli.validate {
+                    let settings = floe_idl::codegen::Settings {
+                        interfaces: !cli.no_interfaces,
+                    };
+                    match floe_idl::codegen::generate(&out.model, &settings) {
+                        Ok(code) => {
+                            let stem = file
+                                .file_stem()
+                                .map(|s| s.to_string_lossy().into_owned())
+                                .unwrap_or_else(|| "out".to_owned());
+                            let dir = cli.output_dir.clone().unwrap_or_else(|| PathBuf::from("."));
+                            let path = dir.join(format!("{stem}.rs"));
+                            if let Err(e) = std::fs::write(&path, code) {
+                                eprintln!("slice2rs: error: cannot write `{}': {e}", path.display());
+                                failed = true;
+                            }
+                        }
+                        Err(e) => {
+                            eprintln!("slice2rs: error: {e}");
+                            failed = true;
+                        }
+                    }
                 }
             }
             Err(fail) => {

@@ -1,0 +1,156 @@
+//! Classes, following the contract in `floe_wire::class`: a struct with
+//! the base class embedded as the field `base`, `ValueType` (type id,
+//! compact id) and `Value` (`write_slices` / `read_slices`: own slice with
+//! required members in order and optionals by tag, then the base's).
+//! Factories are registered by the root-level `register_value_factories`.
+//! Operations on classes (deprecated in Slice) generate nothing.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::ident::{field_ident, type_ident};
+use super::{codegen_path, Gen};
+use crate::model::{Class, DefKind, Definition};
+
+impl Gen<'_> {
+    /// The type ids of a class or exception and its bases, most-derived
+    /// first.
+    pub(crate) fn slice_chain(&self, def: &Definition) -> Vec<String> {
+        let mut ids = Vec::new();
+        let mut cur = Some(def.id);
+        while let Some(id) = cur {
+            if ids.len() > self.model.definitions.len() {
+                break;
+            }
+            let d = self.model.def(id);
+            ids.push(d.scoped.clone());
+            cur = match &d.kind {
+                DefKind::Class(c) => c.base,
+                DefKind::Exception(e) => e.base,
+                _ => None,
+            };
+        }
+        ids
+    }
+
+    pub(crate) fn class_def(&self, def: &Definition, k: &Class) -> TokenStream {
+        let c = codegen_path();
+        let name = type_ident(&def.name);
+        let from = Some(def.module);
+        let doc = self.doc(def.doc.as_ref(), &format!("Slice class `{}`.", def.scoped));
+        let scoped = &def.scoped;
+        let base_field = k.base.map(|b| {
+            let p = self.path_to(from, b, "");
+            quote!(/// The base class's members.
+                pub base: #p,)
+        });
+        let fields = k.members.iter().map(|m| {
+            let f = field_ident(&m.name);
+            let t = self.member_type(from, m);
+            let doc = self.doc(m.doc.as_ref(), &format!("Slice member `{}`.", m.name));
+            quote!(#doc pub #f: #t,)
+        });
+        let has_defaults = k.members.iter().any(|m| m.default.is_some());
+        let default_impl = if has_defaults {
+            let inits = k.members.iter().map(|m| {
+                let f = field_ident(&m.name);
+                let v = match &m.default {
+                    Some(v) => {
+                        let v = self.value_expr(from, m.ty, v, false);
+                        if m.tag.is_some() {
+                            quote!(::core::option::Option::Some(#v))
+                        } else {
+                            v
+                        }
+                    }
+                    None => quote!(::core::default::Default::default()),
+                };
+                quote!(#f: #v,)
+            });
+            let base_init = k
+                .base
+                .map(|_| quote!(base: ::core::default::Default::default(),));
+            quote! {
+                impl ::core::default::Default for #name {
+                    fn default() -> Self {
+                        Self { #base_init #(#inits)* }
+                    }
+                }
+            }
+        } else {
+            TokenStream::new()
+        };
+        let derive_default = if has_defaults {
+            TokenStream::new()
+        } else {
+            quote!(Default,)
+        };
+        let compact = match k.compact_id {
+            Some(id) => {
+                let id = id as u32;
+                quote!(const COMPACT_ID: ::core::option::Option<u32> = ::core::option::Option::Some(#id);)
+            }
+            None => TokenStream::new(),
+        };
+        let ids = self.slice_chain(def);
+        let last = k.base.is_none();
+        let writes = self.write_members(&k.members, quote!(self));
+        let reads = self.read_members(&k.members, quote!(self));
+        let (write_base, read_end, base_fns) = if k.base.is_some() {
+            (
+                quote!(self.base.write_slices(enc);),
+                quote!(dec.end_slice()?; self.base.read_slices(dec)),
+                quote! {
+                    fn ice_base(&self) -> ::core::option::Option<&dyn #c::Value> {
+                        ::core::option::Option::Some(&self.base)
+                    }
+                    fn ice_base_mut(&mut self) -> ::core::option::Option<&mut dyn #c::Value> {
+                        ::core::option::Option::Some(&mut self.base)
+                    }
+                },
+            )
+        } else {
+            (TokenStream::new(), quote!(dec.end_slice()), TokenStream::new())
+        };
+        quote! {
+            #doc
+            #[derive(Clone, Debug, #derive_default PartialEq)]
+            pub struct #name {
+                #base_field
+                #(#fields)*
+            }
+
+            #default_impl
+
+            impl #c::ValueType for #name {
+                const TYPE_ID: &'static str = #scoped;
+                #compact
+            }
+
+            impl #c::Value for #name {
+                fn ice_id(&self) -> &str {
+                    <Self as #c::ValueType>::TYPE_ID
+                }
+                fn ice_ids(&self) -> &'static [&'static str] {
+                    &[#(#ids),*]
+                }
+                fn write_slices(&self, enc: &mut #c::Encoder) {
+                    enc.start_slice(
+                        <Self as #c::ValueType>::TYPE_ID,
+                        <Self as #c::ValueType>::COMPACT_ID,
+                        #last,
+                    );
+                    #writes
+                    enc.end_slice();
+                    #write_base
+                }
+                fn read_slices(&mut self, dec: &mut #c::Decoder) -> #c::Result<()> {
+                    dec.start_slice()?;
+                    #reads
+                    #read_end
+                }
+                #base_fns
+            }
+        }
+    }
+}

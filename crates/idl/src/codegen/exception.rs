@@ -1,0 +1,127 @@
+//! User exceptions, following the contract in `floe_wire::exception`: a
+//! struct with the base exception embedded as `base`,
+//! `UserExceptionType` (type id) and `UserException` (slices,
+//! most-derived first), plus `Display` and `std::error::Error`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::ident::{field_ident, type_ident};
+use super::{codegen_path, Gen};
+use crate::model::{Definition, Exception};
+
+impl Gen<'_> {
+    pub(crate) fn exception_def(&self, def: &Definition, x: &Exception) -> TokenStream {
+        let c = codegen_path();
+        let name = type_ident(&def.name);
+        let from = Some(def.module);
+        let doc = self.doc(def.doc.as_ref(), &format!("Slice exception `{}`.", def.scoped));
+        let scoped = &def.scoped;
+        let base_field = x.base.map(|b| {
+            let p = self.path_to(from, b, "");
+            quote!(/// The base exception's members.
+                pub base: #p,)
+        });
+        let fields = x.members.iter().map(|m| {
+            let f = field_ident(&m.name);
+            let t = self.member_type(from, m);
+            let doc = self.doc(m.doc.as_ref(), &format!("Slice member `{}`.", m.name));
+            quote!(#doc pub #f: #t,)
+        });
+        let has_defaults = x.members.iter().any(|m| m.default.is_some());
+        let default_impl = if has_defaults {
+            let inits = x.members.iter().map(|m| {
+                let f = field_ident(&m.name);
+                let v = match &m.default {
+                    Some(v) => {
+                        let v = self.value_expr(from, m.ty, v, false);
+                        if m.tag.is_some() {
+                            quote!(::core::option::Option::Some(#v))
+                        } else {
+                            v
+                        }
+                    }
+                    None => quote!(::core::default::Default::default()),
+                };
+                quote!(#f: #v,)
+            });
+            let base_init = x
+                .base
+                .map(|_| quote!(base: ::core::default::Default::default(),));
+            quote! {
+                impl ::core::default::Default for #name {
+                    fn default() -> Self {
+                        Self { #base_init #(#inits)* }
+                    }
+                }
+            }
+        } else {
+            TokenStream::new()
+        };
+        let derive_default = if has_defaults {
+            TokenStream::new()
+        } else {
+            quote!(Default,)
+        };
+        let ids = self.slice_chain(def);
+        let last = x.base.is_none();
+        let writes = self.write_members(&x.members, quote!(self));
+        let reads = self.read_members(&x.members, quote!(self));
+        let (write_base, read_end, base_fn) = if x.base.is_some() {
+            (
+                quote!(self.base.write_slices(enc);),
+                quote!(dec.end_slice()?; self.base.read_slices(dec)),
+                quote! {
+                    fn ice_base(&self) -> ::core::option::Option<&dyn #c::UserException> {
+                        ::core::option::Option::Some(&self.base)
+                    }
+                },
+            )
+        } else {
+            (TokenStream::new(), quote!(dec.end_slice()), TokenStream::new())
+        };
+        quote! {
+            #doc
+            #[derive(Clone, Debug, #derive_default PartialEq)]
+            pub struct #name {
+                #base_field
+                #(#fields)*
+            }
+
+            #default_impl
+
+            impl #c::UserExceptionType for #name {
+                const TYPE_ID: &'static str = #scoped;
+            }
+
+            impl #c::UserException for #name {
+                fn ice_id(&self) -> &'static str {
+                    <Self as #c::UserExceptionType>::TYPE_ID
+                }
+                fn ice_ids(&self) -> &'static [&'static str] {
+                    &[#(#ids),*]
+                }
+                fn write_slices(&self, enc: &mut #c::Encoder) {
+                    enc.start_slice(<Self as #c::UserExceptionType>::TYPE_ID, ::core::option::Option::None, #last);
+                    #writes
+                    enc.end_slice();
+                    #write_base
+                }
+                fn read_slices(&mut self, dec: &mut #c::Decoder) -> #c::Result<()> {
+                    dec.start_slice()?;
+                    #reads
+                    #read_end
+                }
+                #base_fn
+            }
+
+            impl ::core::fmt::Display for #name {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(#scoped)
+                }
+            }
+
+            impl ::std::error::Error for #name {}
+        }
+    }
+}

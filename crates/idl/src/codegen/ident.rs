@@ -1,0 +1,79 @@
+//! Rust names for Slice names: `CamelCase` types, `snake_case` modules,
+//! fields, methods and parameters, `SCREAMING_SNAKE_CASE` constants, with
+//! Rust keywords escaped (`r#type`, `self_`). The Slice name itself is what
+//! goes on the wire (operation names, type ids), never the Rust one.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
+
+use crate::ident::{escape_rust, to_snake, to_upper_camel};
+
+/// Turns an escaped name (`r#type`, `self_`, `Foo`) into an [`Ident`].
+fn make(name: &str) -> Ident {
+    match name.strip_prefix("r#") {
+        Some(raw) => Ident::new_raw(raw, Span::call_site()),
+        None => Ident::new(name, Span::call_site()),
+    }
+}
+
+/// A type name: `Hello`, `FixedSeq`, `my_type` → `MyType`.
+pub fn type_ident(name: &str) -> Ident {
+    make(&escape_rust(&to_upper_camel(name)))
+}
+
+/// A type name with a suffix: `Hello` + `Prx` → `HelloPrx`.
+pub fn suffixed_type_ident(name: &str, suffix: &str) -> Ident {
+    make(&escape_rust(&format!("{}{suffix}", to_upper_camel(name))))
+}
+
+/// A module name: `Bench` → `bench`, `IceStorm` → `ice_storm`.
+pub fn module_ident(name: &str) -> Ident {
+    make(&escape_rust(&to_snake(name)))
+}
+
+/// A field, parameter or method name: `signalCount` → `signal_count`,
+/// `type` → `r#type`.
+pub fn field_ident(name: &str) -> Ident {
+    make(&escape_rust(&to_snake(name)))
+}
+
+/// An enumerator: `red` → `Red`.
+pub fn variant_ident(name: &str) -> Ident {
+    type_ident(name)
+}
+
+/// A constant: `maxSize` → `MAX_SIZE`.
+pub fn const_ident(name: &str) -> Ident {
+    make(&escape_rust(&to_snake(name).to_ascii_uppercase()))
+}
+
+/// `#[doc = "..."]` attributes, one per line, for a doc text.
+pub fn doc_attrs(text: &str) -> TokenStream {
+    let mut out = TokenStream::new();
+    for line in text.trim().lines() {
+        let line = if line.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", line.trim_end())
+        };
+        out.extend(quote!(#[doc = #line]));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(type_ident("hello").to_string(), "Hello");
+        assert_eq!(suffixed_type_ident("Topic", "Prx").to_string(), "TopicPrx");
+        assert_eq!(module_ident("IceStorm").to_string(), "ice_storm");
+        assert_eq!(field_ident("type").to_string(), "r#type");
+        assert_eq!(field_ident("self").to_string(), "self_");
+        assert_eq!(field_ident("signalCount").to_string(), "signal_count");
+        assert_eq!(const_ident("maxSize").to_string(), "MAX_SIZE");
+        assert_eq!(module_ident("mod").to_string(), "r#mod");
+    }
+}
