@@ -11,3 +11,4 @@ pub use floe_wire::{
     OptionalKind, ProxyData, Result, UserException, UserExceptionRegistry, UserExceptionType,
     Value, ValuePtr, ValueType, WireType,
 };
+pub use crate::slice_export::{SliceParts, SliceType};

@@ -1,1 +1,66 @@
-//! floe-derive: proc macros for Rust-first Ice interfaces and types.
+//! floe-derive: Rust-first Ice definitions.
+//!
+//! The macros read a Rust item, build the floe-idl model with it (syn →
+//! model, [`ast`]), check it ([`valid`]) and call the same code generator
+//! as `slice2rs` ([`expand`]), so a Rust-first type or interface is
+//! wire-identical to the equivalent Slice definition by construction. On
+//! error they emit the spanned diagnostics and stubs ([`fallback`]).
+//! Use them through the `floe` crate: `floe::interface`, `floe::Struct`,
+//! `floe::Enum`, `floe::Exception`, `floe::Class`.
+#![warn(missing_docs)]
+
+use proc_macro::TokenStream;
+use syn::parse_macro_input;
+
+mod ast;
+mod attr;
+mod expand;
+mod fallback;
+mod valid;
+
+use ast::DataKind;
+
+/// A Slice struct: `Encode`, `Decode`, `WireType` and the Slice text.
+/// Needs `#[floe(module = "M")]`; fields map to Slice types (`i32` → `int`,
+/// `String` → `string`, `Bytes` → `sequence<byte>`, `Vec<T>` →
+/// `sequence<T>`, `BTreeMap`/`HashMap` → `dictionary`, other derived types
+/// by name).
+#[proc_macro_derive(Struct, attributes(floe))]
+pub fn derive_struct(input: TokenStream) -> TokenStream {
+    expand::derive(parse_macro_input!(input as syn::DeriveInput), DataKind::Struct).into()
+}
+
+/// A Slice enum (unit variants, optional explicit `= value`s); the enum
+/// must also derive `Clone` and `Copy`.
+#[proc_macro_derive(Enum, attributes(floe))]
+pub fn derive_enum(input: TokenStream) -> TokenStream {
+    expand::derive(parse_macro_input!(input as syn::DeriveInput), DataKind::Enum).into()
+}
+
+/// A Slice user exception (no base); optional members are `Option<T>`
+/// with `#[floe(tag = N)]`. The type must also derive `Clone`, `Debug`,
+/// `Default` and `PartialEq`.
+#[proc_macro_derive(Exception, attributes(floe))]
+pub fn derive_exception(input: TokenStream) -> TokenStream {
+    expand::derive(parse_macro_input!(input as syn::DeriveInput), DataKind::Exception).into()
+}
+
+/// A Slice class (no base; `#[floe(compact_id = N)]` optional); class
+/// references are `Option<ClassRef<T>>`. The type must also derive
+/// `Clone`, `Debug` and `Default`.
+#[proc_macro_derive(Class, attributes(floe))]
+pub fn derive_class(input: TokenStream) -> TokenStream {
+    expand::derive(parse_macro_input!(input as syn::DeriveInput), DataKind::Class).into()
+}
+
+/// A Slice interface from a trait of `async fn`s: `#[floe(idempotent)]`,
+/// `#[floe(name = "wireName")]`, optional values as `Option<T>` with
+/// `#[floe(tag = N)]`, user exceptions as `Result<T, E>`, bases as
+/// supertraits, the module as `#[floe::interface(module = "M")]`.
+/// Generates what `slice2rs` generates for the equivalent Slice interface,
+/// plus `<Trait>Slice::ice_slice()` (the `.ice` text).
+#[proc_macro_attribute]
+pub fn interface(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item = parse_macro_input!(input as syn::ItemTrait);
+    expand::interface(args.into(), item).into()
+}

@@ -22,6 +22,7 @@
 pub mod ast;
 pub mod codegen;
 pub mod diagnostic;
+pub mod export;
 pub mod ident;
 pub mod lexer;
 pub mod model;
