@@ -3,12 +3,20 @@
 //! names nothing else of floe, so this module is the whole contract
 //! between the generator and the crates (as `tonic::codegen` is for
 //! tonic-build). Not meant for hand-written code.
+//!
+//! `Error` and `Result` are the runtime's (what proxies return);
+//! `WireError` and `WireResult` are floe-wire's (what `Decode` returns).
 
 pub use bytes::Bytes;
+pub use floe_runtime::{
+    encode_encapsulation, Current, Dispatch, DispatchError, Error, OperationMode, Proxy, Response,
+    Result, Servant,
+};
 pub use floe_wire::class::ValueFactoryRegistry;
 pub use floe_wire::{
-    ClassRef, Context, Decode, Decoder, Encode, Encoder, Error, Identity, OptionalFormat,
-    OptionalKind, ProxyData, Result, UserException, UserExceptionRegistry, UserExceptionType,
-    Value, ValuePtr, ValueType, WireType,
+    ClassRef, Context, Decode, Decoder, Encapsulation, Encode, Encoder, Identity, OptionalFormat,
+    OptionalKind, ProxyData, UserException, UserExceptionRegistry, UserExceptionType, Value,
+    ValuePtr, ValueType, WireType,
 };
 pub use crate::slice_export::{SliceParts, SliceType};
+pub use floe_wire::{Error as WireError, Result as WireResult};

@@ -917,6 +917,10 @@ pub fn from_trait(args: attr::Attrs, args_span: Span, item: &syn::ItemTrait) -> 
                 if matches!(name.as_str(), "Send" | "Sync") {
                     continue;
                 }
+                b.cx.error(
+                    t.span(),
+                    "interface inheritance is not supported by `#[floe::interface]` yet (the macro cannot see the base trait's operations); define both interfaces in Slice and use `floe::slice!`",
+                );
                 let Some(mut path) = b.user_path(&t.path) else { continue };
                 if let Some(l) = path.segments.last_mut() {
                     l.ident = syn::Ident::new(&format!("{name}Slice"), l.ident.span());

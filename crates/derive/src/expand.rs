@@ -126,6 +126,43 @@ fn expand_interface(item: &syn::ItemTrait, built: &Built) -> syn::Result<TokenSt
         quote!(#t)
     };
     let marker = format_ident!("{}Slice", ident);
+    // The generated dispatcher compares thrown exceptions with the type ids
+    // the model holds for them (the interface's module + the Rust name);
+    // check at compile time that they are the exceptions' real ones.
+    let checks = built.deps.iter().filter_map(|d| {
+        let def = built.model.def(d.def);
+        if !matches!(def.kind, DefKind::Exception(_)) {
+            return None;
+        }
+        let path = &d.rust;
+        let expected = &def.scoped;
+        let msg = format!(
+            "the exception `{}` must be defined with #[floe(module)] giving the type id `{expected}`",
+            def.name
+        );
+        Some(quote! {
+            const _: () = {
+                const fn same(a: &str, b: &str) -> bool {
+                    let (a, b) = (a.as_bytes(), b.as_bytes());
+                    if a.len() != b.len() {
+                        return false;
+                    }
+                    let mut i = 0;
+                    while i < a.len() {
+                        if a[i] != b[i] {
+                            return false;
+                        }
+                        i += 1;
+                    }
+                    true
+                }
+                ::core::assert!(
+                    same(<#path as ::floe::codegen::UserExceptionType>::TYPE_ID, #expected),
+                    #msg
+                );
+            };
+        })
+    });
     let slice = slice_type_impl(quote!(#marker), built);
     let doc = format!(
         "The Slice definition of interface `{}` (see [`{marker}::ice_slice`]).",
@@ -151,6 +188,7 @@ fn expand_interface(item: &syn::ItemTrait, built: &Built) -> syn::Result<TokenSt
         }
 
         #slice
+        #(#checks)*
     })
 }
 

@@ -25,7 +25,7 @@ pub fn data(input: &syn::DeriveInput, kind: DataKind, err: syn::Error) -> TokenS
             fn encode(&self, _: &mut #c::Encoder) { #stub }
         }
         impl #c::Decode for #ident {
-            fn decode(_: &mut #c::Decoder) -> #c::Result<Self> { #stub }
+            fn decode(_: &mut #c::Decoder) -> #c::WireResult<Self> { #stub }
         }
     };
     let specific = match kind {
@@ -35,7 +35,7 @@ pub fn data(input: &syn::DeriveInput, kind: DataKind, err: syn::Error) -> TokenS
                 fn ice_id(&self) -> &'static str { #stub }
                 fn ice_ids(&self) -> &'static [&'static str] { #stub }
                 fn write_slices(&self, _: &mut #c::Encoder) { #stub }
-                fn read_slices(&mut self, _: &mut #c::Decoder) -> #c::Result<()> { #stub }
+                fn read_slices(&mut self, _: &mut #c::Decoder) -> #c::WireResult<()> { #stub }
             }
         },
         DataKind::Class => quote! {
@@ -43,7 +43,7 @@ pub fn data(input: &syn::DeriveInput, kind: DataKind, err: syn::Error) -> TokenS
                 fn ice_id(&self) -> &str { #stub }
                 fn ice_ids(&self) -> &'static [&'static str] { #stub }
                 fn write_slices(&self, _: &mut #c::Encoder) { #stub }
-                fn read_slices(&mut self, _: &mut #c::Decoder) -> #c::Result<()> { #stub }
+                fn read_slices(&mut self, _: &mut #c::Decoder) -> #c::WireResult<()> { #stub }
             }
         },
     };

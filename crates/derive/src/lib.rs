@@ -6,7 +6,8 @@
 //! wire-identical to the equivalent Slice definition by construction. On
 //! error they emit the spanned diagnostics and stubs ([`fallback`]).
 //! Use them through the `floe` crate: `floe::interface`, `floe::Struct`,
-//! `floe::Enum`, `floe::Exception`, `floe::Class`.
+//! `floe::Enum`, `floe::Exception`, `floe::Class`, and `floe::slice!`, which
+//! compiles a `.ice` file at expansion time ([`slice_macro`]).
 #![warn(missing_docs)]
 
 use proc_macro::TokenStream;
@@ -16,6 +17,7 @@ mod ast;
 mod attr;
 mod expand;
 mod fallback;
+mod slice_macro;
 mod valid;
 
 use ast::DataKind;
@@ -63,4 +65,22 @@ pub fn derive_class(input: TokenStream) -> TokenStream {
 pub fn interface(args: TokenStream, input: TokenStream) -> TokenStream {
     let item = parse_macro_input!(input as syn::ItemTrait);
     expand::interface(args.into(), item).into()
+}
+
+/// Compiles a Slice file and expands to its generated Rust code: the
+/// Slice modules become `pub mod`s at the call site, with typed proxies,
+/// servant traits, dispatchers and data types (see `floe_idl::codegen`).
+///
+/// Paths are relative to the crate's `CARGO_MANIFEST_DIR`; the file's own
+/// directory is always searched for `#include`s, and more directories can
+/// be given with `include = "dir"`. Slice errors become `compile_error!`s
+/// pointing at the macro call. Editing the Slice file (or anything it
+/// includes) recompiles the crate.
+///
+/// ```text
+/// floe::slice!("slice/Hello.ice", include = "/usr/share/ice/slice");
+/// ```
+#[proc_macro]
+pub fn slice(input: TokenStream) -> TokenStream {
+    slice_macro::slice(input.into()).into()
 }

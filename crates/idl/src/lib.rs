@@ -20,6 +20,7 @@
 #![warn(missing_docs)]
 
 pub mod ast;
+pub mod builder;
 pub mod codegen;
 pub mod diagnostic;
 pub mod export;
@@ -32,6 +33,8 @@ pub mod resolve;
 pub mod validate;
 
 use std::path::{Path, PathBuf};
+
+pub use builder::{BuildError, Builder};
 
 use diagnostic::{Diagnostics, SourceMap};
 use model::Model;

@@ -38,7 +38,8 @@ fn version_and_help() {
         "--output-dir",
         "--depend",
         "--validate",
-        "Code generation is not implemented",
+        "--no-interfaces",
+        "Writes <file stem>.rs",
     ] {
         assert!(help.contains(flag), "help lacks {flag}:\n{help}");
     }
@@ -147,4 +148,40 @@ fn all_errors_are_reported_at_once() {
         err.lines().filter(|l| l.contains(": error:")).count() >= 3,
         "{err}"
     );
+}
+
+#[test]
+fn generates_rust_into_output_dir() {
+    let tmp = common::TempDir::new("cli-gen");
+    let out_dir = tmp.0.join("out");
+    std::fs::create_dir_all(&out_dir).expect("mkdir");
+    let main = write(
+        &tmp.0,
+        "Hello.ice",
+        "module Demo { interface Hello { string sayHello(int delay); } }\n",
+    );
+    let out = run(&[
+        "--output-dir",
+        out_dir.to_str().expect("utf-8 path"),
+        main.to_str().expect("utf-8 path"),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let code = std::fs::read_to_string(out_dir.join("Hello.rs")).expect("Hello.rs written");
+    assert!(code.contains("pub mod demo"), "{code}");
+    assert!(code.contains("pub struct HelloPrx"), "{code}");
+    assert!(code.contains("pub trait Hello"), "{code}");
+    // --validate writes nothing.
+    std::fs::remove_file(out_dir.join("Hello.rs")).expect("rm");
+    let out = run(&[
+        "--validate",
+        "--output-dir",
+        out_dir.to_str().expect("utf-8 path"),
+        main.to_str().expect("utf-8 path"),
+    ]);
+    assert!(out.status.success());
+    assert!(!out_dir.join("Hello.rs").exists());
 }

@@ -1,2 +1,67 @@
-//! floe-runtime: Communicator, ObjectAdapter, proxies and connections on tokio.
+//! # floe-runtime
+//!
+//! Ice-compatible clients and servers on tokio: the [`Communicator`], its
+//! [`ObjectAdapter`]s (servant maps and listeners), untyped [`Proxy`]s, and
+//! the per-connection task that moves protocol 1.0 frames
+//! ([`floe_wire::protocol`]) between sockets, callers and servants.
+//!
+//! A tour, in the order a request travels:
+//!
+//! - [`Proxy::invoke`] encodes a Request frame and writes it directly to the
+//!   socket when nothing else is queued ([`connection`] explains the write
+//!   path), then awaits the reply from the connection's request table.
+//! - The server's connection task reads whole frames, looks the servant up
+//!   in its [`ObjectAdapter`], and calls [`Servant::dispatch`] with a
+//!   [`Current`] and the parameters (a slice of the frame). Synchronous
+//!   servants answer at once; async ones are polled inside the connection
+//!   task.
+//! - Replies travel back the same way; statuses 2–7 become [`Error`]s.
+//!
+//! Configuration comes from [`Properties`] (`Ice.MessageSizeMax`,
+//! `Ice.RetryIntervals`, `Ice.ACM.*`, `Ice.BatchAutoFlushSize`,
+//! `Ice.Compression.Level`, `<Adapter>.Endpoints`, ...). Works on the
+//! current-thread and the multi-thread tokio runtimes.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use floe_runtime::{servant_fn, Communicator, Dispatch, Identity, OperationMode};
+//! # async fn f() -> floe_runtime::Result<()> {
+//! let communicator = Communicator::new();
+//! let adapter = communicator
+//!     .create_object_adapter_with_endpoints("Hello", "tcp -h 127.0.0.1 -p 0")
+//!     .await?;
+//! let proxy = adapter.add(
+//!     Identity::from_name("hello"),
+//!     servant_fn(|current, _params| Dispatch::ready(Ok(current.empty_reply()))),
+//! )?;
+//! adapter.activate();
+//! proxy.invoke("o", OperationMode::Normal, proxy.empty_params()).await?;
+//! communicator.destroy().await;
+//! # Ok(()) }
+//! ```
 #![warn(missing_docs)]
+
+pub mod communicator;
+pub mod connection;
+pub mod current;
+mod datagram;
+pub mod endpoint;
+pub mod error;
+pub mod object_adapter;
+pub mod properties;
+pub mod proxy;
+pub mod proxy_string;
+pub mod servant;
+
+pub use communicator::Communicator;
+pub use connection::acm::{AcmClose, AcmConfig, AcmHeartbeat};
+pub use connection::{Connection, ConnectionInfo};
+pub use current::{encode_encapsulation, Current};
+pub use endpoint::{Endpoint, Transport};
+pub use error::{Error, Result};
+pub use floe_wire::protocol::OperationMode;
+pub use floe_wire::{Context, Encapsulation, EncodingVersion, Identity};
+pub use object_adapter::ObjectAdapter;
+pub use properties::Properties;
+pub use proxy::{InvocationMode, Proxy, Response};
+pub use servant::{servant_fn, Dispatch, DispatchError, DispatchFuture, DispatchResult, Servant};

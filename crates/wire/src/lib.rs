@@ -20,6 +20,8 @@
 //! - [`class`] holds class instances ([`class::Value`], [`class::ClassRef`])
 //!   and [`exception`] user exceptions ([`exception::UserException`]), in the
 //!   compact and sliced formats (§4.12, §4.13).
+//! - [`protocol`] frames messages (header, request, batch, reply,
+//!   validate/close, bzip2 compression) with check-then-parse framing.
 //! - Every failure is an [`Error`] named after the Ice exception a real Ice
 //!   peer would raise; no decoder panics or allocates more than the input
 //!   justifies.
@@ -40,6 +42,7 @@ pub mod exception;
 pub mod identity;
 pub mod identity_string;
 pub mod optional;
+pub mod protocol;
 pub mod proxy;
 pub mod proxy_string;
 pub mod version;

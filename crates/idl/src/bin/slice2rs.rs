@@ -144,7 +144,10 @@ fn main() -> ExitCode {
                             let dir = cli.output_dir.clone().unwrap_or_else(|| PathBuf::from("."));
                             let path = dir.join(format!("{stem}.rs"));
                             if let Err(e) = std::fs::write(&path, code) {
-                                eprintln!("slice2rs: error: cannot write `{}': {e}", path.display());
+                                eprintln!(
+                                    "slice2rs: error: cannot write `{}': {e}",
+                                    path.display()
+                                );
                                 failed = true;
                             }
                         }

@@ -110,7 +110,11 @@ impl Gen<'_> {
                 },
             )
         } else {
-            (TokenStream::new(), quote!(dec.end_slice()), TokenStream::new())
+            (
+                TokenStream::new(),
+                quote!(dec.end_slice()),
+                TokenStream::new(),
+            )
         };
         quote! {
             #doc
@@ -144,7 +148,7 @@ impl Gen<'_> {
                     enc.end_slice();
                     #write_base
                 }
-                fn read_slices(&mut self, dec: &mut #c::Decoder) -> #c::Result<()> {
+                fn read_slices(&mut self, dec: &mut #c::Decoder) -> #c::WireResult<()> {
                     dec.start_slice()?;
                     #reads
                     #read_end

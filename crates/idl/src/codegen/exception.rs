@@ -15,7 +15,10 @@ impl Gen<'_> {
         let c = codegen_path();
         let name = type_ident(&def.name);
         let from = Some(def.module);
-        let doc = self.doc(def.doc.as_ref(), &format!("Slice exception `{}`.", def.scoped));
+        let doc = self.doc(
+            def.doc.as_ref(),
+            &format!("Slice exception `{}`.", def.scoped),
+        );
         let scoped = &def.scoped;
         let base_field = x.base.map(|b| {
             let p = self.path_to(from, b, "");
@@ -78,7 +81,11 @@ impl Gen<'_> {
                 },
             )
         } else {
-            (TokenStream::new(), quote!(dec.end_slice()), TokenStream::new())
+            (
+                TokenStream::new(),
+                quote!(dec.end_slice()),
+                TokenStream::new(),
+            )
         };
         quote! {
             #doc
@@ -107,7 +114,7 @@ impl Gen<'_> {
                     enc.end_slice();
                     #write_base
                 }
-                fn read_slices(&mut self, dec: &mut #c::Decoder) -> #c::Result<()> {
+                fn read_slices(&mut self, dec: &mut #c::Decoder) -> #c::WireResult<()> {
                     dec.start_slice()?;
                     #reads
                     #read_end

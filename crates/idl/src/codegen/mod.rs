@@ -22,7 +22,7 @@
 //! | `class C` | `pub struct C` implementing `Value`; references are `Option<ClassRef<C>>` |
 //! | `exception X` | `pub struct X` implementing `UserException` |
 //! | `interface I` | `IPrx` (typed proxy), trait `I` (servant), `IDispatcher` |
-//! | `I*` | `Option<IPrx>` |
+//! | `I*` | `Option<ProxyData>` (wrap with `IPrx::unchecked_cast` once a communicator makes it a `Proxy`) |
 //! | `Object`, `Value` | `Option<ValuePtr>` |
 //! | `optional(n) T` | `Option<T>` |
 //!
@@ -48,8 +48,10 @@ use ident::{doc_attrs, module_ident, type_ident};
 pub struct Settings {
     /// Generate typed proxies, servant traits and dispatchers for
     /// interfaces (needs `floe-runtime`). When false only data types are
-    /// generated and proxy-typed values are the runtime-free
-    /// `Option<ProxyData>`.
+    /// generated. Proxy-typed values (`I*` members, parameters, results)
+    /// are `Option<ProxyData>` either way: turning proxy data into a live
+    /// proxy needs a communicator, which the runtime does not offer to
+    /// decoders yet.
     pub interfaces: bool,
 }
 
@@ -234,21 +236,7 @@ impl Gen<'_> {
             Type::Object | Type::Value | Type::LocalObject => {
                 quote!(::core::option::Option<#c::ValuePtr>)
             }
-            Type::ObjectProxy => {
-                if self.settings.interfaces {
-                    quote!(::core::option::Option<#c::ObjectPrx>)
-                } else {
-                    quote!(::core::option::Option<#c::ProxyData>)
-                }
-            }
-            Type::Proxy(id) => {
-                if self.settings.interfaces {
-                    let p = self.path_to(from, id, "Prx");
-                    quote!(::core::option::Option<#p>)
-                } else {
-                    quote!(::core::option::Option<#c::ProxyData>)
-                }
-            }
+            Type::ObjectProxy | Type::Proxy(_) => quote!(::core::option::Option<#c::ProxyData>),
             Type::Named(id) => {
                 let def = self.model.def(id);
                 if let Some(special) = well_known(&def.scoped) {
@@ -287,7 +275,9 @@ impl Gen<'_> {
                 }
                 match &def.kind {
                     DefKind::Enum(_) => true,
-                    DefKind::Struct(s) => s.members.iter().all(|m| self.is_ord_depth(m.ty, depth + 1)),
+                    DefKind::Struct(s) => {
+                        s.members.iter().all(|m| self.is_ord_depth(m.ty, depth + 1))
+                    }
                     DefKind::Sequence(s) => self.is_ord_depth(s.element, depth + 1),
                     DefKind::Dictionary(d) => {
                         !has_rust_type(&def.metadata, "HashMap")
@@ -329,7 +319,7 @@ impl Gen<'_> {
             out.extend(match m.tag {
                 None => quote!(enc.write(&#this.#f);),
                 Some(tag) => {
-                    let tag = tag as u32;
+                    let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
                     quote!(enc.write_optional(#tag, #this.#f.as_ref());)
                 }
             });
@@ -345,7 +335,7 @@ impl Gen<'_> {
             out.extend(match m.tag {
                 None => quote!(#this.#f = dec.read()?;),
                 Some(tag) => {
-                    let tag = tag as u32;
+                    let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
                     quote!(#this.#f = dec.read_optional_value(#tag)?;)
                 }
             });
@@ -372,6 +362,19 @@ impl Gen<'_> {
         let mut out = TokenStream::new();
         if !classes.is_empty() {
             out.extend(quote! {
+                /// The factories of [`register_value_factories`], built once.
+                pub fn value_factories() -> ::std::sync::Arc<#c::ValueFactoryRegistry> {
+                    static FACTORIES: ::std::sync::OnceLock<::std::sync::Arc<#c::ValueFactoryRegistry>> =
+                        ::std::sync::OnceLock::new();
+                    FACTORIES
+                        .get_or_init(|| {
+                            let mut registry = #c::ValueFactoryRegistry::new();
+                            register_value_factories(&mut registry);
+                            ::std::sync::Arc::new(registry)
+                        })
+                        .clone()
+                }
+
                 /// Registers a factory for every class of this Slice file (by
                 /// type id and, where declared, compact id). Give the registry
                 /// to decoders (`Decoder::set_value_factories`).
@@ -410,7 +413,8 @@ fn well_known(scoped: &str) -> Option<TokenStream> {
 
 /// Whether metadata holds `rust:type:<what>`.
 pub(crate) fn has_rust_type(metadata: &[String], what: &str) -> bool {
-    metadata
-        .iter()
-        .any(|m| m.strip_prefix("rust:type:").is_some_and(|t| t.trim() == what))
+    metadata.iter().any(|m| {
+        m.strip_prefix("rust:type:")
+            .is_some_and(|t| t.trim() == what)
+    })
 }

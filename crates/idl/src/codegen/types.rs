@@ -80,6 +80,7 @@ impl Gen<'_> {
         } else {
             TokenStream::new()
         };
+        let (bulk_encode, bulk_decode) = self.bulk(s);
         let (enc_arg, dec_arg) = if s.members.is_empty() {
             (quote!(_enc), quote!(_dec))
         } else {
@@ -104,14 +105,91 @@ impl Gen<'_> {
                 fn encode(&self, #enc_arg: &mut #c::Encoder) {
                     #(#writes)*
                 }
+                #bulk_encode
             }
 
             impl #c::Decode for #name {
-                fn decode(#dec_arg: &mut #c::Decoder) -> #c::Result<Self> {
+                fn decode(#dec_arg: &mut #c::Decoder) -> #c::WireResult<Self> {
                     Ok(Self { #(#reads)* })
                 }
+                #bulk_decode
             }
         }
+    }
+
+    /// For a struct whose members are all numbers or bools (Bench's
+    /// `Fixed`), `encode_slice` / `decode_vec` that move a whole sequence
+    /// as one block of bytes instead of value by value.
+    fn bulk(&self, s: &Struct) -> (TokenStream, TokenStream) {
+        let c = codegen_path();
+        let width = |ty: Type| match ty {
+            Type::Bool | Type::Byte => Some(1usize),
+            Type::Short => Some(2),
+            Type::Int | Type::Float => Some(4),
+            Type::Long | Type::Double => Some(8),
+            _ => None,
+        };
+        let Some(widths) = s
+            .members
+            .iter()
+            .map(|m| width(m.ty))
+            .collect::<Option<Vec<usize>>>()
+        else {
+            return (TokenStream::new(), TokenStream::new());
+        };
+        if widths.is_empty() {
+            return (TokenStream::new(), TokenStream::new());
+        }
+        let size: usize = widths.iter().sum();
+        let size_lit = Literal::usize_unsuffixed(size);
+        let mut puts = Vec::new();
+        let mut fields = Vec::new();
+        let mut offset = 0usize;
+        for (m, w) in s.members.iter().zip(&widths) {
+            let f = field_ident(&m.name);
+            let idx = (offset..offset + w).map(Literal::usize_unsuffixed);
+            fields.push(match m.ty {
+                Type::Bool => {
+                    let o = Literal::usize_unsuffixed(offset);
+                    quote!(#f: c[#o] != 0,)
+                }
+                Type::Byte => {
+                    let o = Literal::usize_unsuffixed(offset);
+                    quote!(#f: c[#o],)
+                }
+                ty => {
+                    let t = self.rust_type(None, ty);
+                    quote!(#f: <#t>::from_le_bytes([#(c[#idx]),*]),)
+                }
+            });
+            puts.push(match m.ty {
+                Type::Bool => quote!(buf.extend_from_slice(&[u8::from(item.#f)]);),
+                Type::Byte => quote!(buf.extend_from_slice(&[item.#f]);),
+                _ => quote!(buf.extend_from_slice(&item.#f.to_le_bytes());),
+            });
+            offset += w;
+        }
+        (
+            quote! {
+                fn encode_slice(items: &[Self], enc: &mut #c::Encoder) {
+                    let buf = enc.buffer_mut();
+                    buf.reserve(items.len() * #size_lit);
+                    for item in items {
+                        #(#puts)*
+                    }
+                }
+            },
+            quote! {
+                fn decode_vec(dec: &mut #c::Decoder, n: usize) -> #c::WireResult<::std::vec::Vec<Self>> {
+                    // `n` was checked against the bytes present (n * MIN_WIRE_SIZE).
+                    let bytes = dec.read_bytes(n * #size_lit)?;
+                    Ok(bytes
+                        .chunks_exact(#size_lit)
+                        .map(|c| Self { #(#fields)* })
+                        .collect())
+                }
+            },
+        )
     }
 
     pub(crate) fn enum_def(&self, def: &Definition, e: &Enum) -> TokenStream {
@@ -119,26 +197,26 @@ impl Gen<'_> {
         let name = type_ident(&def.name);
         let doc = self.doc(def.doc.as_ref(), &format!("Slice enum `{}`.", def.scoped));
         let max = e.max_value;
-        let variants = e.enumerators.iter().map(|en| {
+        let variants = e.enumerators.iter().enumerate().map(|(i, en)| {
             let v = variant_ident(&en.name);
             let value = Literal::i32_unsuffixed(en.value);
             let doc = self.doc(en.doc.as_ref(), &format!("Slice enumerator `{}`.", en.name));
-            quote!(#doc #v = #value,)
+            let default = if i == 0 {
+                quote!(#[default])
+            } else {
+                TokenStream::new()
+            };
+            quote!(#doc #default #v = #value,)
         });
         let arms = e.enumerators.iter().map(|en| {
             let v = variant_ident(&en.name);
             let value = Literal::i32_unsuffixed(en.value);
             quote!(#value => ::core::option::Option::Some(Self::#v),)
         });
-        let first = e
-            .enumerators
-            .first()
-            .map(|en| variant_ident(&en.name))
-            .into_iter();
         let scoped = &def.scoped;
         quote! {
             #doc
-            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
             #[repr(i32)]
             pub enum #name {
                 #(#variants)*
@@ -162,12 +240,6 @@ impl Gen<'_> {
                 }
             }
 
-            impl ::core::default::Default for #name {
-                fn default() -> Self {
-                    #(Self::#first)*
-                }
-            }
-
             impl #c::WireType for #name {
                 const MIN_WIRE_SIZE: usize = 1;
                 const OPTIONAL_KIND: #c::OptionalKind =
@@ -181,10 +253,10 @@ impl Gen<'_> {
             }
 
             impl #c::Decode for #name {
-                fn decode(dec: &mut #c::Decoder) -> #c::Result<Self> {
+                fn decode(dec: &mut #c::Decoder) -> #c::WireResult<Self> {
                     let value = dec.read_enum(Self::MAX_VALUE)?;
                     Self::from_value(value).ok_or_else(|| {
-                        #c::Error::marshal(::std::format!(
+                        #c::WireError::marshal(::std::format!(
                             "{value} is not an enumerator of {}",
                             #scoped
                         ))
@@ -196,14 +268,20 @@ impl Gen<'_> {
 
     pub(crate) fn sequence_def(&self, def: &Definition, s: &Sequence) -> TokenStream {
         let name = type_ident(&def.name);
-        let doc = self.doc(def.doc.as_ref(), &format!("Slice sequence `{}`.", def.scoped));
+        let doc = self.doc(
+            def.doc.as_ref(),
+            &format!("Slice sequence `{}`.", def.scoped),
+        );
         let t = self.sequence_type(Some(def.module), &def.metadata, s);
         quote!(#doc pub type #name = #t;)
     }
 
     pub(crate) fn dictionary_def(&self, def: &Definition, d: &Dictionary) -> TokenStream {
         let name = type_ident(&def.name);
-        let doc = self.doc(def.doc.as_ref(), &format!("Slice dictionary `{}`.", def.scoped));
+        let doc = self.doc(
+            def.doc.as_ref(),
+            &format!("Slice dictionary `{}`.", def.scoped),
+        );
         let t = self.dictionary_type(Some(def.module), &def.metadata, d);
         quote!(#doc pub type #name = #t;)
     }
@@ -241,7 +319,10 @@ impl Gen<'_> {
 
     pub(crate) fn const_def(&self, def: &Definition, k: &Const) -> TokenStream {
         let name = const_ident(&def.name);
-        let doc = self.doc(def.doc.as_ref(), &format!("Slice constant `{}`.", def.scoped));
+        let doc = self.doc(
+            def.doc.as_ref(),
+            &format!("Slice constant `{}`.", def.scoped),
+        );
         let from = Some(def.module);
         let t = match k.ty {
             Type::String => quote!(&str),

@@ -1,0 +1,157 @@
+// Ice C++11 bench client for Bench.ice, same CLI and JSON output as floe's
+// bench_client (with "impl":"ice-cpp"):
+//   bench_client PORT [WORKLOAD...] [--Ice.Prop=value...]
+#include <Ice/Ice.h>
+#include <Bench.h>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+using namespace std;
+using Clock = chrono::steady_clock;
+
+static void report(const string& w, size_t calls, double seconds, double payload) {
+    double us = seconds * 1e6 / (calls ? calls : 1);
+    double mbit = seconds > 0 ? payload * 8.0 / seconds / 1e6 : 0.0;
+    printf("{\"impl\":\"ice-cpp\",\"workload\":\"%s\",\"calls\":%zu,\"seconds\":%.6f,\"us_per_call\":%.3f,\"mbit_s\":%.3f}\n",
+           w.c_str(), calls, seconds, us, mbit);
+    fflush(stdout);
+}
+
+static double since(Clock::time_point s) { return chrono::duration<double>(Clock::now() - s).count(); }
+
+static Bench::ByteSeq pattern(size_t n) {
+    Bench::ByteSeq v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = static_cast<Ice::Byte>(i);
+    return v;
+}
+
+static Bench::DataMessage makeData(size_t size) {
+    size_t signals = size / 400 ? size / 400 : 1;
+    Bench::DataMessage m;
+    m.name = "codac";
+    m.id = 1;
+    m.signalCount = static_cast<int>(signals);
+    m.sampleCount = 100;
+    for (int i = 0; i < 100; ++i) m.times.push_back(static_cast<float>(i));
+    for (size_t s = 0; s < signals; ++s) {
+        Bench::SignalData d;
+        d.name = "signal" + to_string(s);
+        for (int i = 0; i < 100; ++i) d.samples.push_back(static_cast<float>(s * 100 + i));
+        m.signals.push_back(d);
+    }
+    return m;
+}
+
+static vector<string> allWorkloads() {
+    vector<string> w = {"latency", "oneway", "batch", "byteseq_send", "byteseq_recv", "fixed_send",
+                        "fixed_recv", "strdbl_send", "strdbl_recv"};
+    for (auto k : {"bytes", "floats", "data"})
+        for (auto way : {"oneway", "twoway"})
+            for (auto size : {"10000", "100000", "1000000", "10000000"})
+                w.push_back(string("codac_") + k + "_" + way + "_" + size);
+    return w;
+}
+
+int main(int argc, char* argv[]) {
+    try {
+        Ice::InitializationData init;
+        init.properties = Ice::createProperties(argc, argv);
+        if (init.properties->getProperty("Ice.MessageSizeMax").empty()) {
+            init.properties->setProperty("Ice.MessageSizeMax", "102400");
+        }
+        auto args = init.properties->parseCommandLineOptions("", Ice::argsToStringSeq(argc, argv));
+        if (args.size() < 2) {
+            cerr << "usage: bench_client PORT [WORKLOAD...]" << endl;
+            return 2;
+        }
+        string port = args[1];
+        vector<string> workloads(args.begin() + 2, args.end());
+        if (workloads.empty()) workloads = allWorkloads();
+        Ice::CommunicatorHolder ich(init);
+        auto c = ich.communicator();
+        auto ep = ":tcp -h 127.0.0.1 -p " + port;
+        auto a = Ice::uncheckedCast<Bench::LatencyPrx>(c->stringToProxy("a" + ep));
+        auto t = Ice::uncheckedCast<Bench::ThroughputPrx>(c->stringToProxy("t" + ep));
+        auto m = Ice::uncheckedCast<Bench::MessagesPrx>(c->stringToProxy("m" + ep));
+        for (const auto& w : workloads) {
+            if (w == "latency") {
+                for (int i = 0; i < 1000; ++i) a->o();
+                auto s = Clock::now();
+                for (int i = 0; i < 100000; ++i) a->o();
+                report(w, 100000, since(s), 0);
+            } else if (w == "oneway" || w == "batch") {
+                bool batch = w == "batch";
+                auto p = batch ? a->ice_batchOneway() : a->ice_oneway();
+                auto s = Clock::now();
+                for (int i = 0; i < 100000; ++i) {
+                    p->o();
+                    if (batch && (i + 1) % 1000 == 0) p->ice_flushBatchRequests();
+                }
+                if (batch) p->ice_flushBatchRequests();
+                a->o();
+                report(w, 100000, since(s), 0);
+            } else if (w == "byteseq_send") {
+                auto v = pattern(500000);
+                pair<const Ice::Byte*, const Ice::Byte*> r(v.data(), v.data() + v.size());
+                auto s = Clock::now();
+                for (int i = 0; i < 200; ++i) t->sendByteSeq(r);
+                report(w, 200, since(s), 200.0 * 500000);
+            } else if (w == "byteseq_recv") {
+                auto s = Clock::now();
+                for (int i = 0; i < 200; ++i) t->recvByteSeq(500000);
+                report(w, 200, since(s), 200.0 * 500000);
+            } else if (w == "fixed_send") {
+                Bench::FixedSeq v(50000);
+                for (int i = 0; i < 50000; ++i) v[i] = Bench::Fixed{i, 2 * i, i * 0.5};
+                auto s = Clock::now();
+                for (int i = 0; i < 30; ++i) t->sendFixedSeq(v);
+                report(w, 30, since(s), 30.0 * 50000 * 16);
+            } else if (w == "fixed_recv") {
+                auto s = Clock::now();
+                for (int i = 0; i < 30; ++i) t->recvFixedSeq(50000);
+                report(w, 30, since(s), 30.0 * 50000 * 16);
+            } else if (w == "strdbl_send") {
+                Bench::StringDoubleSeq v(50000, Bench::StringDouble{"hello", 3.14});
+                auto s = Clock::now();
+                for (int i = 0; i < 30; ++i) t->sendStringDoubleSeq(v);
+                report(w, 30, since(s), 30.0 * 50000 * 14);
+            } else if (w == "strdbl_recv") {
+                auto s = Clock::now();
+                for (int i = 0; i < 30; ++i) t->recvStringDoubleSeq(50000);
+                report(w, 30, since(s), 30.0 * 50000 * 14);
+            } else if (w == "shutdown") {
+                t->shutdown();
+            } else if (w.compare(0, 6, "codac_") == 0) {
+                auto p1 = w.find('_', 6);
+                auto p2 = w.find('_', p1 + 1);
+                string kind = w.substr(6, p1 - 6), way = w.substr(p1 + 1, p2 - p1 - 1);
+                size_t size = stoul(w.substr(p2 + 1));
+                int reps = size <= 100000 ? 500 : size == 1000000 ? 50 : 10;
+                bool one = way == "oneway";
+                auto mp = one ? m->ice_oneway() : m;
+                Bench::ByteSeq bytes;
+                Bench::FloatSeq floats;
+                Bench::DataMessage data;
+                if (kind == "bytes") bytes = pattern(size);
+                else if (kind == "floats") for (size_t i = 0; i < size / 4; ++i) floats.push_back(static_cast<float>(i));
+                else data = makeData(size);
+                auto s = Clock::now();
+                for (int i = 0; i < reps; ++i) {
+                    if (kind == "bytes") { if (one) mp->publishBytesOneWay(bytes); else mp->publishBytesTwoWay(bytes); }
+                    else if (kind == "floats") { if (one) mp->publishFloatsOneWay(floats); else mp->publishFloatsTwoWay(floats); }
+                    else { if (one) mp->publishDataOneWay(data); else mp->publishDataTwoWay(data); }
+                }
+                if (one) m->ice_ping();
+                report(w, reps, since(s), double(reps) * size);
+            } else {
+                cerr << "bench_client: unknown workload `" << w << "`" << endl;
+                return 2;
+            }
+        }
+    } catch (const std::exception& e) {
+        cerr << "bench_client: " << e.what() << endl;
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,11 @@
+#!/bin/sh
+# Builds the Ice C++11 bench server and client into $1 (default: target/cpp-bench).
+set -e
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-$here/../../target/cpp-bench}
+mkdir -p "$out"
+slice2cpp --output-dir "$out" "$here/../Bench.ice"
+for p in bench_server bench_client; do
+    g++ -O2 -std=c++11 -DICE_CPP11_MAPPING -I"$out" -o "$out/$p" "$here/$p.cpp" "$out/Bench.cpp" -lIce++11 -lpthread
+done
+echo "built $out/bench_server $out/bench_client"

@@ -1,0 +1,23 @@
+//! Generates Rust from Slice with `floe_idl::Builder`, as a user's build
+//! script would: `benches/Bench.ice`, the rich test file, and IceStorm's
+//! Slice from the system Ice installation (ZeroC's Slice files are GPL, so
+//! floe ships no copy: they are read from /usr/share/ice/slice when
+//! present, and the cfg `floe_no_ice_slice` is set when they are not).
+
+use std::path::Path;
+
+const ICE_SLICE: &str = "/usr/share/ice/slice";
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    println!("cargo::rustc-check-cfg=cfg(floe_no_ice_slice)");
+    floe_idl::Builder::new().compile(&["../../benches/Bench.ice"])?;
+    if Path::new(ICE_SLICE).join("Ice/Identity.ice").is_file() {
+        floe_idl::Builder::new().include(ICE_SLICE).compile(&[
+            "../idl/tests/codegen/Rich.ice".to_owned(),
+            format!("{ICE_SLICE}/IceStorm/IceStorm.ice"),
+        ])?;
+    } else {
+        println!("cargo::rustc-cfg=floe_no_ice_slice");
+    }
+    Ok(())
+}

@@ -1,0 +1,164 @@
+//! [`Builder`]: compiling Slice files from a `build.rs`, like
+//! prost-build's `Config`.
+//!
+//! In `Cargo.toml`:
+//!
+//! ```toml
+//! [dependencies]
+//! floe = "0.1"
+//!
+//! [build-dependencies]
+//! floe-idl = "0.1"
+//! ```
+//!
+//! In `build.rs` (build scripts may simply `?` or unwrap: a failure stops
+//! the build with the Slice diagnostics):
+//!
+//! ```no_run
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     floe_idl::Builder::new()
+//!         .include("slice")
+//!         .compile(&["slice/Hello.ice"])?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Then, in the crate, include the file named after the Slice file:
+//!
+//! ```text
+//! include!(concat!(env!("OUT_DIR"), "/Hello.rs"));
+//! ```
+//!
+//! Every file read (the Slice files and what they include) is reported
+//! with `cargo:rerun-if-changed`, so editing any of them rebuilds.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::codegen::{self, Settings};
+use crate::Options;
+
+/// Compiles Slice files to Rust source files (for `build.rs`).
+#[derive(Debug, Clone, Default)]
+pub struct Builder {
+    options: Options,
+    settings: Settings,
+    out_dir: Option<PathBuf>,
+    quiet: bool,
+}
+
+/// Why [`Builder::compile`] failed.
+#[derive(Debug)]
+pub enum BuildError {
+    /// The Slice files have errors (rendered `file:line:col: error: ...`).
+    Slice(String),
+    /// Neither [`Builder::out_dir`] nor `OUT_DIR` is set.
+    NoOutDir,
+    /// Writing a generated file failed.
+    Io(PathBuf, std::io::Error),
+    /// The generator produced invalid Rust (a bug in floe-idl).
+    Codegen(String),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Slice(s) => write!(f, "Slice compilation failed:\n{s}"),
+            BuildError::NoOutDir => f.write_str("no output directory: OUT_DIR is not set"),
+            BuildError::Io(p, e) => write!(f, "cannot write {}: {e}", p.display()),
+            BuildError::Codegen(s) => write!(f, "code generation failed: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl Builder {
+    /// A builder with the defaults: no include directories, output to
+    /// `OUT_DIR`, interfaces generated.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a directory to the `#include` search path (`-I`).
+    pub fn include(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.options.include_dirs.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Defines a preprocessor symbol (`-D name=value`).
+    pub fn define(&mut self, name: &str, value: &str) -> &mut Self {
+        self.options
+            .defines
+            .push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// Writes the generated files into `dir` instead of `OUT_DIR`.
+    pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Whether to generate proxies, servant traits and dispatchers (default
+    /// true). Without them proxy-typed values are `Option<ProxyData>`.
+    pub fn interfaces(&mut self, on: bool) -> &mut Self {
+        self.settings.interfaces = on;
+        self
+    }
+
+    /// Allows the reserved `Ice` prefix in identifiers (`--ice`).
+    pub fn ice_prefix(&mut self, on: bool) -> &mut Self {
+        self.options.ice_prefix = on;
+        self
+    }
+
+    /// Does not print `cargo:` lines (when used outside a build script).
+    pub fn quiet(&mut self, on: bool) -> &mut Self {
+        self.quiet = on;
+        self
+    }
+
+    /// Compiles each Slice file to `<out dir>/<file stem>.rs` and returns
+    /// the paths written.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::Slice`] with every diagnostic if a file does not
+    /// compile; [`BuildError::NoOutDir`], [`BuildError::Io`] otherwise.
+    pub fn compile(&self, files: &[impl AsRef<Path>]) -> Result<Vec<PathBuf>, BuildError> {
+        let out_dir = match &self.out_dir {
+            Some(d) => d.clone(),
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or(BuildError::NoOutDir)?,
+        };
+        let mut written = Vec::new();
+        for file in files {
+            let file = file.as_ref();
+            if !self.quiet {
+                println!("cargo:rerun-if-changed={}", file.display());
+            }
+            let out = crate::compile(file, &self.options)
+                .map_err(|fail| BuildError::Slice(fail.rendered()))?;
+            if !self.quiet {
+                for dep in &out.dependencies {
+                    println!("cargo:rerun-if-changed={}", dep.display());
+                }
+                for line in out.rendered().lines() {
+                    println!("cargo:warning={line}");
+                }
+            }
+            let code =
+                codegen::generate(&out.model, &self.settings).map_err(BuildError::Codegen)?;
+            let stem = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "slice".to_owned());
+            let path = out_dir.join(format!("{stem}.rs"));
+            std::fs::write(&path, code).map_err(|e| BuildError::Io(path.clone(), e))?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+}

@@ -1,0 +1,507 @@
+//! [`Communicator`]: the root object: properties, the outgoing connection
+//! cache, object adapters, and shutdown.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::{BufMut, BytesMut};
+use floe_wire::protocol::{BatchBuilder, CompressionStatus, RequestHead, COMPRESSION_THRESHOLD};
+use floe_wire::Identity;
+use tokio::sync::watch;
+
+use crate::connection::acm::AcmConfig;
+use crate::connection::{Connection, ConnectionConfig};
+use crate::datagram::DatagramSender;
+use crate::endpoint::{Endpoint, Transport};
+use crate::error::{Error, Result};
+use crate::object_adapter::ObjectAdapter;
+use crate::properties::Properties;
+use crate::proxy::{Proxy, ProxyInner};
+use crate::proxy_string::parse_proxy;
+
+/// Key of the outgoing connection cache: address and connection id.
+type ConnectionKey = (String, String);
+
+pub(crate) struct CommunicatorInner {
+    properties: Properties,
+    client_config: ConnectionConfig,
+    pub(crate) retry_intervals: Vec<Duration>,
+    default_host: Option<String>,
+    /// Outgoing connections, one per (address, connection id).
+    connections: Mutex<HashMap<ConnectionKey, Connection>>,
+    /// Serializes connection establishment so concurrent first calls to one
+    /// server share a connection instead of racing to open several.
+    connect_lock: tokio::sync::Mutex<()>,
+    datagram: Mutex<HashMap<String, Arc<DatagramSender>>>,
+    datagram_batches: Mutex<HashMap<String, (BatchBuilder, bool)>>,
+    adapters: Mutex<Vec<ObjectAdapter>>,
+    shutdown: watch::Sender<bool>,
+    destroyed: AtomicBool,
+}
+
+/// The communicator; clones share it.
+///
+/// ```no_run
+/// # async fn f() -> floe_runtime::Result<()> {
+/// use floe_runtime::Communicator;
+/// let communicator = Communicator::new();
+/// let proxy = communicator.string_to_proxy("hello:tcp -h 127.0.0.1 -p 10000")?;
+/// proxy.ice_ping().await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Communicator {
+    pub(crate) inner: Arc<CommunicatorInner>,
+}
+
+impl std::fmt::Debug for Communicator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Communicator").finish_non_exhaustive()
+    }
+}
+
+impl Default for Communicator {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Reads the per-connection settings from `props` (`prefix` is
+/// `Ice.ACM.Client`, `Ice.ACM.Server` or `<Adapter>.ACM`).
+pub(crate) fn connection_config(
+    props: &Properties,
+    acm_prefix: &str,
+    server: bool,
+    size_key: Option<&str>,
+) -> ConnectionConfig {
+    let kb = size_key
+        .and_then(|k| props.get(k))
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .unwrap_or_else(|| props.get_int_or("Ice.MessageSizeMax", 1024));
+    let flush_kb = props.get_int_or("Ice.BatchAutoFlushSize", 1024);
+    ConnectionConfig {
+        message_size_max: if kb < 1 {
+            0
+        } else {
+            (kb as usize).saturating_mul(1024)
+        },
+        compression_level: props.get_int_or("Ice.Compression.Level", 1).clamp(1, 9) as u32,
+        batch_auto_flush_size: if flush_kb < 1 {
+            0
+        } else {
+            (flush_kb as usize).saturating_mul(1024)
+        },
+        max_dispatches: props.get_int_or("floe.MaxDispatches", 1024).max(1) as usize,
+        close_timeout: Duration::from_millis(
+            props.get_int_or("Ice.Override.CloseTimeout", 10_000).max(1) as u64,
+        ),
+        acm: AcmConfig::from_properties(props, acm_prefix, server),
+    }
+}
+
+impl Communicator {
+    /// A communicator with no properties set.
+    pub fn new() -> Self {
+        Self::with_properties(Properties::new())
+    }
+
+    /// A communicator configured by `properties`.
+    pub fn with_properties(properties: Properties) -> Self {
+        let retry_intervals = match properties.get("Ice.RetryIntervals") {
+            None => vec![Duration::ZERO],
+            Some(v) => {
+                let list: Vec<i64> = v
+                    .split(|c: char| c == ',' || c.is_whitespace())
+                    .filter_map(|s| s.trim().parse().ok())
+                    .collect();
+                if list.first().is_some_and(|&d| d < 0) {
+                    Vec::new()
+                } else {
+                    list.into_iter()
+                        .map(|ms| Duration::from_millis(ms.max(0) as u64))
+                        .collect()
+                }
+            }
+        };
+        let client_config = connection_config(&properties, "Ice.ACM.Client", false, None);
+        let (shutdown, _) = watch::channel(false);
+        Communicator {
+            inner: Arc::new(CommunicatorInner {
+                default_host: properties.get("Ice.Default.Host"),
+                properties,
+                client_config,
+                retry_intervals,
+                connections: Mutex::new(HashMap::new()),
+                connect_lock: tokio::sync::Mutex::new(()),
+                datagram: Mutex::new(HashMap::new()),
+                datagram_batches: Mutex::new(HashMap::new()),
+                adapters: Mutex::new(Vec::new()),
+                shutdown,
+                destroyed: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// A communicator configured from command-line arguments
+    /// (`--Ice.Config=file`, `--Name=value`; see [`Properties::from_args`]).
+    ///
+    /// # Errors
+    ///
+    /// If a configuration file cannot be read.
+    pub fn from_args(args: &mut Vec<String>) -> Result<Self> {
+        Ok(Self::with_properties(Properties::from_args(args)?))
+    }
+
+    /// The properties.
+    pub fn properties(&self) -> &Properties {
+        &self.inner.properties
+    }
+
+    /// Parses a stringified proxy (`hello:tcp -h 127.0.0.1 -p 10000`).
+    ///
+    /// # Errors
+    ///
+    /// Proxy, identity or endpoint parse errors.
+    pub fn string_to_proxy(&self, text: &str) -> Result<Proxy> {
+        let parts = parse_proxy(text, self.inner.default_host.as_deref())?;
+        let mut proxy =
+            Proxy::new_internal(Arc::downgrade(&self.inner), parts.identity, parts.endpoints);
+        // Freshly built: this is the only reference.
+        if let Some(inner) = Arc::get_mut(&mut proxy.inner) {
+            let ProxyInner {
+                facet,
+                mode,
+                secure,
+                encoding,
+                adapter_id,
+                ..
+            } = inner;
+            *facet = parts.facet;
+            *mode = parts.mode;
+            *secure = parts.secure;
+            *adapter_id = parts.adapter_id;
+            if let Some(e) = parts.encoding {
+                *encoding = e;
+            }
+        }
+        Ok(proxy)
+    }
+
+    /// A proxy for `identity` at `endpoints`.
+    pub fn create_proxy(&self, identity: Identity, endpoints: Vec<Endpoint>) -> Proxy {
+        Proxy::new_internal(Arc::downgrade(&self.inner), identity, endpoints)
+    }
+
+    /// Creates an adapter listening on `<name>.Endpoints`.
+    ///
+    /// # Errors
+    ///
+    /// If the property is missing or unparsable, or binding fails.
+    pub async fn create_object_adapter(&self, name: &str) -> Result<ObjectAdapter> {
+        let eps = self
+            .inner
+            .properties
+            .get(&format!("{name}.Endpoints"))
+            .ok_or_else(|| Error::Initialization(format!("{name}.Endpoints is not set")))?;
+        self.create_object_adapter_with_endpoints(name, &eps).await
+    }
+
+    /// Creates an adapter listening on `endpoints` (e.g.
+    /// `tcp -h 127.0.0.1 -p 0`; port 0 picks a free port, see
+    /// [`ObjectAdapter::endpoints`]). Call [`ObjectAdapter::activate`] to
+    /// start dispatching.
+    ///
+    /// # Errors
+    ///
+    /// Endpoint parse errors, bind failures, or a destroyed communicator.
+    pub async fn create_object_adapter_with_endpoints(
+        &self,
+        name: &str,
+        endpoints: &str,
+    ) -> Result<ObjectAdapter> {
+        if self.inner.destroyed.load(Ordering::Acquire) {
+            return Err(Error::CommunicatorDestroyed);
+        }
+        let props = &self.inner.properties;
+        let eps = Endpoint::parse_list(endpoints, self.inner.default_host.as_deref())?;
+        let published = props
+            .get(&format!("{name}.PublishedEndpoints"))
+            .map(|p| Endpoint::parse_list(&p, self.inner.default_host.as_deref()))
+            .transpose()?;
+        let acm_prefix = if props.with_prefix(&format!("{name}.ACM.")).is_empty() {
+            "Ice.ACM.Server".to_string()
+        } else {
+            format!("{name}.ACM")
+        };
+        let size_key = format!("{name}.MessageSizeMax");
+        let config = connection_config(props, &acm_prefix, true, Some(&size_key));
+        let adapter = ObjectAdapter::bind(name, self, eps, published, config).await?;
+        self.inner
+            .adapters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(adapter.clone());
+        Ok(adapter)
+    }
+
+    /// The outgoing connection for the first reachable endpoint.
+    pub(crate) async fn connection_for(
+        &self,
+        endpoints: &[Endpoint],
+        connection_id: &str,
+    ) -> Result<Connection> {
+        if self.inner.destroyed.load(Ordering::Acquire) {
+            return Err(Error::CommunicatorDestroyed);
+        }
+        let tcp: Vec<&Endpoint> = endpoints
+            .iter()
+            .filter(|e| e.transport == Transport::Tcp)
+            .collect();
+        if tcp.is_empty() {
+            return Err(Error::NoEndpoint("no tcp endpoint in proxy".into()));
+        }
+        let key = |e: &Endpoint| {
+            (
+                format!("{}:{}", e.connect_host(), e.port),
+                connection_id.to_string(),
+            )
+        };
+        if let Some(c) = self.cached_connection(&tcp, &key) {
+            return Ok(c);
+        }
+        let _guard = self.inner.connect_lock.lock().await;
+        if let Some(c) = self.cached_connection(&tcp, &key) {
+            return Ok(c);
+        }
+        let mut last = Error::NoEndpoint("no endpoint".into());
+        for e in tcp {
+            let k = key(e);
+            let timeout = (e.timeout > 0).then(|| Duration::from_millis(e.timeout as u64));
+            let addr = if e.connect_host().contains(':') {
+                format!("[{}]:{}", e.connect_host(), e.port)
+            } else {
+                k.0.clone()
+            };
+            match Connection::connect(
+                &addr,
+                timeout,
+                connection_id.to_string(),
+                self.inner.client_config.clone(),
+            )
+            .await
+            {
+                Ok(c) => {
+                    self.inner
+                        .connections
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(k, c.clone());
+                    return Ok(c);
+                }
+                Err(err) => last = err,
+            }
+        }
+        Err(last)
+    }
+
+    fn cached_connection(
+        &self,
+        endpoints: &[&Endpoint],
+        key: &impl Fn(&Endpoint) -> ConnectionKey,
+    ) -> Option<Connection> {
+        let map = self
+            .inner
+            .connections
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        endpoints
+            .iter()
+            .filter_map(|e| map.get(&key(e)))
+            .find(|c| c.is_active())
+            .cloned()
+    }
+
+    /// Sends (or queues, for batch datagram proxies) one datagram request.
+    pub(crate) async fn send_datagram(
+        &self,
+        endpoints: &[Endpoint],
+        head: &RequestHead<'_>,
+        params: &[u8],
+        compress: bool,
+        batch: bool,
+    ) -> Result<()> {
+        let ep = endpoints
+            .iter()
+            .find(|e| e.transport == Transport::Udp)
+            .ok_or_else(|| Error::NoEndpoint("no udp endpoint in proxy".into()))?;
+        let addr = format!("{}:{}", ep.connect_host(), ep.port);
+        if batch {
+            let mut batches = self
+                .inner
+                .datagram_batches
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            let (b, c) = batches
+                .entry(addr)
+                .or_insert_with(|| (BatchBuilder::new(), false));
+            b.push(head, params);
+            *c |= compress;
+            return Ok(());
+        }
+        let mut frame = BytesMut::with_capacity(64 + params.len());
+        head.encode_head(&mut frame, 0, params.len(), CompressionStatus::NotSupported);
+        frame.put_slice(params);
+        self.send_datagram_frame(&addr, frame, compress).await
+    }
+
+    async fn send_datagram_frame(&self, addr: &str, frame: BytesMut, compress: bool) -> Result<()> {
+        let frame = if compress && frame.len() >= COMPRESSION_THRESHOLD {
+            floe_wire::protocol::compress_frame(&frame, self.inner.client_config.compression_level)?
+        } else {
+            let mut f = frame;
+            if compress {
+                f[9] = CompressionStatus::Supported as u8;
+            }
+            f
+        };
+        let sender = {
+            let map = self
+                .inner
+                .datagram
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            map.get(addr).cloned()
+        };
+        let sender = match sender {
+            Some(s) => s,
+            None => {
+                let s = DatagramSender::connect(addr).await?;
+                self.inner
+                    .datagram
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(addr.to_string(), s.clone());
+                s
+            }
+        };
+        sender.send(&frame).await
+    }
+
+    pub(crate) async fn flush_datagram_batches(&self) -> Result<()> {
+        let frames: Vec<(String, BytesMut, bool)> = {
+            let mut batches = self
+                .inner
+                .datagram_batches
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            batches
+                .iter_mut()
+                .filter_map(|(a, (b, c))| b.take_frame().map(|f| (a.clone(), f, std::mem::take(c))))
+                .collect()
+        };
+        for (addr, frame, compress) in frames {
+            self.send_datagram_frame(&addr, frame, compress).await?;
+        }
+        Ok(())
+    }
+
+    /// Flushes the batch requests queued on every outgoing connection.
+    ///
+    /// # Errors
+    ///
+    /// The first connection error.
+    pub async fn flush_batch_requests(&self) -> Result<()> {
+        let conns: Vec<Connection> = self
+            .inner
+            .connections
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        let mut first = None;
+        for c in conns {
+            if let Err(e) = c.flush_batch_requests() {
+                first.get_or_insert(e);
+            }
+        }
+        self.flush_datagram_batches().await?;
+        first.map_or(Ok(()), Err)
+    }
+
+    /// Starts deactivating every adapter (non-blocking; must be called
+    /// inside a tokio runtime). [`Communicator::wait_for_shutdown`] waits for
+    /// the end.
+    pub fn shutdown(&self) {
+        if self.inner.shutdown.send_replace(true) {
+            return;
+        }
+        let adapters: Vec<ObjectAdapter> = self
+            .inner
+            .adapters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        for a in adapters {
+            tokio::spawn(async move { a.deactivate().await });
+        }
+    }
+
+    /// Whether [`Communicator::shutdown`] was called.
+    pub fn is_shutdown(&self) -> bool {
+        *self.inner.shutdown.borrow()
+    }
+
+    /// Waits for [`Communicator::shutdown`] and for every adapter to finish
+    /// deactivating.
+    pub async fn wait_for_shutdown(&self) {
+        let mut rx = self.inner.shutdown.subscribe();
+        let _ = rx.wait_for(|s| *s).await;
+        let adapters: Vec<ObjectAdapter> = self
+            .inner
+            .adapters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        for a in adapters {
+            a.wait_for_deactivate().await;
+        }
+    }
+
+    /// Shuts down, then closes every outgoing connection gracefully; later
+    /// calls fail with [`Error::CommunicatorDestroyed`].
+    pub async fn destroy(&self) {
+        if self.inner.destroyed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let adapters: Vec<ObjectAdapter> = self
+            .inner
+            .adapters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain(..)
+            .collect();
+        self.inner.shutdown.send_replace(true);
+        for a in &adapters {
+            a.deactivate().await;
+        }
+        let conns: Vec<Connection> = self
+            .inner
+            .connections
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain()
+            .map(|(_, c)| c)
+            .collect();
+        for c in &conns {
+            c.close().await;
+        }
+        self.inner
+            .datagram
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+    }
+}

@@ -1,0 +1,859 @@
+//! [`Connection`]: one TCP connection speaking protocol 1.0, in either
+//! direction (client requests, server dispatch, or both for bidirectional
+//! use).
+//!
+//! Each connection has **one task** (spawned with `tokio::spawn`, so it runs
+//! on current-thread and multi-thread runtimes alike) that:
+//!
+//! - reads whole frames into a `BytesMut` and freezes them (zero-copy
+//!   receive: parameters reach servants as slices of the frame);
+//! - delivers replies to waiting callers through the [`RequestTable`];
+//! - dispatches requests to the adapter's servants **inside the task**:
+//!   synchronous servants answer before the next frame is read, async ones
+//!   are polled in a `FuturesUnordered` beside the socket, so there is no
+//!   task hop between socket and servant and no spawn per request. At most
+//!   `max_dispatches` run at once; beyond that the task stops reading
+//!   (back-pressure through TCP);
+//! - flushes what senders could not write directly (see [`writer`]);
+//! - runs ACM (heartbeats, idle close, §1.5) and the graceful close (§1.4).
+//!
+//! Callers write their request frames themselves (see [`writer::Writer`]),
+//! then await the reply on a oneshot channel: one hop, from the connection
+//! task to the caller, per twoway call.
+
+pub mod acm;
+pub(crate) mod request_table;
+pub(crate) mod writer;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use floe_wire::protocol::{
+    check, compress_frame, decompress_frame, BatchBuilder, CompressionStatus, FrameCheck, Header,
+    Message, Reply, ReplyBody, ReplyStatus, Request, RequestFailed, RequestHead, CLOSE_CONNECTION,
+    COMPRESSION_THRESHOLD, HEADER_SIZE, VALIDATE_CONNECTION,
+};
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use tokio::io::AsyncReadExt;
+use tokio::net::TcpStream;
+use tokio::sync::{watch, Notify};
+
+use crate::current::Current;
+use crate::error::{Error, Result};
+use crate::object_adapter::ObjectAdapter;
+use crate::servant::{Dispatch, DispatchError, DispatchResult};
+use acm::{AcmConfig, AcmMonitor};
+use request_table::{PendingGuard, RequestTable};
+use writer::Writer;
+
+/// Reads ask the kernel for at least this much room.
+const READ_CHUNK: usize = 16 * 1024;
+/// Parameters up to this size are copied into the frame buffer; larger ones
+/// are sent beside it in a vectored write.
+const COPY_LIMIT: usize = 16 * 1024;
+
+/// Settings a connection takes from the communicator or adapter properties.
+#[derive(Clone, Debug)]
+pub(crate) struct ConnectionConfig {
+    /// `Ice.MessageSizeMax` in bytes (0 = no limit).
+    pub(crate) message_size_max: usize,
+    /// `Ice.Compression.Level`.
+    pub(crate) compression_level: u32,
+    /// `Ice.BatchAutoFlushSize` in bytes (0 = off).
+    pub(crate) batch_auto_flush_size: usize,
+    /// Dispatches running at once per connection
+    /// (`Ice.ThreadPool.Server.Size`-like knob: `floe.MaxDispatches`).
+    pub(crate) max_dispatches: usize,
+    /// How long a graceful close waits for the peer (`Ice.Override.CloseTimeout`).
+    pub(crate) close_timeout: Duration,
+    /// Active connection management.
+    pub(crate) acm: AcmConfig,
+}
+
+/// What is known about a connection's endpoints.
+#[derive(Clone, Debug)]
+pub struct ConnectionInfo {
+    /// Local address.
+    pub local: Option<SocketAddr>,
+    /// Peer address.
+    pub remote: Option<SocketAddr>,
+    /// Whether the peer connected to us (server side).
+    pub incoming: bool,
+    /// Name of the adapter that accepted it (empty for outgoing).
+    pub adapter_name: String,
+    /// The connection id it was created for (`ice_connection_id`).
+    pub connection_id: String,
+}
+
+const ACTIVE: u8 = 0;
+const CLOSING: u8 = 1;
+const CLOSED: u8 = 2;
+
+struct BatchQueue {
+    builder: BatchBuilder,
+    /// Whether any queued request asked for compression.
+    compress: bool,
+}
+
+pub(crate) struct ConnectionInner {
+    stream: Arc<TcpStream>,
+    pub(crate) writer: Writer,
+    pub(crate) requests: RequestTable,
+    adapter: RwLock<Option<ObjectAdapter>>,
+    batch: Mutex<BatchQueue>,
+    state: AtomicU8,
+    /// Wakes the connection task for a graceful close.
+    close_requested: Notify,
+    /// Becomes `true` once the socket is closed.
+    closed_tx: watch::Sender<bool>,
+    /// The error that ended the connection, once it ended.
+    end_error: Mutex<Option<Error>>,
+    /// A graceful close should wait for our own pending requests too.
+    wait_for_requests: AtomicBool,
+    info: ConnectionInfo,
+    config: ConnectionConfig,
+}
+
+/// A connection handle; clones share the connection.
+#[derive(Clone)]
+pub struct Connection {
+    pub(crate) inner: Arc<ConnectionInner>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("local", &self.inner.info.local)
+            .field("remote", &self.inner.info.remote)
+            .field("incoming", &self.inner.info.incoming)
+            .finish()
+    }
+}
+
+/// A finished asynchronous dispatch: request id, whether the reply may be
+/// compressed, and the result.
+type Finished = (i32, bool, DispatchResult);
+type DispatchSet = FuturesUnordered<Pin<Box<dyn Future<Output = Finished> + Send>>>;
+
+impl Connection {
+    /// Connects to `addr`, waits for the server's ValidateConnection (§1.3)
+    /// and starts the connection task.
+    pub(crate) async fn connect(
+        addr: &str,
+        timeout: Option<Duration>,
+        connection_id: String,
+        config: ConnectionConfig,
+    ) -> Result<Connection> {
+        let establish = async {
+            let mut stream =
+                TcpStream::connect(addr)
+                    .await
+                    .map_err(|e| match Error::from_io(&e) {
+                        Error::Socket(s) => Error::ConnectFailed(s),
+                        other => other,
+                    })?;
+            stream
+                .set_nodelay(true)
+                .map_err(|e| Error::Socket(e.to_string()))?;
+            let mut head = [0u8; HEADER_SIZE];
+            stream
+                .read_exact(&mut head)
+                .await
+                .map_err(|e| Error::ConnectionLost(e.to_string()))?;
+            let h = Header::parse(&head, 0)?;
+            if h.message_type != floe_wire::protocol::MessageType::ValidateConnection {
+                return Err(floe_wire::Error::ConnectionNotValidated(h.message_type as u8).into());
+            }
+            if h.size != HEADER_SIZE {
+                return Err(floe_wire::Error::IllegalMessageSize(h.size as i64).into());
+            }
+            Ok::<_, Error>(stream)
+        };
+        let stream = match timeout {
+            Some(t) => tokio::time::timeout(t, establish)
+                .await
+                .map_err(|_| Error::ConnectTimeout)??,
+            None => establish.await?,
+        };
+        let info = ConnectionInfo {
+            local: stream.local_addr().ok(),
+            remote: stream.peer_addr().ok(),
+            incoming: false,
+            adapter_name: String::new(),
+            connection_id,
+        };
+        tracing::debug!(remote = ?info.remote, "connection established");
+        Ok(Self::start(stream, info, config, None))
+    }
+
+    /// Takes an accepted socket: sends ValidateConnection first (§1.3) and
+    /// starts the connection task dispatching to `adapter`.
+    pub(crate) fn accept(
+        stream: TcpStream,
+        adapter: ObjectAdapter,
+        config: ConnectionConfig,
+    ) -> Result<Connection> {
+        stream
+            .set_nodelay(true)
+            .map_err(|e| Error::Socket(e.to_string()))?;
+        let info = ConnectionInfo {
+            local: stream.local_addr().ok(),
+            remote: stream.peer_addr().ok(),
+            incoming: true,
+            adapter_name: adapter.name().to_string(),
+            connection_id: String::new(),
+        };
+        tracing::debug!(remote = ?info.remote, adapter = adapter.name(), "connection accepted");
+        let conn = Self::start(stream, info, config, Some(adapter));
+        conn.inner
+            .writer
+            .send(&mut [Bytes::from_static(&VALIDATE_CONNECTION)])?;
+        Ok(conn)
+    }
+
+    fn start(
+        stream: TcpStream,
+        info: ConnectionInfo,
+        config: ConnectionConfig,
+        adapter: Option<ObjectAdapter>,
+    ) -> Connection {
+        let stream = Arc::new(stream);
+        let (closed_tx, _) = watch::channel(false);
+        let inner = Arc::new(ConnectionInner {
+            writer: Writer::new(stream.clone()),
+            stream,
+            requests: RequestTable::new(),
+            adapter: RwLock::new(adapter),
+            batch: Mutex::new(BatchQueue {
+                builder: BatchBuilder::new(),
+                compress: false,
+            }),
+            state: AtomicU8::new(ACTIVE),
+            close_requested: Notify::new(),
+            closed_tx,
+            end_error: Mutex::new(None),
+            wait_for_requests: AtomicBool::new(false),
+            info,
+            config,
+        });
+        tokio::spawn(run(inner.clone()));
+        Connection { inner }
+    }
+
+    /// Endpoint addresses and direction.
+    pub fn info(&self) -> &ConnectionInfo {
+        &self.inner.info
+    }
+
+    /// Whether the connection can still carry new requests.
+    pub fn is_active(&self) -> bool {
+        self.inner.state.load(Ordering::Acquire) == ACTIVE
+    }
+
+    /// Sets the adapter that dispatches requests arriving on this
+    /// connection: makes an outgoing connection bidirectional (the server
+    /// can call back objects of `adapter` over it).
+    pub fn set_adapter(&self, adapter: Option<ObjectAdapter>) {
+        *self
+            .inner
+            .adapter
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = adapter;
+    }
+
+    /// The adapter dispatching incoming requests, if any.
+    pub fn adapter(&self) -> Option<ObjectAdapter> {
+        self.inner.adapter()
+    }
+
+    /// Sends a heartbeat (a ValidateConnection frame) now.
+    ///
+    /// # Errors
+    ///
+    /// If the connection is closed.
+    pub fn heartbeat(&self) -> Result<()> {
+        self.inner
+            .writer
+            .send(&mut [Bytes::from_static(&VALIDATE_CONNECTION)])
+    }
+
+    /// Closes gracefully (§1.4): waits for running dispatches and for this
+    /// side's pending requests, sends CloseConnection, and waits for the
+    /// peer to close the socket (at most the close timeout).
+    pub async fn close(&self) {
+        self.inner.wait_for_requests.store(true, Ordering::Release);
+        self.inner.begin_close();
+        self.closed().await;
+    }
+
+    /// Closes at once without CloseConnection; pending requests fail with
+    /// `ConnectionManuallyClosed`.
+    pub fn abort(&self) {
+        self.inner.terminate(Error::ConnectionManuallyClosed);
+    }
+
+    /// Waits until the socket is closed.
+    pub async fn closed(&self) {
+        let mut rx = self.inner.closed_tx.subscribe();
+        let _ = rx.wait_for(|closed| *closed).await;
+    }
+
+    /// The error that ended the connection, once it ended.
+    pub fn end_error(&self) -> Option<Error> {
+        self.inner
+            .end_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Sends the batch requests queued on this connection (§2.6).
+    ///
+    /// # Errors
+    ///
+    /// If the connection is closed.
+    pub fn flush_batch_requests(&self) -> Result<()> {
+        let frame = {
+            let mut q = self.inner.batch.lock().unwrap_or_else(|p| p.into_inner());
+            let compress = std::mem::take(&mut q.compress);
+            q.builder.take_frame().map(|f| (f, compress))
+        };
+        match frame {
+            Some((f, compress)) => self.inner.send_frame(f, compress, None),
+            None => Ok(()),
+        }
+    }
+
+    /// Queues a batched request; auto-flushes the requests queued before it
+    /// when the batch reaches `Ice.BatchAutoFlushSize` (§2.6).
+    pub(crate) fn queue_batch_request(
+        &self,
+        head: &RequestHead<'_>,
+        params: &[u8],
+        compress: bool,
+    ) -> Result<()> {
+        if !self.is_active() {
+            return Err(self.end_error().unwrap_or(Error::ConnectionManuallyClosed));
+        }
+        let limit = self.inner.config.batch_auto_flush_size;
+        let to_send = {
+            let mut q = self.inner.batch.lock().unwrap_or_else(|p| p.into_inner());
+            let at = q.builder.push(head, params);
+            let previous_compress = q.compress;
+            q.compress |= compress;
+            if limit > 0 && q.builder.frame_size() >= limit {
+                q.builder.take_frame_before(at).map(|f| {
+                    q.compress = compress;
+                    (f, previous_compress)
+                })
+            } else {
+                None
+            }
+        };
+        match to_send {
+            Some((f, c)) => self.inner.send_frame(f, c, None),
+            None => Ok(()),
+        }
+    }
+
+    /// Sends a request and, for twoway, waits for the reply. Errors come
+    /// with whether the request may have reached the peer (for §7.2).
+    pub(crate) async fn invoke(
+        &self,
+        head: &RequestHead<'_>,
+        params: &Bytes,
+        twoway: bool,
+        compress: bool,
+        timeout: Option<Duration>,
+    ) -> std::result::Result<ReplyBody, (Error, bool)> {
+        let inner = &*self.inner;
+        if !self.is_active() {
+            let e = self.end_error().unwrap_or(Error::ConnectionManuallyClosed);
+            return Err((e, false));
+        }
+        let (id, rx) = if twoway {
+            let (id, rx) = inner.requests.register().map_err(|e| (e, false))?;
+            (id, Some(rx))
+        } else {
+            (0, None)
+        };
+        // Abandons the request if this future is dropped before the reply.
+        let guard = rx.as_ref().map(|_| PendingGuard {
+            table: &inner.requests,
+            id,
+        });
+        let mut buf = BytesMut::with_capacity(
+            64 + head.operation.len()
+                + if params.len() <= COPY_LIMIT {
+                    params.len()
+                } else {
+                    0
+                },
+        );
+        head.encode_head(&mut buf, id, params.len(), CompressionStatus::NotSupported);
+        let big = (params.len() > COPY_LIMIT && !compress).then(|| params.clone());
+        if big.is_none() {
+            buf.extend_from_slice(params);
+        }
+        inner
+            .send_frame(buf, compress, big)
+            .map_err(|e| (e, false))?;
+        let Some(rx) = rx else {
+            return Ok(ReplyBody::Ok(floe_wire::Encapsulation::empty(
+                floe_wire::ENCODING_1_1,
+            )));
+        };
+        let res = match timeout {
+            Some(t) => match tokio::time::timeout(t, rx).await {
+                Ok(r) => r,
+                Err(_) => return Err((Error::InvocationTimeout, true)),
+            },
+            None => rx.await,
+        };
+        drop(guard);
+        match res {
+            Ok(Ok(body)) => Ok(body),
+            Ok(Err(e)) => Err((e, true)),
+            Err(_) => Err((Error::ConnectionLost("connection task ended".into()), true)),
+        }
+    }
+
+    /// Whether two handles are the same connection.
+    pub fn ptr_eq(&self, other: &Connection) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl ConnectionInner {
+    fn adapter(&self) -> Option<ObjectAdapter> {
+        self.adapter
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Sends a whole frame, compressing it when asked and large enough
+    /// (§5); `extra` is a large payload to send after `frame` without
+    /// copying (never combined with compression).
+    fn send_frame(&self, mut frame: BytesMut, compress: bool, extra: Option<Bytes>) -> Result<()> {
+        if compress {
+            if frame.len() >= COMPRESSION_THRESHOLD && extra.is_none() {
+                match compress_frame(&frame, self.config.compression_level) {
+                    Ok(c) => frame = c,
+                    Err(e) => {
+                        tracing::warn!("compression failed, sending uncompressed: {e}");
+                        frame[9] = CompressionStatus::Supported as u8;
+                    }
+                }
+            } else {
+                frame[9] = CompressionStatus::Supported as u8;
+            }
+        }
+        match extra {
+            Some(payload) => self.writer.send(&mut [frame.freeze(), payload]),
+            None => self.writer.send(&mut [frame.freeze()]),
+        }
+    }
+
+    /// Starts a graceful close (the connection task carries it out).
+    pub(crate) fn begin_close(&self) {
+        if self
+            .state
+            .compare_exchange(ACTIVE, CLOSING, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            self.close_requested.notify_one();
+        }
+    }
+
+    /// Closes the socket now and fails everything pending with `err`.
+    fn terminate(&self, err: Error) {
+        if self.state.swap(CLOSED, Ordering::AcqRel) == CLOSED {
+            return;
+        }
+        {
+            let mut end = self.end_error.lock().unwrap_or_else(|p| p.into_inner());
+            end.get_or_insert(err.clone());
+        }
+        self.writer.fail(err.clone());
+        self.requests.close(err);
+        let _ = socket2::SockRef::from(&*self.stream).shutdown(std::net::Shutdown::Both);
+        // Wake the task if it is waiting, so it notices.
+        self.close_requested.notify_one();
+        self.closed_tx.send_replace(true);
+    }
+
+    /// Handles one whole frame.
+    fn handle_frame(self: &Arc<Self>, frame: Bytes, dispatches: &mut DispatchSet) -> Result<()> {
+        let header = Header::parse(&frame, 0)?;
+        let frame = if header.compression == CompressionStatus::Compressed {
+            decompress_frame(&frame, self.config.message_size_max)?
+        } else {
+            frame
+        };
+        let accepts_compression = header.compression.accepts_compression();
+        let (_, message) = Message::parse(frame)?;
+        match message {
+            Message::Request(request) => {
+                self.dispatch(request, accepts_compression, dispatches);
+            }
+            Message::BatchRequest(batch) => {
+                for request in batch.iter() {
+                    self.dispatch(request?, false, dispatches);
+                }
+            }
+            Message::Reply(reply) => {
+                if !self.requests.complete(reply.request_id, reply.body) {
+                    tracing::trace!(id = reply.request_id, "reply for an abandoned request");
+                }
+            }
+            Message::ValidateConnection => {}
+            Message::CloseConnection => return Err(Error::CloseConnection),
+        }
+        Ok(())
+    }
+
+    /// Dispatches one request to its servant; synchronous results are
+    /// answered at once, futures join `dispatches`.
+    fn dispatch(self: &Arc<Self>, request: Request, compress: bool, dispatches: &mut DispatchSet) {
+        if self.state.load(Ordering::Acquire) != ACTIVE {
+            // §1.4: a request arriving after we started closing is ignored;
+            // the peer retries it (CloseConnection promises it was not run).
+            return;
+        }
+        let rid = request.request_id;
+        let failed = |request: Request| RequestFailed {
+            identity: request.identity,
+            facet: request.facet,
+            operation: request.operation,
+        };
+        let Some(adapter) = self.adapter() else {
+            self.send_reply(
+                rid,
+                compress,
+                Err(DispatchError::ObjectNotExist(failed(request))),
+            );
+            return;
+        };
+        let Some(mode) = request.mode() else {
+            let text = format!(
+                "::Ice::MarshalException:\nunexpected operation mode {}",
+                request.mode_byte
+            );
+            self.send_reply(
+                rid,
+                compress,
+                Err(DispatchError::UnknownLocalException(text)),
+            );
+            return;
+        };
+        if !request.params.encoding.is_supported() {
+            let e = floe_wire::Error::UnsupportedEncoding {
+                major: request.params.encoding.major,
+                minor: request.params.encoding.minor,
+            };
+            self.send_reply(rid, compress, Err(e.into()));
+            return;
+        }
+        let servant = match adapter.find_servant(&request.identity, &request.facet) {
+            Ok(s) => s,
+            Err(facet_missing) => {
+                let f = failed(request);
+                let e = if facet_missing {
+                    DispatchError::FacetNotExist(f)
+                } else {
+                    DispatchError::ObjectNotExist(f)
+                };
+                self.send_reply(rid, compress, Err(e));
+                return;
+            }
+        };
+        let encoding = request.params.encoding;
+        let current = Current {
+            adapter,
+            connection: Some(Connection {
+                inner: self.clone(),
+            }),
+            id: request.identity,
+            facet: request.facet,
+            operation: request.operation,
+            mode,
+            ctx: request.context,
+            request_id: rid,
+            encoding,
+        };
+        if current.operation.starts_with("ice_") && !servant.handles_builtins() {
+            if let Some(result) = builtin(&*servant, &current, request.params) {
+                self.send_reply(rid, compress, result);
+                return;
+            }
+            // Not a built-in we know: fall through to the servant.
+            let params = floe_wire::Encapsulation::empty(encoding);
+            return self.run_dispatch(servant.dispatch(current, params), rid, compress, dispatches);
+        }
+        let dispatch = servant.dispatch(current, request.params);
+        self.run_dispatch(dispatch, rid, compress, dispatches);
+    }
+
+    fn run_dispatch(
+        self: &Arc<Self>,
+        dispatch: Dispatch,
+        rid: i32,
+        compress: bool,
+        dispatches: &mut DispatchSet,
+    ) {
+        match dispatch {
+            Dispatch::Ready(result) => self.send_reply(rid, compress, result),
+            Dispatch::Pending(fut) => {
+                dispatches.push(Box::pin(async move { (rid, compress, fut.await) }));
+            }
+        }
+    }
+
+    /// Writes the reply to request `rid` (nothing for oneway requests,
+    /// whose failures are only logged).
+    fn send_reply(&self, rid: i32, compress: bool, result: DispatchResult) {
+        if rid == 0 {
+            if let Err(e) = result {
+                tracing::debug!("oneway dispatch failed: {e}");
+            }
+            return;
+        }
+        let status = match &result {
+            Ok(_) => ReplyStatus::Ok,
+            Err(DispatchError::UserException(_)) => ReplyStatus::UserException,
+            Err(_) => ReplyStatus::UnknownException,
+        };
+        let sent = match result {
+            Ok(encaps) | Err(DispatchError::UserException(encaps)) => {
+                let mut buf = BytesMut::with_capacity(
+                    32 + if encaps.len() <= COPY_LIMIT {
+                        encaps.len()
+                    } else {
+                        0
+                    },
+                );
+                Reply::encode_head(
+                    &mut buf,
+                    rid,
+                    status,
+                    encaps.len(),
+                    CompressionStatus::NotSupported,
+                );
+                if encaps.len() <= COPY_LIMIT || compress {
+                    buf.extend_from_slice(&encaps);
+                    self.send_frame(buf, compress, None)
+                } else {
+                    self.send_frame(buf, false, Some(encaps))
+                }
+            }
+            Err(e) => {
+                let body = match e {
+                    DispatchError::ObjectNotExist(f) => ReplyBody::ObjectNotExist(f),
+                    DispatchError::FacetNotExist(f) => ReplyBody::FacetNotExist(f),
+                    DispatchError::OperationNotExist(f) => ReplyBody::OperationNotExist(f),
+                    DispatchError::UnknownLocalException(s) => ReplyBody::UnknownLocalException(s),
+                    DispatchError::UnknownUserException(s) => ReplyBody::UnknownUserException(s),
+                    DispatchError::UnknownException(s) => ReplyBody::UnknownException(s),
+                    DispatchError::UserException(_) => unreachable!("handled above"),
+                };
+                let mut buf = BytesMut::with_capacity(64);
+                Reply {
+                    request_id: rid,
+                    body,
+                }
+                .encode(&mut buf, CompressionStatus::NotSupported);
+                self.send_frame(buf, compress, None)
+            }
+        };
+        if let Err(e) = sent {
+            tracing::debug!("cannot send reply {rid}: {e}");
+        }
+    }
+}
+
+/// Answers the built-in operations (§2.2) from the servant's type ids.
+/// `None` for an `ice_` operation that is not built in.
+fn builtin(
+    servant: &dyn crate::servant::Servant,
+    current: &Current,
+    params: floe_wire::Encapsulation,
+) -> Option<DispatchResult> {
+    Some(match current.operation.as_str() {
+        "ice_ping" => Ok(current.empty_reply()),
+        "ice_isA" => (|| {
+            let mut dec = floe_wire::Decoder::from_encapsulation(params)?;
+            let id = dec.read_string()?;
+            dec.finish_encapsulation()?;
+            let is_a = servant.ice_ids().iter().any(|t| *t == id);
+            Ok(current.encode_reply(|enc| enc.write_bool(is_a)))
+        })()
+        .map_err(|e: floe_wire::Error| e.into()),
+        "ice_id" => Ok(current.encode_reply(|enc| enc.write_string(servant.ice_id()))),
+        "ice_ids" => Ok(current.encode_reply(|enc| {
+            let ids = servant.ice_ids();
+            enc.write_size(ids.len());
+            for id in ids {
+                enc.write_string(id);
+            }
+        })),
+        _ => return None,
+    })
+}
+
+/// The connection task: reads and handles frames, polls dispatches,
+/// flushes queued writes, runs ACM and the graceful close.
+async fn run(conn: Arc<ConnectionInner>) {
+    let mut buf = BytesMut::with_capacity(READ_CHUNK);
+    let mut dispatches: DispatchSet = FuturesUnordered::new();
+    let mut acm = AcmMonitor::new(conn.config.acm.clone());
+    let mut close_sent = false;
+    let mut close_deadline: Option<tokio::time::Instant> = None;
+    let max = conn.config.message_size_max;
+    let end: Error = loop {
+        let state = conn.state.load(Ordering::Acquire);
+        if state == CLOSED {
+            break conn
+                .end_error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone()
+                .unwrap_or(Error::ConnectionManuallyClosed);
+        }
+        if state == CLOSING && !close_sent {
+            if close_deadline.is_none() {
+                close_deadline = Some(tokio::time::Instant::now() + conn.config.close_timeout);
+            }
+            let waiting_requests =
+                conn.wait_for_requests.load(Ordering::Acquire) && conn.requests.len() > 0;
+            if dispatches.is_empty() && !waiting_requests {
+                // All our dispatches replied: say goodbye (§1.4) and wait
+                // for the peer to close the socket.
+                let _ = conn
+                    .writer
+                    .send(&mut [Bytes::from_static(&CLOSE_CONNECTION)]);
+                if let Err(e) = conn.writer.drain().await {
+                    break e;
+                }
+                close_sent = true;
+            }
+        }
+        let can_read = dispatches.len() < conn.config.max_dispatches;
+        let deadline = close_deadline;
+        tokio::select! {
+            biased;
+            Some((rid, compress, result)) = dispatches.next(), if !dispatches.is_empty() => {
+                conn.send_reply(rid, compress, result);
+            }
+            err = conn.writer.flush_queued() => break err,
+            _ = conn.close_requested.notified() => {}
+            r = conn.stream.readable(), if can_read => {
+                if let Err(e) = r {
+                    break Error::from_io(&e);
+                }
+                if buf.capacity() - buf.len() < 1024 {
+                    buf.reserve(READ_CHUNK);
+                }
+                match read_some(&conn.stream, &mut buf) {
+                    Ok(0) => {
+                        break if close_sent {
+                            Error::ConnectionManuallyClosed
+                        } else {
+                            Error::ConnectionLost("peer closed the connection".into())
+                        };
+                    }
+                    Ok(_) => {
+                        acm.read();
+                        if let Err(e) = handle_buffered(&conn, &mut buf, max, &mut dispatches) {
+                            break e;
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                    Err(e) => break Error::from_io(&e),
+                }
+            }
+            _ = acm.tick() => {
+                if let Some(e) = acm.check(&conn, dispatches.len()) {
+                    break e;
+                }
+            }
+            _ = sleep_until(deadline) => {
+                break Error::ConnectionManuallyClosed;
+            }
+        }
+    };
+    match &end {
+        Error::CloseConnection | Error::ConnectionManuallyClosed => {
+            tracing::debug!(remote = ?conn.info.remote, "connection closed: {end}")
+        }
+        Error::Protocol(e) => {
+            tracing::warn!(remote = ?conn.info.remote, "closing connection after protocol error: {e}")
+        }
+        e => tracing::debug!(remote = ?conn.info.remote, "connection ended: {e}"),
+    }
+    conn.terminate(end);
+}
+
+/// One non-blocking read into `buf`'s spare capacity. When the read did not
+/// fill the spare room the socket is drained, so readiness is cleared right
+/// away (through `try_io` reporting `WouldBlock` after the data was taken):
+/// this saves the extra `read` returning `EAGAIN` that a plain
+/// `try_read_buf` loop makes per message. Tokio's readiness ticks make this
+/// safe: data arriving after our read sets readiness again.
+fn read_some(stream: &TcpStream, buf: &mut BytesMut) -> std::io::Result<usize> {
+    let mut got: Option<usize> = None;
+    let res = stream.try_io(tokio::io::Interest::READABLE, || {
+        let spare = buf.spare_capacity_mut();
+        let room = spare.len();
+        let n = socket2::SockRef::from(stream).recv(spare)?;
+        // SAFETY: `recv` initialised the first `n` bytes of the spare
+        // capacity.
+        unsafe { buf.set_len(buf.len() + n) };
+        got = Some(n);
+        if n > 0 && n < room {
+            Err(std::io::ErrorKind::WouldBlock.into())
+        } else {
+            Ok(n)
+        }
+    });
+    match (res, got) {
+        (_, Some(n)) => Ok(n),
+        (Err(e), None) => Err(e),
+        (Ok(n), None) => Ok(n),
+    }
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Handles every whole frame in `buf`, leaving a partial one.
+fn handle_buffered(
+    conn: &Arc<ConnectionInner>,
+    buf: &mut BytesMut,
+    max: usize,
+    dispatches: &mut DispatchSet,
+) -> Result<()> {
+    loop {
+        match check(buf, max)? {
+            FrameCheck::Complete { len } => {
+                let frame = buf.split_to(len).freeze();
+                conn.handle_frame(frame, dispatches)?;
+            }
+            FrameCheck::Incomplete { need } => {
+                if buf.capacity() - buf.len() < need {
+                    buf.reserve(need.max(READ_CHUNK));
+                }
+                return Ok(());
+            }
+        }
+    }
+}

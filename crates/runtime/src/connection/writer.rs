@@ -1,0 +1,215 @@
+//! [`Writer`]: the send side of a TCP connection.
+//!
+//! Concurrency choice: whoever sends (a caller's task for requests, the
+//! connection task for replies) first tries to write the frame **directly**
+//! with a non-blocking `try_write_vectored` while holding a std `Mutex`
+//! around the queue: when nothing is queued and the socket has room (the
+//! usual case), a message costs one syscall and no task hop. Only what the
+//! kernel does not take is queued; the connection task, woken through a
+//! `Notify`, waits for writability and drains the queue with vectored
+//! writes, so concurrent senders' small frames coalesce into few syscalls.
+//! Frames are never interleaved: the queue is appended to only under the
+//! lock, and the direct path is taken only when the queue is empty.
+//!
+//! Nothing here awaits while holding the lock, and a sender never owns
+//! half-written state, so dropping a caller's future cannot corrupt the
+//! stream.
+
+use std::collections::VecDeque;
+use std::io::IoSlice;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use bytes::{Buf, Bytes};
+use tokio::net::TcpStream;
+use tokio::sync::Notify;
+
+use crate::error::Error;
+
+/// At most this many buffers go into one vectored write.
+const MAX_IOV: usize = 64;
+
+struct WriteState {
+    /// Bytes accepted but not yet written, in order.
+    queue: VecDeque<Bytes>,
+    /// Set when writing failed or the connection closed.
+    error: Option<Error>,
+}
+
+/// The write half of a connection, shared by senders and the connection task.
+pub(crate) struct Writer {
+    stream: Arc<TcpStream>,
+    state: Mutex<WriteState>,
+    /// Wakes the connection task when something was queued.
+    queued: Notify,
+    /// Set by every write; cleared by the ACM monitor (activity tracking).
+    pub(crate) wrote: AtomicBool,
+}
+
+impl Writer {
+    pub(crate) fn new(stream: Arc<TcpStream>) -> Self {
+        Writer {
+            stream,
+            state: Mutex::new(WriteState {
+                queue: VecDeque::new(),
+                error: None,
+            }),
+            queued: Notify::new(),
+            wrote: AtomicBool::new(false),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, WriteState> {
+        // The state stays consistent across a panic (queue pushes/pops only).
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Sends one message made of `parts` (e.g. a frame head and a large
+    /// payload), written back to back. Returns once the bytes are written or
+    /// queued.
+    ///
+    /// # Errors
+    ///
+    /// The connection's error if it is closed or the write failed.
+    pub(crate) fn send(&self, parts: &mut [Bytes]) -> Result<(), Error> {
+        self.wrote.store(true, Ordering::Relaxed);
+        let mut st = self.lock();
+        if let Some(e) = &st.error {
+            return Err(e.clone());
+        }
+        if st.queue.is_empty() {
+            // Direct path: write now, as far as the socket takes it.
+            let mut first = 0;
+            while first < parts.len() {
+                let n = {
+                    let slices = [
+                        IoSlice::new(parts.get(first).map(|b| &b[..]).unwrap_or(&[])),
+                        IoSlice::new(parts.get(first + 1).map(|b| &b[..]).unwrap_or(&[])),
+                        IoSlice::new(parts.get(first + 2).map(|b| &b[..]).unwrap_or(&[])),
+                    ];
+                    match self.stream.try_write_vectored(&slices) {
+                        Ok(n) => n,
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                        Err(e) => {
+                            let err = Error::from_io(&e);
+                            st.error = Some(err.clone());
+                            return Err(err);
+                        }
+                    }
+                };
+                advance(parts, &mut first, n);
+            }
+            if first >= parts.len() {
+                return Ok(());
+            }
+            st.queue
+                .extend(parts[first..].iter().filter(|b| !b.is_empty()).cloned());
+        } else {
+            st.queue
+                .extend(parts.iter().filter(|b| !b.is_empty()).cloned());
+        }
+        drop(st);
+        self.queued.notify_one();
+        Ok(())
+    }
+
+    /// Whether bytes are waiting to be written.
+    pub(crate) fn has_queued(&self) -> bool {
+        !self.lock().queue.is_empty()
+    }
+
+    /// Drains the queue whenever something is queued; runs inside the
+    /// connection task's `select!` and returns only on a write error.
+    /// Cancel-safe: all state lives in the queue.
+    pub(crate) async fn flush_queued(&self) -> Error {
+        loop {
+            if !self.has_queued() {
+                self.queued.notified().await;
+                continue;
+            }
+            if let Err(e) = self.stream.writable().await {
+                return self.fail(Error::from_io(&e));
+            }
+            if let Err(e) = self.write_queued() {
+                return e;
+            }
+        }
+    }
+
+    /// Waits until everything queued has been written (used before a
+    /// graceful close).
+    pub(crate) async fn drain(&self) -> Result<(), Error> {
+        while self.has_queued() {
+            if let Err(e) = self.stream.writable().await {
+                return Err(self.fail(Error::from_io(&e)));
+            }
+            self.write_queued()?;
+        }
+        Ok(())
+    }
+
+    /// One non-blocking vectored write of the queue's head.
+    fn write_queued(&self) -> Result<(), Error> {
+        let mut st = self.lock();
+        if let Some(e) = &st.error {
+            return Err(e.clone());
+        }
+        let res = {
+            let slices: Vec<IoSlice<'_>> = st
+                .queue
+                .iter()
+                .take(MAX_IOV)
+                .map(|b| IoSlice::new(b))
+                .collect();
+            self.stream.try_write_vectored(&slices)
+        };
+        match res {
+            Ok(mut n) => {
+                while n > 0 {
+                    let Some(front) = st.queue.front_mut() else {
+                        break;
+                    };
+                    if n >= front.len() {
+                        n -= front.len();
+                        st.queue.pop_front();
+                    } else {
+                        front.advance(n);
+                        n = 0;
+                    }
+                }
+                Ok(())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(()),
+            Err(e) => {
+                let err = Error::from_io(&e);
+                st.error = Some(err.clone());
+                Err(err)
+            }
+        }
+    }
+
+    /// Refuses further writes with `err` (first error wins) and returns the
+    /// error in force.
+    pub(crate) fn fail(&self, err: Error) -> Error {
+        let mut st = self.lock();
+        st.queue.clear();
+        st.error.get_or_insert(err).clone()
+    }
+}
+
+/// Advances the parts cursor by `n` written bytes.
+fn advance(parts: &mut [Bytes], first: &mut usize, mut n: usize) {
+    while n > 0 && *first < parts.len() {
+        let len = parts[*first].len();
+        if n >= len {
+            n -= len;
+            *first += 1;
+        } else {
+            parts[*first].advance(n);
+            n = 0;
+        }
+    }
+    while *first < parts.len() && parts[*first].is_empty() {
+        *first += 1;
+    }
+}

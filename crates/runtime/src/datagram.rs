@@ -1,0 +1,131 @@
+//! UDP endpoints (§2.7): one frame per datagram, requestId 0 or a
+//! BatchRequest, no validation, no replies.
+
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use floe_wire::protocol::Request;
+use floe_wire::protocol::{
+    check, decompress_frame, CompressionStatus, FrameCheck, Header, Message,
+};
+use tokio::net::UdpSocket;
+
+use crate::current::Current;
+use crate::error::{Error, Result};
+use crate::object_adapter::ObjectAdapter;
+use crate::servant::Dispatch;
+
+/// Largest datagram accepted (`Ice.UDP.RcvSize` default).
+const MAX_DATAGRAM: usize = 65535 - 28;
+
+/// Receives datagrams for `adapter` until the task is aborted.
+pub(crate) async fn receive_loop(socket: UdpSocket, adapter: ObjectAdapter) {
+    let mut buf = BytesMut::with_capacity(MAX_DATAGRAM);
+    loop {
+        buf.clear();
+        buf.reserve(MAX_DATAGRAM);
+        match socket.recv_buf_from(&mut buf).await {
+            Ok((_, from)) => {
+                let frame = buf.split().freeze();
+                if let Err(e) = handle_datagram(frame, &adapter) {
+                    // A bad datagram is dropped; the socket keeps serving.
+                    tracing::warn!(%from, "dropping bad datagram: {e}");
+                }
+            }
+            Err(e) => {
+                tracing::debug!("udp receive error: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        }
+    }
+}
+
+fn handle_datagram(frame: Bytes, adapter: &ObjectAdapter) -> Result<()> {
+    let max = adapter.inner.config.message_size_max;
+    match check(&frame, max)? {
+        FrameCheck::Complete { len } if len == frame.len() => {}
+        _ => return Err(floe_wire::Error::IllegalMessageSize(frame.len() as i64).into()),
+    }
+    let header = Header::parse(&frame, 0)?;
+    let frame = if header.compression == CompressionStatus::Compressed {
+        decompress_frame(&frame, max)?
+    } else {
+        frame
+    };
+    match Message::parse(frame)?.1 {
+        Message::Request(r) => dispatch_oneway(r, adapter),
+        Message::BatchRequest(b) => {
+            for r in b.iter() {
+                dispatch_oneway(r?, adapter);
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn dispatch_oneway(request: Request, adapter: &ObjectAdapter) {
+    if !adapter.is_active() {
+        return;
+    }
+    let Some(mode) = request.mode() else { return };
+    let Ok(servant) = adapter.find_servant(&request.identity, &request.facet) else {
+        tracing::debug!(identity = %request.identity.name, "datagram for unknown object");
+        return;
+    };
+    if request.operation.starts_with("ice_") && !servant.handles_builtins() {
+        return;
+    }
+    let current = Current {
+        adapter: adapter.clone(),
+        connection: None,
+        id: request.identity,
+        facet: request.facet,
+        operation: request.operation,
+        mode,
+        ctx: request.context,
+        request_id: 0,
+        encoding: request.params.encoding,
+    };
+    if let Dispatch::Pending(f) = servant.dispatch(current, request.params) {
+        tokio::spawn(f);
+    }
+}
+
+/// A client-side UDP sender bound to an ephemeral port.
+pub(crate) struct DatagramSender {
+    socket: UdpSocket,
+}
+
+impl DatagramSender {
+    pub(crate) async fn connect(addr: &str) -> Result<Arc<DatagramSender>> {
+        let bind = if addr.starts_with('[') {
+            "[::]:0"
+        } else {
+            "0.0.0.0:0"
+        };
+        let socket = UdpSocket::bind(bind)
+            .await
+            .map_err(|e| Error::Socket(e.to_string()))?;
+        socket
+            .connect(addr)
+            .await
+            .map_err(|e| Error::ConnectFailed(e.to_string()))?;
+        Ok(Arc::new(DatagramSender { socket }))
+    }
+
+    pub(crate) async fn send(&self, frame: &[u8]) -> Result<()> {
+        if frame.len() > MAX_DATAGRAM {
+            return Err(floe_wire::Error::MemoryLimit {
+                size: frame.len(),
+                max: MAX_DATAGRAM,
+            }
+            .into());
+        }
+        self.socket
+            .send(frame)
+            .await
+            .map(drop)
+            .map_err(|e| Error::Socket(e.to_string()))
+    }
+}

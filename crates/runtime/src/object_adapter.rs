@@ -1,0 +1,387 @@
+//! [`ObjectAdapter`]: listens on endpoints, maps identities (and facets) to
+//! servants, and dispatches the requests of the connections it accepts.
+//!
+//! The servant map sits behind a std `RwLock`: dispatch takes a read lock for
+//! one hash lookup per request and never holds it across an `.await`;
+//! registrations are rare writes.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+
+use floe_wire::Identity;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::communicator::{Communicator, CommunicatorInner};
+use crate::connection::{Connection, ConnectionConfig};
+use crate::datagram;
+use crate::endpoint::{Endpoint, Transport};
+use crate::error::{Error, Result};
+use crate::proxy::Proxy;
+use crate::servant::Servant;
+
+const HOLDING: u8 = 0;
+const ACTIVE: u8 = 1;
+const DEACTIVATING: u8 = 2;
+const DEACTIVATED: u8 = 3;
+
+#[derive(Default)]
+struct ServantMap {
+    /// identity → facet → servant ("" is the default facet).
+    active: HashMap<Identity, HashMap<String, Arc<dyn Servant>>>,
+    /// category → default servant ("" matches every category).
+    defaults: HashMap<String, Arc<dyn Servant>>,
+}
+
+pub(crate) struct AdapterInner {
+    name: String,
+    communicator: Weak<CommunicatorInner>,
+    servants: RwLock<ServantMap>,
+    /// Endpoints as bound (ephemeral ports resolved).
+    endpoints: Vec<Endpoint>,
+    /// Endpoints put into proxies the adapter creates.
+    published: Vec<Endpoint>,
+    /// Listeners waiting for `activate`.
+    listeners: Mutex<Vec<TcpListener>>,
+    /// UDP sockets waiting for `activate`.
+    udp: Mutex<Vec<tokio::net::UdpSocket>>,
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+    connections: Mutex<Vec<Connection>>,
+    state: AtomicU8,
+    deactivated: watch::Sender<bool>,
+    pub(crate) config: ConnectionConfig,
+}
+
+/// An object adapter; clones share it.
+#[derive(Clone)]
+pub struct ObjectAdapter {
+    pub(crate) inner: Arc<AdapterInner>,
+}
+
+impl std::fmt::Debug for ObjectAdapter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ObjectAdapter")
+            .field("name", &self.inner.name)
+            .field("endpoints", &self.inner.endpoints)
+            .finish()
+    }
+}
+
+impl ObjectAdapter {
+    /// Binds `endpoints` (not yet accepting: see [`ObjectAdapter::activate`]).
+    pub(crate) async fn bind(
+        name: &str,
+        communicator: &Communicator,
+        endpoints: Vec<Endpoint>,
+        published: Option<Vec<Endpoint>>,
+        config: ConnectionConfig,
+    ) -> Result<ObjectAdapter> {
+        let mut bound = Vec::new();
+        let mut listeners = Vec::new();
+        let mut udp = Vec::new();
+        for ep in endpoints {
+            let addr = format!("{}:{}", ep.bind_host(), ep.port);
+            let local = match ep.transport {
+                Transport::Tcp => {
+                    let l = TcpListener::bind(&addr)
+                        .await
+                        .map_err(|e| Error::Socket(format!("cannot listen on {addr}: {e}")))?;
+                    let local = l.local_addr().map_err(|e| Error::Socket(e.to_string()))?;
+                    listeners.push(l);
+                    local
+                }
+                Transport::Udp => {
+                    let s = tokio::net::UdpSocket::bind(&addr)
+                        .await
+                        .map_err(|e| Error::Socket(format!("cannot bind {addr}: {e}")))?;
+                    let local = s.local_addr().map_err(|e| Error::Socket(e.to_string()))?;
+                    udp.push(s);
+                    local
+                }
+            };
+            bound.push(Endpoint {
+                port: local.port(),
+                ..ep
+            });
+        }
+        let published = published.unwrap_or_else(|| {
+            bound
+                .iter()
+                .map(|e| Endpoint {
+                    host: e.connect_host().to_string(),
+                    ..e.clone()
+                })
+                .collect()
+        });
+        let (deactivated, _) = watch::channel(false);
+        Ok(ObjectAdapter {
+            inner: Arc::new(AdapterInner {
+                name: name.to_string(),
+                communicator: Arc::downgrade(&communicator.inner),
+                servants: RwLock::new(ServantMap::default()),
+                endpoints: bound,
+                published,
+                listeners: Mutex::new(listeners),
+                udp: Mutex::new(udp),
+                tasks: Mutex::new(Vec::new()),
+                connections: Mutex::new(Vec::new()),
+                state: AtomicU8::new(HOLDING),
+                deactivated,
+                config,
+            }),
+        })
+    }
+
+    /// The adapter's name.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The endpoints the adapter listens on, with the ports actually bound.
+    pub fn endpoints(&self) -> &[Endpoint] {
+        &self.inner.endpoints
+    }
+
+    /// The endpoints put into proxies made by [`ObjectAdapter::create_proxy`].
+    pub fn published_endpoints(&self) -> &[Endpoint] {
+        &self.inner.published
+    }
+
+    /// The communicator that created the adapter.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CommunicatorDestroyed`] if it is gone.
+    pub fn communicator(&self) -> Result<Communicator> {
+        self.inner
+            .communicator
+            .upgrade()
+            .map(|inner| Communicator { inner })
+            .ok_or(Error::CommunicatorDestroyed)
+    }
+
+    /// Starts accepting connections (and datagrams). Must be called inside a
+    /// tokio runtime.
+    pub fn activate(&self) {
+        if self
+            .inner
+            .state
+            .compare_exchange(HOLDING, ACTIVE, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return;
+        }
+        let listeners = std::mem::take(&mut *lock(&self.inner.listeners));
+        let udp = std::mem::take(&mut *lock(&self.inner.udp));
+        let mut tasks = lock(&self.inner.tasks);
+        for listener in listeners {
+            let adapter = self.clone();
+            tasks.push(tokio::spawn(accept_loop(listener, adapter)));
+        }
+        for socket in udp {
+            let adapter = self.clone();
+            tasks.push(tokio::spawn(datagram::receive_loop(socket, adapter)));
+        }
+    }
+
+    /// Whether the adapter is active (not holding, not deactivated).
+    pub fn is_active(&self) -> bool {
+        self.inner.state.load(Ordering::Acquire) == ACTIVE
+    }
+
+    /// Registers `servant` for `identity` (default facet) and returns a proxy
+    /// for it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::AlreadyRegistered`] if the identity already has a servant.
+    pub fn add(&self, identity: Identity, servant: Arc<dyn Servant>) -> Result<Proxy> {
+        self.add_facet(identity, "", servant)
+    }
+
+    /// Registers `servant` for `identity` and `facet`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::AlreadyRegistered`] if that facet already has a servant.
+    pub fn add_facet(
+        &self,
+        identity: Identity,
+        facet: &str,
+        servant: Arc<dyn Servant>,
+    ) -> Result<Proxy> {
+        {
+            let mut map = self
+                .inner
+                .servants
+                .write()
+                .unwrap_or_else(|p| p.into_inner());
+            let facets = map.active.entry(identity.clone()).or_default();
+            if facets.contains_key(facet) {
+                return Err(Error::AlreadyRegistered(format!(
+                    "servant for {}{}",
+                    identity.name,
+                    if facet.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" -f {facet}")
+                    }
+                )));
+            }
+            facets.insert(facet.to_string(), servant);
+        }
+        Ok(self.create_proxy(identity).ice_facet(facet))
+    }
+
+    /// Removes the servant of `identity` and `facet`; returns it.
+    pub fn remove_facet(&self, identity: &Identity, facet: &str) -> Option<Arc<dyn Servant>> {
+        let mut map = self
+            .inner
+            .servants
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        let facets = map.active.get_mut(identity)?;
+        let s = facets.remove(facet);
+        if facets.is_empty() {
+            map.active.remove(identity);
+        }
+        s
+    }
+
+    /// Removes the default-facet servant of `identity`.
+    pub fn remove(&self, identity: &Identity) -> Option<Arc<dyn Servant>> {
+        self.remove_facet(identity, "")
+    }
+
+    /// Registers a default servant for every identity of `category` that has
+    /// no servant of its own (`""` = any category).
+    pub fn add_default_servant(&self, category: &str, servant: Arc<dyn Servant>) {
+        let mut map = self
+            .inner
+            .servants
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        map.defaults.insert(category.to_string(), servant);
+    }
+
+    /// Removes the default servant of `category`.
+    pub fn remove_default_servant(&self, category: &str) -> Option<Arc<dyn Servant>> {
+        let mut map = self
+            .inner
+            .servants
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        map.defaults.remove(category)
+    }
+
+    /// The servant for `identity` and `facet`: `Err(false)` if no servant
+    /// has the identity (ObjectNotExist), `Err(true)` if the identity exists
+    /// but not the facet (FacetNotExist).
+    pub fn find_servant(
+        &self,
+        identity: &Identity,
+        facet: &str,
+    ) -> std::result::Result<Arc<dyn Servant>, bool> {
+        let map = self
+            .inner
+            .servants
+            .read()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(facets) = map.active.get(identity) {
+            return facets.get(facet).cloned().ok_or(true);
+        }
+        let default = map
+            .defaults
+            .get(&identity.category)
+            .or_else(|| map.defaults.get(""));
+        match default {
+            Some(s) if facet.is_empty() => Ok(s.clone()),
+            Some(_) => Err(true),
+            None => Err(false),
+        }
+    }
+
+    /// A proxy for `identity` with the adapter's published endpoints.
+    ///
+    /// # Panics
+    ///
+    /// Never in practice: if the communicator is gone the proxy is still
+    /// built, its calls fail with `CommunicatorDestroyed`.
+    pub fn create_proxy(&self, identity: Identity) -> Proxy {
+        Proxy::new_internal(
+            self.inner.communicator.clone(),
+            identity,
+            self.inner.published.clone(),
+        )
+    }
+
+    pub(crate) fn track(&self, conn: Connection) {
+        let mut conns = lock(&self.inner.connections);
+        conns.retain(|c| c.is_active());
+        conns.push(conn);
+    }
+
+    /// Stops accepting, closes every connection gracefully (running
+    /// dispatches finish and reply first, §1.4) and waits until they are
+    /// closed.
+    pub async fn deactivate(&self) {
+        let prev = self.inner.state.swap(DEACTIVATING, Ordering::AcqRel);
+        if prev == DEACTIVATING || prev == DEACTIVATED {
+            self.inner.state.store(prev, Ordering::Release);
+            self.wait_for_deactivate().await;
+            return;
+        }
+        for t in lock(&self.inner.tasks).drain(..) {
+            t.abort();
+        }
+        lock(&self.inner.listeners).clear();
+        let conns: Vec<Connection> = lock(&self.inner.connections).drain(..).collect();
+        for c in &conns {
+            c.inner.begin_close();
+        }
+        for c in &conns {
+            c.closed().await;
+        }
+        self.inner.state.store(DEACTIVATED, Ordering::Release);
+        self.inner.deactivated.send_replace(true);
+        tracing::debug!(adapter = %self.inner.name, "adapter deactivated");
+    }
+
+    /// Waits until [`ObjectAdapter::deactivate`] has finished.
+    pub async fn wait_for_deactivate(&self) {
+        let mut rx = self.inner.deactivated.subscribe();
+        let _ = rx.wait_for(|d| *d).await;
+    }
+
+    /// Whether the adapter was deactivated.
+    pub fn is_deactivated(&self) -> bool {
+        self.inner.state.load(Ordering::Acquire) == DEACTIVATED
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+async fn accept_loop(listener: TcpListener, adapter: ObjectAdapter) {
+    loop {
+        match listener.accept().await {
+            Ok((stream, _)) => {
+                if !adapter.is_active() {
+                    continue;
+                }
+                match Connection::accept(stream, adapter.clone(), adapter.inner.config.clone()) {
+                    Ok(conn) => adapter.track(conn),
+                    Err(e) => tracing::debug!("accept failed: {e}"),
+                }
+            }
+            Err(e) => {
+                // EMFILE and friends: back off instead of spinning.
+                tracing::warn!("accept error on {}: {e}", adapter.inner.name);
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+    }
+}

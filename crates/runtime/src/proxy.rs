@@ -1,0 +1,598 @@
+//! [`Proxy`]: an untyped reference to an Ice object: identity, facet,
+//! invocation mode, endpoints and per-proxy settings (`ice_*`), and
+//! [`Proxy::invoke`], the one call every typed proxy goes through.
+//!
+//! Proxies are immutable and cheap to clone (one `Arc`); every `ice_*`
+//! method returns a new proxy. A proxy caches the connection it last used.
+
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use bytes::Bytes;
+use floe_wire::protocol::{OperationMode, ReplyBody, RequestHead};
+use floe_wire::{Context, Encapsulation, EncodingVersion, Identity, ENCODING_1_1};
+
+use crate::communicator::{Communicator, CommunicatorInner};
+use crate::connection::Connection;
+use crate::current::encode_encapsulation;
+use crate::endpoint::Endpoint;
+use crate::error::{Error, Result};
+
+/// How a proxy sends requests (§4.10 mode byte).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum InvocationMode {
+    /// Waits for a reply.
+    #[default]
+    Twoway,
+    /// No reply (requestId 0).
+    Oneway,
+    /// Queued until flushed, sent as a BatchRequest.
+    BatchOneway,
+    /// One UDP datagram per request.
+    Datagram,
+    /// Queued, flushed as one datagram.
+    BatchDatagram,
+}
+
+impl InvocationMode {
+    /// Whether requests wait for replies.
+    pub fn is_twoway(self) -> bool {
+        self == InvocationMode::Twoway
+    }
+
+    /// Whether requests are queued until flushed.
+    pub fn is_batch(self) -> bool {
+        matches!(
+            self,
+            InvocationMode::BatchOneway | InvocationMode::BatchDatagram
+        )
+    }
+
+    /// Whether requests go over UDP.
+    pub fn is_datagram(self) -> bool {
+        matches!(
+            self,
+            InvocationMode::Datagram | InvocationMode::BatchDatagram
+        )
+    }
+}
+
+/// A successful invocation: the reply's encapsulation. A user exception is
+/// a successful exchange too; the typed layer decodes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Response {
+    /// Status 0: results (empty for oneway and batched requests).
+    Ok(Encapsulation),
+    /// Status 1: a user exception.
+    UserException(Encapsulation),
+}
+
+impl Response {
+    /// The results, or [`Error::UnknownUserException`] for a user exception
+    /// (for callers that declare none).
+    ///
+    /// # Errors
+    ///
+    /// As above.
+    pub fn into_ok(self) -> Result<Encapsulation> {
+        match self {
+            Response::Ok(e) => Ok(e),
+            Response::UserException(e) => Err(Error::UnknownUserException(format!(
+                "user exception ({} bytes)",
+                e.data.len()
+            ))),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub(crate) struct ProxyInner {
+    pub(crate) communicator: Weak<CommunicatorInner>,
+    pub(crate) identity: Identity,
+    pub(crate) facet: String,
+    pub(crate) mode: InvocationMode,
+    /// `Some` when `ice_compress` was called (overrides the endpoints' `-z`).
+    pub(crate) compress: Option<bool>,
+    pub(crate) secure: bool,
+    pub(crate) encoding: EncodingVersion,
+    pub(crate) context: Context,
+    pub(crate) endpoints: Vec<Endpoint>,
+    pub(crate) adapter_id: String,
+    pub(crate) invocation_timeout: Option<Duration>,
+    pub(crate) fixed: Option<Connection>,
+    pub(crate) connection_id: String,
+    pub(crate) cached: Arc<Mutex<Option<Connection>>>,
+}
+
+/// An untyped object reference.
+#[derive(Clone)]
+pub struct Proxy {
+    pub(crate) inner: Arc<ProxyInner>,
+}
+
+impl std::fmt::Debug for Proxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Proxy({self})")
+    }
+}
+
+impl PartialEq for Proxy {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
+impl Proxy {
+    pub(crate) fn new_internal(
+        communicator: Weak<CommunicatorInner>,
+        identity: Identity,
+        endpoints: Vec<Endpoint>,
+    ) -> Proxy {
+        Proxy {
+            inner: Arc::new(ProxyInner {
+                communicator,
+                identity,
+                facet: String::new(),
+                mode: InvocationMode::Twoway,
+                compress: None,
+                secure: false,
+                encoding: ENCODING_1_1,
+                context: Context::new(),
+                endpoints,
+                adapter_id: String::new(),
+                invocation_timeout: None,
+                fixed: None,
+                connection_id: String::new(),
+                cached: Arc::new(Mutex::new(None)),
+            }),
+        }
+    }
+
+    fn with(&self, f: impl FnOnce(&mut ProxyInner)) -> Proxy {
+        let mut inner = (*self.inner).clone();
+        inner.cached = Arc::new(Mutex::new(None));
+        f(&mut inner);
+        Proxy {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The target identity.
+    pub fn identity(&self) -> &Identity {
+        &self.inner.identity
+    }
+
+    /// The facet (empty = default).
+    pub fn facet(&self) -> &str {
+        &self.inner.facet
+    }
+
+    /// The invocation mode.
+    pub fn mode(&self) -> InvocationMode {
+        self.inner.mode
+    }
+
+    /// The endpoints.
+    pub fn endpoints(&self) -> &[Endpoint] {
+        &self.inner.endpoints
+    }
+
+    /// The adapter id (indirect proxies; empty for direct ones).
+    pub fn adapter_id(&self) -> &str {
+        &self.inner.adapter_id
+    }
+
+    /// The encoding used for request parameters.
+    pub fn encoding(&self) -> EncodingVersion {
+        self.inner.encoding
+    }
+
+    /// The per-proxy context.
+    pub fn context(&self) -> &Context {
+        &self.inner.context
+    }
+
+    /// Whether requests are compressed (the `ice_compress` setting, else
+    /// the first endpoint's `-z`).
+    pub fn is_compressed(&self) -> bool {
+        self.inner
+            .compress
+            .unwrap_or_else(|| self.inner.endpoints.first().is_some_and(|e| e.compress))
+    }
+
+    /// The invocation timeout, if any.
+    pub fn invocation_timeout(&self) -> Option<Duration> {
+        self.inner.invocation_timeout
+    }
+
+    /// The communicator.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CommunicatorDestroyed`] if it is gone.
+    pub fn communicator(&self) -> Result<Communicator> {
+        self.inner
+            .communicator
+            .upgrade()
+            .map(|inner| Communicator { inner })
+            .ok_or(Error::CommunicatorDestroyed)
+    }
+
+    /// The same proxy for another identity.
+    pub fn ice_identity(&self, identity: Identity) -> Proxy {
+        self.with(|p| p.identity = identity)
+    }
+
+    /// The same proxy for another facet.
+    pub fn ice_facet(&self, facet: &str) -> Proxy {
+        if facet == self.inner.facet {
+            return self.clone();
+        }
+        self.with(|p| p.facet = facet.to_string())
+    }
+
+    /// Twoway mode.
+    pub fn ice_twoway(&self) -> Proxy {
+        self.ice_mode(InvocationMode::Twoway)
+    }
+
+    /// Oneway mode.
+    pub fn ice_oneway(&self) -> Proxy {
+        self.ice_mode(InvocationMode::Oneway)
+    }
+
+    /// Batch oneway mode.
+    pub fn ice_batch_oneway(&self) -> Proxy {
+        self.ice_mode(InvocationMode::BatchOneway)
+    }
+
+    /// Datagram mode (needs a udp endpoint).
+    pub fn ice_datagram(&self) -> Proxy {
+        self.ice_mode(InvocationMode::Datagram)
+    }
+
+    /// Batch datagram mode.
+    pub fn ice_batch_datagram(&self) -> Proxy {
+        self.ice_mode(InvocationMode::BatchDatagram)
+    }
+
+    /// The same proxy in `mode`.
+    pub fn ice_mode(&self, mode: InvocationMode) -> Proxy {
+        if mode == self.inner.mode {
+            return self.clone();
+        }
+        let fixed = self.inner.fixed.clone();
+        let cached = self.inner.cached.clone();
+        let mut p = self.with(|p| p.mode = mode);
+        // The connection does not depend on twoway/oneway/batch: share it.
+        if fixed.is_some() || !mode.is_datagram() {
+            Arc::get_mut(&mut p.inner)
+                .map(|i| i.cached = cached)
+                .unwrap_or(());
+        }
+        p
+    }
+
+    /// Forces compression on or off.
+    pub fn ice_compress(&self, compress: bool) -> Proxy {
+        self.with(|p| p.compress = Some(compress))
+    }
+
+    /// Sets the per-proxy context (sent with every request).
+    pub fn ice_context(&self, context: Context) -> Proxy {
+        self.with(|p| p.context = context)
+    }
+
+    /// Sets the encoding for request parameters.
+    pub fn ice_encoding_version(&self, encoding: EncodingVersion) -> Proxy {
+        self.with(|p| p.encoding = encoding)
+    }
+
+    /// Fails invocations that take longer than `timeout` with
+    /// [`Error::InvocationTimeout`] (`None`: wait forever).
+    pub fn ice_invocation_timeout(&self, timeout: Option<Duration>) -> Proxy {
+        self.with(|p| p.invocation_timeout = timeout)
+    }
+
+    /// A proxy bound to `connection`: requests go over it and nowhere else,
+    /// never retried (used for bidirectional callbacks).
+    pub fn ice_fixed(&self, connection: &Connection) -> Proxy {
+        self.with(|p| p.fixed = Some(connection.clone()))
+    }
+
+    /// Uses connections reserved for `id`: proxies with different connection
+    /// ids never share a connection.
+    pub fn ice_connection_id(&self, id: &str) -> Proxy {
+        self.with(|p| p.connection_id = id.to_string())
+    }
+
+    /// Replaces the endpoints.
+    pub fn ice_endpoints(&self, endpoints: Vec<Endpoint>) -> Proxy {
+        self.with(|p| p.endpoints = endpoints)
+    }
+
+    /// The connection this proxy uses, establishing it if needed.
+    ///
+    /// # Errors
+    ///
+    /// Connection failures.
+    pub async fn ice_get_connection(&self) -> Result<Connection> {
+        if let Some(c) = &self.inner.fixed {
+            if c.is_active() {
+                return Ok(c.clone());
+            }
+            return Err(c.end_error().unwrap_or(Error::ConnectionManuallyClosed));
+        }
+        if let Some(c) = &*lock(&self.inner.cached) {
+            if c.is_active() {
+                return Ok(c.clone());
+            }
+        }
+        let comm = self.communicator()?;
+        let c = comm
+            .connection_for(&self.inner.endpoints, &self.inner.connection_id)
+            .await?;
+        *lock(&self.inner.cached) = Some(c.clone());
+        Ok(c)
+    }
+
+    /// Invokes `operation` with `params`, an encoded parameters
+    /// encapsulation (6-byte header included, in [`Proxy::encoding`]; see
+    /// [`Proxy::encode_params`]). Twoway proxies wait for the reply; oneway
+    /// and datagram proxies return once the request is written or queued;
+    /// batch proxies queue it.
+    ///
+    /// Failed invocations are retried as Ice does (§7.2, `Ice.RetryIntervals`).
+    /// Dropping the returned future abandons the call: a late reply is
+    /// discarded.
+    ///
+    /// # Errors
+    ///
+    /// Reply statuses 2–7 as [`Error::ObjectNotExist`] … [`Error::UnknownException`],
+    /// connection and protocol errors, [`Error::InvocationTimeout`].
+    pub async fn invoke(
+        &self,
+        operation: &str,
+        mode: OperationMode,
+        params: Bytes,
+    ) -> Result<Response> {
+        self.invoke_with_context(operation, mode, params, None)
+            .await
+    }
+
+    /// [`Proxy::invoke`] with an explicit context instead of the proxy's.
+    ///
+    /// # Errors
+    ///
+    /// As [`Proxy::invoke`].
+    pub async fn invoke_with_context(
+        &self,
+        operation: &str,
+        mode: OperationMode,
+        params: Bytes,
+        context: Option<&Context>,
+    ) -> Result<Response> {
+        let p = &*self.inner;
+        let head = RequestHead {
+            identity: &p.identity,
+            facet: &p.facet,
+            operation,
+            mode: mode as u8,
+            context: context.unwrap_or(&p.context),
+        };
+        let compress = self.is_compressed();
+        if p.mode.is_datagram() {
+            let comm = self.communicator()?;
+            return comm
+                .send_datagram(&p.endpoints, &head, &params, compress, p.mode.is_batch())
+                .await
+                .map(|_| Response::Ok(Encapsulation::empty(p.encoding)));
+        }
+        let twoway = p.mode.is_twoway();
+        let mut attempt = 0usize;
+        let mut close_retried = false;
+        loop {
+            let result = match self.ice_get_connection().await {
+                Err(e) => Err((e, false)),
+                Ok(conn) if p.mode.is_batch() => conn
+                    .queue_batch_request(&head, &params, compress)
+                    .map(|_| ReplyBody::Ok(Encapsulation::empty(p.encoding)))
+                    .map_err(|e| (e, false)),
+                Ok(conn) => {
+                    conn.invoke(&head, &params, twoway, compress, p.invocation_timeout)
+                        .await
+                }
+            };
+            let (err, sent) = match result {
+                Ok(body) => match reply_to_result(body) {
+                    Ok(r) => return Ok(r),
+                    Err(e) => (e, true),
+                },
+                Err(e) => e,
+            };
+            if p.fixed.is_some() || p.mode.is_batch() {
+                return Err(err);
+            }
+            let retryable = err.is_retryable(sent, mode.is_idempotent());
+            // Looked up only after a failure: the success path touches no
+            // communicator state.
+            let retry_interval = self
+                .inner
+                .communicator
+                .upgrade()
+                .and_then(|c| c.retry_intervals.get(attempt).copied());
+            let interval = if retryable && retry_interval.is_some() {
+                retry_interval
+            } else if matches!(err, Error::CloseConnection) && !close_retried {
+                // CloseConnection is retried at least once, even when the
+                // retry list is used up.
+                close_retried = true;
+                Some(Duration::ZERO)
+            } else {
+                None
+            };
+            let Some(interval) = interval else {
+                return Err(err);
+            };
+            attempt += 1;
+            tracing::debug!(operation, attempt, "retrying after: {err}");
+            if !interval.is_zero() {
+                tokio::time::sleep(interval).await;
+            }
+        }
+    }
+
+    /// Encodes a parameters encapsulation in this proxy's encoding.
+    pub fn encode_params(&self, write: impl FnOnce(&mut floe_wire::Encoder)) -> Bytes {
+        encode_encapsulation(self.inner.encoding, 64, write)
+    }
+
+    /// An empty parameters encapsulation in this proxy's encoding.
+    pub fn empty_params(&self) -> Bytes {
+        if self.inner.encoding == ENCODING_1_1 {
+            Bytes::from_static(&[6, 0, 0, 0, 1, 1])
+        } else {
+            Bytes::from_static(&[6, 0, 0, 0, 1, 0])
+        }
+    }
+
+    /// `ice_ping`: checks that the object exists.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ObjectNotExist`] and friends, connection errors.
+    pub async fn ice_ping(&self) -> Result<()> {
+        self.invoke("ice_ping", OperationMode::Nonmutating, self.empty_params())
+            .await?
+            .into_ok()
+            .map(drop)
+    }
+
+    /// `ice_isA`: whether the object implements `type_id`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Proxy::ice_ping`].
+    pub async fn ice_is_a(&self, type_id: &str) -> Result<bool> {
+        let params = self.encode_params(|e| e.write_string(type_id));
+        let r = self
+            .twoway_for_builtin()?
+            .invoke("ice_isA", OperationMode::Nonmutating, params)
+            .await?
+            .into_ok()?;
+        let mut dec = floe_wire::Decoder::from_encapsulation(r)?;
+        Ok(dec.read_bool()?)
+    }
+
+    /// `ice_id`: the most-derived type id.
+    ///
+    /// # Errors
+    ///
+    /// As [`Proxy::ice_ping`].
+    pub async fn ice_id(&self) -> Result<String> {
+        let r = self
+            .twoway_for_builtin()?
+            .invoke("ice_id", OperationMode::Nonmutating, self.empty_params())
+            .await?
+            .into_ok()?;
+        let mut dec = floe_wire::Decoder::from_encapsulation(r)?;
+        Ok(dec.read_string()?)
+    }
+
+    /// `ice_ids`: all type ids, sorted.
+    ///
+    /// # Errors
+    ///
+    /// As [`Proxy::ice_ping`].
+    pub async fn ice_ids(&self) -> Result<Vec<String>> {
+        let r = self
+            .twoway_for_builtin()?
+            .invoke("ice_ids", OperationMode::Nonmutating, self.empty_params())
+            .await?
+            .into_ok()?;
+        let mut dec = floe_wire::Decoder::from_encapsulation(r)?;
+        Ok(dec.read_seq::<String>()?)
+    }
+
+    fn twoway_for_builtin(&self) -> Result<Proxy> {
+        if self.inner.mode.is_twoway() {
+            Ok(self.clone())
+        } else {
+            Err(Error::TwowayOnly)
+        }
+    }
+
+    /// Sends the batch requests queued on this proxy's connection.
+    ///
+    /// # Errors
+    ///
+    /// Connection errors.
+    pub async fn ice_flush_batch_requests(&self) -> Result<()> {
+        if self.inner.mode.is_datagram() {
+            let comm = self.communicator()?;
+            return comm.flush_datagram_batches().await;
+        }
+        let conn = self.ice_get_connection().await?;
+        conn.flush_batch_requests()
+    }
+}
+
+fn reply_to_result(body: ReplyBody) -> Result<Response> {
+    match body {
+        ReplyBody::Ok(e) => Ok(Response::Ok(e)),
+        ReplyBody::UserException(e) => Ok(Response::UserException(e)),
+        ReplyBody::ObjectNotExist(f) => Err(Error::ObjectNotExist(f)),
+        ReplyBody::FacetNotExist(f) => Err(Error::FacetNotExist(f)),
+        ReplyBody::OperationNotExist(f) => Err(Error::OperationNotExist(f)),
+        ReplyBody::UnknownLocalException(s) => Err(Error::UnknownLocalException(s)),
+        ReplyBody::UnknownUserException(s) => Err(Error::UnknownUserException(s)),
+        ReplyBody::UnknownException(s) => Err(Error::UnknownException(s)),
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl std::fmt::Display for Proxy {
+    /// The full stringified form, as `proxyToString` prints it:
+    /// `hello -t -e 1.1:tcp -h 127.0.0.1 -p 10000 -t 60000`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let p = &*self.inner;
+        let id = crate::proxy_string::identity_to_string(&p.identity);
+        if id.contains([' ', ':', '@']) {
+            write!(f, "\"{id}\"")?;
+        } else {
+            write!(f, "{id}")?;
+        }
+        if !p.facet.is_empty() {
+            write!(f, " -f {}", crate::proxy_string::quote_if_needed(&p.facet))?;
+        }
+        let mode = match p.mode {
+            InvocationMode::Twoway => "-t",
+            InvocationMode::Oneway => "-o",
+            InvocationMode::BatchOneway => "-O",
+            InvocationMode::Datagram => "-d",
+            InvocationMode::BatchDatagram => "-D",
+        };
+        write!(f, " {mode}")?;
+        if p.secure {
+            write!(f, " -s")?;
+        }
+        write!(f, " -e {}", p.encoding)?;
+        if p.endpoints.is_empty() {
+            if !p.adapter_id.is_empty() {
+                write!(
+                    f,
+                    " @ {}",
+                    crate::proxy_string::quote_if_needed(&p.adapter_id)
+                )?;
+            }
+        } else {
+            for e in &p.endpoints {
+                write!(f, ":{e}")?;
+            }
+        }
+        Ok(())
+    }
+}

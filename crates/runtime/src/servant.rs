@@ -1,0 +1,187 @@
+//! [`Servant`]: the object implementation an [`crate::ObjectAdapter`]
+//! dispatches requests to, and what a dispatch returns.
+//!
+//! A dispatch is either [`Dispatch::Ready`] (a synchronous servant: no
+//! allocation, the reply is written before the connection reads on) or
+//! [`Dispatch::Pending`] (a boxed future the connection task polls beside
+//! its other dispatches, so one slow dispatch never blocks the others on
+//! the connection and no task is spawned per request).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use floe_wire::protocol::RequestFailed;
+use floe_wire::Encapsulation;
+
+use crate::current::Current;
+
+/// What a servant answers: the results encapsulation (6-byte header
+/// included, in the request's encoding, see [`Current::encode_reply`]) or
+/// an error that becomes reply status 1–7.
+pub type DispatchResult = Result<Bytes, DispatchError>;
+
+/// A boxed dispatch future.
+pub type DispatchFuture = Pin<Box<dyn Future<Output = DispatchResult> + Send + 'static>>;
+
+/// The outcome of [`Servant::dispatch`]: ready now, or a future.
+pub enum Dispatch {
+    /// Done synchronously.
+    Ready(DispatchResult),
+    /// Still running; the connection task polls it.
+    Pending(DispatchFuture),
+}
+
+impl Dispatch {
+    /// A ready result.
+    pub fn ready(result: DispatchResult) -> Self {
+        Dispatch::Ready(result)
+    }
+
+    /// An asynchronous dispatch.
+    pub fn future(f: impl Future<Output = DispatchResult> + Send + 'static) -> Self {
+        Dispatch::Pending(Box::pin(f))
+    }
+}
+
+impl std::fmt::Debug for Dispatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Dispatch::Ready(r) => f.debug_tuple("Ready").field(r).finish(),
+            Dispatch::Pending(_) => f.write_str("Pending(..)"),
+        }
+    }
+}
+
+/// A failed dispatch, mapped onto reply statuses 1–7 (§3.1).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DispatchError {
+    /// Status 1: a user exception, already encoded as an encapsulation
+    /// (6-byte header included).
+    #[error("user exception")]
+    UserException(Bytes),
+    /// Status 2. Empty fields are filled from the request.
+    #[error("object does not exist")]
+    ObjectNotExist(RequestFailed),
+    /// Status 3. Empty fields are filled from the request.
+    #[error("facet does not exist")]
+    FacetNotExist(RequestFailed),
+    /// Status 4. Empty fields are filled from the request.
+    #[error("operation does not exist")]
+    OperationNotExist(RequestFailed),
+    /// Status 5: an Ice local exception (text).
+    #[error("unknown local exception: {0}")]
+    UnknownLocalException(String),
+    /// Status 6 (text).
+    #[error("unknown user exception: {0}")]
+    UnknownUserException(String),
+    /// Status 7: any other failure (text).
+    #[error("unknown exception: {0}")]
+    UnknownException(String),
+}
+
+impl DispatchError {
+    /// Status 4 with the fields filled from the request.
+    pub fn operation_not_exist() -> Self {
+        DispatchError::OperationNotExist(RequestFailed::default())
+    }
+
+    /// Status 7 from any error (the servant's own failures).
+    pub fn unknown(e: impl std::fmt::Display) -> Self {
+        DispatchError::UnknownException(e.to_string())
+    }
+}
+
+impl From<floe_wire::Error> for DispatchError {
+    /// Decoding errors of the parameters become status 5 with Ice's
+    /// exception name in the text, as a C++ server sends it.
+    fn from(e: floe_wire::Error) -> Self {
+        DispatchError::UnknownLocalException(format!("{}:\n{}", e.ice_name(), e))
+    }
+}
+
+impl From<crate::Error> for DispatchError {
+    /// Runtime errors raised inside a dispatch (e.g. a nested call failed).
+    fn from(e: crate::Error) -> Self {
+        match e {
+            crate::Error::ObjectNotExist(f) => DispatchError::ObjectNotExist(f),
+            crate::Error::FacetNotExist(f) => DispatchError::FacetNotExist(f),
+            crate::Error::OperationNotExist(f) => DispatchError::OperationNotExist(f),
+            crate::Error::UnknownUserException(s) => DispatchError::UnknownUserException(s),
+            other => {
+                DispatchError::UnknownLocalException(format!("{}:\n{}", other.ice_name(), other))
+            }
+        }
+    }
+}
+
+/// An Ice object implementation.
+///
+/// The adapter answers the built-in operations `ice_ping`, `ice_isA`,
+/// `ice_id` and `ice_ids` from [`Servant::ice_ids`] / [`Servant::ice_id`]
+/// unless [`Servant::handles_builtins`] says the servant wants them (a blob
+/// servant such as an IceStorm publisher).
+///
+/// ```
+/// use std::sync::Arc;
+/// use floe_runtime::{Current, Dispatch, DispatchError, Servant};
+/// use floe_wire::Encapsulation;
+///
+/// struct Hello;
+/// impl Servant for Hello {
+///     fn dispatch(self: Arc<Self>, current: Current, _params: Encapsulation) -> Dispatch {
+///         match current.operation.as_str() {
+///             "o" => Dispatch::ready(Ok(current.empty_reply())),
+///             _ => Dispatch::ready(Err(DispatchError::operation_not_exist())),
+///         }
+///     }
+///     fn ice_id(&self) -> &str { "::Cap::Hello" }
+///     fn ice_ids(&self) -> &[&str] { &["::Cap::Hello", "::Ice::Object"] }
+/// }
+/// ```
+pub trait Servant: Send + Sync + 'static {
+    /// Dispatches one request. `params` is the parameters encapsulation, a
+    /// zero-copy slice of the received frame. Return [`Dispatch::Ready`]
+    /// when the answer is known at once, else [`Dispatch::future`].
+    fn dispatch(self: Arc<Self>, current: Current, params: Encapsulation) -> Dispatch;
+
+    /// The most-derived Slice type id (`ice_id`).
+    fn ice_id(&self) -> &str {
+        "::Ice::Object"
+    }
+
+    /// All type ids, sorted, including `::Ice::Object` (`ice_ids`).
+    fn ice_ids(&self) -> &[&str] {
+        &["::Ice::Object"]
+    }
+
+    /// Whether the servant dispatches `ice_*` operations itself.
+    fn handles_builtins(&self) -> bool {
+        false
+    }
+}
+
+/// A servant built from a closure, for tests and small programs.
+///
+/// ```
+/// use floe_runtime::{servant_fn, Dispatch};
+/// let s = servant_fn(|current, _params| Dispatch::ready(Ok(current.empty_reply())));
+/// ```
+pub fn servant_fn<F>(f: F) -> Arc<dyn Servant>
+where
+    F: Fn(Current, Encapsulation) -> Dispatch + Send + Sync + 'static,
+{
+    Arc::new(FnServant(f))
+}
+
+struct FnServant<F>(F);
+
+impl<F> Servant for FnServant<F>
+where
+    F: Fn(Current, Encapsulation) -> Dispatch + Send + Sync + 'static,
+{
+    fn dispatch(self: Arc<Self>, current: Current, params: Encapsulation) -> Dispatch {
+        (self.0)(current, params)
+    }
+}

@@ -1,0 +1,438 @@
+//! floe client ↔ floe server over loopback: twoway, oneway, batch, facets,
+//! contexts, not-exist replies, compression, built-ins, timeouts, shutdown.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use floe_runtime::{
+    servant_fn, Communicator, Context, Current, Dispatch, DispatchError, Encapsulation, Error,
+    Identity, ObjectAdapter, OperationMode, Properties, Proxy, Response, Servant,
+};
+
+/// A test servant: `o()` counts, `echo(bytes)` returns its params, `ctx`
+/// returns the context value of key `k`, `sleep(int ms)` waits, `fail`
+/// raises status 7.
+struct Echo {
+    calls: AtomicUsize,
+    seen: Mutex<Vec<String>>,
+}
+
+impl Echo {
+    fn new() -> Arc<Echo> {
+        Arc::new(Echo {
+            calls: AtomicUsize::new(0),
+            seen: Mutex::new(Vec::new()),
+        })
+    }
+}
+
+impl Servant for Echo {
+    fn dispatch(self: Arc<Self>, current: Current, params: Encapsulation) -> Dispatch {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        self.seen
+            .lock()
+            .unwrap()
+            .push(format!("{}:{}", current.facet, current.operation));
+        match current.operation.as_str() {
+            "o" => Dispatch::ready(Ok(current.empty_reply())),
+            "echo" => {
+                let data = params.data.clone();
+                Dispatch::ready(Ok(current.encode_reply(|e| e.write_raw(&data))))
+            }
+            "ctx" => {
+                let v = current.ctx.get("k").cloned().unwrap_or_default();
+                Dispatch::ready(Ok(current.encode_reply(|e| e.write_string(&v))))
+            }
+            "sleep" => Dispatch::future(async move {
+                let mut d = floe_wire::Decoder::from_encapsulation(params)?;
+                let ms = d.read_i32()?;
+                tokio::time::sleep(Duration::from_millis(ms as u64)).await;
+                Ok(current.encode_reply(|e| e.write_i32(ms)))
+            }),
+            "fail" => Dispatch::ready(Err(DispatchError::unknown("boom"))),
+            "user" => Dispatch::ready(Err(DispatchError::UserException(
+                current.encode_reply(|e| e.write_u8(0x20)),
+            ))),
+            _ => Dispatch::ready(Err(DispatchError::OperationNotExist(
+                floe_wire::protocol::RequestFailed {
+                    identity: current.id.clone(),
+                    facet: current.facet.clone(),
+                    operation: current.operation.clone(),
+                },
+            ))),
+        }
+    }
+
+    fn ice_id(&self) -> &str {
+        "::Test::Echo"
+    }
+
+    fn ice_ids(&self) -> &[&str] {
+        &["::Ice::Object", "::Test::Echo"]
+    }
+}
+
+struct Server {
+    communicator: Communicator,
+    adapter: ObjectAdapter,
+    servant: Arc<Echo>,
+    proxy: Proxy,
+}
+
+async fn server(props: Properties) -> Server {
+    let communicator = Communicator::with_properties(props);
+    let adapter = communicator
+        .create_object_adapter_with_endpoints("Test", "tcp -h 127.0.0.1 -p 0")
+        .await
+        .unwrap();
+    let servant = Echo::new();
+    let proxy = adapter
+        .add(Identity::from_name("echo"), servant.clone())
+        .unwrap();
+    adapter
+        .add_facet(Identity::from_name("echo"), "f1", servant.clone())
+        .unwrap();
+    adapter.activate();
+    Server {
+        communicator,
+        adapter,
+        servant,
+        proxy,
+    }
+}
+
+/// A client communicator's proxy to the server's `echo`.
+fn client_proxy(s: &Server, props: Properties) -> (Communicator, Proxy) {
+    let c = Communicator::with_properties(props);
+    let p = c.string_to_proxy(&s.proxy.to_string()).unwrap();
+    (c, p)
+}
+
+fn bytes_params(p: &Proxy, data: &[u8]) -> Bytes {
+    p.encode_params(|e| e.write_raw(data))
+}
+
+#[tokio::test]
+async fn twoway_oneway_and_builtins() {
+    let s = server(Properties::new()).await;
+    let (c, p) = client_proxy(&s, Properties::new());
+    p.invoke("o", OperationMode::Normal, p.empty_params())
+        .await
+        .unwrap();
+    let r = p
+        .invoke("echo", OperationMode::Normal, bytes_params(&p, b"abc"))
+        .await
+        .unwrap();
+    assert_eq!(
+        r,
+        Response::Ok(Encapsulation {
+            encoding: floe_wire::ENCODING_1_1,
+            data: Bytes::from_static(b"abc"),
+        })
+    );
+    // A 1 MB-ish payload goes through the vectored path.
+    let big = vec![7u8; 600_000];
+    let r = p
+        .invoke("echo", OperationMode::Normal, bytes_params(&p, &big))
+        .await
+        .unwrap()
+        .into_ok()
+        .unwrap();
+    assert_eq!(r.data.len(), big.len());
+    p.ice_ping().await.unwrap();
+    assert!(p.ice_is_a("::Test::Echo").await.unwrap());
+    assert!(!p.ice_is_a("::Test::Other").await.unwrap());
+    assert_eq!(p.ice_id().await.unwrap(), "::Test::Echo");
+    assert_eq!(
+        p.ice_ids().await.unwrap(),
+        vec!["::Ice::Object", "::Test::Echo"]
+    );
+    let before = s.servant.calls.load(Ordering::SeqCst);
+    let ow = p.ice_oneway();
+    for _ in 0..10 {
+        ow.invoke("o", OperationMode::Normal, p.empty_params())
+            .await
+            .unwrap();
+    }
+    p.invoke("o", OperationMode::Normal, p.empty_params())
+        .await
+        .unwrap();
+    assert_eq!(s.servant.calls.load(Ordering::SeqCst), before + 11);
+    assert!(matches!(ow.ice_id().await, Err(Error::TwowayOnly)));
+    ow.ice_ping().await.unwrap(); // no results: allowed oneway
+    c.destroy().await;
+    s.communicator.destroy().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_multi_thread() {
+    let s = server(Properties::new()).await;
+    let (c, p) = client_proxy(&s, Properties::new());
+    let mut tasks = Vec::new();
+    for i in 0..8 {
+        let p = p.clone();
+        tasks.push(tokio::spawn(async move {
+            for j in 0..200 {
+                let data = format!("{i}-{j}");
+                let r = p
+                    .invoke(
+                        "echo",
+                        OperationMode::Normal,
+                        bytes_params(&p, data.as_bytes()),
+                    )
+                    .await
+                    .unwrap()
+                    .into_ok()
+                    .unwrap();
+                assert_eq!(&r.data[..], data.as_bytes());
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    // Async dispatches overlap: 4 sleeps of 200 ms take well under 800 ms.
+    let start = std::time::Instant::now();
+    let mut sleeps = Vec::new();
+    for _ in 0..4 {
+        let p = p.clone();
+        sleeps.push(tokio::spawn(async move {
+            let params = p.encode_params(|e| e.write_i32(200));
+            p.invoke("sleep", OperationMode::Normal, params)
+                .await
+                .unwrap()
+        }));
+    }
+    for t in sleeps {
+        t.await.unwrap();
+    }
+    assert!(
+        start.elapsed() < Duration::from_millis(700),
+        "{:?}",
+        start.elapsed()
+    );
+    c.destroy().await;
+    s.communicator.destroy().await;
+}
+
+#[tokio::test]
+async fn not_exist_replies_and_failures() {
+    let s = server(Properties::new()).await;
+    let (c, p) = client_proxy(&s, Properties::new());
+    let missing = p.ice_identity(Identity::new("ego", "cat"));
+    match missing.ice_ping().await {
+        Err(Error::ObjectNotExist(f)) => {
+            assert_eq!(f.identity, Identity::new("ego", "cat"));
+            assert_eq!(f.operation, "ice_ping");
+        }
+        other => panic!("{other:?}"),
+    }
+    match p
+        .ice_facet("nope")
+        .invoke("o", OperationMode::Normal, p.empty_params())
+        .await
+    {
+        Err(Error::FacetNotExist(f)) => assert_eq!(f.facet, "nope"),
+        other => panic!("{other:?}"),
+    }
+    match p
+        .invoke("nosuch", OperationMode::Normal, p.empty_params())
+        .await
+    {
+        Err(Error::OperationNotExist(f)) => assert_eq!(f.operation, "nosuch"),
+        other => panic!("{other:?}"),
+    }
+    // Status 7 for a Normal op: not retried.
+    let before = s.servant.calls.load(Ordering::SeqCst);
+    assert!(matches!(
+        p.invoke("fail", OperationMode::Normal, p.empty_params()).await,
+        Err(Error::UnknownException(t)) if t == "boom"
+    ));
+    assert_eq!(s.servant.calls.load(Ordering::SeqCst), before + 1);
+    // Idempotent: retried once (§7.2).
+    assert!(p
+        .invoke("fail", OperationMode::Idempotent, p.empty_params())
+        .await
+        .is_err());
+    assert_eq!(s.servant.calls.load(Ordering::SeqCst), before + 3);
+    // User exception: status 1.
+    let r = p
+        .invoke("user", OperationMode::Normal, p.empty_params())
+        .await
+        .unwrap();
+    assert!(matches!(r, Response::UserException(e) if e.data[..] == [0x20]));
+    // Bad params encoding: status 5.
+    let bad = Bytes::from_static(&[6, 0, 0, 0, 1, 2]);
+    assert!(matches!(
+        p.invoke("o", OperationMode::Normal, bad).await,
+        Err(Error::UnknownLocalException(t)) if t.contains("UnsupportedEncoding")
+    ));
+    c.destroy().await;
+    s.communicator.destroy().await;
+}
+
+#[tokio::test]
+async fn facets_and_contexts() {
+    let s = server(Properties::new()).await;
+    let (c, p) = client_proxy(&s, Properties::new());
+    let f1 = p.ice_facet("f1");
+    f1.invoke("o", OperationMode::Normal, p.empty_params())
+        .await
+        .unwrap();
+    assert!(s.servant.seen.lock().unwrap().contains(&"f1:o".to_string()));
+    let mut ctx = Context::new();
+    ctx.insert("k".into(), "v".into());
+    let r = p
+        .ice_context(ctx.clone())
+        .invoke("ctx", OperationMode::Normal, p.empty_params())
+        .await
+        .unwrap()
+        .into_ok()
+        .unwrap();
+    assert_eq!(&r.data[..], b"\x01v");
+    ctx.insert("k".into(), "explicit".into());
+    let r = p
+        .invoke_with_context("ctx", OperationMode::Normal, p.empty_params(), Some(&ctx))
+        .await
+        .unwrap()
+        .into_ok()
+        .unwrap();
+    assert_eq!(&r.data[..], b"\x08explicit");
+    c.destroy().await;
+    s.communicator.destroy().await;
+}
+
+#[tokio::test]
+async fn batch_oneway_and_auto_flush() {
+    let s = server(Properties::new()).await;
+    let props = Properties::new();
+    props.set("Ice.BatchAutoFlushSize", "1"); // 1 KB
+    let (c, p) = client_proxy(&s, props);
+    let batch = p.ice_batch_oneway();
+    let before = s.servant.calls.load(Ordering::SeqCst);
+    for _ in 0..5 {
+        batch
+            .invoke("o", OperationMode::Normal, p.empty_params())
+            .await
+            .unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(
+        s.servant.calls.load(Ordering::SeqCst),
+        before,
+        "sent before flush"
+    );
+    batch.ice_flush_batch_requests().await.unwrap();
+    p.ice_ping().await.unwrap();
+    assert_eq!(s.servant.calls.load(Ordering::SeqCst), before + 5);
+    // 400-byte requests with a 1 KB limit: the third one triggers a flush of
+    // the first two and stays queued.
+    let payload = vec![1u8; 400];
+    for _ in 0..3 {
+        batch
+            .invoke("echo", OperationMode::Normal, bytes_params(&p, &payload))
+            .await
+            .unwrap();
+    }
+    p.ice_ping().await.unwrap();
+    assert_eq!(s.servant.calls.load(Ordering::SeqCst), before + 7);
+    c.flush_batch_requests().await.unwrap();
+    p.ice_ping().await.unwrap();
+    assert_eq!(s.servant.calls.load(Ordering::SeqCst), before + 8);
+    c.destroy().await;
+    s.communicator.destroy().await;
+}
+
+#[tokio::test]
+async fn compression_both_ways() {
+    let s = server(Properties::new()).await;
+    let (c, p) = client_proxy(&s, Properties::new());
+    let z = p.ice_compress(true);
+    let data = vec![b'z'; 5000];
+    let r = z
+        .invoke("echo", OperationMode::Normal, bytes_params(&p, &data))
+        .await
+        .unwrap()
+        .into_ok()
+        .unwrap();
+    assert_eq!(&r.data[..], &data[..]);
+    // Small requests go out with status 1 and still work.
+    z.invoke("o", OperationMode::Normal, p.empty_params())
+        .await
+        .unwrap();
+    c.destroy().await;
+    s.communicator.destroy().await;
+}
+
+#[tokio::test]
+async fn invocation_timeout_and_abandon() {
+    let s = server(Properties::new()).await;
+    let (c, p) = client_proxy(&s, Properties::new());
+    let t = p.ice_invocation_timeout(Some(Duration::from_millis(50)));
+    let params = p.encode_params(|e| e.write_i32(300));
+    assert!(matches!(
+        t.invoke("sleep", OperationMode::Normal, params.clone())
+            .await,
+        Err(Error::InvocationTimeout)
+    ));
+    // Dropping a call future abandons it; the connection stays usable.
+    let fut = p.invoke("sleep", OperationMode::Normal, params);
+    let _ = tokio::time::timeout(Duration::from_millis(20), fut).await;
+    p.ice_ping().await.unwrap();
+    c.destroy().await;
+    s.communicator.destroy().await;
+}
+
+#[tokio::test]
+async fn graceful_shutdown_waits_for_dispatches() {
+    let s = server(Properties::new()).await;
+    let (c, p) = client_proxy(&s, Properties::new());
+    p.ice_ping().await.unwrap();
+    let params = p.encode_params(|e| e.write_i32(200));
+    let pending = {
+        let p = p.clone();
+        tokio::spawn(async move { p.invoke("sleep", OperationMode::Normal, params).await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    s.communicator.shutdown();
+    s.communicator.wait_for_shutdown().await;
+    // The running dispatch replied before the connection closed.
+    let r = pending.await.unwrap().unwrap().into_ok().unwrap();
+    assert_eq!(&r.data[..], &200i32.to_le_bytes());
+    assert!(s.adapter.is_deactivated());
+    // The next call fails: nobody listens any more.
+    assert!(p.ice_ping().await.is_err());
+    c.destroy().await;
+}
+
+#[tokio::test]
+async fn default_servants_and_closure_servants() {
+    let c = Communicator::new();
+    let a = c
+        .create_object_adapter_with_endpoints("D", "tcp -h 127.0.0.1 -p 0")
+        .await
+        .unwrap();
+    a.add_default_servant(
+        "cat",
+        servant_fn(|cur, _| {
+            let name = cur.id.name.clone();
+            Dispatch::ready(Ok(cur.encode_reply(|e| e.write_string(&name))))
+        }),
+    );
+    a.activate();
+    let p = a.create_proxy(Identity::new("anything", "cat"));
+    let r = p
+        .invoke("who", OperationMode::Normal, p.empty_params())
+        .await
+        .unwrap()
+        .into_ok()
+        .unwrap();
+    assert_eq!(&r.data[..], b"\x08anything");
+    assert!(matches!(
+        p.ice_identity(Identity::new("x", "dog")).ice_ping().await,
+        Err(Error::ObjectNotExist(_))
+    ));
+    c.destroy().await;
+}

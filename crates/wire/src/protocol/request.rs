@@ -1,0 +1,367 @@
+//! Request messages (type 0, §2.1): decoding the request fields from a frame
+//! and encoding them into one.
+
+use bytes::{BufMut, BytesMut};
+
+use super::header::{patch_size, CompressionStatus, Header, MessageType, HEADER_SIZE};
+use crate::decoder::{Decoder, Encapsulation};
+use crate::encoder::Encoder;
+use crate::error::{Error, Result};
+use crate::identity::Identity;
+use crate::Context;
+
+/// The operation mode byte (§2.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[repr(u8)]
+pub enum OperationMode {
+    /// A plain operation.
+    #[default]
+    Normal = 0,
+    /// `["nonmutating"] idempotent`, and the built-in `ice_*` operations.
+    Nonmutating = 1,
+    /// `idempotent`.
+    Idempotent = 2,
+}
+
+impl OperationMode {
+    /// The mode for a wire byte, `None` if invalid.
+    pub fn from_u8(b: u8) -> Option<Self> {
+        match b {
+            0 => Some(OperationMode::Normal),
+            1 => Some(OperationMode::Nonmutating),
+            2 => Some(OperationMode::Idempotent),
+            _ => None,
+        }
+    }
+
+    /// Whether a request in this mode may be retried after it was sent (§7.2).
+    pub fn is_idempotent(self) -> bool {
+        self != OperationMode::Normal
+    }
+}
+
+/// A decoded request: the fields of §2.1 and the parameters as a zero-copy
+/// slice of the frame. Batched requests have `request_id` 0.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// 0 for oneway and batched requests.
+    pub request_id: i32,
+    /// The target object.
+    pub identity: Identity,
+    /// The facet; empty for the default facet.
+    pub facet: String,
+    /// The operation name.
+    pub operation: String,
+    /// The mode byte as received. It is not checked here: an invalid mode is
+    /// answered with status 5 by the dispatcher, not by dropping the
+    /// connection (§7.3). See [`Request::mode`].
+    pub mode_byte: u8,
+    /// The request context.
+    pub context: Context,
+    /// The parameters encapsulation (a slice of the frame).
+    pub params: Encapsulation,
+}
+
+impl Request {
+    /// The operation mode, `None` if the byte is not a valid mode.
+    pub fn mode(&self) -> Option<OperationMode> {
+        OperationMode::from_u8(self.mode_byte)
+    }
+
+    /// Decodes the request fields after the requestId (a batched request, or
+    /// the rest of a Request message).
+    ///
+    /// # Errors
+    ///
+    /// Out of bounds / marshal errors when a field is truncated or invalid,
+    /// or when the facet sequence has more than one element. The
+    /// encapsulation's size must fit in the frame; its version is **not**
+    /// checked here (an unsupported version gets status 5, §3.2).
+    pub fn decode_fields(dec: &mut Decoder, request_id: i32) -> Result<Request> {
+        let identity: Identity = dec.read().map_err(|e| e.at("Request"))?;
+        let facet = read_facet(dec).map_err(|e| e.at("facet").at("Request"))?;
+        let operation = dec
+            .read_string()
+            .map_err(|e| e.at("operation").at("Request"))?;
+        let mode_byte = dec.read_u8().map_err(|e| e.at("mode").at("Request"))?;
+        let context: Context = dec.read().map_err(|e| e.at("context").at("Request"))?;
+        let params = dec
+            .read_encapsulation()
+            .map_err(|e| e.at("params").at("Request"))?;
+        Ok(Request {
+            request_id,
+            identity,
+            facet,
+            operation,
+            mode_byte,
+            context,
+            params,
+        })
+    }
+
+    /// Decodes the body of a Request message (everything after the header).
+    ///
+    /// # Errors
+    ///
+    /// As [`Request::decode_fields`]; also if bytes are left after the
+    /// parameters ([`Error::IllegalMessageSize`]).
+    pub fn decode_body(dec: &mut Decoder) -> Result<Request> {
+        let request_id = dec
+            .read_i32()
+            .map_err(|e| e.at("requestId").at("Request"))?;
+        let request = Self::decode_fields(dec, request_id)?;
+        if !dec.is_empty() {
+            return Err(Error::IllegalMessageSize(dec.remaining() as i64));
+        }
+        Ok(request)
+    }
+
+    /// Encodes this request as a whole frame into `buf`.
+    pub fn encode(&self, buf: &mut BytesMut, compression: CompressionStatus) {
+        let head = RequestHead {
+            identity: &self.identity,
+            facet: &self.facet,
+            operation: &self.operation,
+            mode: self.mode_byte,
+            context: &self.context,
+        };
+        let start = buf.len();
+        head.encode_head(buf, self.request_id, self.params.wire_size(), compression);
+        buf.put_i32_le(self.params.wire_size() as i32);
+        buf.put_u8(self.params.encoding.major);
+        buf.put_u8(self.params.encoding.minor);
+        buf.put_slice(&self.params.data);
+        debug_assert_eq!(buf.len() - start, super::header::size_field(&buf[start..]));
+    }
+}
+
+/// Reads a facet: a sequence of zero or one string (§2.1).
+pub(crate) fn read_facet(dec: &mut Decoder) -> Result<String> {
+    match dec.read_count(1)? {
+        0 => Ok(String::new()),
+        1 => dec.read_string(),
+        n => Err(Error::marshal(format!(
+            "facet sequence with {n} elements (at most 1 allowed)"
+        ))),
+    }
+}
+
+/// Writes a facet as a sequence of zero or one string.
+pub(crate) fn write_facet(enc: &mut Encoder, facet: &str) {
+    if facet.is_empty() {
+        enc.write_size(0);
+    } else {
+        enc.write_size(1);
+        enc.write_string(facet);
+    }
+}
+
+/// The request fields other than the id and the parameters, borrowed: what
+/// a proxy knows before a call. Encodes request frames without building a
+/// [`Request`].
+#[derive(Clone, Copy, Debug)]
+pub struct RequestHead<'a> {
+    /// Target identity.
+    pub identity: &'a Identity,
+    /// Facet, empty for the default.
+    pub facet: &'a str,
+    /// Operation name.
+    pub operation: &'a str,
+    /// Mode byte.
+    pub mode: u8,
+    /// Context.
+    pub context: &'a Context,
+}
+
+impl RequestHead<'_> {
+    /// Writes the request fields (identity to context), without requestId
+    /// and without the parameters: the batch-request form.
+    pub fn encode_fields(&self, buf: &mut BytesMut) {
+        let mut enc = Encoder::with_buffer(std::mem::take(buf), crate::ENCODING_1_1);
+        enc.write(self.identity);
+        write_facet(&mut enc, self.facet);
+        enc.write_string(self.operation);
+        enc.write_u8(self.mode);
+        enc.write(self.context);
+        *buf = enc.into_inner();
+    }
+
+    /// Writes a whole Request frame header and fields, with the frame size
+    /// already set as if `params_len` bytes of parameters encapsulation
+    /// followed. Append the parameters (or send them in a vectored write
+    /// after these bytes).
+    pub fn encode_head(
+        &self,
+        buf: &mut BytesMut,
+        request_id: i32,
+        params_len: usize,
+        compression: CompressionStatus,
+    ) {
+        let start = buf.len();
+        Header::write(buf, MessageType::Request, compression);
+        buf.put_i32_le(request_id);
+        self.encode_fields(buf);
+        let size = buf.len() - start + params_len;
+        patch_size(buf, start, size);
+    }
+
+    /// Writes a whole Request frame whose parameters are the already encoded
+    /// encapsulation `params` (6-byte header included).
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use floe_wire::{Context, Identity};
+    /// use floe_wire::protocol::{CompressionStatus, RequestHead};
+    /// let id = Identity::from_name("hello");
+    /// let ctx = Context::new();
+    /// let head = RequestHead { identity: &id, facet: "", operation: "o", mode: 0, context: &ctx };
+    /// let mut buf = BytesMut::new();
+    /// head.encode(&mut buf, 1, &[6, 0, 0, 0, 1, 1], CompressionStatus::NotSupported);
+    /// assert_eq!(buf.len(), 36);
+    /// ```
+    pub fn encode(
+        &self,
+        buf: &mut BytesMut,
+        request_id: i32,
+        params: &[u8],
+        compression: CompressionStatus,
+    ) {
+        self.encode_head(buf, request_id, params.len(), compression);
+        buf.put_slice(params);
+    }
+}
+
+/// The minimal length of a Request frame (header, id, and an empty identity,
+/// facet, operation, mode, context and encapsulation).
+pub const MIN_REQUEST_SIZE: usize = HEADER_SIZE + 4 + 2 + 1 + 1 + 1 + 1 + 6;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Message, VALIDATE_CONNECTION};
+    use bytes::Bytes;
+
+    /// protocol_basic.txt, first `o()` on `hello`.
+    const O_REQUEST: &str =
+        "4963655001000100000024000000010000000568656c6c6f0000016f0000060000000101";
+    /// protocol_basic.txt, `idem(5)`: mode 2, int param 5.
+    const IDEM_REQUEST: &str =
+        "496365500100010000002b000000030000000568656c6c6f000004696465 6d02000a000000010105000000";
+
+    fn frame(hex_str: &str) -> Bytes {
+        Bytes::from(hex::decode(hex_str.replace(' ', "")).unwrap())
+    }
+
+    #[test]
+    fn parse_captured_request() {
+        let f = frame(O_REQUEST);
+        let Message::Request(r) = Message::parse(f.clone()).unwrap().1 else {
+            panic!("not a request")
+        };
+        assert_eq!(r.request_id, 1);
+        assert_eq!(r.identity, Identity::from_name("hello"));
+        assert_eq!(r.facet, "");
+        assert_eq!(r.operation, "o");
+        assert_eq!(r.mode(), Some(OperationMode::Normal));
+        assert!(r.context.is_empty());
+        assert_eq!(r.params, Encapsulation::empty(crate::ENCODING_1_1));
+        let mut out = BytesMut::new();
+        r.encode(&mut out, CompressionStatus::NotSupported);
+        assert_eq!(&out[..], &f[..]);
+    }
+
+    #[test]
+    fn params_are_slices_of_the_frame() {
+        let f = frame(IDEM_REQUEST);
+        let Message::Request(r) = Message::parse(f.clone()).unwrap().1 else {
+            panic!("not a request")
+        };
+        assert_eq!(r.mode(), Some(OperationMode::Idempotent));
+        assert_eq!(&r.params.data[..], &[5, 0, 0, 0]);
+        let base = f.as_ptr() as usize;
+        let p = r.params.data.as_ptr() as usize;
+        assert!(p >= base && p < base + f.len(), "params were copied");
+    }
+
+    #[test]
+    fn encode_matches_capture() {
+        let id = Identity::from_name("hello");
+        let ctx = Context::new();
+        let head = RequestHead {
+            identity: &id,
+            facet: "",
+            operation: "idem",
+            mode: 2,
+            context: &ctx,
+        };
+        let mut buf = BytesMut::new();
+        head.encode(
+            &mut buf,
+            3,
+            &[10, 0, 0, 0, 1, 1, 5, 0, 0, 0],
+            CompressionStatus::NotSupported,
+        );
+        assert_eq!(&buf[..], &frame(IDEM_REQUEST)[..]);
+    }
+
+    #[test]
+    fn facet_and_context_from_capture() {
+        // §2.1 fragments: facet f1, context {a:b, k:v}.
+        let id = Identity::from_name("hello");
+        let mut ctx = Context::new();
+        ctx.insert("k".into(), "v".into());
+        ctx.insert("a".into(), "b".into());
+        let head = RequestHead {
+            identity: &id,
+            facet: "f1",
+            operation: "o",
+            mode: 0,
+            context: &ctx,
+        };
+        let mut buf = BytesMut::new();
+        head.encode_fields(&mut buf);
+        assert_eq!(
+            hex::encode(&buf),
+            "0568656c6c6f0001026631016f0002016101620 16b0176".replace(' ', "")
+        );
+        let mut dec = Decoder::new(buf.freeze().chain_params());
+        let r = Request::decode_fields(&mut dec, 0).unwrap();
+        assert_eq!(r.facet, "f1");
+        assert_eq!(r.context.get("k").map(String::as_str), Some("v"));
+    }
+
+    trait ChainParams {
+        fn chain_params(self) -> Bytes;
+    }
+    impl ChainParams for Bytes {
+        fn chain_params(self) -> Bytes {
+            let mut v = self.to_vec();
+            v.extend_from_slice(&[6, 0, 0, 0, 1, 1]);
+            Bytes::from(v)
+        }
+    }
+
+    #[test]
+    fn truncated_fields_and_bad_facets_fail() {
+        let f = frame(O_REQUEST);
+        for cut in 15..f.len() {
+            let mut v = f[..cut].to_vec();
+            v[10..14].copy_from_slice(&(cut as i32).to_le_bytes());
+            assert!(Message::parse(Bytes::from(v)).is_err(), "cut at {cut}");
+        }
+        // Two facets: rejected.
+        let mut dec = Decoder::new(Bytes::from_static(b"\x01a\x00\x02\x01x\x01y\x01o\x00\x00"));
+        assert!(Request::decode_fields(&mut dec, 0).is_err());
+        // A params size larger than the frame.
+        let mut v = f.to_vec();
+        v[30] = 0x60;
+        assert!(Message::parse(Bytes::from(v)).is_err());
+        // And the validate frame is not a request.
+        assert!(matches!(
+            Message::parse(Bytes::from_static(&VALIDATE_CONNECTION))
+                .unwrap()
+                .1,
+            Message::ValidateConnection
+        ));
+    }
+}
