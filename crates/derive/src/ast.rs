@@ -726,7 +726,11 @@ pub fn from_derive(input: &syn::DeriveInput, kind: DataKind) -> syn::Result<Buil
         Ok(a) => a,
         Err(e) => {
             cx.push(e);
-            attr::Attrs::default()
+            // Don't also report the module as missing.
+            attr::Attrs {
+                module: Some(("Floe".to_owned(), input.ident.span())),
+                ..attr::Attrs::default()
+            }
         }
     };
     if !input.generics.params.is_empty() {
@@ -889,7 +893,14 @@ pub fn from_trait(args: attr::Attrs, args_span: Span, item: &syn::ItemTrait) -> 
         Ok(a) => a,
         Err(e) => {
             cx.push(e);
-            attr::Attrs::default()
+            // Don't also report the module as missing.
+            attr::Attrs {
+                module: args
+                    .module
+                    .is_none()
+                    .then(|| ("Floe".to_owned(), item.ident.span())),
+                ..attr::Attrs::default()
+            }
         }
     };
     let module_attr = if args.module.is_some() {
