@@ -43,7 +43,8 @@ impl SliceParts {
         {
             return;
         }
-        self.entries.push((module.to_owned(), name.to_owned(), text));
+        self.entries
+            .push((module.to_owned(), name.to_owned(), text));
     }
 
     /// The collected definitions as Slice text, each in its modules
@@ -72,7 +73,7 @@ impl SliceParts {
             }
             for depth in (0..names.len()).rev() {
                 let pad = "    ".repeat(depth);
-                out.push_str(&format!("{pad}}}\n"));
+                out.push_str(&format!("{pad}}};\n"));
             }
         }
         out

@@ -142,10 +142,7 @@ fn new_model(module_path: &str, span: Span, cx: &mut Ctxt) -> (Model, ModuleId) 
         }],
         ..Model::default()
     };
-    let segments: Vec<&str> = module_path
-        .trim_start_matches("::")
-        .split("::")
-        .collect();
+    let segments: Vec<&str> = module_path.trim_start_matches("::").split("::").collect();
     let mut parent: Option<ModuleId> = None;
     let mut scoped = String::new();
     for seg in segments {
@@ -284,14 +281,23 @@ impl<'c> Builder<'c> {
         // The stand-in sits in a model module per Rust path segment, so
         // the generator's relative paths name the type as written.
         let mut module = self.module;
-        for seg in rust.segments.iter().take(rust.segments.len().saturating_sub(1)) {
+        for seg in rust
+            .segments
+            .iter()
+            .take(rust.segments.len().saturating_sub(1))
+        {
             let seg = seg.ident.to_string();
-            let existing = self.model.module(module).contents.iter().find_map(|c| match c {
-                floe_idl::model::Contained::Module(m) if self.model.module(*m).name == seg => {
-                    Some(*m)
-                }
-                _ => None,
-            });
+            let existing = self
+                .model
+                .module(module)
+                .contents
+                .iter()
+                .find_map(|c| match c {
+                    floe_idl::model::Contained::Module(m) if self.model.module(*m).name == seg => {
+                        Some(*m)
+                    }
+                    _ => None,
+                });
             module = match existing {
                 Some(m) => m,
                 None => {
@@ -315,7 +321,14 @@ impl<'c> Builder<'c> {
             };
         }
         let scoped = format!("{}::{name}", self.model.module(module).scoped);
-        let id = push_def(&mut self.model, module, name, scoped, vec![EXTERNAL.to_owned()], kind);
+        let id = push_def(
+            &mut self.model,
+            module,
+            name,
+            scoped,
+            vec![EXTERNAL.to_owned()],
+            kind,
+        );
         self.deps.push(Dep { def: id, rust });
         id
     }
@@ -390,11 +403,13 @@ impl<'c> Builder<'c> {
             syn::Type::Group(g) => self.map_type(&g.elem),
             syn::Type::Path(p) if p.qself.is_none() => self.map_path(&p.path, ty),
             syn::Type::Tuple(t) if t.elems.is_empty() => {
-                self.cx.error(t.span(), "`()` is only allowed as a return type");
+                self.cx
+                    .error(t.span(), "`()` is only allowed as a return type");
                 None
             }
             other => {
-                self.cx.error(other.span(), "this type has no Slice equivalent");
+                self.cx
+                    .error(other.span(), "this type has no Slice equivalent");
                 None
             }
         }
@@ -533,11 +548,7 @@ impl<'c> Builder<'c> {
             }
             _ => {
                 let p = self.user_path(path)?;
-                let id = self.external(
-                    name,
-                    DefKind::Struct(Struct { members: vec![] }),
-                    p,
-                );
+                let id = self.external(name, DefKind::Struct(Struct { members: vec![] }), p);
                 Some(Type::Named(id))
             }
         }
@@ -642,10 +653,8 @@ impl<'c> Builder<'c> {
             Some((tag, span)) => match option_inner(ty) {
                 Some(inner) => Some((self.map_type(inner)?, Some(tag))),
                 None => {
-                    self.cx.error(
-                        span,
-                        "a tagged (optional) value must have type `Option<T>`",
-                    );
+                    self.cx
+                        .error(span, "a tagged (optional) value must have type `Option<T>`");
                     None
                 }
             },
@@ -759,17 +768,25 @@ pub fn from_derive(input: &syn::DeriveInput, kind: DataKind) -> syn::Result<Buil
                     vec![]
                 }
             };
-            if kind == DataKind::Struct && fields.is_empty() && matches!(s.fields, syn::Fields::Named(_)) {
-                b.cx.error(input.ident.span(), "a Slice struct must have at least one member");
+            if kind == DataKind::Struct
+                && fields.is_empty()
+                && matches!(s.fields, syn::Fields::Named(_))
+            {
+                b.cx.error(
+                    input.ident.span(),
+                    "a Slice struct must have at least one member",
+                );
             }
             let tags = kind != DataKind::Struct;
-            let members: Vec<DataMember> = fields
-                .iter()
-                .filter_map(|f| b.member(f, tags))
-                .collect();
+            let members: Vec<DataMember> =
+                fields.iter().filter_map(|f| b.member(f, tags)).collect();
             let tag_spans: Vec<(i32, Span)> = fields
                 .iter()
-                .filter_map(|f| attr::parse(&f.attrs, &[attr::TAG], "").ok().and_then(|a| a.tag))
+                .filter_map(|f| {
+                    attr::parse(&f.attrs, &[attr::TAG], "")
+                        .ok()
+                        .and_then(|a| a.tag)
+                })
                 .collect();
             valid::unique_tags(b.cx, &tag_spans, "member");
             let def = match kind {
@@ -809,7 +826,10 @@ fn enumerators(cx: &mut Ctxt, e: &syn::DataEnum, ident: &syn::Ident) -> Enum {
     let mut explicit = false;
     let mut seen: Vec<(i64, String)> = Vec::new();
     if e.variants.is_empty() {
-        cx.error(ident.span(), "a Slice enum must have at least one enumerator");
+        cx.error(
+            ident.span(),
+            "a Slice enum must have at least one enumerator",
+        );
     }
     for v in &e.variants {
         if !matches!(v.fields, syn::Fields::Unit) {
@@ -924,7 +944,12 @@ pub fn from_trait(args: attr::Attrs, args_span: Span, item: &syn::ItemTrait) -> 
     for bound in &item.supertraits {
         match bound {
             syn::TypeParamBound::Trait(t) => {
-                let name = t.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                let name = t
+                    .path
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
                 if matches!(name.as_str(), "Send" | "Sync") {
                     continue;
                 }
@@ -932,7 +957,9 @@ pub fn from_trait(args: attr::Attrs, args_span: Span, item: &syn::ItemTrait) -> 
                     t.span(),
                     "interface inheritance is not supported by `#[floe::interface]` yet (the macro cannot see the base trait's operations); define both interfaces in Slice and use `floe::slice!`",
                 );
-                let Some(mut path) = b.user_path(&t.path) else { continue };
+                let Some(mut path) = b.user_path(&t.path) else {
+                    continue;
+                };
                 if let Some(l) = path.segments.last_mut() {
                     l.ident = syn::Ident::new(&format!("{name}Slice"), l.ident.span());
                 }
@@ -944,7 +971,10 @@ pub fn from_trait(args: attr::Attrs, args_span: Span, item: &syn::ItemTrait) -> 
                 }
             }
             syn::TypeParamBound::Lifetime(l) if l.ident == "static" => {}
-            other => b.cx.error(other.span(), "only base interfaces (and `Send`, `Sync`, `'static`) are allowed as supertraits"),
+            other => b.cx.error(
+                other.span(),
+                "only base interfaces (and `Send`, `Sync`, `'static`) are allowed as supertraits",
+            ),
         }
     }
     let mut operations: Vec<Operation> = Vec::new();
@@ -959,7 +989,10 @@ pub fn from_trait(args: attr::Attrs, args_span: Span, item: &syn::ItemTrait) -> 
                     {
                         b.cx.error(
                             f.sig.ident.span(),
-                            format!("duplicate operation `{}` (Slice names are case-insensitive)", op.name),
+                            format!(
+                                "duplicate operation `{}` (Slice names are case-insensitive)",
+                                op.name
+                            ),
                         );
                     }
                     op_spans.push((op.name.clone(), f.sig.ident.span()));
@@ -1043,7 +1076,10 @@ fn operation(b: &mut Builder<'_>, f: &syn::TraitItemFn) -> Option<Operation> {
             ok = false;
         }
         _ => {
-            b.cx.error(sig.ident.span(), "operations take `&self` as their first parameter");
+            b.cx.error(
+                sig.ident.span(),
+                "operations take `&self` as their first parameter",
+            );
             ok = false;
         }
     }
@@ -1072,7 +1108,9 @@ fn operation(b: &mut Builder<'_>, f: &syn::TraitItemFn) -> Option<Operation> {
         if let Some(t) = pa.tag {
             in_tags.push(t);
         }
-        let Some((ty, tag)) = b.maybe_optional(&pt.ty, pa.tag) else { continue };
+        let Some((ty, tag)) = b.maybe_optional(&pt.ty, pa.tag) else {
+            continue;
+        };
         params.push(Param {
             name: pname,
             ty,
@@ -1171,7 +1209,10 @@ fn result_parts(ty: &syn::Type) -> Option<(&syn::Type, &syn::Type)> {
 /// The user exception type `E` of `Result<T, E>`.
 fn exception_path(b: &mut Builder<'_>, ty: &syn::Type) -> Option<DefId> {
     let syn::Type::Path(p) = ty else {
-        b.cx.error(ty.span(), "the error type must be a `#[derive(floe::Exception)]` type");
+        b.cx.error(
+            ty.span(),
+            "the error type must be a `#[derive(floe::Exception)]` type",
+        );
         return None;
     };
     let name = p.path.segments.last()?.ident.to_string();

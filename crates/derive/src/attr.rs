@@ -48,7 +48,11 @@ pub fn parse(attrs: &[Attribute], allowed: &[&str], place: &str) -> syn::Result<
                 .get_ident()
                 .map(|i| i.to_string())
                 .unwrap_or_default();
-            let span = meta.path.segments.first().map_or_else(Span::call_site, |s| s.ident.span());
+            let span = meta
+                .path
+                .segments
+                .first()
+                .map_or_else(Span::call_site, |s| s.ident.span());
             let known = [MODULE, NAME, TAG, IDEMPOTENT, COMPACT_ID];
             if !known.contains(&key.as_str()) {
                 return Err(meta.error(format!(
@@ -78,7 +82,10 @@ pub fn parse(attrs: &[Attribute], allowed: &[&str], place: &str) -> syn::Result<
                 TAG | COMPACT_ID => {
                     let n: LitInt = meta.value()?.parse()?;
                     let v: i32 = n.base10_parse().map_err(|_| {
-                        syn::Error::new(n.span(), format!("`{key}` must be an integer from 0 to 2147483647"))
+                        syn::Error::new(
+                            n.span(),
+                            format!("`{key}` must be an integer from 0 to 2147483647"),
+                        )
                     })?;
                     if v < 0 {
                         return Err(syn::Error::new(
@@ -86,7 +93,11 @@ pub fn parse(attrs: &[Attribute], allowed: &[&str], place: &str) -> syn::Result<
                             format!("`{key}` must be an integer from 0 to 2147483647"),
                         ));
                     }
-                    let slot = if key == TAG { &mut out.tag } else { &mut out.compact_id };
+                    let slot = if key == TAG {
+                        &mut out.tag
+                    } else {
+                        &mut out.compact_id
+                    };
                     if slot.is_some() {
                         return Err(dup());
                     }

@@ -20,7 +20,11 @@ pub fn derive(input: syn::DeriveInput, kind: DataKind) -> TokenStream {
     }
 }
 
-fn expand_data(input: &syn::DeriveInput, kind: DataKind, built: &Built) -> syn::Result<TokenStream> {
+fn expand_data(
+    input: &syn::DeriveInput,
+    kind: DataKind,
+    built: &Built,
+) -> syn::Result<TokenStream> {
     let ident = &input.ident;
     let impls = rust_first::generate_impls(&built.model, built.id, &Settings::default())
         .map_err(|m| syn::Error::new(ident.span(), m))?;
@@ -58,7 +62,10 @@ fn slice_type_impl(target: TokenStream, built: &Built) -> TokenStream {
     let scoped = built.model.def(built.id).scoped.clone();
     let mut parts: Vec<(String, String)> = Vec::new();
     if matches!(def.kind, DefKind::Class(_)) {
-        parts.push((format!("{};forward", def.name), format!("class {};\n", def.name)));
+        parts.push((
+            format!("{};forward", def.name),
+            format!("class {};\n", def.name),
+        ));
     }
     for &s in &built.synthetic {
         parts.push((model.def(s).name.clone(), definition_to_slice(&model, s, 0)));

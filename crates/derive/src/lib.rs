@@ -29,14 +29,22 @@ use ast::DataKind;
 /// by name).
 #[proc_macro_derive(Struct, attributes(floe))]
 pub fn derive_struct(input: TokenStream) -> TokenStream {
-    expand::derive(parse_macro_input!(input as syn::DeriveInput), DataKind::Struct).into()
+    expand::derive(
+        parse_macro_input!(input as syn::DeriveInput),
+        DataKind::Struct,
+    )
+    .into()
 }
 
 /// A Slice enum (unit variants, optional explicit `= value`s); the enum
 /// must also derive `Clone` and `Copy`.
 #[proc_macro_derive(Enum, attributes(floe))]
 pub fn derive_enum(input: TokenStream) -> TokenStream {
-    expand::derive(parse_macro_input!(input as syn::DeriveInput), DataKind::Enum).into()
+    expand::derive(
+        parse_macro_input!(input as syn::DeriveInput),
+        DataKind::Enum,
+    )
+    .into()
 }
 
 /// A Slice user exception (no base); optional members are `Option<T>`
@@ -44,7 +52,11 @@ pub fn derive_enum(input: TokenStream) -> TokenStream {
 /// `Default` and `PartialEq`.
 #[proc_macro_derive(Exception, attributes(floe))]
 pub fn derive_exception(input: TokenStream) -> TokenStream {
-    expand::derive(parse_macro_input!(input as syn::DeriveInput), DataKind::Exception).into()
+    expand::derive(
+        parse_macro_input!(input as syn::DeriveInput),
+        DataKind::Exception,
+    )
+    .into()
 }
 
 /// A Slice class (no base; `#[floe(compact_id = N)]` optional); class
@@ -52,7 +64,11 @@ pub fn derive_exception(input: TokenStream) -> TokenStream {
 /// `Clone`, `Debug` and `Default`.
 #[proc_macro_derive(Class, attributes(floe))]
 pub fn derive_class(input: TokenStream) -> TokenStream {
-    expand::derive(parse_macro_input!(input as syn::DeriveInput), DataKind::Class).into()
+    expand::derive(
+        parse_macro_input!(input as syn::DeriveInput),
+        DataKind::Class,
+    )
+    .into()
 }
 
 /// A Slice interface from a trait of `async fn`s: `#[floe(idempotent)]`,

@@ -29,7 +29,7 @@ pub fn rust_name_round_trip(cx: &mut Ctxt, name: &str, ident: &syn::Ident, kind:
         NameKind::Type => escape_rust(&to_upper_camel(name)),
         NameKind::Field => escape_rust(&to_snake(name)),
     };
-    if back != ident.to_string() {
+    if *ident != back {
         cx.error(
             ident.span(),
             format!(
@@ -42,7 +42,7 @@ pub fn rust_name_round_trip(cx: &mut Ctxt, name: &str, ident: &syn::Ident, kind:
 /// An operation's `name = "..."` must map to the method's Rust name.
 pub fn operation_name(cx: &mut Ctxt, name: &str, ident: &syn::Ident, span: Span) {
     let back = escape_rust(&to_snake(name));
-    if back != ident.to_string() {
+    if *ident != back {
         cx.error(
             span,
             format!("the operation `{name}` maps to the Rust method `{back}`; rename `{ident}` to `{back}`"),
@@ -55,7 +55,10 @@ pub fn operation_name(cx: &mut Ctxt, name: &str, ident: &syn::Ident, span: Span)
 pub fn unique_tags(cx: &mut Ctxt, tags: &[(i32, Span)], what: &str) {
     for (i, (tag, span)) in tags.iter().enumerate() {
         if tags[..i].iter().any(|(t, _)| t == tag) {
-            cx.error(*span, format!("duplicate tag {tag}: another optional {what} uses it"));
+            cx.error(
+                *span,
+                format!("duplicate tag {tag}: another optional {what} uses it"),
+            );
         }
     }
 }

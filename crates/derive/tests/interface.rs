@@ -32,7 +32,11 @@ mod rust_first {
     #[floe::interface(module = "GreetTest")]
     pub trait Greeter {
         #[floe(idempotent)]
-        async fn greet(&self, name: String, #[floe(tag = 1)] times: Option<i32>) -> Result<String, Oops>;
+        async fn greet(
+            &self,
+            name: String,
+            #[floe(tag = 1)] times: Option<i32>,
+        ) -> Result<String, Oops>;
         async fn sum(&self, points: Vec<Point>) -> i32;
         async fn nothing(&self);
         #[floe(tag = 2)]
@@ -55,7 +59,9 @@ impl rust_first::Greeter for RustServant {
         _: &Current,
     ) -> Reply<Result<String, Box<dyn UserException>>> {
         if name.is_empty() {
-            return Ok(Err(Box::new(rust_first::Oops { reason: "no name".into() })));
+            return Ok(Err(Box::new(rust_first::Oops {
+                reason: "no name".into(),
+            })));
         }
         Ok(Ok(format!("hello {name} x{}", times.unwrap_or(1))))
     }
@@ -126,11 +132,20 @@ async fn rust_first_proxy_calls_slice_servant_and_back() {
     adapter.activate();
 
     // Rust-first proxy → Slice servant.
-    let p = rust_first::GreeterPrx::checked_cast(to_slice).await.unwrap().unwrap();
-    assert_eq!(p.greet("ann", Some(2)).await.unwrap().unwrap(), "hello ann x2");
+    let p = rust_first::GreeterPrx::checked_cast(to_slice)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        p.greet("ann", Some(2)).await.unwrap().unwrap(),
+        "hello ann x2"
+    );
     let err = p.greet("", None).await.unwrap().unwrap_err();
     assert_eq!(err.ice_id(), "::GreetTest::Oops");
-    let pts = vec![rust_first::Point { x: 1, y: 2 }, rust_first::Point { x: 3, y: 4 }];
+    let pts = vec![
+        rust_first::Point { x: 1, y: 2 },
+        rust_first::Point { x: 3, y: 4 },
+    ];
     assert_eq!(p.sum(&pts).await.unwrap(), 10);
     p.nothing().await.unwrap();
     assert_eq!(p.maybe(true).await.unwrap().as_deref(), Some("here"));
@@ -138,7 +153,10 @@ async fn rust_first_proxy_calls_slice_servant_and_back() {
     assert_eq!(p.get_http().await.unwrap(), "slice");
 
     // Slice-generated proxy → Rust-first servant.
-    let q = from_slice::greet_test::GreeterPrx::checked_cast(to_rust).await.unwrap().unwrap();
+    let q = from_slice::greet_test::GreeterPrx::checked_cast(to_rust)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(q.greet("bob", None).await.unwrap().unwrap(), "hello bob x1");
     let err = q.greet("", Some(1)).await.unwrap().unwrap_err();
     assert_eq!(err.ice_id(), "::GreetTest::Oops");

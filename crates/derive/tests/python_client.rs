@@ -35,7 +35,11 @@ pub struct Oops {
 #[floe::interface(module = "PyGreet")]
 pub trait Greeter {
     #[floe(idempotent)]
-    async fn greet(&self, name: String, #[floe(tag = 1)] times: Option<i32>) -> Result<String, Oops>;
+    async fn greet(
+        &self,
+        name: String,
+        #[floe(tag = 1)] times: Option<i32>,
+    ) -> Result<String, Oops>;
     async fn sum(&self, points: Vec<Point>) -> i32;
     #[floe(tag = 2)]
     async fn maybe(&self, give: bool) -> Option<String>;
@@ -56,7 +60,9 @@ impl Greeter for Server {
         _: &Current,
     ) -> Reply<Result<String, Box<dyn UserException>>> {
         if name.is_empty() {
-            return Ok(Err(Box::new(Oops { reason: "no name".into() })));
+            return Ok(Err(Box::new(Oops {
+                reason: "no name".into(),
+            })));
         }
         Ok(Ok(format!("hello {name} x{}", times.unwrap_or(1))))
     }
@@ -70,7 +76,11 @@ impl Greeter for Server {
         Ok(data.len() as i32)
     }
     async fn color(&self, c: Color, _: &Current) -> Reply<Color> {
-        Ok(if c == Color::Blue { Color::Green } else { Color::Red })
+        Ok(if c == Color::Blue {
+            Color::Green
+        } else {
+            Color::Red
+        })
     }
     async fn nothing(&self, _: &Current) -> Reply<()> {
         Ok(())
@@ -140,7 +150,10 @@ async fn python_client_calls_rust_first_server_through_exported_slice() {
         .await
         .unwrap();
     adapter
-        .add(Identity::from_name("greeter"), GreeterDispatcher::new(Server))
+        .add(
+            Identity::from_name("greeter"),
+            GreeterDispatcher::new(Server),
+        )
         .unwrap();
     adapter.activate();
     let endpoint = adapter.endpoints()[0].to_string();
@@ -166,7 +179,10 @@ async fn python_client_calls_rust_first_server_through_exported_slice() {
         if let Some(status) = peer.0.try_wait().expect("wait python3") {
             break status;
         }
-        assert!(waited < Duration::from_secs(60), "greet_client.py did not finish in 60 s");
+        assert!(
+            waited < Duration::from_secs(60),
+            "greet_client.py did not finish in 60 s"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
         waited += Duration::from_millis(50);
     };

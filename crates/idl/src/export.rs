@@ -129,7 +129,7 @@ fn write_module(model: &Model, id: ModuleId, indent: usize, out: &mut String) {
             Contained::Definition(_) => {}
         }
     }
-    let _ = writeln!(out, "{p}}}");
+    let _ = writeln!(out, "{p}}};");
 }
 
 fn write_definition(model: &Model, id: DefId, indent: usize, out: &mut String) {

@@ -30,7 +30,11 @@ pub const EXTERNAL: &str = "floe:external";
 /// # Errors
 ///
 /// A message if the generated tokens do not parse (a generator bug).
-pub fn generate_impls(model: &Model, id: DefId, settings: &Settings) -> Result<TokenStream, String> {
+pub fn generate_impls(
+    model: &Model,
+    id: DefId,
+    settings: &Settings,
+) -> Result<TokenStream, String> {
     let gen = Gen { model, settings };
     let tokens = gen.definition(id);
     let file: syn::File = syn::parse2(tokens).map_err(|e| format!("generated code: {e}"))?;
@@ -56,11 +60,9 @@ pub fn generate_impls(model: &Model, id: DefId, settings: &Settings) -> Result<T
 }
 
 fn is_wire_type_impl(i: &syn::ItemImpl) -> bool {
-    i.trait_.as_ref().is_some_and(|(_, path, _)| {
-        path.segments
-            .last()
-            .is_some_and(|s| s.ident == "WireType")
-    })
+    i.trait_
+        .as_ref()
+        .is_some_and(|(_, path, _)| path.segments.last().is_some_and(|s| s.ident == "WireType"))
 }
 
 impl Gen<'_> {
