@@ -37,11 +37,7 @@ impl Servant for Latency {
 }
 
 fn not_exist(current: &Current) -> DispatchError {
-    DispatchError::OperationNotExist(floe::wire::protocol::RequestFailed {
-        identity: current.id.clone(),
-        facet: current.facet.clone(),
-        operation: current.operation.clone(),
-    })
+    DispatchError::operation_not_exist(current)
 }
 
 /// Throughput keeps the reply encapsulations it already built, keyed by

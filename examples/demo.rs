@@ -27,13 +27,7 @@ impl Servant for Hello {
                 let name = dec.read_string()?;
                 Ok(current.encode_reply(|e| e.write_string(&format!("hello, {name}"))))
             })(),
-            _ => Err(DispatchError::OperationNotExist(
-                floe::wire::protocol::RequestFailed {
-                    identity: current.id.clone(),
-                    facet: current.facet.clone(),
-                    operation: current.operation.clone(),
-                },
-            )),
+            _ => Err(DispatchError::operation_not_exist(&current)),
         })
     }
 

@@ -7,6 +7,41 @@
 //!
 //! - [`wire`]: the encoding and protocol, without I/O (`floe-wire`).
 //! - [`runtime`]: communicator, object adapters, proxies and connections (`floe-runtime`).
+//! - [`slice!`]: Slice compiled at macro-expansion time into typed proxies,
+//!   servant traits, dispatchers and data types; the same code `slice2rs`
+//!   and `floe_idl::Builder` (for `build.rs`) write. Generated code reaches
+//!   floe only through [`codegen`].
+//!
+//! ```no_run
+//! use floe::codegen::{Current, DispatchError};
+//!
+//! floe::slice!("crates/idl/tests/codegen/Hello.ice"); // module Demo { interface Hello .. }
+//!
+//! struct Greeter;
+//!
+//! impl demo::Hello for Greeter {
+//!     async fn say_hello(&self, delay: i32, _: &Current) -> Result<String, DispatchError> {
+//!         Ok(format!("hello after {delay} ms"))
+//!     }
+//!     async fn ping(&self, _: &Current) -> Result<(), DispatchError> {
+//!         Ok(())
+//!     }
+//! }
+//!
+//! # async fn run() -> Result<(), floe::runtime::Error> {
+//! let communicator = floe::runtime::Communicator::new();
+//! let adapter = communicator
+//!     .create_object_adapter_with_endpoints("Hello", "tcp -h 127.0.0.1 -p 0")
+//!     .await?;
+//! let proxy = adapter.add(
+//!     floe::Identity::from_name("hello"),
+//!     demo::HelloDispatcher::new(Greeter),
+//! )?;
+//! adapter.activate();
+//! let hello = demo::HelloPrx::checked_cast(proxy).await?.expect("a Hello");
+//! let greeting: String = hello.say_hello(5).await?;
+//! # Ok(()) }
+//! ```
 #![warn(missing_docs)]
 
 pub mod codegen;

@@ -223,6 +223,51 @@ mod rich_tests {
     }
 
     #[test]
+    fn class_references_everywhere() {
+        let shape = ClassRef::new(rich::Shape {
+            name: "s".into(),
+            ..Default::default()
+        });
+        let holder = rich::Container {
+            opt: Some(Some(shape.clone())),
+            shapes: vec![Some(shape.clone()), None, Some(shape.clone())],
+            by_name: BTreeMap::from([("k".to_owned(), Some(shape.clone()))]),
+            any: Some(shape.as_ptr().clone()),
+            obj: Some(floe::codegen::ProxyData::new(floe::Identity::from_name(
+                "o",
+            ))),
+            echo: None,
+            maybe_echo: Some(None),
+            fwd: Some(ClassRef::new(rich::Forward { back: None })),
+        };
+        let mut enc = Encoder::new();
+        enc.write(&Some(ClassRef::new(holder)));
+        let mut dec = Decoder::new(enc.finish());
+        dec.set_value_factories(rich_gen::value_factories());
+        let back = dec
+            .read::<Option<ClassRef<rich::Container>>>()
+            .unwrap()
+            .unwrap();
+        let back = back.read();
+        let shapes = &back.shapes;
+        // One instance, shared: every reference decodes to the same one.
+        assert!(ClassRef::ptr_eq(
+            shapes[0].as_ref().unwrap(),
+            shapes[2].as_ref().unwrap()
+        ));
+        assert!(shapes[1].is_none());
+        assert!(ClassRef::ptr_eq(
+            back.opt.as_ref().unwrap().as_ref().unwrap(),
+            shapes[0].as_ref().unwrap()
+        ));
+        assert_eq!(back.by_name["k"].as_ref().unwrap().read().name, "s");
+        assert!(back.any.as_ref().unwrap().is_a("::Rich::Shape"));
+        assert_eq!(back.obj.as_ref().unwrap().identity.name, "o");
+        assert_eq!(back.maybe_echo, Some(None));
+        assert!(back.fwd.is_some());
+    }
+
+    #[test]
     fn exceptions() {
         let ex = rich::DerivedError {
             base: rich::BaseError { reason: "r".into() },

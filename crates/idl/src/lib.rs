@@ -6,6 +6,8 @@
 //! tree in [`ast`]) → [`resolve`] (builds the [`model`]) → [`validate`].
 //! Every phase reports into [`diagnostic::Diagnostics`]; [`compile`] runs
 //! them all and returns the model only if there was no error.
+//! [`codegen`] turns the model into Rust (`slice2rs`, the [`Builder`] for
+//! build scripts, and `floe::slice!` all use it).
 //!
 //! ```no_run
 //! let opts = floe_idl::Options {

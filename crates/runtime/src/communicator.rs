@@ -18,8 +18,7 @@ use crate::endpoint::{Endpoint, Transport};
 use crate::error::{Error, Result};
 use crate::object_adapter::ObjectAdapter;
 use crate::properties::Properties;
-use crate::proxy::{Proxy, ProxyInner};
-use crate::proxy_string::parse_proxy;
+use crate::proxy::Proxy;
 
 /// Key of the outgoing connection cache: address and connection id.
 type ConnectionKey = (String, String);
@@ -28,6 +27,8 @@ pub(crate) struct CommunicatorInner {
     properties: Properties,
     client_config: ConnectionConfig,
     pub(crate) retry_intervals: Vec<Duration>,
+    /// `Ice.Override.Compress`.
+    pub(crate) override_compress: Option<bool>,
     default_host: Option<String>,
     /// Outgoing connections, one per (address, connection id).
     connections: Mutex<HashMap<ConnectionKey, Connection>>,
@@ -130,9 +131,12 @@ impl Communicator {
         Communicator {
             inner: Arc::new(CommunicatorInner {
                 default_host: properties.get("Ice.Default.Host"),
-                properties,
                 client_config,
                 retry_intervals,
+                override_compress: properties
+                    .get("Ice.Override.Compress")
+                    .map(|v| v.trim() != "0"),
+                properties,
                 connections: Mutex::new(HashMap::new()),
                 connect_lock: tokio::sync::Mutex::new(()),
                 datagram: Mutex::new(HashMap::new()),
@@ -165,28 +169,42 @@ impl Communicator {
     ///
     /// Proxy, identity or endpoint parse errors.
     pub fn string_to_proxy(&self, text: &str) -> Result<Proxy> {
-        let parts = parse_proxy(text, self.inner.default_host.as_deref())?;
-        let mut proxy =
-            Proxy::new_internal(Arc::downgrade(&self.inner), parts.identity, parts.endpoints);
-        // Freshly built: this is the only reference.
-        if let Some(inner) = Arc::get_mut(&mut proxy.inner) {
-            let ProxyInner {
-                facet,
-                mode,
-                secure,
-                encoding,
-                adapter_id,
-                ..
-            } = inner;
-            *facet = parts.facet;
-            *mode = parts.mode;
-            *secure = parts.secure;
-            *adapter_id = parts.adapter_id;
-            if let Some(e) = parts.encoding {
-                *encoding = e;
+        self.string_to_proxy_opt(text)?.ok_or_else(|| {
+            Error::Protocol(floe_wire::Error::ProxyParse {
+                input: text.to_string(),
+                reason: "null proxy".into(),
+            })
+        })
+    }
+
+    /// Parses a stringified proxy; the empty string gives the null proxy
+    /// (`None`), as in Ice.
+    ///
+    /// # Errors
+    ///
+    /// Proxy, identity or endpoint parse errors.
+    pub fn string_to_proxy_opt(&self, text: &str) -> Result<Option<Proxy>> {
+        let data = floe_wire::proxy_string::string_to_proxy(text, &self.parse_defaults())?;
+        Ok(data.map(|d| Proxy::from_data(self, d)))
+    }
+
+    /// The `Ice.Default.*` settings that complete stringified proxies.
+    pub fn parse_defaults(&self) -> floe_wire::ParseDefaults {
+        let props = &self.inner.properties;
+        let mut d = floe_wire::ParseDefaults::default();
+        if let Some(h) = props.get("Ice.Default.Host") {
+            d.host = h;
+        }
+        d.timeout = props.get_int_or("Ice.Default.Timeout", d.timeout as i64) as i32;
+        if let Some(p) = props.get("Ice.Default.Protocol") {
+            d.protocol = p;
+        }
+        if let Some(e) = props.get("Ice.Default.EncodingVersion") {
+            if let Ok(e) = e.parse() {
+                d.encoding = e;
             }
         }
-        Ok(proxy)
+        d
     }
 
     /// A proxy for `identity` at `endpoints`.

@@ -49,6 +49,29 @@ impl Current {
         }
     }
 
+    /// Checks the received mode against the operation's declaration, as Ice
+    /// servers do (§2.2): a plain operation (`declared` Normal) accepts only
+    /// mode 0; an `idempotent` one (declared Idempotent or Nonmutating)
+    /// accepts 1 and 2. Generated dispatch code calls this first.
+    ///
+    /// # Errors
+    ///
+    /// Status 5 (`MarshalException`) on a mismatch.
+    pub fn check_mode(&self, declared: OperationMode) -> Result<(), crate::DispatchError> {
+        let ok = match declared {
+            OperationMode::Normal => self.mode == OperationMode::Normal,
+            _ => self.mode != OperationMode::Normal,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(crate::DispatchError::UnknownLocalException(format!(
+                "::Ice::MarshalException:\nprotocol error: unexpected operation mode. expected = {:?} received = {:?}",
+                declared, self.mode
+            )))
+        }
+    }
+
     /// Encodes a results (or user exception) encapsulation in the request's
     /// encoding with `write`.
     ///
@@ -60,6 +83,16 @@ impl Current {
     pub fn encode_reply(&self, write: impl FnOnce(&mut Encoder)) -> Bytes {
         encode_encapsulation(self.encoding, 64, write)
     }
+}
+
+/// The wire bytes of an encapsulation (6-byte header then data), e.g. to
+/// forward received parameters unchanged with [`crate::Proxy::invoke`].
+pub fn encapsulation_bytes(encaps: &floe_wire::Encapsulation) -> Bytes {
+    let mut b = BytesMut::with_capacity(encaps.wire_size());
+    b.extend_from_slice(&(encaps.wire_size() as i32).to_le_bytes());
+    b.extend_from_slice(&[encaps.encoding.major, encaps.encoding.minor]);
+    b.extend_from_slice(&encaps.data);
+    b.freeze()
 }
 
 /// Encodes an encapsulation (header included) in `encoding`.

@@ -163,6 +163,48 @@ impl Endpoint {
     }
 }
 
+impl Endpoint {
+    /// The wire-level endpoint data (for proxies marshaled in parameters).
+    pub fn to_data(&self) -> floe_wire::EndpointData {
+        match self.transport {
+            Transport::Tcp => floe_wire::EndpointData::Tcp(floe_wire::TcpEndpoint {
+                host: self.host.clone(),
+                port: self.port as i32,
+                timeout: self.timeout,
+                compress: self.compress,
+                source_address: None,
+            }),
+            Transport::Udp => {
+                let mut u = floe_wire::UdpEndpoint::new(self.host.clone(), self.port as i32);
+                u.compress = self.compress;
+                floe_wire::EndpointData::Udp(u)
+            }
+        }
+    }
+
+    /// The endpoint for wire-level data, `None` for transports the runtime
+    /// does not speak (ssl, ws, opaque) or out-of-range ports.
+    pub fn from_data(data: &floe_wire::EndpointData) -> Option<Endpoint> {
+        match data {
+            floe_wire::EndpointData::Tcp(t) => Some(Endpoint {
+                transport: Transport::Tcp,
+                host: t.host.clone(),
+                port: u16::try_from(t.port).ok()?,
+                timeout: t.timeout,
+                compress: t.compress,
+            }),
+            floe_wire::EndpointData::Udp(u) => Some(Endpoint {
+                transport: Transport::Udp,
+                host: u.host.clone(),
+                port: u16::try_from(u.port).ok()?,
+                timeout: -1,
+                compress: u.compress,
+            }),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for Endpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let proto = match self.transport {

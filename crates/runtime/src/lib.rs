@@ -8,7 +8,7 @@
 //! A tour, in the order a request travels:
 //!
 //! - [`Proxy::invoke`] encodes a Request frame and writes it directly to the
-//!   socket when nothing else is queued ([`connection`] explains the write
+//!   socket when nothing else is queued (the `connection` module explains the write
 //!   path), then awaits the reply from the connection's request table.
 //! - The server's connection task reads whole frames, looks the servant up
 //!   in its [`ObjectAdapter`], and calls [`Servant::dispatch`] with a
@@ -50,13 +50,12 @@ pub mod error;
 pub mod object_adapter;
 pub mod properties;
 pub mod proxy;
-pub mod proxy_string;
 pub mod servant;
 
 pub use communicator::Communicator;
 pub use connection::acm::{AcmClose, AcmConfig, AcmHeartbeat};
 pub use connection::{Connection, ConnectionInfo};
-pub use current::{encode_encapsulation, Current};
+pub use current::{encapsulation_bytes, encode_encapsulation, Current};
 pub use endpoint::{Endpoint, Transport};
 pub use error::{Error, Result};
 pub use floe_wire::protocol::OperationMode;

@@ -93,10 +93,15 @@ pub(crate) struct ProxyInner {
     pub(crate) mode: InvocationMode,
     /// `Some` when `ice_compress` was called (overrides the endpoints' `-z`).
     pub(crate) compress: Option<bool>,
+    /// `Ice.Override.Compress`, if set.
+    pub(crate) override_compress: Option<bool>,
     pub(crate) secure: bool,
     pub(crate) encoding: EncodingVersion,
     pub(crate) context: Context,
     pub(crate) endpoints: Vec<Endpoint>,
+    /// Endpoints of transports the runtime does not speak (ssl, ws,
+    /// opaque): kept so the proxy marshals and prints unchanged.
+    pub(crate) other_endpoints: Vec<floe_wire::EndpointData>,
     pub(crate) adapter_id: String,
     pub(crate) invocation_timeout: Option<Duration>,
     pub(crate) fixed: Option<Connection>,
@@ -128,8 +133,12 @@ impl Proxy {
         identity: Identity,
         endpoints: Vec<Endpoint>,
     ) -> Proxy {
+        // `Ice.Override.Compress` wins over `ice_compress` and `-z`; read
+        // once here so calls never touch the communicator.
+        let override_compress = communicator.upgrade().and_then(|c| c.override_compress);
         Proxy {
             inner: Arc::new(ProxyInner {
+                override_compress,
                 communicator,
                 identity,
                 facet: String::new(),
@@ -139,6 +148,7 @@ impl Proxy {
                 encoding: ENCODING_1_1,
                 context: Context::new(),
                 endpoints,
+                other_endpoints: Vec::new(),
                 adapter_id: String::new(),
                 invocation_timeout: None,
                 fixed: None,
@@ -192,9 +202,12 @@ impl Proxy {
         &self.inner.context
     }
 
-    /// Whether requests are compressed (the `ice_compress` setting, else
-    /// the first endpoint's `-z`).
+    /// Whether requests are compressed (`Ice.Override.Compress`, else the
+    /// `ice_compress` setting, else the first endpoint's `-z`).
     pub fn is_compressed(&self) -> bool {
+        if let Some(c) = self.inner.override_compress {
+            return c;
+        }
         self.inner
             .compress
             .unwrap_or_else(|| self.inner.endpoints.first().is_some_and(|e| e.compress))
@@ -558,41 +571,64 @@ impl std::fmt::Display for Proxy {
     /// The full stringified form, as `proxyToString` prints it:
     /// `hello -t -e 1.1:tcp -h 127.0.0.1 -p 10000 -t 60000`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&floe_wire::proxy_string::proxy_to_string(
+            &self.to_data(),
+            floe_wire::ToStringMode::Unicode,
+        ))
+    }
+}
+
+impl Proxy {
+    /// The wire-level data of this proxy (what `Encode` writes for a proxy
+    /// parameter: `Some(proxy.to_data())`).
+    pub fn to_data(&self) -> floe_wire::ProxyData {
         let p = &*self.inner;
-        let id = crate::proxy_string::identity_to_string(&p.identity);
-        if id.contains([' ', ':', '@']) {
-            write!(f, "\"{id}\"")?;
-        } else {
-            write!(f, "{id}")?;
-        }
-        if !p.facet.is_empty() {
-            write!(f, " -f {}", crate::proxy_string::quote_if_needed(&p.facet))?;
-        }
-        let mode = match p.mode {
-            InvocationMode::Twoway => "-t",
-            InvocationMode::Oneway => "-o",
-            InvocationMode::BatchOneway => "-O",
-            InvocationMode::Datagram => "-d",
-            InvocationMode::BatchDatagram => "-D",
+        let mut d = floe_wire::ProxyData::new(p.identity.clone());
+        d.facet = p.facet.clone();
+        d.mode = match p.mode {
+            InvocationMode::Twoway => floe_wire::proxy::ProxyMode::Twoway,
+            InvocationMode::Oneway => floe_wire::proxy::ProxyMode::Oneway,
+            InvocationMode::BatchOneway => floe_wire::proxy::ProxyMode::BatchOneway,
+            InvocationMode::Datagram => floe_wire::proxy::ProxyMode::Datagram,
+            InvocationMode::BatchDatagram => floe_wire::proxy::ProxyMode::BatchDatagram,
         };
-        write!(f, " {mode}")?;
-        if p.secure {
-            write!(f, " -s")?;
-        }
-        write!(f, " -e {}", p.encoding)?;
-        if p.endpoints.is_empty() {
-            if !p.adapter_id.is_empty() {
-                write!(
-                    f,
-                    " @ {}",
-                    crate::proxy_string::quote_if_needed(&p.adapter_id)
-                )?;
+        d.secure = p.secure;
+        d.encoding = p.encoding;
+        d.endpoints = p.endpoints.iter().map(Endpoint::to_data).collect();
+        d.endpoints.extend(p.other_endpoints.iter().cloned());
+        d.adapter_id = p.adapter_id.clone();
+        d
+    }
+
+    /// A proxy of `communicator` from wire-level data (a decoded proxy
+    /// parameter, or a parsed string).
+    pub fn from_data(communicator: &Communicator, data: floe_wire::ProxyData) -> Proxy {
+        let mut endpoints = Vec::new();
+        let mut other = Vec::new();
+        for e in data.endpoints {
+            match Endpoint::from_data(&e) {
+                Some(ep) => endpoints.push(ep),
+                None => other.push(e),
             }
-        } else {
-            for e in &p.endpoints {
-                write!(f, ":{e}")?;
-            }
         }
-        Ok(())
+        let mut proxy = Proxy::new_internal(
+            Arc::downgrade(&communicator.inner),
+            data.identity,
+            endpoints,
+        );
+        let inner = Arc::make_mut(&mut proxy.inner);
+        inner.facet = data.facet;
+        inner.mode = match data.mode {
+            floe_wire::proxy::ProxyMode::Twoway => InvocationMode::Twoway,
+            floe_wire::proxy::ProxyMode::Oneway => InvocationMode::Oneway,
+            floe_wire::proxy::ProxyMode::BatchOneway => InvocationMode::BatchOneway,
+            floe_wire::proxy::ProxyMode::Datagram => InvocationMode::Datagram,
+            floe_wire::proxy::ProxyMode::BatchDatagram => InvocationMode::BatchDatagram,
+        };
+        inner.secure = data.secure;
+        inner.encoding = data.encoding;
+        inner.other_endpoints = other;
+        inner.adapter_id = data.adapter_id;
+        proxy
     }
 }

@@ -61,13 +61,13 @@ pub enum DispatchError {
     /// (6-byte header included).
     #[error("user exception")]
     UserException(Bytes),
-    /// Status 2. Empty fields are filled from the request.
+    /// Status 2 (see [`DispatchError::object_not_exist`]).
     #[error("object does not exist")]
     ObjectNotExist(RequestFailed),
-    /// Status 3. Empty fields are filled from the request.
+    /// Status 3 (see [`DispatchError::facet_not_exist`]).
     #[error("facet does not exist")]
     FacetNotExist(RequestFailed),
-    /// Status 4. Empty fields are filled from the request.
+    /// Status 4 (see [`DispatchError::operation_not_exist`]).
     #[error("operation does not exist")]
     OperationNotExist(RequestFailed),
     /// Status 5: an Ice local exception (text).
@@ -82,9 +82,28 @@ pub enum DispatchError {
 }
 
 impl DispatchError {
-    /// Status 4 with the fields filled from the request.
-    pub fn operation_not_exist() -> Self {
-        DispatchError::OperationNotExist(RequestFailed::default())
+    fn failed(current: &Current) -> RequestFailed {
+        RequestFailed {
+            identity: current.id.clone(),
+            facet: current.facet.clone(),
+            operation: current.operation.clone(),
+        }
+    }
+
+    /// Status 2 for the request of `current`.
+    pub fn object_not_exist(current: &Current) -> Self {
+        DispatchError::ObjectNotExist(Self::failed(current))
+    }
+
+    /// Status 3 for the request of `current`.
+    pub fn facet_not_exist(current: &Current) -> Self {
+        DispatchError::FacetNotExist(Self::failed(current))
+    }
+
+    /// Status 4 for the request of `current` (an operation the servant
+    /// does not implement).
+    pub fn operation_not_exist(current: &Current) -> Self {
+        DispatchError::OperationNotExist(Self::failed(current))
     }
 
     /// Status 7 from any error (the servant's own failures).
@@ -133,7 +152,7 @@ impl From<crate::Error> for DispatchError {
 ///     fn dispatch(self: Arc<Self>, current: Current, _params: Encapsulation) -> Dispatch {
 ///         match current.operation.as_str() {
 ///             "o" => Dispatch::ready(Ok(current.empty_reply())),
-///             _ => Dispatch::ready(Err(DispatchError::operation_not_exist())),
+///             _ => Dispatch::ready(Err(DispatchError::operation_not_exist(&current))),
 ///         }
 ///     }
 ///     fn ice_id(&self) -> &str { "::Cap::Hello" }

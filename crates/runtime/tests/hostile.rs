@@ -167,6 +167,16 @@ async fn bad_params_get_status_5_and_bad_mode_too() {
     let mut rest = vec![0u8; size - 19];
     s.read_exact(&mut rest).await.unwrap();
     assert!(String::from_utf8_lossy(&rest).contains("MarshalException"));
+    // A params encapsulation larger than the frame: status 5, not a close.
+    let mut r = o_request();
+    r[30] = 0x60;
+    s.write_all(&r).await.unwrap();
+    s.read_exact(&mut head).await.unwrap();
+    assert_eq!(head[18], 5);
+    let size = i32::from_le_bytes([head[10], head[11], head[12], head[13]]) as usize;
+    let mut rest = vec![0u8; size - 19];
+    s.read_exact(&mut rest).await.unwrap();
+    assert!(String::from_utf8_lossy(&rest).contains("UnmarshalOutOfBounds"));
     drop(s);
     c.destroy().await;
 }
@@ -199,5 +209,20 @@ async fn client_rejects_a_server_that_does_not_validate() {
         .unwrap_err();
     assert!(err.to_string().contains("not validated"), "{err}");
     fake.abort();
+    c.destroy().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipelined_request_is_answered_after_validation() {
+    let (c, _p, port) = start().await;
+    for _ in 0..20 {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+        // Written before reading the server's ValidateConnection.
+        s.write_all(&o_request()).await.unwrap();
+        let mut both = [0u8; 14 + 25];
+        s.read_exact(&mut both).await.unwrap();
+        assert_eq!(both[..14], VALIDATE);
+        assert_eq!(both[14 + 8], 2, "then the reply");
+    }
     c.destroy().await;
 }

@@ -52,16 +52,22 @@ impl Servant for Echo {
                 Ok(current.encode_reply(|e| e.write_i32(ms)))
             }),
             "fail" => Dispatch::ready(Err(DispatchError::unknown("boom"))),
+            "idem" => Dispatch::ready(
+                current
+                    .check_mode(OperationMode::Idempotent)
+                    .map(|_| current.empty_reply()),
+            ),
+            "forward" => {
+                // Re-send the received parameters unchanged.
+                let bytes = floe_runtime::encapsulation_bytes(&params);
+                Dispatch::ready(Ok(bytes))
+            }
+            "panic" => panic!("servant bug"),
+            "panic_async" => Dispatch::future(async move { panic!("async servant bug") }),
             "user" => Dispatch::ready(Err(DispatchError::UserException(
                 current.encode_reply(|e| e.write_u8(0x20)),
             ))),
-            _ => Dispatch::ready(Err(DispatchError::OperationNotExist(
-                floe_wire::protocol::RequestFailed {
-                    identity: current.id.clone(),
-                    facet: current.facet.clone(),
-                    operation: current.operation.clone(),
-                },
-            ))),
+            _ => Dispatch::ready(Err(DispatchError::operation_not_exist(&current))),
         }
     }
 
@@ -257,6 +263,34 @@ async fn not_exist_replies_and_failures() {
         .await
         .is_err());
     assert_eq!(s.servant.calls.load(Ordering::SeqCst), before + 3);
+    // Panicking servants give status 7; the connection survives.
+    assert!(matches!(
+        p.invoke("panic", OperationMode::Normal, p.empty_params()).await,
+        Err(Error::UnknownException(t)) if t.contains("servant bug")
+    ));
+    assert!(matches!(
+        p.invoke("panic_async", OperationMode::Normal, p.empty_params()).await,
+        Err(Error::UnknownException(t)) if t.contains("async servant bug")
+    ));
+    p.ice_ping().await.unwrap();
+    // Mode checks (§2.2): idempotent op sent as Normal is status 5.
+    p.invoke("idem", OperationMode::Idempotent, p.empty_params())
+        .await
+        .unwrap();
+    p.invoke("idem", OperationMode::Nonmutating, p.empty_params())
+        .await
+        .unwrap();
+    assert!(matches!(
+        p.invoke("idem", OperationMode::Normal, p.empty_params()).await,
+        Err(Error::UnknownLocalException(t)) if t.contains("unexpected operation mode")
+    ));
+    let fwd = p
+        .invoke("forward", OperationMode::Normal, bytes_params(&p, b"xyz"))
+        .await
+        .unwrap()
+        .into_ok()
+        .unwrap();
+    assert_eq!(&fwd.data[..], b"xyz");
     // User exception: status 1.
     let r = p
         .invoke("user", OperationMode::Normal, p.empty_params())
@@ -341,6 +375,28 @@ async fn batch_oneway_and_auto_flush() {
     c.flush_batch_requests().await.unwrap();
     p.ice_ping().await.unwrap();
     assert_eq!(s.servant.calls.load(Ordering::SeqCst), before + 8);
+    c.destroy().await;
+    s.communicator.destroy().await;
+}
+
+#[tokio::test]
+async fn reply_over_the_client_limit_is_a_memory_limit_error() {
+    let s = server(Properties::new()).await;
+    let props = Properties::new();
+    props.set("Ice.MessageSizeMax", "1");
+    let (c, p) = client_proxy(&s, props);
+    let err = p
+        .invoke(
+            "echo",
+            OperationMode::Normal,
+            bytes_params(&p, &[1u8; 2000]),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::Protocol(floe_wire::Error::MemoryLimit { .. })),
+        "{err:?}"
+    );
     c.destroy().await;
     s.communicator.destroy().await;
 }
@@ -435,4 +491,38 @@ async fn default_servants_and_closure_servants() {
         Err(Error::ObjectNotExist(_))
     ));
     c.destroy().await;
+}
+
+#[tokio::test]
+async fn connection_ids_and_message_size_max() {
+    let props = Properties::new();
+    props.set("Ice.MessageSizeMax", "1"); // 1 KB on the server
+    let s = server(props).await;
+    let (c, p) = client_proxy(&s, Properties::new());
+    let c1 = p.ice_get_connection().await.unwrap();
+    let c2 = p
+        .ice_connection_id("other")
+        .ice_get_connection()
+        .await
+        .unwrap();
+    assert!(!c1.ptr_eq(&c2), "connection ids must not share connections");
+    let c3 = p.ice_facet("f1").ice_get_connection().await.unwrap();
+    assert!(c1.ptr_eq(&c3), "same endpoint and id share the connection");
+    // The sender does not check; the server drops the connection on an
+    // over-limit frame and the (Normal, sent) call is not retried.
+    let big = vec![0u8; 2000];
+    let err = p
+        .invoke("echo", OperationMode::Normal, bytes_params(&p, &big))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::ConnectionLost(_)), "{err:?}");
+    // The next call opens a new connection.
+    p.ice_ping().await.unwrap();
+    // Fixed proxies use exactly their connection.
+    let fixed = p.ice_fixed(&c2);
+    fixed.ice_ping().await.unwrap();
+    c2.abort();
+    assert!(fixed.ice_ping().await.is_err());
+    c.destroy().await;
+    s.communicator.destroy().await;
 }

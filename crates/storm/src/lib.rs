@@ -1,2 +1,46 @@
-//! floe-storm: an IceStorm-compatible publish/subscribe broker.
+//! # floe-storm
+//!
+//! An IceStorm-compatible publish/subscribe broker. Section numbers (§)
+//! refer to `shared/reference/ice-protocol.md`, §8 being the IceStorm wire
+//! contract.
+//!
+//! A tour:
+//!
+//! - [`types`]: the IceStorm Slice types encoded by hand (QoS, LinkInfo,
+//!   EventData, exceptions) and helpers over floe-wire's `ProxyData`.
+//! - [`qos`]: QoS validation, exactly as IceStorm 3.7 does it.
+//! - [`event`]: a published request, shared (`Arc` + `Bytes`) across subscribers.
+//! - [`sink`]: the [`sink::SubscriberSink`] seam between delivery logic and the network.
+//! - [`subscriber`]: per-subscriber bounded queues and the delivery state machine.
+//! - [`link`]: federation: `forward(EventDataSeq)` encoding, cost filtering.
+//! - [`store`]: redb persistence, one durable commit per mutation.
+//! - [`config`]: settings from Ice properties.
+//! - [`dispatch`]: transport-free requests and replies; [`topic_manager`],
+//!   [`topic`], [`finder`] and [`publisher`] are the servants over them.
+//! - [`instance`] (shared state) and [`broker`] ([`Broker`]: load, restore, route).
+//! - [`server`]: the broker on floe-runtime (adapters, servants, proxy sinks);
+//!   `src/bin/floe-storm.rs` is a thin command line around [`server::run`].
 #![warn(missing_docs)]
+
+pub mod broker;
+pub mod config;
+pub mod dispatch;
+pub mod event;
+pub mod finder;
+pub mod instance;
+pub mod link;
+pub mod publisher;
+pub mod qos;
+pub mod server;
+pub mod sink;
+pub mod store;
+pub mod subscriber;
+pub mod topic;
+pub mod topic_manager;
+pub mod types;
+
+pub use broker::Broker;
+pub use config::StormConfig;
+pub use instance::AdapterEndpoints;
+pub use server::{run, Server};
+pub use sink::{DeliveryError, SinkFactory, SubscriberSink};

@@ -60,12 +60,22 @@ pub trait Decode: WireType + Sized {
     /// [`Decoder::check_count`] that they can fit. Fixed-size numbers
     /// override this with a bulk copy.
     fn decode_vec(dec: &mut Decoder, n: usize) -> Result<Vec<Self>> {
-        let mut v = Vec::with_capacity(n);
+        // The count was checked against the bytes present, but an element
+        // in memory can be far larger than its minimum wire size (a
+        // `String` is 24 bytes, its wire form 1): clamp the up-front
+        // reservation, as nom does, and let the vector grow with real data.
+        let mut v = Vec::with_capacity(n.min(prealloc_limit::<Self>()));
         for _ in 0..n {
             v.push(Self::decode(dec)?);
         }
         Ok(v)
     }
+}
+
+/// The most elements of `T` a decoder reserves before it has read them:
+/// 64 KiB worth.
+fn prealloc_limit<T>() -> usize {
+    (64 * 1024 / std::mem::size_of::<T>().max(1)).max(1)
 }
 
 impl<T: WireType + ?Sized> WireType for &T {
@@ -413,7 +423,8 @@ impl<K: Encode, V: Encode, S> Encode for HashMap<K, V, S> {
 impl<K: Decode + Eq + Hash, V: Decode, S: BuildHasher + Default> Decode for HashMap<K, V, S> {
     fn decode(dec: &mut Decoder) -> Result<Self> {
         let n = dec.read_count(K::MIN_WIRE_SIZE.max(1) + V::MIN_WIRE_SIZE.max(1))?;
-        let mut map = HashMap::with_capacity_and_hasher(n, S::default());
+        let mut map =
+            HashMap::with_capacity_and_hasher(n.min(prealloc_limit::<(K, V)>()), S::default());
         for _ in 0..n {
             let k = K::decode(dec)?;
             let v = V::decode(dec)?;

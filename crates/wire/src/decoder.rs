@@ -56,7 +56,6 @@ pub struct Decoder {
     buf: Bytes,
     encoding: EncodingVersion,
     /// Class/exception reading state of this encapsulation, created on first use.
-    #[allow(dead_code)] // read by the class codec (class.rs) once it lands
     pub(crate) classes: Option<Box<crate::class::ClassReader>>,
     /// Maximum nesting depth of class graphs (`Ice.ClassGraphDepthMax`).
     pub(crate) class_graph_depth_max: usize,

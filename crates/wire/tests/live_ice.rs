@@ -6,6 +6,9 @@
 //! `Ice::InputStream` (the generator's `--decode` mode) and to floe, and
 //! requires floe to accept exactly what Ice accepts, with the same result.
 //!
+//! Last, a Python-mapping server (`golden/gen/echo_peer.py`) echoes
+//! floe-encoded parameters, and its replies must be the same bytes.
+//!
 //! The build is cached under `target/tmp/golden-gen-<hash of the sources>`.
 //! Needs `slice2cpp`, `g++` and `libIce++11` (`cargo xtask test` installs
 //! them); with `FLOE_NO_INTEROP=1` the tests print a line and return.
@@ -17,7 +20,8 @@ mod checks;
 mod types;
 
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
@@ -616,4 +620,155 @@ fn floe_accepts_and_rejects_like_ice() {
         ok > 50 && rejected > 50,
         "too few of each kind: ok {ok}, rejected {rejected}"
     );
+}
+
+/// The Python-mapping echo server, killed when dropped.
+struct EchoPeer {
+    port: u16,
+    _guard: PeerGuard,
+}
+
+impl EchoPeer {
+    fn start() -> EchoPeer {
+        let python = Path::new("/usr/bin/python3");
+        assert!(
+            python.is_file(),
+            "/usr/bin/python3 not found: the live Ice test needs python3-zeroc-ice \
+             (run `cargo xtask test`, or set FLOE_NO_INTEROP=1)"
+        );
+        let child = Command::new(python)
+            .arg(Path::new(GEN_DIR).join("echo_peer.py"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start echo_peer.py");
+        let mut guard = PeerGuard(child);
+        let stdout = guard.0.stdout.take().expect("stdout is piped");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("read the echo server's port");
+        let port = line
+            .strip_prefix("PORT ")
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or_else(|| {
+                panic!("echo_peer.py did not print its port (is python3-zeroc-ice installed?): {line:?}")
+            });
+        EchoPeer {
+            port,
+            _guard: guard,
+        }
+    }
+}
+
+/// Reads one protocol frame (the header's size field gives its length).
+fn read_frame(stream: &mut TcpStream) -> Bytes {
+    let mut head = [0u8; 14];
+    stream.read_exact(&mut head).expect("frame header");
+    assert_eq!(&head[..4], b"IceP", "magic");
+    let size = i32::from_le_bytes([head[10], head[11], head[12], head[13]]);
+    assert!((14..1 << 24).contains(&size), "frame size {size}");
+    let mut frame = head.to_vec();
+    frame.resize(size as usize, 0);
+    stream.read_exact(&mut frame[14..]).expect("frame body");
+    Bytes::from(frame)
+}
+
+/// Sends a twoway request to identity `echo` whose parameters are `params`
+/// (the contents of a 1.1 encapsulation) and returns the reply's
+/// encapsulation contents.
+fn invoke(stream: &mut TcpStream, id: i32, op: &str, params: &[u8]) -> Bytes {
+    let mut enc = Encoder::new();
+    enc.write_raw(b"IceP");
+    enc.write_raw(&[1, 0, 1, 0, 0, 0]); // protocol 1.0, encoding 1.0, Request, uncompressed
+    enc.write_i32(0); // size, patched below
+    enc.write_i32(id);
+    enc.write(&floe_wire::Identity::from_name("echo"));
+    enc.write_size(0); // no facet
+    enc.write_string(op);
+    enc.write_u8(0); // Normal
+    enc.write_size(0); // empty context
+    let mark = enc.start_encapsulation(ENCODING_1_1);
+    enc.write_raw(params);
+    enc.end_encapsulation(mark);
+    let size = enc.len() as i32;
+    enc.buffer_mut()[10..14].copy_from_slice(&size.to_le_bytes());
+    stream.write_all(enc.as_slice()).expect("send request");
+
+    let mut dec = Decoder::new(read_frame(stream));
+    dec.skip(14).expect("header");
+    assert_eq!(dec.read_i32().expect("request id"), id);
+    let status = dec.read_u8().expect("reply status");
+    if status != 0 {
+        let text = dec.read_string().unwrap_or_default();
+        panic!("{op}: reply status {status}: {text}");
+    }
+    let encaps = dec.read_encapsulation().expect("reply encapsulation");
+    assert_eq!(encaps.encoding, ENCODING_1_1);
+    encaps.data
+}
+
+#[test]
+fn python_mapping_echoes_floe_bytes() {
+    if interop_disabled() {
+        return;
+    }
+    let peer = EchoPeer::start();
+    let mut stream = TcpStream::connect(("127.0.0.1", peer.port)).expect("connect to echo_peer.py");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("read timeout");
+    let validate = read_frame(&mut stream);
+    assert_eq!(validate[8], 3, "ValidateConnection first");
+
+    let vectors = lines(VECTORS);
+    let mut id = 0;
+    for (op, name) in [
+        ("echoNested", "struct_nested"),
+        ("echoFixed", "struct_fixed"),
+        ("echoMixedSeq", "seq_mixed"),
+        ("echoIntMixedDict", "dict_int_mixed"),
+        ("echoStringPointDict", "dict_string_point"),
+        ("echoSparseSeq", "seq_sparse"),
+        ("echoStrings", "seq_string"),
+    ] {
+        id += 1;
+        let bytes = hex::decode(&vectors[name]).expect("vectors.txt is hex");
+        let reply = invoke(&mut stream, id, op, &bytes);
+        assert_eq!(
+            hex::encode(&reply),
+            hex::encode(&bytes),
+            "{op}({name}) through Python"
+        );
+    }
+
+    // Optional parameters in, optional result and outs back, under other tags.
+    let s = Some("h\u{e9}".to_string());
+    let seq = Some(types::iota(300));
+    let p = Some(types::point());
+    let d = Some(BTreeMap::from([
+        ("k".to_string(), 1i32),
+        ("l".to_string(), -2),
+    ]));
+    for present in [true, false] {
+        let pick = |tags: [u32; 4]| {
+            let mut e = Encoder::new();
+            if present {
+                e.write_optional(tags[0], s.as_ref());
+                e.write_optional(tags[1], seq.as_ref());
+                e.write_optional(tags[2], p.as_ref());
+                e.write_optional(tags[3], d.as_ref());
+            }
+            e.as_slice().to_vec()
+        };
+        id += 1;
+        let reply = invoke(&mut stream, id, "echoOpts", &pick([1, 2, 3, 30]));
+        assert_eq!(
+            hex::encode(&reply),
+            hex::encode(pick([10, 11, 12, 40])),
+            "echoOpts (values present: {present})"
+        );
+    }
+    drop(stream);
 }

@@ -179,7 +179,7 @@ impl Gen<'_> {
                 ) -> #c::Dispatch {
                     match current.operation.as_str() {
                         #(#arms)*
-                        _ => #c::Dispatch::ready(::core::result::Result::Err(#c::DispatchError::operation_not_exist())),
+                        _ => #c::Dispatch::ready(::core::result::Result::Err(#c::DispatchError::operation_not_exist(&current))),
                     }
                 }
                 fn ice_id(&self) -> &str {
@@ -403,14 +403,14 @@ impl Gen<'_> {
             let v = &s.var;
             let (_, by_value) = self.borrowed(from, s);
             match s.tag {
-                None if by_value => quote!(enc.write(&#v);),
-                None => quote!(enc.write(#v);),
+                None if by_value => quote!(enc_.write(&#v);),
+                None => quote!(enc_.write(#v);),
                 Some(tag) => {
                     let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
                     if by_value {
-                        quote!(enc.write_optional(#tag, #v.as_ref());)
+                        quote!(enc_.write_optional(#tag, #v.as_ref());)
                     } else {
-                        quote!(enc.write_optional(#tag, #v);)
+                        quote!(enc_.write_optional(#tag, #v);)
                     }
                 }
             }
@@ -418,7 +418,7 @@ impl Gen<'_> {
         let params = if ins.is_empty() {
             quote!(self.0.empty_params())
         } else {
-            quote!(self.0.encode_params(|enc| { #(#writes)* }))
+            quote!(self.0.encode_params(|enc_| { #(#writes)* }))
         };
         let mode = self.wire_mode(op);
         let result = self.result_type(from, op);
@@ -613,6 +613,11 @@ impl Gen<'_> {
             )
         };
         let many = many_args(op.in_params().count() + 2);
+        let current = if op.in_params().any(|p| field_ident(&p.name) == "current") {
+            format_ident!("current_")
+        } else {
+            format_ident!("current")
+        };
         quote! {
             #doc
             #complex
@@ -620,7 +625,7 @@ impl Gen<'_> {
             fn #name(
                 &self,
                 #(#params,)*
-                current: &#c::Current,
+                #current: &#c::Current,
             ) -> impl ::core::future::Future<Output = #ret> + ::core::marker::Send;
         }
     }
@@ -632,8 +637,16 @@ impl Gen<'_> {
         let tr = self.path_to(from, owner, "");
         let ins = self.in_slots(op);
         let factories = self.factories_stmt(from, op);
+        // Locals end with `_`, which no Slice name can, so they never clash
+        // with `current`, `dec` or each other.
+        let local = |name: &str| {
+            format_ident!(
+                "{}_",
+                field_ident(name).to_string().trim_start_matches("r#")
+            )
+        };
         let reads = ins.iter().map(|s| {
-            let v = &s.var;
+            let v = format_ident!("{}_", s.var.to_string().trim_start_matches("r#"));
             match s.tag {
                 None => quote!(let #v = dec.read()?;),
                 Some(tag) => {
@@ -642,7 +655,7 @@ impl Gen<'_> {
                 }
             }
         });
-        let args = op.in_params().map(|p| field_ident(&p.name));
+        let args = op.in_params().map(|p| local(&p.name));
         let mode_ok = match op.mode {
             OperationMode::Normal => quote!(matches!(current.mode, #c::OperationMode::Normal)),
             OperationMode::Idempotent => quote!(matches!(

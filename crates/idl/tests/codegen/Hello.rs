@@ -52,8 +52,8 @@ pub mod demo {
             }
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(&delay);
+                .encode_params(|enc_| {
+                    enc_.write(&delay);
                 });
             let encaps = self
                 .0
@@ -148,9 +148,9 @@ pub mod demo {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let delay = dec.read()?;
+                        let delay_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        let ret = <T as Hello>::say_hello(&*self.0, delay, &current)
+                        let ret = <T as Hello>::say_hello(&*self.0, delay_, &current)
                             .await?;
                         ::core::result::Result::<
                             _,
@@ -195,7 +195,7 @@ pub mod demo {
                 _ => {
                     ::floe::codegen::Dispatch::ready(
                         ::core::result::Result::Err(
-                            ::floe::codegen::DispatchError::operation_not_exist(),
+                            ::floe::codegen::DispatchError::operation_not_exist(&current),
                         ),
                     )
                 }

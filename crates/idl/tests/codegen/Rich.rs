@@ -570,29 +570,29 @@ pub mod rich {
             ::core::option::Option::Some(&mut self.base)
         }
     }
-    /// Base exception.
+    /// Slice class `::Rich::Forward`.
     #[derive(Clone, Debug, Default, PartialEq)]
-    pub struct BaseError {
-        /// Slice member `reason`.
-        pub reason: ::std::string::String,
+    pub struct Forward {
+        /// Slice member `back`.
+        pub back: ::core::option::Option<::floe::codegen::ClassRef<Container>>,
     }
-    impl ::floe::codegen::UserExceptionType for BaseError {
-        const TYPE_ID: &'static str = "::Rich::BaseError";
+    impl ::floe::codegen::ValueType for Forward {
+        const TYPE_ID: &'static str = "::Rich::Forward";
     }
-    impl ::floe::codegen::UserException for BaseError {
-        fn ice_id(&self) -> &'static str {
-            <Self as ::floe::codegen::UserExceptionType>::TYPE_ID
+    impl ::floe::codegen::Value for Forward {
+        fn ice_id(&self) -> &str {
+            <Self as ::floe::codegen::ValueType>::TYPE_ID
         }
         fn ice_ids(&self) -> &'static [&'static str] {
-            &["::Rich::BaseError"]
+            &["::Rich::Forward"]
         }
         fn write_slices(&self, enc: &mut ::floe::codegen::Encoder) {
             enc.start_slice(
-                <Self as ::floe::codegen::UserExceptionType>::TYPE_ID,
-                ::core::option::Option::None,
+                <Self as ::floe::codegen::ValueType>::TYPE_ID,
+                <Self as ::floe::codegen::ValueType>::COMPACT_ID,
                 true,
             );
-            enc.write(&self.reason);
+            enc.write(&self.back);
             enc.end_slice();
         }
         fn read_slices(
@@ -600,147 +600,19 @@ pub mod rich {
             dec: &mut ::floe::codegen::Decoder,
         ) -> ::floe::codegen::WireResult<()> {
             dec.start_slice()?;
-            self.reason = dec.read()?;
+            self.back = dec.read()?;
             dec.end_slice()
         }
     }
-    impl ::core::fmt::Display for BaseError {
-        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-            f.write_str("::Rich::BaseError")
-        }
-    }
-    impl ::std::error::Error for BaseError {}
-    /// Derived exception with an optional member.
-    #[derive(Clone, Debug, Default, PartialEq)]
-    pub struct DerivedError {
-        /// The base exception's members.
-        pub base: BaseError,
-        /// Slice member `code`.
-        pub code: i32,
-        /// Slice member `detail`.
-        pub detail: ::core::option::Option<::std::string::String>,
-    }
-    impl ::floe::codegen::UserExceptionType for DerivedError {
-        const TYPE_ID: &'static str = "::Rich::DerivedError";
-    }
-    impl ::floe::codegen::UserException for DerivedError {
-        fn ice_id(&self) -> &'static str {
-            <Self as ::floe::codegen::UserExceptionType>::TYPE_ID
-        }
-        fn ice_ids(&self) -> &'static [&'static str] {
-            &["::Rich::DerivedError", "::Rich::BaseError"]
-        }
-        fn write_slices(&self, enc: &mut ::floe::codegen::Encoder) {
-            enc.start_slice(
-                <Self as ::floe::codegen::UserExceptionType>::TYPE_ID,
-                ::core::option::Option::None,
-                false,
-            );
-            enc.write(&self.code);
-            enc.write_optional(3, self.detail.as_ref());
-            enc.end_slice();
-            self.base.write_slices(enc);
-        }
-        fn read_slices(
-            &mut self,
-            dec: &mut ::floe::codegen::Decoder,
-        ) -> ::floe::codegen::WireResult<()> {
-            dec.start_slice()?;
-            self.code = dec.read()?;
-            self.detail = dec.read_optional_value(3)?;
-            dec.end_slice()?;
-            self.base.read_slices(dec)
-        }
-        fn ice_base(
-            &self,
-        ) -> ::core::option::Option<&dyn ::floe::codegen::UserException> {
-            ::core::option::Option::Some(&self.base)
-        }
-    }
-    impl ::core::fmt::Display for DerivedError {
-        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-            f.write_str("::Rich::DerivedError")
-        }
-    }
-    impl ::std::error::Error for DerivedError {}
-    /// An exception no operation declares.
-    #[derive(Clone, Debug, Default, PartialEq)]
-    pub struct OtherError {
-        /// Slice member `n`.
-        pub n: i32,
-    }
-    impl ::floe::codegen::UserExceptionType for OtherError {
-        const TYPE_ID: &'static str = "::Rich::OtherError";
-    }
-    impl ::floe::codegen::UserException for OtherError {
-        fn ice_id(&self) -> &'static str {
-            <Self as ::floe::codegen::UserExceptionType>::TYPE_ID
-        }
-        fn ice_ids(&self) -> &'static [&'static str] {
-            &["::Rich::OtherError"]
-        }
-        fn write_slices(&self, enc: &mut ::floe::codegen::Encoder) {
-            enc.start_slice(
-                <Self as ::floe::codegen::UserExceptionType>::TYPE_ID,
-                ::core::option::Option::None,
-                true,
-            );
-            enc.write(&self.n);
-            enc.end_slice();
-        }
-        fn read_slices(
-            &mut self,
-            dec: &mut ::floe::codegen::Decoder,
-        ) -> ::floe::codegen::WireResult<()> {
-            dec.start_slice()?;
-            self.n = dec.read()?;
-            dec.end_slice()
-        }
-    }
-    impl ::core::fmt::Display for OtherError {
-        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-            f.write_str("::Rich::OtherError")
-        }
-    }
-    impl ::std::error::Error for OtherError {}
-    /// Slice module `::Rich::Inner`.
-    pub mod inner {
-        /// Slice struct `::Rich::Inner::Wrapper`.
-        #[derive(Clone, Debug, Default, PartialEq)]
-        pub struct Wrapper {
-            /// Slice member `p`.
-            pub p: super::Point,
-            /// Slice member `c`.
-            pub c: super::Color,
-            /// Slice member `m`.
-            pub m: super::Mixed,
-        }
-        impl ::floe::codegen::WireType for Wrapper {
-            const MIN_WIRE_SIZE: usize = 29;
-            const FIXED_SIZE: ::core::option::Option<usize> = ::core::option::Option::None;
-            const OPTIONAL_KIND: ::floe::codegen::OptionalKind = ::floe::codegen::OptionalKind::FSizeLength;
-        }
-        impl ::floe::codegen::Encode for Wrapper {
-            fn encode(&self, enc: &mut ::floe::codegen::Encoder) {
-                enc.write(&self.p);
-                enc.write(&self.c);
-                enc.write(&self.m);
-            }
-        }
-        impl ::floe::codegen::Decode for Wrapper {
-            fn decode(
-                dec: &mut ::floe::codegen::Decoder,
-            ) -> ::floe::codegen::WireResult<Self> {
-                Ok(Self {
-                    p: dec.read()?,
-                    c: dec.read()?,
-                    m: dec.read()?,
-                })
-            }
-        }
-        /// Slice sequence `::Rich::Inner::WrapperSeq`.
-        pub type WrapperSeq = ::std::vec::Vec<Wrapper>;
-    }
+    /// Slice sequence `::Rich::ShapeSeq`.
+    pub type ShapeSeq = ::std::vec::Vec<
+        ::core::option::Option<::floe::codegen::ClassRef<Shape>>,
+    >;
+    /// Slice dictionary `::Rich::ShapeDict`.
+    pub type ShapeDict = ::std::collections::BTreeMap<
+        ::std::string::String,
+        ::core::option::Option<::floe::codegen::ClassRef<Shape>>,
+    >;
     /// Typed proxy for `::Rich::Echo`.
     #[derive(Clone, Debug, PartialEq)]
     pub struct EchoPrx(::floe::codegen::Proxy);
@@ -782,8 +654,8 @@ pub mod rich {
         pub async fn put_prims(&self, v: &Prims) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(v);
+                .encode_params(|enc_| {
+                    enc_.write(v);
                 });
             let encaps = self
                 .0
@@ -801,8 +673,8 @@ pub mod rich {
         pub async fn put_mixed(&self, v: &Mixed) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(v);
+                .encode_params(|enc_| {
+                    enc_.write(v);
                 });
             let encaps = self
                 .0
@@ -823,8 +695,8 @@ pub mod rich {
         ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(v);
+                .encode_params(|enc_| {
+                    enc_.write(v);
                 });
             let encaps = self
                 .0
@@ -845,8 +717,8 @@ pub mod rich {
         ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(v);
+                .encode_params(|enc_| {
+                    enc_.write(v);
                 });
             let encaps = self
                 .0
@@ -872,13 +744,13 @@ pub mod rich {
         ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(&req);
-                    enc.write_optional(1, i.as_ref());
-                    enc.write_optional(2, s);
-                    enc.write_optional(3, p);
-                    enc.write_optional(4, is);
-                    enc.write_optional(5, c.as_ref());
+                .encode_params(|enc_| {
+                    enc_.write(&req);
+                    enc_.write_optional(1, i.as_ref());
+                    enc_.write_optional(2, s);
+                    enc_.write_optional(3, p);
+                    enc_.write_optional(4, is);
+                    enc_.write_optional(5, c.as_ref());
                 });
             let encaps = self
                 .0
@@ -913,8 +785,8 @@ pub mod rich {
             }
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(&delay);
+                .encode_params(|enc_| {
+                    enc_.write(&delay);
                 });
             let encaps = match self
                 .0
@@ -1117,9 +989,9 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let v = dec.read()?;
+                        let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_prims(&*self.0, v, &current).await?;
+                        <T as Echo>::put_prims(&*self.0, v_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1146,9 +1018,9 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let v = dec.read()?;
+                        let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_mixed(&*self.0, v, &current).await?;
+                        <T as Echo>::put_mixed(&*self.0, v_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1175,9 +1047,9 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let v = dec.read()?;
+                        let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_wrappers(&*self.0, v, &current).await?;
+                        <T as Echo>::put_wrappers(&*self.0, v_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1205,9 +1077,9 @@ pub mod rich {
                             params,
                         )?;
                         dec.set_value_factories(super::value_factories());
-                        let v = dec.read()?;
+                        let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_shape(&*self.0, v, &current).await?;
+                        <T as Echo>::put_shape(&*self.0, v_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1234,14 +1106,23 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let req = dec.read()?;
-                        let i = dec.read_optional_value(1)?;
-                        let s = dec.read_optional_value(2)?;
-                        let p = dec.read_optional_value(3)?;
-                        let is = dec.read_optional_value(4)?;
-                        let c = dec.read_optional_value(5)?;
+                        let req_ = dec.read()?;
+                        let i_ = dec.read_optional_value(1)?;
+                        let s_ = dec.read_optional_value(2)?;
+                        let p_ = dec.read_optional_value(3)?;
+                        let is_ = dec.read_optional_value(4)?;
+                        let c_ = dec.read_optional_value(5)?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_opts(&*self.0, req, i, s, p, is, c, &current)
+                        <T as Echo>::put_opts(
+                                &*self.0,
+                                req_,
+                                i_,
+                                s_,
+                                p_,
+                                is_,
+                                c_,
+                                &current,
+                            )
                             .await?;
                         ::core::result::Result::<
                             _,
@@ -1271,9 +1152,9 @@ pub mod rich {
                             params,
                         )?;
                         dec.set_value_factories(super::value_factories());
-                        let delay = dec.read()?;
+                        let delay_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        match <T as Echo>::describe(&*self.0, delay, &current).await? {
+                        match <T as Echo>::describe(&*self.0, delay_, &current).await? {
                             ::core::result::Result::Ok((ret, out_code, out_extra)) => {
                                 ::core::result::Result::<
                                     _,
@@ -1346,7 +1227,7 @@ pub mod rich {
                 _ => {
                     ::floe::codegen::Dispatch::ready(
                         ::core::result::Result::Err(
-                            ::floe::codegen::DispatchError::operation_not_exist(),
+                            ::floe::codegen::DispatchError::operation_not_exist(&current),
                         ),
                     )
                 }
@@ -1358,6 +1239,248 @@ pub mod rich {
         fn ice_ids(&self) -> &[&str] {
             &["::Ice::Object", "::Rich::Echo"]
         }
+    }
+    /// Class references in every position, untyped values and proxies.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct Container {
+        /// Slice member `opt`.
+        pub opt: ::core::option::Option<
+            ::core::option::Option<::floe::codegen::ClassRef<Shape>>,
+        >,
+        /// Slice member `shapes`.
+        pub shapes: ::std::vec::Vec<
+            ::core::option::Option<::floe::codegen::ClassRef<Shape>>,
+        >,
+        /// Slice member `byName`.
+        pub by_name: ::std::collections::BTreeMap<
+            ::std::string::String,
+            ::core::option::Option<::floe::codegen::ClassRef<Shape>>,
+        >,
+        /// Slice member `any`.
+        pub any: ::core::option::Option<::floe::codegen::ValuePtr>,
+        /// Slice member `obj`.
+        pub obj: ::core::option::Option<::floe::codegen::ProxyData>,
+        /// Slice member `echo`.
+        pub echo: ::core::option::Option<::floe::codegen::ProxyData>,
+        /// Slice member `maybeEcho`.
+        pub maybe_echo: ::core::option::Option<
+            ::core::option::Option<::floe::codegen::ProxyData>,
+        >,
+        /// Slice member `fwd`.
+        pub fwd: ::core::option::Option<::floe::codegen::ClassRef<Forward>>,
+    }
+    impl ::floe::codegen::ValueType for Container {
+        const TYPE_ID: &'static str = "::Rich::Container";
+    }
+    impl ::floe::codegen::Value for Container {
+        fn ice_id(&self) -> &str {
+            <Self as ::floe::codegen::ValueType>::TYPE_ID
+        }
+        fn ice_ids(&self) -> &'static [&'static str] {
+            &["::Rich::Container"]
+        }
+        fn write_slices(&self, enc: &mut ::floe::codegen::Encoder) {
+            enc.start_slice(
+                <Self as ::floe::codegen::ValueType>::TYPE_ID,
+                <Self as ::floe::codegen::ValueType>::COMPACT_ID,
+                true,
+            );
+            enc.write(&self.shapes);
+            enc.write(&self.by_name);
+            enc.write(&self.any);
+            enc.write(&self.obj);
+            enc.write(&self.echo);
+            enc.write(&self.fwd);
+            enc.write_optional(1, self.opt.as_ref());
+            enc.write_optional(2, self.maybe_echo.as_ref());
+            enc.end_slice();
+        }
+        fn read_slices(
+            &mut self,
+            dec: &mut ::floe::codegen::Decoder,
+        ) -> ::floe::codegen::WireResult<()> {
+            dec.start_slice()?;
+            self.shapes = dec.read()?;
+            self.by_name = dec.read()?;
+            self.any = dec.read()?;
+            self.obj = dec.read()?;
+            self.echo = dec.read()?;
+            self.fwd = dec.read()?;
+            self.opt = dec.read_optional_value(1)?;
+            self.maybe_echo = dec.read_optional_value(2)?;
+            dec.end_slice()
+        }
+    }
+    /// Base exception.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct BaseError {
+        /// Slice member `reason`.
+        pub reason: ::std::string::String,
+    }
+    impl ::floe::codegen::UserExceptionType for BaseError {
+        const TYPE_ID: &'static str = "::Rich::BaseError";
+    }
+    impl ::floe::codegen::UserException for BaseError {
+        fn ice_id(&self) -> &'static str {
+            <Self as ::floe::codegen::UserExceptionType>::TYPE_ID
+        }
+        fn ice_ids(&self) -> &'static [&'static str] {
+            &["::Rich::BaseError"]
+        }
+        fn write_slices(&self, enc: &mut ::floe::codegen::Encoder) {
+            enc.start_slice(
+                <Self as ::floe::codegen::UserExceptionType>::TYPE_ID,
+                ::core::option::Option::None,
+                true,
+            );
+            enc.write(&self.reason);
+            enc.end_slice();
+        }
+        fn read_slices(
+            &mut self,
+            dec: &mut ::floe::codegen::Decoder,
+        ) -> ::floe::codegen::WireResult<()> {
+            dec.start_slice()?;
+            self.reason = dec.read()?;
+            dec.end_slice()
+        }
+    }
+    impl ::core::fmt::Display for BaseError {
+        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            f.write_str("::Rich::BaseError")
+        }
+    }
+    impl ::std::error::Error for BaseError {}
+    /// Derived exception with an optional member.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct DerivedError {
+        /// The base exception's members.
+        pub base: BaseError,
+        /// Slice member `code`.
+        pub code: i32,
+        /// Slice member `detail`.
+        pub detail: ::core::option::Option<::std::string::String>,
+    }
+    impl ::floe::codegen::UserExceptionType for DerivedError {
+        const TYPE_ID: &'static str = "::Rich::DerivedError";
+    }
+    impl ::floe::codegen::UserException for DerivedError {
+        fn ice_id(&self) -> &'static str {
+            <Self as ::floe::codegen::UserExceptionType>::TYPE_ID
+        }
+        fn ice_ids(&self) -> &'static [&'static str] {
+            &["::Rich::DerivedError", "::Rich::BaseError"]
+        }
+        fn write_slices(&self, enc: &mut ::floe::codegen::Encoder) {
+            enc.start_slice(
+                <Self as ::floe::codegen::UserExceptionType>::TYPE_ID,
+                ::core::option::Option::None,
+                false,
+            );
+            enc.write(&self.code);
+            enc.write_optional(3, self.detail.as_ref());
+            enc.end_slice();
+            self.base.write_slices(enc);
+        }
+        fn read_slices(
+            &mut self,
+            dec: &mut ::floe::codegen::Decoder,
+        ) -> ::floe::codegen::WireResult<()> {
+            dec.start_slice()?;
+            self.code = dec.read()?;
+            self.detail = dec.read_optional_value(3)?;
+            dec.end_slice()?;
+            self.base.read_slices(dec)
+        }
+        fn ice_base(
+            &self,
+        ) -> ::core::option::Option<&dyn ::floe::codegen::UserException> {
+            ::core::option::Option::Some(&self.base)
+        }
+    }
+    impl ::core::fmt::Display for DerivedError {
+        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            f.write_str("::Rich::DerivedError")
+        }
+    }
+    impl ::std::error::Error for DerivedError {}
+    /// An exception no operation declares.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct OtherError {
+        /// Slice member `n`.
+        pub n: i32,
+    }
+    impl ::floe::codegen::UserExceptionType for OtherError {
+        const TYPE_ID: &'static str = "::Rich::OtherError";
+    }
+    impl ::floe::codegen::UserException for OtherError {
+        fn ice_id(&self) -> &'static str {
+            <Self as ::floe::codegen::UserExceptionType>::TYPE_ID
+        }
+        fn ice_ids(&self) -> &'static [&'static str] {
+            &["::Rich::OtherError"]
+        }
+        fn write_slices(&self, enc: &mut ::floe::codegen::Encoder) {
+            enc.start_slice(
+                <Self as ::floe::codegen::UserExceptionType>::TYPE_ID,
+                ::core::option::Option::None,
+                true,
+            );
+            enc.write(&self.n);
+            enc.end_slice();
+        }
+        fn read_slices(
+            &mut self,
+            dec: &mut ::floe::codegen::Decoder,
+        ) -> ::floe::codegen::WireResult<()> {
+            dec.start_slice()?;
+            self.n = dec.read()?;
+            dec.end_slice()
+        }
+    }
+    impl ::core::fmt::Display for OtherError {
+        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            f.write_str("::Rich::OtherError")
+        }
+    }
+    impl ::std::error::Error for OtherError {}
+    /// Slice module `::Rich::Inner`.
+    pub mod inner {
+        /// Slice struct `::Rich::Inner::Wrapper`.
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct Wrapper {
+            /// Slice member `p`.
+            pub p: super::Point,
+            /// Slice member `c`.
+            pub c: super::Color,
+            /// Slice member `m`.
+            pub m: super::Mixed,
+        }
+        impl ::floe::codegen::WireType for Wrapper {
+            const MIN_WIRE_SIZE: usize = 29;
+            const FIXED_SIZE: ::core::option::Option<usize> = ::core::option::Option::None;
+            const OPTIONAL_KIND: ::floe::codegen::OptionalKind = ::floe::codegen::OptionalKind::FSizeLength;
+        }
+        impl ::floe::codegen::Encode for Wrapper {
+            fn encode(&self, enc: &mut ::floe::codegen::Encoder) {
+                enc.write(&self.p);
+                enc.write(&self.c);
+                enc.write(&self.m);
+            }
+        }
+        impl ::floe::codegen::Decode for Wrapper {
+            fn decode(
+                dec: &mut ::floe::codegen::Decoder,
+            ) -> ::floe::codegen::WireResult<Self> {
+                Ok(Self {
+                    p: dec.read()?,
+                    c: dec.read()?,
+                    m: dec.read()?,
+                })
+            }
+        }
+        /// Slice sequence `::Rich::Inner::WrapperSeq`.
+        pub type WrapperSeq = ::std::vec::Vec<Wrapper>;
     }
     /// Typed proxy for `::Rich::SubEcho`.
     #[derive(Clone, Debug, PartialEq)]
@@ -1406,8 +1529,8 @@ pub mod rich {
             }
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(name);
+                .encode_params(|enc_| {
+                    enc_.write(name);
                 });
             let encaps = self
                 .0
@@ -1427,8 +1550,8 @@ pub mod rich {
         pub async fn put_prims(&self, v: &Prims) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(v);
+                .encode_params(|enc_| {
+                    enc_.write(v);
                 });
             let encaps = self
                 .0
@@ -1446,8 +1569,8 @@ pub mod rich {
         pub async fn put_mixed(&self, v: &Mixed) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(v);
+                .encode_params(|enc_| {
+                    enc_.write(v);
                 });
             let encaps = self
                 .0
@@ -1468,8 +1591,8 @@ pub mod rich {
         ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(v);
+                .encode_params(|enc_| {
+                    enc_.write(v);
                 });
             let encaps = self
                 .0
@@ -1490,8 +1613,8 @@ pub mod rich {
         ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(v);
+                .encode_params(|enc_| {
+                    enc_.write(v);
                 });
             let encaps = self
                 .0
@@ -1517,13 +1640,13 @@ pub mod rich {
         ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(&req);
-                    enc.write_optional(1, i.as_ref());
-                    enc.write_optional(2, s);
-                    enc.write_optional(3, p);
-                    enc.write_optional(4, is);
-                    enc.write_optional(5, c.as_ref());
+                .encode_params(|enc_| {
+                    enc_.write(&req);
+                    enc_.write_optional(1, i.as_ref());
+                    enc_.write_optional(2, s);
+                    enc_.write_optional(3, p);
+                    enc_.write_optional(4, is);
+                    enc_.write_optional(5, c.as_ref());
                 });
             let encaps = self
                 .0
@@ -1558,8 +1681,8 @@ pub mod rich {
             }
             let params = self
                 .0
-                .encode_params(|enc| {
-                    enc.write(&delay);
+                .encode_params(|enc_| {
+                    enc_.write(&delay);
                 });
             let encaps = match self
                 .0
@@ -1703,9 +1826,9 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let name = dec.read()?;
+                        let name_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        let ret = <T as SubEcho>::find(&*self.0, name, &current).await?;
+                        let ret = <T as SubEcho>::find(&*self.0, name_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1737,9 +1860,9 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let v = dec.read()?;
+                        let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_prims(&*self.0, v, &current).await?;
+                        <T as Echo>::put_prims(&*self.0, v_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1766,9 +1889,9 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let v = dec.read()?;
+                        let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_mixed(&*self.0, v, &current).await?;
+                        <T as Echo>::put_mixed(&*self.0, v_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1795,9 +1918,9 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let v = dec.read()?;
+                        let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_wrappers(&*self.0, v, &current).await?;
+                        <T as Echo>::put_wrappers(&*self.0, v_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1825,9 +1948,9 @@ pub mod rich {
                             params,
                         )?;
                         dec.set_value_factories(super::value_factories());
-                        let v = dec.read()?;
+                        let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_shape(&*self.0, v, &current).await?;
+                        <T as Echo>::put_shape(&*self.0, v_, &current).await?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1854,14 +1977,23 @@ pub mod rich {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
-                        let req = dec.read()?;
-                        let i = dec.read_optional_value(1)?;
-                        let s = dec.read_optional_value(2)?;
-                        let p = dec.read_optional_value(3)?;
-                        let is = dec.read_optional_value(4)?;
-                        let c = dec.read_optional_value(5)?;
+                        let req_ = dec.read()?;
+                        let i_ = dec.read_optional_value(1)?;
+                        let s_ = dec.read_optional_value(2)?;
+                        let p_ = dec.read_optional_value(3)?;
+                        let is_ = dec.read_optional_value(4)?;
+                        let c_ = dec.read_optional_value(5)?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_opts(&*self.0, req, i, s, p, is, c, &current)
+                        <T as Echo>::put_opts(
+                                &*self.0,
+                                req_,
+                                i_,
+                                s_,
+                                p_,
+                                is_,
+                                c_,
+                                &current,
+                            )
                             .await?;
                         ::core::result::Result::<
                             _,
@@ -1891,9 +2023,9 @@ pub mod rich {
                             params,
                         )?;
                         dec.set_value_factories(super::value_factories());
-                        let delay = dec.read()?;
+                        let delay_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        match <T as Echo>::describe(&*self.0, delay, &current).await? {
+                        match <T as Echo>::describe(&*self.0, delay_, &current).await? {
                             ::core::result::Result::Ok((ret, out_code, out_extra)) => {
                                 ::core::result::Result::<
                                     _,
@@ -1966,7 +2098,7 @@ pub mod rich {
                 _ => {
                     ::floe::codegen::Dispatch::ready(
                         ::core::result::Result::Err(
-                            ::floe::codegen::DispatchError::operation_not_exist(),
+                            ::floe::codegen::DispatchError::operation_not_exist(&current),
                         ),
                     )
                 }
@@ -1977,6 +2109,256 @@ pub mod rich {
         }
         fn ice_ids(&self) -> &[&str] {
             &["::Ice::Object", "::Rich::Echo", "::Rich::SubEcho"]
+        }
+    }
+    /// Typed proxy for `::Rich::Names`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct NamesPrx(::floe::codegen::Proxy);
+    impl NamesPrx {
+        /// The Slice type id of the interface.
+        pub const TYPE_ID: &'static str = "::Rich::Names";
+        /// Wraps `proxy` without asking the object (Ice's `uncheckedCast`).
+        pub fn unchecked_cast(proxy: ::floe::codegen::Proxy) -> Self {
+            Self(proxy)
+        }
+        /// Asks the object whether it implements the interface
+        /// (`ice_isA`) and wraps `proxy` if it does (Ice's `checkedCast`).
+        ///
+        /// # Errors
+        ///
+        /// Any invocation error of `ice_isA`.
+        pub async fn checked_cast(
+            proxy: ::floe::codegen::Proxy,
+        ) -> ::floe::codegen::Result<::core::option::Option<Self>> {
+            if proxy.ice_is_a(Self::TYPE_ID).await? {
+                Ok(::core::option::Option::Some(Self(proxy)))
+            } else {
+                Ok(::core::option::Option::None)
+            }
+        }
+        /// The untyped proxy.
+        pub fn proxy(&self) -> &::floe::codegen::Proxy {
+            &self.0
+        }
+        /// Unwraps the untyped proxy.
+        pub fn into_proxy(self) -> ::floe::codegen::Proxy {
+            self.0
+        }
+        /// Slice operation `f`.
+        ///
+        /// # Errors
+        ///
+        /// Any invocation error; a user exception is `Error::UnknownUserException`.
+        pub async fn f(
+            &self,
+            current: i32,
+            dec: i32,
+            enc: i32,
+            params: &str,
+            ret: i32,
+            encaps: i32,
+        ) -> ::floe::codegen::Result<(i32, i32, i32)> {
+            if !self.0.mode().is_twoway() {
+                return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
+            }
+            let params = self
+                .0
+                .encode_params(|enc_| {
+                    enc_.write(&current);
+                    enc_.write(&dec);
+                    enc_.write(&enc);
+                    enc_.write(params);
+                    enc_.write(&ret);
+                    enc_.write(&encaps);
+                });
+            let encaps = self
+                .0
+                .invoke("f", ::floe::codegen::OperationMode::Normal, params)
+                .await?
+                .into_ok()?;
+            let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
+            let out_x = dec.read()?;
+            let out_out_x = dec.read()?;
+            let ret = dec.read()?;
+            dec.finish_encapsulation()?;
+            ::core::result::Result::Ok((ret, out_x, out_out_x))
+        }
+        /// Slice operation `g`.
+        ///
+        /// # Errors
+        ///
+        /// Any invocation error; a user exception is `Error::UnknownUserException`.
+        pub async fn g(
+            &self,
+            self_: i32,
+            r#type: i32,
+            result: i32,
+        ) -> ::floe::codegen::Result<()> {
+            let params = self
+                .0
+                .encode_params(|enc_| {
+                    enc_.write(&self_);
+                    enc_.write(&r#type);
+                    enc_.write(&result);
+                });
+            let encaps = self
+                .0
+                .invoke("g", ::floe::codegen::OperationMode::Normal, params)
+                .await?
+                .into_ok()?;
+            let _ = encaps;
+            ::core::result::Result::Ok(())
+        }
+    }
+    impl ::core::ops::Deref for NamesPrx {
+        type Target = ::floe::codegen::Proxy;
+        fn deref(&self) -> &::floe::codegen::Proxy {
+            &self.0
+        }
+    }
+    /// Parameter names that clash with names the generated code uses.
+    pub trait Names: ::core::marker::Send + ::core::marker::Sync + 'static {
+        /// Slice operation `f`.
+        #[allow(clippy::too_many_arguments)]
+        fn f(
+            &self,
+            current: i32,
+            dec: i32,
+            enc: i32,
+            params: ::std::string::String,
+            ret: i32,
+            encaps: i32,
+            current_: &::floe::codegen::Current,
+        ) -> impl ::core::future::Future<
+            Output = ::core::result::Result<
+                (i32, i32, i32),
+                ::floe::codegen::DispatchError,
+            >,
+        > + ::core::marker::Send;
+        /// Slice operation `g`.
+        fn g(
+            &self,
+            self_: i32,
+            r#type: i32,
+            result: i32,
+            current: &::floe::codegen::Current,
+        ) -> impl ::core::future::Future<
+            Output = ::core::result::Result<(), ::floe::codegen::DispatchError>,
+        > + ::core::marker::Send;
+    }
+    /// Dispatches requests for `::Rich::Names` to a [`Names`] implementation; add it to an object adapter.
+    #[derive(Debug)]
+    pub struct NamesDispatcher<T>(pub ::std::sync::Arc<T>);
+    impl<T: Names> NamesDispatcher<T> {
+        /// A dispatcher for `servant`, ready for `ObjectAdapter::add`.
+        pub fn new(servant: T) -> ::std::sync::Arc<Self> {
+            ::std::sync::Arc::new(Self(::std::sync::Arc::new(servant)))
+        }
+    }
+    impl<T: Names> ::floe::codegen::Servant for NamesDispatcher<T> {
+        fn dispatch(
+            self: ::std::sync::Arc<Self>,
+            current: ::floe::codegen::Current,
+            params: ::floe::codegen::Encapsulation,
+        ) -> ::floe::codegen::Dispatch {
+            match current.operation.as_str() {
+                "f" => {
+                    if !(matches!(
+                        current.mode, ::floe::codegen::OperationMode::Normal
+                    )) {
+                        return ::floe::codegen::Dispatch::ready(
+                            ::core::result::Result::Err(
+                                ::floe::codegen::WireError::marshal(
+                                        ::std::format!(
+                                            "unexpected operation mode. expected = {} received = {:?}",
+                                            "Normal", current.mode
+                                        ),
+                                    )
+                                    .into(),
+                            ),
+                        );
+                    }
+                    ::floe::codegen::Dispatch::future(async move {
+                        let mut dec = ::floe::codegen::Decoder::from_encapsulation(
+                            params,
+                        )?;
+                        let current_ = dec.read()?;
+                        let dec_ = dec.read()?;
+                        let enc_ = dec.read()?;
+                        let params_ = dec.read()?;
+                        let ret_ = dec.read()?;
+                        let encaps_ = dec.read()?;
+                        dec.finish_encapsulation()?;
+                        let (ret, out_x, out_out_x) = <T as Names>::f(
+                                &*self.0,
+                                current_,
+                                dec_,
+                                enc_,
+                                params_,
+                                ret_,
+                                encaps_,
+                                &current,
+                            )
+                            .await?;
+                        ::core::result::Result::<
+                            _,
+                            ::floe::codegen::DispatchError,
+                        >::Ok(
+                            current
+                                .encode_reply(|enc| {
+                                    enc.write(&out_x);
+                                    enc.write(&out_out_x);
+                                    enc.write(&ret);
+                                }),
+                        )
+                    })
+                }
+                "g" => {
+                    if !(matches!(
+                        current.mode, ::floe::codegen::OperationMode::Normal
+                    )) {
+                        return ::floe::codegen::Dispatch::ready(
+                            ::core::result::Result::Err(
+                                ::floe::codegen::WireError::marshal(
+                                        ::std::format!(
+                                            "unexpected operation mode. expected = {} received = {:?}",
+                                            "Normal", current.mode
+                                        ),
+                                    )
+                                    .into(),
+                            ),
+                        );
+                    }
+                    ::floe::codegen::Dispatch::future(async move {
+                        let mut dec = ::floe::codegen::Decoder::from_encapsulation(
+                            params,
+                        )?;
+                        let self__ = dec.read()?;
+                        let type_ = dec.read()?;
+                        let result_ = dec.read()?;
+                        dec.finish_encapsulation()?;
+                        <T as Names>::g(&*self.0, self__, type_, result_, &current)
+                            .await?;
+                        ::core::result::Result::<
+                            _,
+                            ::floe::codegen::DispatchError,
+                        >::Ok(current.empty_reply())
+                    })
+                }
+                _ => {
+                    ::floe::codegen::Dispatch::ready(
+                        ::core::result::Result::Err(
+                            ::floe::codegen::DispatchError::operation_not_exist(&current),
+                        ),
+                    )
+                }
+            }
+        }
+        fn ice_id(&self) -> &str {
+            "::Rich::Names"
+        }
+        fn ice_ids(&self) -> &[&str] {
+            &["::Ice::Object", "::Rich::Names"]
         }
     }
 }
@@ -1999,6 +2381,8 @@ pub fn value_factories() -> ::std::sync::Arc<::floe::codegen::ValueFactoryRegist
 pub fn register_value_factories(registry: &mut ::floe::codegen::ValueFactoryRegistry) {
     registry.register::<rich::Shape>();
     registry.register::<rich::Circle>();
+    registry.register::<rich::Forward>();
+    registry.register::<rich::Container>();
 }
 /// Registers every user exception of this Slice file.
 pub fn register_user_exceptions(registry: &mut ::floe::codegen::UserExceptionRegistry) {

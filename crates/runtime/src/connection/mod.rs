@@ -7,17 +7,17 @@
 //!
 //! - reads whole frames into a `BytesMut` and freezes them (zero-copy
 //!   receive: parameters reach servants as slices of the frame);
-//! - delivers replies to waiting callers through the [`RequestTable`];
+//! - delivers replies to waiting callers through the request table (`request_table.rs`);
 //! - dispatches requests to the adapter's servants **inside the task**:
 //!   synchronous servants answer before the next frame is read, async ones
 //!   are polled in a `FuturesUnordered` beside the socket, so there is no
 //!   task hop between socket and servant and no spawn per request. At most
 //!   `max_dispatches` run at once; beyond that the task stops reading
 //!   (back-pressure through TCP);
-//! - flushes what senders could not write directly (see [`writer`]);
+//! - flushes what senders could not write directly (see `writer.rs`);
 //! - runs ACM (heartbeats, idle close, §1.5) and the graceful close (§1.4).
 //!
-//! Callers write their request frames themselves (see [`writer::Writer`]),
+//! Callers write their request frames themselves (see `writer.rs`),
 //! then await the reply on a oneshot channel: one hop, from the connection
 //! task to the caller, per twoway call.
 
@@ -188,7 +188,7 @@ impl Connection {
             connection_id,
         };
         tracing::debug!(remote = ?info.remote, "connection established");
-        Ok(Self::start(stream, info, config, None))
+        Self::start(stream, info, config, None, false)
     }
 
     /// Takes an accepted socket: sends ValidateConnection first (§1.3) and
@@ -209,11 +209,7 @@ impl Connection {
             connection_id: String::new(),
         };
         tracing::debug!(remote = ?info.remote, adapter = adapter.name(), "connection accepted");
-        let conn = Self::start(stream, info, config, Some(adapter));
-        conn.inner
-            .writer
-            .send(&mut [Bytes::from_static(&VALIDATE_CONNECTION)])?;
-        Ok(conn)
+        Self::start(stream, info, config, Some(adapter), true)
     }
 
     fn start(
@@ -221,7 +217,8 @@ impl Connection {
         info: ConnectionInfo,
         config: ConnectionConfig,
         adapter: Option<ObjectAdapter>,
-    ) -> Connection {
+        validate: bool,
+    ) -> Result<Connection> {
         let stream = Arc::new(stream);
         let (closed_tx, _) = watch::channel(false);
         let inner = Arc::new(ConnectionInner {
@@ -241,8 +238,15 @@ impl Connection {
             info,
             config,
         });
+        if validate {
+            // Written before the task starts, so that no reply to a request
+            // the client pipelined can overtake it (§1.3).
+            inner
+                .writer
+                .send(&mut [Bytes::from_static(&VALIDATE_CONNECTION)])?;
+        }
         tokio::spawn(run(inner.clone()));
-        Connection { inner }
+        Ok(Connection { inner })
     }
 
     /// Endpoint addresses and direction.
@@ -415,7 +419,9 @@ impl Connection {
             },
             None => rx.await,
         };
-        drop(guard);
+        // The reply (or the connection's end) already removed the entry:
+        // skip the guard's second lookup.
+        std::mem::forget(guard);
         match res {
             Ok(Ok(body)) => Ok(body),
             Ok(Err(e)) => Err((e, true)),
@@ -491,13 +497,31 @@ impl ConnectionInner {
     /// Handles one whole frame.
     fn handle_frame(self: &Arc<Self>, frame: Bytes, dispatches: &mut DispatchSet) -> Result<()> {
         let header = Header::parse(&frame, 0)?;
+        tracing::trace!(
+            remote = ?self.info.remote,
+            kind = ?header.message_type,
+            compression = header.compression as u8,
+            size = header.size,
+            "received frame"
+        );
         let frame = if header.compression == CompressionStatus::Compressed {
             decompress_frame(&frame, self.config.message_size_max)?
         } else {
             frame
         };
         let accepts_compression = header.compression.accepts_compression();
-        let (_, message) = Message::parse(frame)?;
+        let message = match Message::parse(frame.clone()) {
+            Ok((_, m)) => m,
+            Err(e) if header.message_type == floe_wire::protocol::MessageType::Request => {
+                // §7.3: a params encapsulation running past the frame is
+                // answered with status 5; broken request fields close the
+                // connection.
+                let rid = params_error_request_id(&frame).ok_or(e.clone())?;
+                self.send_reply(rid, accepts_compression, Err(e.into()));
+                return Ok(());
+            }
+            Err(e) => return Err(e.into()),
+        };
         match message {
             Message::Request(request) => {
                 self.dispatch(request, accepts_compression, dispatches);
@@ -588,15 +612,19 @@ impl ConnectionInner {
             encoding,
         };
         if current.operation.starts_with("ice_") && !servant.handles_builtins() {
-            if let Some(result) = builtin(&*servant, &current, request.params) {
+            if let Some(result) = builtin(&*servant, &current, &request.params) {
                 self.send_reply(rid, compress, result);
                 return;
             }
-            // Not a built-in we know: fall through to the servant.
-            let params = floe_wire::Encapsulation::empty(encoding);
-            return self.run_dispatch(servant.dispatch(current, params), rid, compress, dispatches);
+            // Not a built-in we know: the servant decides.
         }
-        let dispatch = servant.dispatch(current, request.params);
+        // A panicking servant must not take the connection (and everybody
+        // else's dispatches on it) down: it becomes reply status 7.
+        let params = request.params;
+        let dispatch = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            servant.dispatch(current, params)
+        }))
+        .unwrap_or_else(|p| Dispatch::Ready(Err(panic_error(p))));
         self.run_dispatch(dispatch, rid, compress, dispatches);
     }
 
@@ -610,7 +638,14 @@ impl ConnectionInner {
         match dispatch {
             Dispatch::Ready(result) => self.send_reply(rid, compress, result),
             Dispatch::Pending(fut) => {
-                dispatches.push(Box::pin(async move { (rid, compress, fut.await) }));
+                use futures_util::FutureExt;
+                dispatches.push(Box::pin(async move {
+                    let result = std::panic::AssertUnwindSafe(fut)
+                        .catch_unwind()
+                        .await
+                        .unwrap_or_else(|p| Err(panic_error(p)));
+                    (rid, compress, result)
+                }));
             }
         }
     }
@@ -677,17 +712,45 @@ impl ConnectionInner {
     }
 }
 
+/// For a Request frame whose fields decode but whose parameters
+/// encapsulation does not fit, the request id to answer; `None` when the
+/// fields themselves are broken.
+fn params_error_request_id(frame: &Bytes) -> Option<i32> {
+    let mut dec = floe_wire::Decoder::new(frame.slice(HEADER_SIZE..));
+    let rid = dec.read_i32().ok()?;
+    dec.read::<floe_wire::Identity>().ok()?;
+    if dec.read_seq::<String>().ok()?.len() > 1 {
+        return None;
+    }
+    dec.read_string().ok()?;
+    dec.read_u8().ok()?;
+    dec.read::<floe_wire::Context>().ok()?;
+    // Only the encapsulation is left and it did not fit.
+    Some(rid)
+}
+
+/// Status 7 for a servant that panicked.
+fn panic_error(payload: Box<dyn std::any::Any + Send>) -> DispatchError {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    tracing::error!("servant panicked: {what}");
+    DispatchError::UnknownException(format!("servant panicked: {what}"))
+}
+
 /// Answers the built-in operations (§2.2) from the servant's type ids.
 /// `None` for an `ice_` operation that is not built in.
 fn builtin(
     servant: &dyn crate::servant::Servant,
     current: &Current,
-    params: floe_wire::Encapsulation,
+    params: &floe_wire::Encapsulation,
 ) -> Option<DispatchResult> {
     Some(match current.operation.as_str() {
         "ice_ping" => Ok(current.empty_reply()),
         "ice_isA" => (|| {
-            let mut dec = floe_wire::Decoder::from_encapsulation(params)?;
+            let mut dec = floe_wire::Decoder::from_encapsulation(params.clone())?;
             let id = dec.read_string()?;
             dec.finish_encapsulation()?;
             let is_a = servant.ice_ids().iter().any(|t| *t == id);

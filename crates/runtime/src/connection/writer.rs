@@ -155,13 +155,14 @@ impl Writer {
             return Err(e.clone());
         }
         let res = {
-            let slices: Vec<IoSlice<'_>> = st
-                .queue
-                .iter()
-                .take(MAX_IOV)
-                .map(|b| IoSlice::new(b))
-                .collect();
-            self.stream.try_write_vectored(&slices)
+            // On the stack: no allocation per flush.
+            let mut iov = [IoSlice::new(&[]); MAX_IOV];
+            let mut n = 0;
+            for (slot, b) in iov.iter_mut().zip(st.queue.iter()) {
+                *slot = IoSlice::new(b);
+                n += 1;
+            }
+            self.stream.try_write_vectored(&iov[..n])
         };
         match res {
             Ok(mut n) => {

@@ -1,0 +1,309 @@
+//! [`StormConfig`]: the broker's settings, read from Ice properties.
+//!
+//! Properties come from `--Ice.Config=file` (or `ICE_CONFIG`) and
+//! `--Name=value` arguments, later ones winning, exactly as for an Ice
+//! program (§6.2). [`parse_properties`] is a stand-in until floe-runtime's
+//! `Properties` is used; [`StormConfig::from_properties`] takes a plain map
+//! so either source plugs in.
+//!
+//! | property | default | meaning |
+//! |---|---|---|
+//! | `IceStorm.InstanceName` | `IceStorm` | identity category of the broker's objects |
+//! | `IceStorm.TopicManager.Endpoints` | `tcp -h 127.0.0.1 -p 10000` | TopicManager/Topic/Finder adapter |
+//! | `IceStorm.Publish.Endpoints` | `tcp -h 127.0.0.1 -p 10001` | publisher and link objects |
+//! | `IceStorm.Flush.Timeout` | 1000 ms (min 100) | batch subscriber flush period |
+//! | `IceStorm.Send.Timeout` | 60000 ms | timeout of requests to subscribers |
+//! | `IceStorm.Discard.Interval` | 60 s | how long a failed subscriber stays offline |
+//! | `IceStorm.Send.QueueSizeMax` | 10000 | per-subscriber queue capacity (events; floe extension) |
+//! | `IceStorm.Send.QueueBytesMax` | 64 MiB | per-subscriber queue capacity (payload bytes; floe extension) |
+//! | `IceStorm.Trace.TopicManager` / `.Topic` / `.Subscriber` | 0 | trace levels |
+//! | `Ice.MessageSizeMax` | 1024 KB | largest accepted frame |
+//! | `IceStorm.LMDB.Path` (or `--data-dir`) | `./floe-storm-data` | database directory |
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::subscriber::DeliveryConfig;
+
+/// Errors while reading properties.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A configuration file could not be read.
+    #[error("cannot read configuration file {path}: {source}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A property has a value of the wrong form.
+    #[error("invalid value `{value}` for property {key}")]
+    BadValue {
+        /// The property.
+        key: String,
+        /// Its value.
+        value: String,
+    },
+}
+
+/// The broker settings.
+#[derive(Clone, Debug)]
+pub struct StormConfig {
+    /// `IceStorm.InstanceName`.
+    pub instance_name: String,
+    /// `IceStorm.TopicManager.Endpoints`.
+    pub topic_manager_endpoints: String,
+    /// `IceStorm.TopicManager.PublishedEndpoints`, if set.
+    pub topic_manager_published_endpoints: Option<String>,
+    /// `IceStorm.Publish.Endpoints`.
+    pub publish_endpoints: String,
+    /// `IceStorm.Publish.PublishedEndpoints`, if set.
+    pub publish_published_endpoints: Option<String>,
+    /// `IceStorm.Flush.Timeout` (at least 100 ms).
+    pub flush_timeout: Duration,
+    /// `IceStorm.Send.Timeout`.
+    pub send_timeout: Duration,
+    /// `IceStorm.Discard.Interval`.
+    pub discard_interval: Duration,
+    /// `IceStorm.Send.QueueSizeMax` (events per subscriber).
+    pub queue_size_max: usize,
+    /// `IceStorm.Send.QueueBytesMax` (payload bytes per subscriber).
+    pub queue_bytes_max: usize,
+    /// `IceStorm.Trace.TopicManager`.
+    pub trace_topic_manager: i32,
+    /// `IceStorm.Trace.Topic`.
+    pub trace_topic: i32,
+    /// `IceStorm.Trace.Subscriber`.
+    pub trace_subscriber: i32,
+    /// `Ice.MessageSizeMax`, in bytes (0 = no limit).
+    pub message_size_max: usize,
+    /// Database directory.
+    pub data_dir: PathBuf,
+    /// Every property, for the runtime (adapters, ACM, …).
+    pub properties: HashMap<String, String>,
+}
+
+impl Default for StormConfig {
+    fn default() -> Self {
+        // The empty map only yields defaults, which are all valid.
+        Self::from_properties(&HashMap::new()).expect("defaults are valid")
+    }
+}
+
+fn int(props: &HashMap<String, String>, key: &str, default: i64) -> Result<i64, ConfigError> {
+    match props.get(key) {
+        None => Ok(default),
+        Some(v) if v.trim().is_empty() => Ok(default),
+        Some(v) => v.trim().parse().map_err(|_| ConfigError::BadValue {
+            key: key.to_owned(),
+            value: v.clone(),
+        }),
+    }
+}
+
+impl StormConfig {
+    /// Reads the settings from a property map.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::BadValue`] for non-numeric numeric properties.
+    pub fn from_properties(props: &HashMap<String, String>) -> Result<StormConfig, ConfigError> {
+        let s = |k: &str, d: &str| {
+            props
+                .get(k)
+                .filter(|v| !v.trim().is_empty())
+                .map_or_else(|| d.to_owned(), |v| v.trim().to_owned())
+        };
+        let opt = |k: &str| props.get(k).filter(|v| !v.trim().is_empty()).cloned();
+        let ms = |k: &str, d: i64| -> Result<Duration, ConfigError> {
+            Ok(Duration::from_millis(int(props, k, d)?.max(0) as u64))
+        };
+        let size_kb = int(props, "Ice.MessageSizeMax", 1024)?;
+        Ok(StormConfig {
+            instance_name: s("IceStorm.InstanceName", "IceStorm"),
+            topic_manager_endpoints: s(
+                "IceStorm.TopicManager.Endpoints",
+                "tcp -h 127.0.0.1 -p 10000",
+            ),
+            topic_manager_published_endpoints: opt("IceStorm.TopicManager.PublishedEndpoints"),
+            publish_endpoints: s("IceStorm.Publish.Endpoints", "tcp -h 127.0.0.1 -p 10001"),
+            publish_published_endpoints: opt("IceStorm.Publish.PublishedEndpoints"),
+            flush_timeout: ms("IceStorm.Flush.Timeout", 1000)?.max(Duration::from_millis(100)),
+            send_timeout: ms("IceStorm.Send.Timeout", 60_000)?,
+            discard_interval: Duration::from_secs(
+                int(props, "IceStorm.Discard.Interval", 60)?.max(0) as u64,
+            ),
+            queue_size_max: int(props, "IceStorm.Send.QueueSizeMax", 10_000)?.max(1) as usize,
+            queue_bytes_max: int(props, "IceStorm.Send.QueueBytesMax", 64 << 20)?.max(1) as usize,
+            trace_topic_manager: int(props, "IceStorm.Trace.TopicManager", 0)? as i32,
+            trace_topic: int(props, "IceStorm.Trace.Topic", 0)? as i32,
+            trace_subscriber: int(props, "IceStorm.Trace.Subscriber", 0)? as i32,
+            message_size_max: if size_kb < 1 {
+                0
+            } else {
+                (size_kb as usize).saturating_mul(1024)
+            },
+            data_dir: PathBuf::from(s("IceStorm.LMDB.Path", "floe-storm-data")),
+            properties: props.clone(),
+        })
+    }
+
+    /// The delivery settings for subscriber tasks.
+    pub fn delivery(&self) -> DeliveryConfig {
+        DeliveryConfig {
+            discard_interval: self.discard_interval,
+            flush_interval: self.flush_timeout,
+            queue_max: self.queue_size_max,
+            queue_bytes_max: self.queue_bytes_max,
+        }
+    }
+}
+
+/// Parses one line of a property file: `key = value`, `#` comments, `\#`,
+/// `\=` and `\\` escapes, blanks trimmed. `None` for blank/comment lines.
+pub fn parse_property_line(line: &str) -> Option<(String, String)> {
+    let mut key = String::new();
+    let mut value = String::new();
+    let mut in_value = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        let target = if in_value { &mut value } else { &mut key };
+        match c {
+            '\\' => match chars.peek() {
+                Some(&n @ ('#' | '=' | '\\')) => {
+                    target.push(n);
+                    chars.next();
+                }
+                _ => target.push('\\'),
+            },
+            '#' => break,
+            '=' if !in_value => in_value = true,
+            c => target.push(c),
+        }
+    }
+    let key = key.trim();
+    if key.is_empty() {
+        return None;
+    }
+    Some((key.to_owned(), value.trim().to_owned()))
+}
+
+/// Loads a property file into `props`.
+///
+/// # Errors
+///
+/// [`ConfigError::File`] if it cannot be read.
+pub fn load_file(path: &Path, props: &mut HashMap<String, String>) -> Result<(), ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::File {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    for line in text.lines() {
+        if let Some((k, v)) = parse_property_line(line) {
+            props.insert(k, v);
+        }
+    }
+    Ok(())
+}
+
+/// Builds a property map from arguments: `ICE_CONFIG` and every
+/// `--Ice.Config=a,b` file first, then each `--Name=value` (a bare
+/// `--Name` sets `1`). Arguments that are not properties are returned.
+///
+/// # Errors
+///
+/// [`ConfigError::File`] for unreadable configuration files.
+pub fn parse_properties<I, S>(
+    args: I,
+) -> Result<(HashMap<String, String>, Vec<String>), ConfigError>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<String>,
+{
+    let args: Vec<String> = args.into_iter().map(Into::into).collect();
+    let mut props = HashMap::new();
+    let mut files: Vec<String> = std::env::var("ICE_CONFIG")
+        .ok()
+        .into_iter()
+        .flat_map(|v| v.split(',').map(str::to_owned).collect::<Vec<_>>())
+        .collect();
+    for a in &args {
+        if let Some(v) = a.strip_prefix("--Ice.Config=") {
+            files.extend(v.split(',').map(str::to_owned));
+        }
+    }
+    for f in files.iter().map(|f| f.trim()).filter(|f| !f.is_empty()) {
+        load_file(Path::new(f), &mut props)?;
+    }
+    let mut rest = Vec::new();
+    for a in args {
+        match a.strip_prefix("--") {
+            Some(p) if p.starts_with(|c: char| c.is_ascii_uppercase()) => {
+                let (k, v) = p.split_once('=').unwrap_or((p, "1"));
+                if k != "Ice.Config" {
+                    props.insert(k.to_owned(), v.to_owned());
+                }
+            }
+            _ => rest.push(a),
+        }
+    }
+    Ok((props, rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults() {
+        let c = StormConfig::default();
+        assert_eq!(c.instance_name, "IceStorm");
+        assert_eq!(c.topic_manager_endpoints, "tcp -h 127.0.0.1 -p 10000");
+        assert_eq!(c.publish_endpoints, "tcp -h 127.0.0.1 -p 10001");
+        assert_eq!(c.flush_timeout, Duration::from_millis(1000));
+        assert_eq!(c.discard_interval, Duration::from_secs(60));
+        assert_eq!(c.send_timeout, Duration::from_secs(60));
+        assert_eq!(c.message_size_max, 1024 * 1024);
+        assert_eq!(c.data_dir, PathBuf::from("floe-storm-data"));
+    }
+
+    #[test]
+    fn file_then_arguments() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("config.service");
+        std::fs::write(
+            &f,
+            "# comment\nIceStorm.InstanceName = Demo  \nIceStorm.Flush.Timeout=50\n\
+             IceStorm.Discard.Interval=2 # trailing\nX.Y = a\\=b\\#c\n\n",
+        )
+        .unwrap();
+        let (props, rest) = parse_properties([
+            "floe-storm".to_string(),
+            format!("--Ice.Config={}", f.display()),
+            "--IceStorm.Discard.Interval=5".into(),
+            "--data-dir=/tmp/x".into(),
+        ])
+        .unwrap();
+        assert_eq!(rest, ["floe-storm", "--data-dir=/tmp/x"]);
+        assert_eq!(props["X.Y"], "a=b#c");
+        let c = StormConfig::from_properties(&props).unwrap();
+        assert_eq!(c.instance_name, "Demo");
+        assert_eq!(
+            c.flush_timeout,
+            Duration::from_millis(100),
+            "clamped to 100 ms"
+        );
+        assert_eq!(c.discard_interval, Duration::from_secs(5));
+    }
+
+    #[test]
+    fn bad_numbers_are_reported() {
+        let mut p = HashMap::new();
+        p.insert("IceStorm.Flush.Timeout".to_string(), "soon".to_string());
+        assert!(matches!(
+            StormConfig::from_properties(&p),
+            Err(ConfigError::BadValue { .. })
+        ));
+    }
+}

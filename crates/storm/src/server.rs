@@ -1,0 +1,457 @@
+//! [`Server`]: floe-storm on the network. Plugs the transport-free broker
+//! into floe-runtime: two object adapters with default servants for the
+//! broker's identities, and [`RuntimeSinks`] delivering through floe proxies.
+//!
+//! | adapter (properties prefix) | default servant for category | routes to |
+//! |---|---|---|
+//! | `IceStorm.TopicManager` | instance name, and `IceStorm` (Finder) | [`Broker::dispatch_topic_manager`] |
+//! | `IceStorm.Publish` | instance name | [`Broker::dispatch_publish`] |
+//!
+//! Subscriber proxies get `IceStorm.Send.Timeout` as their endpoint and
+//! invocation timeout, like IceStorm. Only `tcp` and `udp` endpoints can be
+//! delivered to (the runtime speaks no ssl/ws yet); a subscriber with none
+//! fails on delivery and is handled by its retry policy.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use floe::runtime::{
+    Communicator, Current, Dispatch, DispatchError, DispatchResult, Endpoint, Error as RtError,
+    InvocationMode, ObjectAdapter, Proxy, Response, Servant, Transport,
+};
+use floe::wire::{Decoder, Encapsulation};
+
+use crate::broker::Broker;
+use crate::config::StormConfig;
+use crate::dispatch::{Reply, Request};
+use crate::event::Event;
+use crate::instance::AdapterEndpoints;
+use crate::link::encode_forward;
+use crate::qos::Qos;
+use crate::sink::{DeliveryError, DeliveryFuture, ResolveFuture, SinkFactory, SubscriberSink};
+use crate::store::StoreError;
+use crate::types::{
+    read_proxy, EndpointData, OperationMode, ProxyData, ProxyExt, ProxyMode, TcpEndpoint,
+};
+use floe::wire::UdpEndpoint;
+
+/// Errors starting the server.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The runtime failed (bad endpoints, bind failure, …).
+    #[error("runtime error: {0}")]
+    Runtime(#[from] RtError),
+    /// The store could not be opened or read.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// floe-wire's endpoint data for a runtime endpoint.
+pub fn endpoint_data(e: &Endpoint) -> EndpointData {
+    match e.transport {
+        Transport::Tcp => EndpointData::Tcp(TcpEndpoint {
+            timeout: e.timeout,
+            compress: e.compress,
+            ..TcpEndpoint::new(e.host.clone(), i32::from(e.port))
+        }),
+        Transport::Udp => EndpointData::Udp(UdpEndpoint {
+            compress: e.compress,
+            ..UdpEndpoint::new(e.host.clone(), i32::from(e.port))
+        }),
+    }
+}
+
+/// The runtime endpoint for a tcp or udp endpoint; `None` for the
+/// transports the runtime does not speak (ssl, ws, opaque).
+pub fn runtime_endpoint(e: &EndpointData) -> Option<Endpoint> {
+    match e {
+        EndpointData::Tcp(t) => Some(Endpoint {
+            transport: Transport::Tcp,
+            host: t.host.clone(),
+            port: u16::try_from(t.port).ok()?,
+            timeout: t.timeout,
+            compress: t.compress,
+        }),
+        EndpointData::Udp(u) => Some(Endpoint {
+            transport: Transport::Udp,
+            host: u.host.clone(),
+            port: u16::try_from(u.port).ok()?,
+            timeout: -1,
+            compress: u.compress,
+        }),
+        _ => None,
+    }
+}
+
+fn invocation_mode(mode: ProxyMode) -> InvocationMode {
+    match mode {
+        ProxyMode::Twoway => InvocationMode::Twoway,
+        ProxyMode::Oneway => InvocationMode::Oneway,
+        ProxyMode::BatchOneway => InvocationMode::BatchOneway,
+        ProxyMode::Datagram => InvocationMode::Datagram,
+        ProxyMode::BatchDatagram => InvocationMode::BatchDatagram,
+    }
+}
+
+/// A runtime proxy for `raw`, with `timeout` (if any) as the TCP endpoint
+/// timeout and the invocation timeout.
+pub fn runtime_proxy(comm: &Communicator, raw: &ProxyData, timeout: Option<Duration>) -> Proxy {
+    let endpoints = raw
+        .endpoints
+        .iter()
+        .filter_map(runtime_endpoint)
+        .map(|mut e| {
+            if let (Transport::Tcp, Some(t)) = (e.transport, timeout) {
+                e.timeout = i32::try_from(t.as_millis()).unwrap_or(i32::MAX);
+            }
+            e
+        })
+        .collect();
+    let p = comm
+        .create_proxy(raw.identity.clone(), endpoints)
+        .ice_facet(&raw.facet)
+        .ice_mode(invocation_mode(raw.mode))
+        .ice_encoding_version(raw.encoding);
+    match timeout {
+        Some(t) if raw.is_twoway() => p.ice_invocation_timeout(Some(t)),
+        _ => p,
+    }
+}
+
+fn delivery_error(e: RtError) -> DeliveryError {
+    match e {
+        RtError::ObjectNotExist(_) => DeliveryError::ObjectNotExist,
+        other => DeliveryError::Failed(other.to_string()),
+    }
+}
+
+/// Sinks that deliver with floe-runtime proxies.
+pub struct RuntimeSinks {
+    communicator: Communicator,
+    send_timeout: Duration,
+}
+
+impl RuntimeSinks {
+    /// Sinks using `communicator`, with `IceStorm.Send.Timeout`.
+    pub fn new(communicator: Communicator, send_timeout: Duration) -> Self {
+        RuntimeSinks {
+            communicator,
+            send_timeout,
+        }
+    }
+}
+
+struct ProxySink {
+    proxy: Proxy,
+}
+
+impl SubscriberSink for ProxySink {
+    fn deliver(&self, events: Vec<Arc<Event>>) -> DeliveryFuture {
+        let proxy = self.proxy.clone();
+        Box::pin(async move {
+            for ev in &events {
+                let r = proxy
+                    .invoke_with_context(
+                        &ev.operation,
+                        ev.mode,
+                        ev.wire_params().clone(),
+                        Some(&ev.context),
+                    )
+                    .await;
+                match r {
+                    // A user exception is the subscriber's business.
+                    Ok(Response::Ok(_) | Response::UserException(_)) => {}
+                    Err(e) => return Err(delivery_error(e)),
+                }
+            }
+            if proxy.mode().is_batch() {
+                proxy
+                    .ice_flush_batch_requests()
+                    .await
+                    .map_err(delivery_error)?;
+            }
+            Ok(())
+        })
+    }
+}
+
+struct LinkSink {
+    proxy: Proxy,
+}
+
+impl SubscriberSink for LinkSink {
+    fn deliver(&self, events: Vec<Arc<Event>>) -> DeliveryFuture {
+        let proxy = self.proxy.clone();
+        let params = encode_forward(&events);
+        Box::pin(async move {
+            proxy
+                .invoke("forward", OperationMode::Normal, params)
+                .await
+                .map(drop)
+                .map_err(delivery_error)
+        })
+    }
+}
+
+impl SinkFactory for RuntimeSinks {
+    fn subscriber_sink(&self, subscriber: &ProxyData, _qos: &Qos) -> Arc<dyn SubscriberSink> {
+        Arc::new(ProxySink {
+            proxy: runtime_proxy(&self.communicator, subscriber, Some(self.send_timeout)),
+        })
+    }
+
+    fn link_sink(&self, link: &ProxyData) -> Arc<dyn SubscriberSink> {
+        let mut twoway = link.clone();
+        twoway.mode = crate::types::MODE_TWOWAY;
+        Arc::new(LinkSink {
+            proxy: runtime_proxy(&self.communicator, &twoway, Some(self.send_timeout)),
+        })
+    }
+
+    fn resolve_link(&self, topic: &ProxyData) -> ResolveFuture {
+        let mut twoway = topic.clone();
+        twoway.mode = crate::types::MODE_TWOWAY;
+        let proxy = runtime_proxy(&self.communicator, &twoway, Some(self.send_timeout));
+        Box::pin(async move {
+            let params = proxy.empty_params();
+            let reply = proxy
+                .invoke("getLinkProxy", OperationMode::Nonmutating, params)
+                .await
+                .map_err(|e| e.to_string())?
+                .into_ok()
+                .map_err(|e| e.to_string())?;
+            let mut dec = Decoder::from_encapsulation(reply).map_err(|e| e.to_string())?;
+            read_proxy(&mut dec).map_err(|e| e.to_string())
+        })
+    }
+}
+
+fn to_result(current: &Current, reply: Reply) -> DispatchResult {
+    match reply {
+        Reply::Ok(b) => Ok(b),
+        Reply::UserException(b) => Err(DispatchError::UserException(b)),
+        Reply::ObjectNotExist => Err(DispatchError::object_not_exist(current)),
+        Reply::FacetNotExist => Err(DispatchError::facet_not_exist(current)),
+        Reply::OperationNotExist => Err(DispatchError::operation_not_exist(current)),
+        Reply::UnknownLocalException(t) => Err(DispatchError::UnknownLocalException(t)),
+        Reply::UnknownException(t) => Err(DispatchError::UnknownException(t)),
+    }
+}
+
+fn request_of(current: &Current, params: Encapsulation) -> Request {
+    Request {
+        operation: current.operation.clone(),
+        mode: current.mode as u8,
+        context: current.ctx.clone(),
+        params,
+    }
+}
+
+/// Default servant of the TopicManager adapter.
+struct TopicManagerServant(Broker);
+
+impl Servant for TopicManagerServant {
+    fn dispatch(self: Arc<Self>, current: Current, params: Encapsulation) -> Dispatch {
+        let req = request_of(&current, params);
+        Dispatch::future(async move {
+            to_result(
+                &current,
+                self.0
+                    .dispatch_topic_manager(&current.id, &current.facet, &req)
+                    .await,
+            )
+        })
+    }
+
+    fn handles_builtins(&self) -> bool {
+        true
+    }
+}
+
+/// Default servant of the Publish adapter: publishers and links.
+struct PublishServant(Broker);
+
+impl Servant for PublishServant {
+    fn dispatch(self: Arc<Self>, current: Current, params: Encapsulation) -> Dispatch {
+        let req = request_of(&current, params);
+        Dispatch::ready(to_result(
+            &current,
+            self.0.dispatch_publish(&current.id, &current.facet, &req),
+        ))
+    }
+
+    fn handles_builtins(&self) -> bool {
+        // Publishers forward built-ins as events (§8.4).
+        true
+    }
+}
+
+/// A running floe-storm: communicator, adapters and broker.
+pub struct Server {
+    communicator: Communicator,
+    topic_manager: ObjectAdapter,
+    publish: ObjectAdapter,
+    broker: Broker,
+    /// Logs topic statistics periodically when `IceStorm.Trace.Topic` > 0.
+    reporter: Option<tokio::task::JoinHandle<()>>,
+}
+
+/// Period of the statistics log (`IceStorm.Trace.Topic` > 0).
+pub const REPORT_INTERVAL: Duration = Duration::from_secs(30);
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("broker", &self.broker)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// Creates the adapters from `config`'s endpoints (port 0 picks free
+    /// ports), opens the broker and starts dispatching.
+    ///
+    /// # Errors
+    ///
+    /// Bad endpoints, bind failures, or store failures.
+    pub async fn start(
+        config: StormConfig,
+        communicator: Communicator,
+    ) -> Result<Server, ServerError> {
+        let props = communicator.properties();
+        // The runtime reads `<adapter>.PublishedEndpoints` itself.
+        if let Some(p) = &config.topic_manager_published_endpoints {
+            props.set("IceStorm.TopicManager.PublishedEndpoints", p);
+        }
+        if let Some(p) = &config.publish_published_endpoints {
+            props.set("IceStorm.Publish.PublishedEndpoints", p);
+        }
+        let topic_manager = communicator
+            .create_object_adapter_with_endpoints(
+                "IceStorm.TopicManager",
+                &config.topic_manager_endpoints,
+            )
+            .await?;
+        let publish = communicator
+            .create_object_adapter_with_endpoints("IceStorm.Publish", &config.publish_endpoints)
+            .await?;
+        let endpoints = AdapterEndpoints {
+            topic_manager: topic_manager
+                .published_endpoints()
+                .iter()
+                .map(endpoint_data)
+                .collect(),
+            publish: publish
+                .published_endpoints()
+                .iter()
+                .map(endpoint_data)
+                .collect(),
+        };
+        let sinks = Arc::new(RuntimeSinks::new(communicator.clone(), config.send_timeout));
+        let instance = config.instance_name.clone();
+        let trace_topic = config.trace_topic;
+        let broker = Broker::open(config, endpoints, sinks)?;
+        let reporter = (trace_topic > 0).then(|| {
+            let b = broker.clone();
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(REPORT_INTERVAL);
+                tick.tick().await;
+                loop {
+                    tick.tick().await;
+                    b.report();
+                }
+            })
+        });
+        let tm: Arc<dyn Servant> = Arc::new(TopicManagerServant(broker.clone()));
+        topic_manager.add_default_servant(&instance, tm.clone());
+        if instance != "IceStorm" {
+            topic_manager.add_default_servant("IceStorm", tm);
+        }
+        publish.add_default_servant(&instance, Arc::new(PublishServant(broker.clone())));
+        topic_manager.activate();
+        publish.activate();
+        Ok(Server {
+            communicator,
+            topic_manager,
+            publish,
+            broker,
+            reporter,
+        })
+    }
+
+    /// The broker.
+    pub fn broker(&self) -> &Broker {
+        &self.broker
+    }
+
+    /// The TopicManager adapter's endpoints as bound.
+    pub fn topic_manager_endpoints(&self) -> &[Endpoint] {
+        self.topic_manager.endpoints()
+    }
+
+    /// The Publish adapter's endpoints as bound.
+    pub fn publish_endpoints(&self) -> &[Endpoint] {
+        self.publish.endpoints()
+    }
+
+    /// The topic manager proxy, stringified.
+    pub fn topic_manager_proxy(&self) -> String {
+        self.topic_manager
+            .create_proxy(floe::wire::Identity::new(
+                "TopicManager",
+                self.broker.instance().name(),
+            ))
+            .to_string()
+    }
+
+    /// Stops accepting, lets running dispatches reply, closes connections
+    /// gracefully and destroys the communicator.
+    pub async fn shutdown(self) {
+        if let Some(r) = &self.reporter {
+            r.abort();
+        }
+        self.topic_manager.deactivate().await;
+        self.publish.deactivate().await;
+        self.broker.report();
+        // The adapters keep their servants, which hold the broker: remove
+        // them so the store is closed when this returns (a restart in the
+        // same process can then reopen it).
+        let instance = self.broker.instance().name().to_owned();
+        self.topic_manager.remove_default_servant(&instance);
+        self.topic_manager.remove_default_servant("IceStorm");
+        self.publish.remove_default_servant(&instance);
+        self.broker.close();
+        self.communicator.destroy().await;
+        let inst = Arc::downgrade(self.broker.instance());
+        drop(self.broker);
+        // Dispatches that were running may still hold the broker briefly.
+        for _ in 0..200 {
+            if inst.strong_count() == 0 {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        tracing::warn!("broker still referenced after shutdown");
+    }
+}
+
+/// Runs floe-storm until `shutdown` resolves: starts the server, prints
+/// nothing, calls `ready` with the started server, then shuts down
+/// gracefully.
+///
+/// # Errors
+///
+/// As [`Server::start`].
+pub async fn run(
+    config: StormConfig,
+    communicator: Communicator,
+    ready: impl FnOnce(&Server),
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServerError> {
+    let server = Server::start(config, communicator).await?;
+    ready(&server);
+    shutdown.await;
+    server.shutdown().await;
+    Ok(())
+}

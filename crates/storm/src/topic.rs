@@ -1,0 +1,635 @@
+//! [`Topic`]: one IceStorm topic (`I/topic.T`): its subscribers and links,
+//! event fan-out, and the `IceStorm::Topic` servant ([`dispatch`]).
+//!
+//! Behaviour checked against IceStorm 3.7.8:
+//! - subscribers are keyed by identity alone: the same identity with
+//!   another facet or endpoint raises `AlreadySubscribed`;
+//! - a null subscriber raises `InvalidSubscriber("subscriber is a null proxy")`
+//!   (also from `unsubscribe`, where the client sees `UnknownUserException`);
+//!   unsubscribing an unknown subscriber is not an error;
+//! - `getSubscribers` lists subscribers in subscription order, links
+//!   included (as the linked topic's identity);
+//! - a topic may be linked to itself and with a negative cost; linking to a
+//!   null proxy fails with status 7 (UnknownException);
+//! - `getName` and the other getters are `idempotent`; `getSubscribers`,
+//!   `subscribeAndGetPublisher`, `link`, `unlink`, `destroy` are plain.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, RwLock, Weak};
+
+use floe::wire::{Decoder, Identity};
+
+use crate::dispatch::{
+    builtin, check_mode, close_params, no_params, open_params, Declared, Reply, Request,
+};
+use crate::event::Event;
+use crate::instance::Instance;
+use crate::link::{crosses, linked_topic_name};
+use crate::qos::Qos;
+use crate::store::{StoreError, TopicRecord};
+use crate::subscriber::{
+    identity_to_string, DeliveryStyle, RemovalHook, RemovalReason, Subscriber, TopicCounters,
+};
+use crate::types::{encode_proxy, read_proxy, LinkInfo, ProxyData, QosDict, StormException};
+use floe::wire::Encode;
+
+/// Type ids of a topic servant, sorted.
+pub const TOPIC_IDS: [&str; 3] = [
+    "::Ice::Object",
+    "::IceStorm::Topic",
+    "::IceStorm::TopicInternal",
+];
+
+/// A subscriber of this topic.
+struct SubscriberEntry {
+    proxy: ProxyData,
+    seq: u64,
+    subscriber: Subscriber,
+}
+
+/// A link from this topic to another.
+struct LinkEntry {
+    name: String,
+    cost: i32,
+    topic: ProxyData,
+    seq: u64,
+    subscriber: Subscriber,
+}
+
+#[derive(Default)]
+struct TopicState {
+    subscribers: Vec<SubscriberEntry>,
+    links: Vec<LinkEntry>,
+}
+
+/// Errors of topic operations.
+#[derive(Debug, thiserror::Error)]
+pub enum TopicError {
+    /// An IceStorm user exception.
+    #[error(transparent)]
+    Storm(#[from] StormException),
+    /// The store failed; nothing was changed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A local failure (status 5 text), e.g. resolving a remote link.
+    #[error("{0}")]
+    Local(String),
+    /// A failure reported as status 7, as IceStorm does for a null link.
+    #[error("{0}")]
+    Unknown(String),
+}
+
+impl TopicError {
+    /// The reply for this error.
+    pub fn to_reply(&self, req: &Request) -> Reply {
+        match self {
+            TopicError::Storm(e) => Reply::user_exception(req.encoding(), e),
+            TopicError::Store(e) => Reply::UnknownException(e.to_string()),
+            TopicError::Local(m) => Reply::UnknownLocalException(m.clone()),
+            TopicError::Unknown(m) => Reply::UnknownException(m.clone()),
+        }
+    }
+}
+
+/// One topic.
+pub struct Topic {
+    name: String,
+    counters: Arc<TopicCounters>,
+    state: RwLock<TopicState>,
+}
+
+impl std::fmt::Debug for Topic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Topic").field("name", &self.name).finish()
+    }
+}
+
+impl Topic {
+    /// A topic with no subscribers.
+    pub fn new(name: &str) -> Arc<Topic> {
+        Arc::new(Topic {
+            name: name.to_owned(),
+            counters: Arc::new(TopicCounters::default()),
+            state: RwLock::new(TopicState::default()),
+        })
+    }
+
+    /// Rebuilds a topic from the store and starts its subscribers and links.
+    pub fn restore(instance: &Arc<Instance>, record: TopicRecord) -> Arc<Topic> {
+        let topic = Topic::new(&record.name);
+        for s in record.subscribers {
+            // Stored QoS was valid when stored; fall back to defaults if the
+            // rules changed since.
+            let qos = Qos::parse(&s.qos, &s.proxy).unwrap_or_default();
+            topic.add_subscriber(instance, s.proxy, &qos, s.seq);
+        }
+        for l in record.links {
+            topic.add_link(instance, l.name, l.cost, l.topic, &l.link, l.seq);
+        }
+        topic
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, TopicState> {
+        // Poisoning only follows a panic elsewhere; the state stays usable.
+        self.state.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, TopicState> {
+        self.state.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The topic name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The topic's counters.
+    pub fn counters(&self) -> &TopicCounters {
+        &self.counters
+    }
+
+    /// Fans `event` out to every subscriber, and to every link it may cross.
+    /// Never waits: a full or offline subscriber loses the event alone.
+    pub fn publish(&self, event: &Arc<Event>) {
+        self.counters.events_in.fetch_add(1, Ordering::Relaxed);
+        let state = self.read();
+        for s in &state.subscribers {
+            s.subscriber.offer(event);
+        }
+        for l in &state.links {
+            if crosses(l.cost, event) {
+                l.subscriber.offer(event);
+            }
+        }
+    }
+
+    /// Delivers `event` to one subscriber only (the per-subscriber
+    /// publisher); `false` if there is no such subscriber.
+    pub fn publish_to(&self, subscriber: &str, event: &Arc<Event>) -> bool {
+        let state = self.read();
+        match state
+            .subscribers
+            .iter()
+            .find(|s| identity_to_string(&s.proxy.identity) == subscriber)
+        {
+            Some(s) => {
+                self.counters.events_in.fetch_add(1, Ordering::Relaxed);
+                s.subscriber.offer(event);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Subscriber identities in subscription order. Links count as
+    /// subscribers, identified by the linked topic's identity, as in
+    /// IceStorm (`icestormadmin subscribers` lists them).
+    pub fn subscriber_ids(&self) -> Vec<Identity> {
+        let state = self.read();
+        let mut ids: Vec<(u64, Identity)> = state
+            .subscribers
+            .iter()
+            .map(|s| (s.seq, s.proxy.identity.clone()))
+            .chain(
+                state
+                    .links
+                    .iter()
+                    .map(|l| (l.seq, l.topic.identity.clone())),
+            )
+            .collect();
+        ids.sort_by_key(|(seq, _)| *seq);
+        ids.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// Whether a (non-link) subscriber has this identity text.
+    pub fn has_subscriber(&self, identity: &str) -> bool {
+        self.read()
+            .subscribers
+            .iter()
+            .any(|s| identity_to_string(&s.proxy.identity) == identity)
+    }
+
+    /// The links, in creation order.
+    pub fn link_infos(&self) -> Vec<LinkInfo> {
+        self.read()
+            .links
+            .iter()
+            .map(|l| LinkInfo {
+                the_topic: l.topic.clone(),
+                name: l.name.clone(),
+                cost: l.cost,
+            })
+            .collect()
+    }
+
+    /// Number of subscribers currently offline.
+    pub fn offline_subscribers(&self) -> usize {
+        self.read()
+            .subscribers
+            .iter()
+            .filter(|s| s.subscriber.is_offline())
+            .count()
+    }
+
+    /// Logs the topic's counters (`tracing` info).
+    pub fn report(&self) {
+        let c = &self.counters;
+        let state = self.read();
+        tracing::info!(
+            topic = %self.name,
+            subscribers = state.subscribers.len(),
+            links = state.links.len(),
+            events_in = c.events_in.load(Ordering::Relaxed),
+            events_out = c.events_out.load(Ordering::Relaxed),
+            dropped = c.dropped.load(Ordering::Relaxed),
+            offline = c.offline.load(Ordering::Relaxed),
+            removed = c.removed.load(Ordering::Relaxed),
+            "topic statistics"
+        );
+    }
+
+    fn removal_hook(
+        self: &Arc<Topic>,
+        instance: &Arc<Instance>,
+        seq: u64,
+        is_link: bool,
+    ) -> RemovalHook {
+        let inst: Weak<Instance> = Arc::downgrade(instance);
+        let topic: Weak<Topic> = Arc::downgrade(self);
+        Arc::new(move |id: &Identity, reason: RemovalReason| {
+            let (Some(inst), Some(topic)) = (inst.upgrade(), topic.upgrade()) else {
+                return;
+            };
+            let id = id.clone();
+            tracing::info!(
+                topic = %topic.name,
+                subscriber = %identity_to_string(&id),
+                link = is_link,
+                ?reason,
+                "removing failed subscriber"
+            );
+            tokio::spawn(async move {
+                let _guard = inst.mutation.lock().await;
+                let name = topic.name.clone();
+                let removed = if is_link {
+                    topic.take_link(&id, Some(seq)).is_some()
+                } else {
+                    topic.take_subscriber(&id, Some(seq)).is_some()
+                };
+                if removed {
+                    let r = if is_link {
+                        inst.with_store(move |s| s.remove_link(&name, &id)).await
+                    } else {
+                        inst.with_store(move |s| s.remove_subscriber(&name, &id))
+                            .await
+                    };
+                    if let Err(e) = r {
+                        tracing::error!(error = %e, "cannot remove subscriber from the store");
+                    }
+                }
+            });
+        })
+    }
+
+    fn add_subscriber(
+        self: &Arc<Topic>,
+        inst: &Arc<Instance>,
+        proxy: ProxyData,
+        qos: &Qos,
+        seq: u64,
+    ) {
+        let style = DeliveryStyle::for_subscriber(&proxy, qos);
+        let sink = inst.sinks.subscriber_sink(&proxy, qos);
+        let subscriber = Subscriber::spawn(
+            proxy.identity.clone(),
+            style,
+            qos.clone(),
+            sink,
+            &inst.delivery,
+            self.counters.clone(),
+            self.removal_hook(inst, seq, false),
+        );
+        self.write().subscribers.push(SubscriberEntry {
+            proxy,
+            seq,
+            subscriber,
+        });
+    }
+
+    fn add_link(
+        self: &Arc<Topic>,
+        inst: &Arc<Instance>,
+        name: String,
+        cost: i32,
+        topic: ProxyData,
+        link: &ProxyData,
+        seq: u64,
+    ) {
+        let qos = Qos {
+            retry_count: -1,
+            ..Qos::default()
+        };
+        let subscriber = Subscriber::spawn(
+            topic.identity.clone(),
+            DeliveryStyle::Link,
+            qos,
+            inst.sinks.link_sink(link),
+            &inst.delivery,
+            self.counters.clone(),
+            self.removal_hook(inst, seq, true),
+        );
+        self.write().links.push(LinkEntry {
+            name,
+            cost,
+            topic,
+            seq,
+            subscriber,
+        });
+    }
+
+    /// Removes a subscriber from memory (if `seq` is given, only that
+    /// subscription, not a later one with the same identity).
+    fn take_subscriber(&self, id: &Identity, seq: Option<u64>) -> Option<ProxyData> {
+        let mut state = self.write();
+        let i = state
+            .subscribers
+            .iter()
+            .position(|s| &s.proxy.identity == id && seq.is_none_or(|q| q == s.seq))?;
+        Some(state.subscribers.remove(i).proxy)
+    }
+
+    fn take_link(&self, id: &Identity, seq: Option<u64>) -> Option<String> {
+        let mut state = self.write();
+        let i = state
+            .links
+            .iter()
+            .position(|l| &l.topic.identity == id && seq.is_none_or(|q| q == l.seq))?;
+        Some(state.links.remove(i).name)
+    }
+
+    /// `subscribeAndGetPublisher`: validates, stores, starts delivery, and
+    /// returns the per-subscriber publisher proxy.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidSubscriber`, `AlreadySubscribed`, `BadQoS`, or a store failure.
+    pub async fn subscribe(
+        self: &Arc<Topic>,
+        inst: &Arc<Instance>,
+        qos: QosDict,
+        subscriber: Option<ProxyData>,
+    ) -> Result<ProxyData, TopicError> {
+        let proxy = subscriber.ok_or_else(|| {
+            StormException::InvalidSubscriber("subscriber is a null proxy".into())
+        })?;
+        let _guard = inst.mutation.lock().await;
+        let taken = {
+            let state = self.read();
+            state
+                .subscribers
+                .iter()
+                .any(|s| s.proxy.identity == proxy.identity)
+                || state
+                    .links
+                    .iter()
+                    .any(|l| l.topic.identity == proxy.identity)
+        };
+        if taken {
+            return Err(StormException::AlreadySubscribed.into());
+        }
+        let parsed = Qos::parse(&qos, &proxy)?;
+        let (name, p) = (self.name.clone(), proxy.clone());
+        let seq = inst
+            .with_store(move |s| s.put_subscriber(&name, &p, &qos))
+            .await?;
+        let publisher = inst.subscriber_publisher_proxy(&self.name, &proxy.identity);
+        if inst.config.trace_subscriber > 0 {
+            tracing::info!(
+                topic = %self.name,
+                subscriber = %identity_to_string(&proxy.identity),
+                mode = ?proxy.mode,
+                qos = ?parsed,
+                "subscribed"
+            );
+        }
+        self.add_subscriber(inst, proxy, &parsed, seq);
+        Ok(publisher)
+    }
+
+    /// `unsubscribe`.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidSubscriber` for a null proxy, or a store failure.
+    pub async fn unsubscribe(
+        self: &Arc<Topic>,
+        inst: &Arc<Instance>,
+        subscriber: Option<ProxyData>,
+    ) -> Result<(), TopicError> {
+        let proxy = subscriber.ok_or_else(|| {
+            StormException::InvalidSubscriber("subscriber is a null proxy".into())
+        })?;
+        let _guard = inst.mutation.lock().await;
+        let id = proxy.identity;
+        if !self
+            .read()
+            .subscribers
+            .iter()
+            .any(|s| s.proxy.identity == id)
+        {
+            return Ok(());
+        }
+        let (name, id2) = (self.name.clone(), id.clone());
+        inst.with_store(move |s| s.remove_subscriber(&name, &id2))
+            .await?;
+        self.take_subscriber(&id, None);
+        if inst.config.trace_subscriber > 0 {
+            tracing::info!(topic = %self.name, subscriber = %identity_to_string(&id), "unsubscribed");
+        }
+        Ok(())
+    }
+
+    /// `link`.
+    ///
+    /// # Errors
+    ///
+    /// `LinkExists`, a failure resolving a remote topic's link object, a
+    /// null `link_to` (status 7), or a store failure.
+    pub async fn link(
+        self: &Arc<Topic>,
+        inst: &Arc<Instance>,
+        link_to: Option<ProxyData>,
+        cost: i32,
+    ) -> Result<(), TopicError> {
+        let to = link_to.ok_or_else(|| TopicError::Unknown("link: null topic proxy".into()))?;
+        let _guard = inst.mutation.lock().await;
+        let name = linked_topic_name(&to.identity);
+        if self
+            .read()
+            .links
+            .iter()
+            .any(|l| l.topic.identity == to.identity)
+        {
+            return Err(StormException::LinkExists(name).into());
+        }
+        let link = match inst.local_topic_name(&to) {
+            Some(local) => inst.link_proxy(&local),
+            None => inst
+                .sinks
+                .resolve_link(&to)
+                .await
+                .map_err(TopicError::Local)?
+                .ok_or_else(|| TopicError::Unknown("getLinkProxy returned a null proxy".into()))?,
+        };
+        let (tname, n2, to2, l2) = (self.name.clone(), name.clone(), to.clone(), link.clone());
+        let seq = inst
+            .with_store(move |s| s.put_link(&tname, &n2, cost, &to2, &l2))
+            .await?;
+        if inst.config.trace_topic > 0 {
+            tracing::info!(topic = %self.name, to = %name, cost, "linked");
+        }
+        self.add_link(inst, name, cost, to, &link, seq);
+        Ok(())
+    }
+
+    /// `unlink`.
+    ///
+    /// # Errors
+    ///
+    /// `NoSuchLink`, a null `link_to` (status 7), or a store failure.
+    pub async fn unlink(
+        self: &Arc<Topic>,
+        inst: &Arc<Instance>,
+        link_to: Option<ProxyData>,
+    ) -> Result<(), TopicError> {
+        let to = link_to.ok_or_else(|| TopicError::Unknown("unlink: null topic proxy".into()))?;
+        let _guard = inst.mutation.lock().await;
+        let id = to.identity;
+        if !self.read().links.iter().any(|l| l.topic.identity == id) {
+            return Err(StormException::NoSuchLink(linked_topic_name(&id)).into());
+        }
+        let (tname, id2) = (self.name.clone(), id.clone());
+        inst.with_store(move |s| s.remove_link(&tname, &id2))
+            .await?;
+        self.take_link(&id, None);
+        Ok(())
+    }
+
+    /// Stops every subscriber and link task (used by `destroy`).
+    pub fn shut_down(&self) {
+        let mut state = self.write();
+        state.subscribers.clear();
+        state.links.clear();
+    }
+}
+
+fn decode_proxy(dec: &mut Decoder) -> Result<Option<ProxyData>, Reply> {
+    read_proxy(dec).map_err(|e| Reply::marshal_error(&e))
+}
+
+/// The `IceStorm::Topic` servant. `destroy` is handled by the topic
+/// manager ([`crate::topic_manager::destroy`]), which owns the topic map.
+pub async fn dispatch(inst: &Arc<Instance>, topic: &Arc<Topic>, req: &Request) -> Reply {
+    if let Some(r) = builtin(req, &TOPIC_IDS, "::IceStorm::TopicInternal") {
+        return r;
+    }
+    match dispatch_inner(inst, topic, req).await {
+        Ok(r) | Err(r) => r,
+    }
+}
+
+async fn dispatch_inner(
+    inst: &Arc<Instance>,
+    topic: &Arc<Topic>,
+    req: &Request,
+) -> Result<Reply, Reply> {
+    let enc = req.encoding();
+    match req.operation.as_str() {
+        "getName" => {
+            check_mode(req, Declared::Idempotent)?;
+            no_params(req)?;
+            Ok(Reply::ok_with(enc, |e| e.write_string(topic.name())))
+        }
+        "getPublisher" | "getNonReplicatedPublisher" => {
+            check_mode(req, Declared::Idempotent)?;
+            no_params(req)?;
+            let p = inst.publisher_proxy(topic.name());
+            Ok(Reply::ok_with(enc, |e| p.encode(e)))
+        }
+        "subscribeAndGetPublisher" => {
+            check_mode(req, Declared::Normal)?;
+            let mut dec = open_params(req)?;
+            let qos: QosDict = dec.read().map_err(|e| Reply::marshal_error(&e))?;
+            let sub = decode_proxy(&mut dec)?;
+            close_params(&mut dec)?;
+            match topic.subscribe(inst, qos, sub).await {
+                Ok(p) => Ok(Reply::ok_with(enc, |e| p.encode(e))),
+                Err(e) => Err(e.to_reply(req)),
+            }
+        }
+        "unsubscribe" => {
+            check_mode(req, Declared::Idempotent)?;
+            let mut dec = open_params(req)?;
+            let sub = decode_proxy(&mut dec)?;
+            close_params(&mut dec)?;
+            match topic.unsubscribe(inst, sub).await {
+                Ok(()) => Ok(Reply::ok_empty(enc)),
+                Err(e) => Err(e.to_reply(req)),
+            }
+        }
+        "link" => {
+            check_mode(req, Declared::Normal)?;
+            let mut dec = open_params(req)?;
+            let to = decode_proxy(&mut dec)?;
+            let cost = dec.read_i32().map_err(|e| Reply::marshal_error(&e))?;
+            close_params(&mut dec)?;
+            match topic.link(inst, to, cost).await {
+                Ok(()) => Ok(Reply::ok_empty(enc)),
+                Err(e) => Err(e.to_reply(req)),
+            }
+        }
+        "unlink" => {
+            check_mode(req, Declared::Normal)?;
+            let mut dec = open_params(req)?;
+            let to = decode_proxy(&mut dec)?;
+            close_params(&mut dec)?;
+            match topic.unlink(inst, to).await {
+                Ok(()) => Ok(Reply::ok_empty(enc)),
+                Err(e) => Err(e.to_reply(req)),
+            }
+        }
+        "getLinkInfoSeq" => {
+            check_mode(req, Declared::Idempotent)?;
+            no_params(req)?;
+            let infos = topic.link_infos();
+            Ok(Reply::ok_with(enc, |e| {
+                e.write_size(infos.len());
+                for i in &infos {
+                    i.encode(e);
+                }
+            }))
+        }
+        "getSubscribers" => {
+            check_mode(req, Declared::Normal)?;
+            no_params(req)?;
+            let ids = topic.subscriber_ids();
+            Ok(Reply::ok_with(enc, |e| e.write_seq(&ids)))
+        }
+        "getLinkProxy" => {
+            // IceStorm::TopicInternal, used by brokers linking to this topic.
+            check_mode(req, Declared::Idempotent)?;
+            no_params(req)?;
+            let p = inst.link_proxy(topic.name());
+            Ok(Reply::ok_with(enc, |e| encode_proxy(e, Some(&p))))
+        }
+        "destroy" => {
+            check_mode(req, Declared::Normal)?;
+            no_params(req)?;
+            match crate::topic_manager::destroy(inst, topic.name()).await {
+                Ok(()) => Ok(Reply::ok_empty(enc)),
+                Err(e) => Err(e.to_reply(req)),
+            }
+        }
+        _ => Err(Reply::OperationNotExist),
+    }
+}
