@@ -574,13 +574,16 @@ impl<'c> Builder<'c> {
                         let id = self.external(cname, class_stub(), path);
                         return Some(Type::Named(id));
                     }
-                    if name == "ObjectPrx" && last.arguments.is_none() {
+                    if (name == "ObjectPrx" || name == "ProxyData") && last.arguments.is_none() {
                         return Some(Type::ObjectProxy);
                     }
                     if name == "ValuePtr" && last.arguments.is_none() {
                         return Some(Type::Value);
                     }
-                    if let Some(iface) = name.strip_prefix("").and_then(|n| n.strip_suffix("Prx")) {
+                    if let Some(iface) = name.strip_suffix("Prx") {
+                        if iface == self.own_ident && p.path.segments.len() == 1 {
+                            return Some(Type::Proxy(self.own));
+                        }
                         if !iface.is_empty() {
                             let mut path = self.user_path(&p.path)?;
                             if let Some(l) = path.segments.last_mut() {

@@ -43,6 +43,7 @@ mod rust_first {
         async fn maybe(&self, give: bool) -> Option<String>;
         #[floe(name = "getHttp")]
         async fn get_http(&self) -> String;
+        async fn me(&self, other: Option<GreeterPrx>) -> Option<GreeterPrx>;
     }
 }
 
@@ -77,6 +78,13 @@ impl rust_first::Greeter for RustServant {
     async fn get_http(&self, _: &Current) -> Reply<String> {
         Ok("rust".into())
     }
+    async fn me(
+        &self,
+        other: Option<floe::codegen::ProxyData>,
+        _: &Current,
+    ) -> Reply<Option<floe::codegen::ProxyData>> {
+        Ok(other)
+    }
 }
 
 /// A servant of the Slice-generated trait.
@@ -107,6 +115,13 @@ impl from_slice::greet_test::Greeter for SliceServant {
     }
     async fn get_http(&self, _: &Current) -> Reply<String> {
         Ok("slice".into())
+    }
+    async fn me(
+        &self,
+        other: Option<floe::codegen::ProxyData>,
+        _: &Current,
+    ) -> Reply<Option<floe::codegen::ProxyData>> {
+        Ok(other)
     }
 }
 
@@ -151,6 +166,9 @@ async fn rust_first_proxy_calls_slice_servant_and_back() {
     assert_eq!(p.maybe(true).await.unwrap().as_deref(), Some("here"));
     assert_eq!(p.maybe(false).await.unwrap(), None);
     assert_eq!(p.get_http().await.unwrap(), "slice");
+    // Proxy-typed values (currently `Option<ProxyData>` in generated
+    // signatures, on both sides alike).
+    assert_eq!(p.me(&None).await.unwrap(), None);
 
     // Slice-generated proxy → Rust-first servant.
     let q = from_slice::greet_test::GreeterPrx::checked_cast(to_rust)
