@@ -100,32 +100,3 @@ pub fn interface(args: TokenStream, input: TokenStream) -> TokenStream {
 pub fn slice(input: TokenStream) -> TokenStream {
     slice_macro::slice(input.into()).into()
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn slice_errors_become_one_spanned_error() {
-        let dir = std::env::temp_dir().join(format!("floe-derive-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let bad = dir.join("Bad.ice");
-        std::fs::write(&bad, "module M { struct S { Missing m; } }\n").unwrap();
-        let input: SliceInput =
-            syn::parse_str(&format!("{:?}", bad.display().to_string())).unwrap();
-        let err = expand(&input).unwrap_err().to_string();
-        assert!(err.contains("Slice errors"), "{err}");
-        assert!(err.contains("Bad.ice:1:"), "{err}");
-        assert!(err.contains("Missing"), "{err}");
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn include_option_parses() {
-        let input: SliceInput =
-            syn::parse_str(r#""a.ice", include = "slice", include = "/usr/share/ice/slice""#)
-                .unwrap();
-        assert_eq!(input.includes.len(), 2);
-        assert!(syn::parse_str::<SliceInput>(r#""a.ice", exclude = "x""#).is_err());
-    }
-}
