@@ -45,9 +45,13 @@
 #![warn(missing_docs)]
 
 pub mod codegen;
+mod slice_export;
 
 pub use floe_runtime as runtime;
 pub use floe_wire as wire;
 
 pub use floe_derive::slice;
 pub use floe_wire::{Decode, Decoder, Encode, Encoder, Identity};
+
+pub use floe_derive::{interface, Class, Enum, Exception, Struct};
+pub use slice_export::{slice_of, SliceParts, SliceType};

@@ -1,40 +1,86 @@
-//! floe-derive: proc macros for floe.
+//! floe-derive: Rust-first Ice definitions.
 //!
-//! [`slice!`] compiles a Slice file at macro-expansion time with floe-idl
-//! and expands to the generated Rust (the same code `slice2rs` writes).
+//! The macros read a Rust item, build the floe-idl model with it (syn →
+//! model, [`ast`]), check it ([`valid`]) and call the same code generator
+//! as `slice2rs` ([`expand`]), so a Rust-first type or interface is
+//! wire-identical to the equivalent Slice definition by construction. On
+//! error they emit the spanned diagnostics and stubs ([`fallback`]).
+//! Use them through the `floe` crate: `floe::interface`, `floe::Struct`,
+//! `floe::Enum`, `floe::Exception`, `floe::Class`, and `floe::slice!`, which
+//! compiles a `.ice` file at expansion time ([`slice_macro`]).
 #![warn(missing_docs)]
 
-use std::path::{Path, PathBuf};
-
 use proc_macro::TokenStream;
-use quote::quote;
-use syn::parse::{Parse, ParseStream};
-use syn::{LitStr, Token};
+use syn::parse_macro_input;
 
-/// `"file.ice"` then optional `, include = "dir"` pairs.
-struct SliceInput {
-    file: LitStr,
-    includes: Vec<LitStr>,
+mod ast;
+mod attr;
+mod expand;
+mod fallback;
+mod slice_macro;
+mod valid;
+
+use ast::DataKind;
+
+/// A Slice struct: `Encode`, `Decode`, `WireType` and the Slice text.
+/// Needs `#[floe(module = "M")]`; fields map to Slice types (`i32` → `int`,
+/// `String` → `string`, `Bytes` → `sequence<byte>`, `Vec<T>` →
+/// `sequence<T>`, `BTreeMap`/`HashMap` → `dictionary`, other derived types
+/// by name).
+#[proc_macro_derive(Struct, attributes(floe))]
+pub fn derive_struct(input: TokenStream) -> TokenStream {
+    expand::derive(
+        parse_macro_input!(input as syn::DeriveInput),
+        DataKind::Struct,
+    )
+    .into()
 }
 
-impl Parse for SliceInput {
-    fn parse(input: ParseStream) -> syn::Result<Self> {
-        let file: LitStr = input.parse()?;
-        let mut includes = Vec::new();
-        while input.peek(Token![,]) {
-            input.parse::<Token![,]>()?;
-            if input.is_empty() {
-                break;
-            }
-            let key: syn::Ident = input.parse()?;
-            if key != "include" {
-                return Err(syn::Error::new(key.span(), "expected `include = \"dir\"`"));
-            }
-            input.parse::<Token![=]>()?;
-            includes.push(input.parse()?);
-        }
-        Ok(SliceInput { file, includes })
-    }
+/// A Slice enum (unit variants, optional explicit `= value`s); the enum
+/// must also derive `Clone` and `Copy`.
+#[proc_macro_derive(Enum, attributes(floe))]
+pub fn derive_enum(input: TokenStream) -> TokenStream {
+    expand::derive(
+        parse_macro_input!(input as syn::DeriveInput),
+        DataKind::Enum,
+    )
+    .into()
+}
+
+/// A Slice user exception (no base); optional members are `Option<T>`
+/// with `#[floe(tag = N)]`. The type must also derive `Clone`, `Debug`,
+/// `Default` and `PartialEq`.
+#[proc_macro_derive(Exception, attributes(floe))]
+pub fn derive_exception(input: TokenStream) -> TokenStream {
+    expand::derive(
+        parse_macro_input!(input as syn::DeriveInput),
+        DataKind::Exception,
+    )
+    .into()
+}
+
+/// A Slice class (no base; `#[floe(compact_id = N)]` optional); class
+/// references are `Option<ClassRef<T>>`. The type must also derive
+/// `Clone`, `Debug` and `Default`.
+#[proc_macro_derive(Class, attributes(floe))]
+pub fn derive_class(input: TokenStream) -> TokenStream {
+    expand::derive(
+        parse_macro_input!(input as syn::DeriveInput),
+        DataKind::Class,
+    )
+    .into()
+}
+
+/// A Slice interface from a trait of `async fn`s: `#[floe(idempotent)]`,
+/// `#[floe(name = "wireName")]`, optional values as `Option<T>` with
+/// `#[floe(tag = N)]`, user exceptions as `Result<T, E>`, bases as
+/// supertraits, the module as `#[floe::interface(module = "M")]`.
+/// Generates what `slice2rs` generates for the equivalent Slice interface,
+/// plus `<Trait>Slice::ice_slice()` (the `.ice` text).
+#[proc_macro_attribute]
+pub fn interface(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item = parse_macro_input!(input as syn::ItemTrait);
+    expand::interface(args.into(), item).into()
 }
 
 /// Compiles a Slice file and expands to its generated Rust code: the
@@ -52,75 +98,5 @@ impl Parse for SliceInput {
 /// ```
 #[proc_macro]
 pub fn slice(input: TokenStream) -> TokenStream {
-    let input = syn::parse_macro_input!(input as SliceInput);
-    expand(&input)
-        .unwrap_or_else(|e| e.to_compile_error())
-        .into()
-}
-
-fn expand(input: &SliceInput) -> syn::Result<proc_macro2::TokenStream> {
-    let span = input.file.span();
-    let root = std::env::var_os("CARGO_MANIFEST_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    let path = root.join(input.file.value());
-    let mut opts = floe_idl::Options::default();
-    if let Some(dir) = path.parent() {
-        opts.include_dirs.push(dir.to_path_buf());
-    }
-    for inc in &input.includes {
-        opts.include_dirs.push(root.join(inc.value()));
-    }
-    let out = floe_idl::compile(&path, &opts)
-        .map_err(|fail| syn::Error::new(span, format!("Slice errors:\n{}", fail.rendered())))?;
-    let code = floe_idl::codegen::generate_tokens(&out.model, &Default::default());
-    let tracked = std::iter::once(path.clone())
-        .chain(out.dependencies.iter().map(|d| absolute(&root, d)))
-        .map(|p| {
-            let p = p.to_string_lossy().into_owned();
-            quote!(
-                const _: &[u8] = include_bytes!(#p);
-            )
-        });
-    Ok(quote! {
-        #(#tracked)*
-        #code
-    })
-}
-
-fn absolute(root: &Path, p: &Path) -> PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        root.join(p)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn slice_errors_become_one_spanned_error() {
-        let dir = std::env::temp_dir().join(format!("floe-derive-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let bad = dir.join("Bad.ice");
-        std::fs::write(&bad, "module M { struct S { Missing m; } }\n").unwrap();
-        let input: SliceInput =
-            syn::parse_str(&format!("{:?}", bad.display().to_string())).unwrap();
-        let err = expand(&input).unwrap_err().to_string();
-        assert!(err.contains("Slice errors"), "{err}");
-        assert!(err.contains("Bad.ice:1:"), "{err}");
-        assert!(err.contains("Missing"), "{err}");
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn include_option_parses() {
-        let input: SliceInput =
-            syn::parse_str(r#""a.ice", include = "slice", include = "/usr/share/ice/slice""#)
-                .unwrap();
-        assert_eq!(input.includes.len(), 2);
-        assert!(syn::parse_str::<SliceInput>(r#""a.ice", exclude = "x""#).is_err());
-    }
+    slice_macro::slice(input.into()).into()
 }

@@ -25,6 +25,7 @@ pub mod ast;
 pub mod builder;
 pub mod codegen;
 pub mod diagnostic;
+pub mod export;
 pub mod ident;
 pub mod lexer;
 pub mod model;

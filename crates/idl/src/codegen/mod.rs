@@ -34,6 +34,7 @@ pub mod class;
 pub mod exception;
 pub mod ident;
 pub mod interface;
+pub mod rust_first;
 pub mod types;
 
 use proc_macro2::TokenStream;

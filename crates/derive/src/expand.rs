@@ -1,0 +1,216 @@
+//! Expansion: the model built by [`ast`](crate::ast) goes through the
+//! shared generator (`floe_idl::codegen::rust_first`), plus the
+//! `SliceType` impl that exports the definition as Slice text.
+
+use floe_idl::codegen::{rust_first, Settings};
+use floe_idl::export::definition_to_slice;
+use floe_idl::model::DefKind;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+
+use crate::ast::{self, Built, DataKind};
+use crate::{attr, fallback};
+
+/// `#[derive(floe::Struct | Enum | Exception | Class)]`.
+pub fn derive(input: syn::DeriveInput, kind: DataKind) -> TokenStream {
+    let result = ast::from_derive(&input, kind).and_then(|built| expand_data(&input, kind, &built));
+    match result {
+        Ok(ts) => ts,
+        Err(e) => fallback::data(&input, kind, e),
+    }
+}
+
+fn expand_data(
+    input: &syn::DeriveInput,
+    kind: DataKind,
+    built: &Built,
+) -> syn::Result<TokenStream> {
+    let ident = &input.ident;
+    let impls = rust_first::generate_impls(&built.model, built.id, &Settings::default())
+        .map_err(|m| syn::Error::new(ident.span(), m))?;
+    let slice = slice_type_impl(quote!(#ident), built);
+    let copy_check = if kind == DataKind::Enum {
+        quote_spanned! {ident.span()=>
+            const _: fn() = || {
+                fn enums_must_derive_clone_and_copy<T: ::core::marker::Copy>() {}
+                enums_must_derive_clone_and_copy::<#ident>();
+            };
+        }
+    } else {
+        TokenStream::new()
+    };
+    Ok(quote! {
+        #copy_check
+        const _: () = {
+            #impls
+            #slice
+        };
+    })
+}
+
+/// `impl SliceType for #target`: the definition's Slice text (with the
+/// external types' type ids filled in when it runs) after its
+/// dependencies'.
+fn slice_type_impl(target: TokenStream, built: &Built) -> TokenStream {
+    let c = quote!(::floe::codegen);
+    let mut model = built.model.clone();
+    for (i, dep) in built.deps.iter().enumerate() {
+        model.definitions[dep.def.0 as usize].scoped = format!("\u{1}{i}\u{1}");
+    }
+    let def = model.def(built.id);
+    let module = model.module(def.module).scoped.clone();
+    let scoped = built.model.def(built.id).scoped.clone();
+    let mut parts: Vec<(String, String)> = Vec::new();
+    if matches!(def.kind, DefKind::Class(_)) {
+        parts.push((
+            format!("{};forward", def.name),
+            format!("class {};\n", def.name),
+        ));
+    }
+    for &s in &built.synthetic {
+        parts.push((model.def(s).name.clone(), definition_to_slice(&model, s, 0)));
+    }
+    parts.push((def.name.clone(), definition_to_slice(&model, built.id, 0)));
+    let deps: Vec<&syn::Path> = built.deps.iter().map(|d| &d.rust).collect();
+    let placeholders: Vec<String> = (0..deps.len()).map(|i| format!("\u{1}{i}\u{1}")).collect();
+    let adds = parts.iter().map(|(name, text)| {
+        quote! {
+            let mut text = ::std::string::String::from(#text);
+            #( text = text.replace(#placeholders, <#deps as #c::SliceType>::TYPE_ID); )*
+            parts.add(#module, #name, text);
+        }
+    });
+    quote! {
+        impl #c::SliceType for #target {
+            const TYPE_ID: &'static str = #scoped;
+            fn slice_parts(parts: &mut #c::SliceParts) {
+                if !parts.enter(<Self as #c::SliceType>::TYPE_ID) {
+                    return;
+                }
+                #( <#deps as #c::SliceType>::slice_parts(parts); )*
+                #( #adds )*
+            }
+        }
+    }
+}
+
+/// `#[floe::interface]`.
+pub fn interface(args: TokenStream, mut item: syn::ItemTrait) -> TokenStream {
+    let args_span = proc_macro2::Span::call_site();
+    let parsed = if args.is_empty() {
+        Ok(attr::Attrs::default())
+    } else {
+        let a: syn::Attribute = syn::parse_quote!(#[floe(#args)]);
+        attr::parse(&[a], &[attr::MODULE], "`#[floe::interface(...)]`")
+    };
+    let result = parsed
+        .and_then(|a| ast::from_trait(a, args_span, &item))
+        .and_then(|built| expand_interface(&item, &built));
+    match result {
+        Ok(ts) => ts,
+        Err(e) => {
+            strip_trait(&mut item);
+            fallback::interface(&item, e)
+        }
+    }
+}
+
+fn expand_interface(item: &syn::ItemTrait, built: &Built) -> syn::Result<TokenStream> {
+    let ident = &item.ident;
+    let vis = &item.vis;
+    let generated = rust_first::generate_impls(&built.model, built.id, &Settings::default())
+        .map_err(|m| syn::Error::new(ident.span(), m))?;
+    let file: syn::File = syn::parse2(generated.clone())?;
+    let has_trait = file
+        .items
+        .iter()
+        .any(|i| matches!(i, syn::Item::Trait(t) if t.ident == *ident));
+    let user_trait = if has_trait {
+        TokenStream::new()
+    } else {
+        let mut t = item.clone();
+        strip_trait(&mut t);
+        quote!(#t)
+    };
+    let marker = format_ident!("{}Slice", ident);
+    // The generated dispatcher compares thrown exceptions with the type ids
+    // the model holds for them (the interface's module + the Rust name);
+    // check at compile time that they are the exceptions' real ones.
+    let checks = built.deps.iter().filter_map(|d| {
+        let def = built.model.def(d.def);
+        if !matches!(def.kind, DefKind::Exception(_)) {
+            return None;
+        }
+        let path = &d.rust;
+        let expected = &def.scoped;
+        let msg = format!(
+            "the exception `{}` must be defined with #[floe(module)] giving the type id `{expected}`",
+            def.name
+        );
+        Some(quote! {
+            const _: () = {
+                const fn same(a: &str, b: &str) -> bool {
+                    let (a, b) = (a.as_bytes(), b.as_bytes());
+                    if a.len() != b.len() {
+                        return false;
+                    }
+                    let mut i = 0;
+                    while i < a.len() {
+                        if a[i] != b[i] {
+                            return false;
+                        }
+                        i += 1;
+                    }
+                    true
+                }
+                ::core::assert!(
+                    same(<#path as ::floe::codegen::UserExceptionType>::TYPE_ID, #expected),
+                    #msg
+                );
+            };
+        })
+    });
+    let slice = slice_type_impl(quote!(#marker), built);
+    let doc = format!(
+        "The Slice definition of interface `{}` (see [`{marker}::ice_slice`]).",
+        built.model.def(built.id).scoped
+    );
+    Ok(quote! {
+        #user_trait
+        #generated
+
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #marker;
+
+        impl #marker {
+            /// The Slice type id of the interface.
+            pub const TYPE_ID: &'static str = <Self as ::floe::codegen::SliceType>::TYPE_ID;
+
+            /// The `.ice` text defining this interface and every type it
+            /// uses, for `slice2cpp`, `slice2py`, ...
+            pub fn ice_slice() -> ::std::string::String {
+                ::floe::slice_of::<Self>()
+            }
+        }
+
+        #slice
+        #(#checks)*
+    })
+}
+
+/// Removes `#[floe(...)]` attributes from a trait, its methods and their
+/// parameters (rustc does not know them).
+pub fn strip_trait(item: &mut syn::ItemTrait) {
+    attr::strip(&mut item.attrs);
+    for ti in &mut item.items {
+        if let syn::TraitItem::Fn(f) = ti {
+            attr::strip(&mut f.attrs);
+            for arg in &mut f.sig.inputs {
+                if let syn::FnArg::Typed(pt) = arg {
+                    attr::strip(&mut pt.attrs);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,6 @@
+#[floe::interface(module = "M")]
+pub trait Hello {
+    fn hi(&self) -> String;
+}
+
+fn main() {}
