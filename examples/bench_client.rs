@@ -4,13 +4,15 @@
 //! `{"impl":"floe","workload":..,"calls":..,"seconds":..,"us_per_call":..,"mbit_s":..}`
 //! (`mbit_s` counts payload bytes only).
 //!
+//! `BENCH_SCALE` (default 1) multiplies every call and repetition count.
+//! Each bulk workload starts with a few untimed calls (`WARM_UP_CALLS`)
+//! so that connection start-up is not measured. Proxies, servants and
+//! types are generated from `benches/Bench.ice` by `floe::slice!`.
+//!
 //! Runtime: the multi-thread runtime is the default because it is what most
 //! applications run; `--current-thread` keeps the caller and the connection
 //! task on one thread, which avoids cross-thread wake-ups on the latency
 //! path.
-
-// The workload is specified as {"hello", 3.14}, not PI.
-#![allow(clippy::approx_constant)]
 
 #[path = "bench_common/mod.rs"]
 mod bench_common;
@@ -18,16 +20,14 @@ mod bench_common;
 use std::time::Instant;
 
 use bench_common::*;
-use bytes::Bytes;
-use floe::runtime::{Communicator, OperationMode, Properties, Proxy, Result};
-use floe::wire::Decoder;
-
-const NORMAL: OperationMode = OperationMode::Normal;
+use floe::runtime::{Communicator, Properties, Proxy, Result};
 
 struct Ctx {
-    a: Proxy,
-    t: Proxy,
-    m: Proxy,
+    a: LatencyPrx,
+    t: ThroughputPrx,
+    m: MessagesPrx,
+    /// `BENCH_SCALE`.
+    scale: f64,
 }
 
 /// Prints one result line.
@@ -43,31 +43,77 @@ fn report(workload: &str, calls: usize, seconds: f64, payload_bytes: f64) {
     );
 }
 
-async fn latency(c: &Ctx) -> Result<()> {
-    let empty = c.a.empty_params();
-    for _ in 0..1000 {
-        c.a.invoke("o", NORMAL, empty.clone()).await?;
+/// Waits until the server has read every request sent on `p`: a no-op for
+/// a twoway proxy, a twoway `ice_ping` on the same connection otherwise.
+async fn sync(p: &Proxy) -> Result<()> {
+    if !p.mode().is_twoway() {
+        p.ice_twoway().ice_ping().await?;
     }
-    let n = 100_000;
+    Ok(())
+}
+
+/// Fails the run when a reply does not hold what the server was asked for.
+fn check_len(workload: &str, got: usize, want: usize) {
+    if got != want {
+        eprintln!("bench_client: {workload}: got {got} elements, expected {want}");
+        std::process::exit(1)
+    }
+}
+
+/// Runs `$call` (one awaited invocation on `$p`) `WARM_UP_CALLS` times
+/// untimed, then `$calls` times timed, and reports `$payload` bytes per
+/// call. Oneway runs end when the server has read every request.
+macro_rules! bulk {
+    ($name:expr, $p:expr, $calls:expr, $payload:expr, $call:expr) => {{
+        let calls: usize = $calls;
+        for _ in 0..WARM_UP_CALLS.min(calls) {
+            $call;
+        }
+        sync($p).await?;
+        let start = Instant::now();
+        for _ in 0..calls {
+            $call;
+        }
+        sync($p).await?;
+        report(
+            $name,
+            calls,
+            start.elapsed().as_secs_f64(),
+            (calls * $payload) as f64,
+        );
+    }};
+}
+
+async fn latency(c: &Ctx) -> Result<()> {
+    for _ in 0..1000 {
+        c.a.o().await?;
+    }
+    let n = scaled(100_000, c.scale);
     let start = Instant::now();
     for _ in 0..n {
-        c.a.invoke("o", NORMAL, empty.clone()).await?;
+        c.a.o().await?;
     }
     report("latency", n, start.elapsed().as_secs_f64(), 0.0);
     Ok(())
 }
 
 async fn oneway(c: &Ctx, batch: bool) -> Result<()> {
-    let empty = c.a.empty_params();
-    let p = if batch {
+    let p = LatencyPrx::unchecked_cast(if batch {
         c.a.ice_batch_oneway()
     } else {
         c.a.ice_oneway()
-    };
-    let n = 100_000;
+    });
+    for _ in 0..WARM_UP_CALLS {
+        p.o().await?;
+    }
+    if batch {
+        p.ice_flush_batch_requests().await?;
+    }
+    c.a.o().await?;
+    let n = scaled(100_000, c.scale);
     let start = Instant::now();
     for i in 0..n {
-        p.invoke("o", NORMAL, empty.clone()).await?;
+        p.o().await?;
         if batch && (i + 1) % 1000 == 0 {
             p.ice_flush_batch_requests().await?;
         }
@@ -75,7 +121,7 @@ async fn oneway(c: &Ctx, batch: bool) -> Result<()> {
     if batch {
         p.ice_flush_batch_requests().await?;
     }
-    c.a.invoke("o", NORMAL, empty).await?;
+    c.a.o().await?;
     report(
         if batch { "batch" } else { "oneway" },
         n,
@@ -85,169 +131,93 @@ async fn oneway(c: &Ctx, batch: bool) -> Result<()> {
     Ok(())
 }
 
-/// Runs `calls` invocations of `op` with `params` on `p`, decoding each
-/// reply with `check`, and reports `payload` bytes per call.
-async fn repeat(
-    name: &str,
-    p: &Proxy,
-    op: &str,
-    params: Bytes,
-    calls: usize,
-    payload: usize,
-    check: impl Fn(Decoder) -> floe::wire::Result<()>,
-) -> Result<()> {
-    let start = Instant::now();
-    for _ in 0..calls {
-        let r = p.invoke(op, NORMAL, params.clone()).await?.into_ok()?;
-        if p.mode().is_twoway() {
-            check(Decoder::from_encapsulation(r)?)?;
-        }
-    }
-    if !p.mode().is_twoway() {
-        p.ice_twoway().ice_ping().await?;
-    }
-    report(
-        name,
-        calls,
-        start.elapsed().as_secs_f64(),
-        (calls * payload) as f64,
-    );
-    Ok(())
-}
-
-fn none(_: Decoder) -> floe::wire::Result<()> {
-    Ok(())
-}
-
 async fn throughput(c: &Ctx, w: &str) -> Result<()> {
     let t = &c.t;
+    let calls = |n| scaled(n, c.scale);
     match w {
         "byteseq_send" => {
-            let params = t.encode_params(|e| e.write_byte_seq(&pattern(500_000)));
-            repeat(w, t, "sendByteSeq", params, 200, 500_000, none).await
+            let seq = pattern(500_000);
+            bulk!(w, t, calls(200), 500_000, t.send_byte_seq(&seq).await?)
         }
-        "byteseq_recv" => {
-            let params = t.encode_params(|e| e.write_i32(500_000));
-            repeat(w, t, "recvByteSeq", params, 200, 500_000, |mut d| {
-                let b = d.read_byte_seq()?;
-                assert_eq!(b.len(), 500_000);
-                Ok(())
-            })
-            .await
-        }
+        "byteseq_recv" => bulk!(w, t, calls(200), 500_000, {
+            let b = t.recv_byte_seq(500_000).await?;
+            check_len(w, b.len(), 500_000);
+        }),
         "fixed_send" => {
-            let seq: Vec<Fixed> = (0..50_000)
-                .map(|i| Fixed {
-                    i,
-                    j: 2 * i,
-                    d: i as f64 * 0.5,
-                })
-                .collect();
-            // Encoded per call, as a typed proxy would.
-            let start = Instant::now();
-            for _ in 0..30 {
-                let params = t.encode_params(|e| write_fixed_seq(e, &seq));
-                t.invoke("sendFixedSeq", NORMAL, params).await?;
-            }
-            report(
-                w,
-                30,
-                start.elapsed().as_secs_f64(),
-                (30 * 50_000 * 16) as f64,
-            );
-            Ok(())
+            let seq = make_fixed_seq(50_000);
+            bulk!(w, t, calls(30), 50_000 * 16, t.send_fixed_seq(&seq).await?)
         }
-        "fixed_recv" => {
-            let params = t.encode_params(|e| e.write_i32(50_000));
-            repeat(w, t, "recvFixedSeq", params, 30, 50_000 * 16, |mut d| {
-                let v = read_fixed_seq(&mut d)?;
-                assert_eq!(v.len(), 50_000);
-                Ok(())
-            })
-            .await
-        }
+        "fixed_recv" => bulk!(w, t, calls(30), 50_000 * 16, {
+            let v = t.recv_fixed_seq(50_000).await?;
+            check_len(w, v.len(), 50_000);
+        }),
         "strdbl_send" => {
-            let seq = vec![
-                StringDouble {
-                    s: "hello".into(),
-                    d: 3.14,
-                };
-                50_000
-            ];
-            let start = Instant::now();
-            for _ in 0..30 {
-                let params = t.encode_params(|e| write_string_double_seq(e, &seq));
-                t.invoke("sendStringDoubleSeq", NORMAL, params).await?;
-            }
-            report(
-                w,
-                30,
-                start.elapsed().as_secs_f64(),
-                (30 * 50_000 * 14) as f64,
-            );
-            Ok(())
-        }
-        "strdbl_recv" => {
-            let params = t.encode_params(|e| e.write_i32(50_000));
-            repeat(
+            let seq = make_string_double_seq(50_000);
+            bulk!(
                 w,
                 t,
-                "recvStringDoubleSeq",
-                params,
-                30,
+                calls(30),
                 50_000 * 14,
-                |mut d| {
-                    let v = read_string_double_seq(&mut d)?;
-                    assert_eq!(v.len(), 50_000);
-                    Ok(())
-                },
+                t.send_string_double_seq(&seq).await?
             )
-            .await
         }
-        _ => unreachable!(),
+        "strdbl_recv" => bulk!(w, t, calls(30), 50_000 * 14, {
+            let v = t.recv_string_double_seq(50_000).await?;
+            check_len(w, v.len(), 50_000);
+        }),
+        _ => unreachable!("main accepts known workloads only"),
     }
+    Ok(())
 }
 
 async fn codac(c: &Ctx, w: &str) -> Result<()> {
     // codac_{bytes,floats,data}_{oneway,twoway}_{size}
     let parts: Vec<&str> = w.split('_').collect();
-    let (kind, way, size) = (parts[1], parts[2], parts[3].parse::<usize>().unwrap_or(0));
-    let reps = match size {
-        10_000 | 100_000 => 500,
-        1_000_000 => 50,
-        _ => 10,
-    };
-    let m = if way == "oneway" {
-        c.m.ice_oneway()
+    let (kind, oneway, size) = (
+        parts[1],
+        parts[2] == "oneway",
+        parts[3].parse::<usize>().unwrap_or(0),
+    );
+    let reps = scaled(
+        match size {
+            10_000 | 100_000 => 500,
+            1_000_000 => 50,
+            _ => 10,
+        },
+        c.scale,
+    );
+    let m = if oneway {
+        MessagesPrx::unchecked_cast(c.m.ice_oneway())
     } else {
         c.m.clone()
     };
-    let suffix = if way == "oneway" { "OneWay" } else { "TwoWay" };
-    let (op, params) = match kind {
-        "bytes" => (
-            format!("publishBytes{suffix}"),
-            m.encode_params(|e| e.write_byte_seq(&pattern(size))),
-        ),
-        "floats" => {
-            let v: Vec<f32> = (0..size / 4).map(|i| i as f32).collect();
-            (
-                format!("publishFloats{suffix}"),
-                m.encode_params(|e| write_float_seq(e, &v)),
-            )
+    match (kind, oneway) {
+        ("bytes", true) => {
+            let v = pattern(size);
+            bulk!(w, &m, reps, size, m.publish_bytes_one_way(&v).await?)
         }
-        _ => {
+        ("bytes", false) => {
+            let v = pattern(size);
+            bulk!(w, &m, reps, size, m.publish_bytes_two_way(&v).await?)
+        }
+        ("floats", true) => {
+            let v: Vec<f32> = (0..size / 4).map(|i| i as f32).collect();
+            bulk!(w, &m, reps, size, m.publish_floats_one_way(&v).await?)
+        }
+        ("floats", false) => {
+            let v: Vec<f32> = (0..size / 4).map(|i| i as f32).collect();
+            bulk!(w, &m, reps, size, m.publish_floats_two_way(&v).await?)
+        }
+        (_, true) => {
             let msg = make_data_message(size);
-            (
-                format!("publishData{suffix}"),
-                m.encode_params(|e| write_data_message(e, &msg)),
-            )
+            bulk!(w, &m, reps, size, m.publish_data_one_way(&msg).await?)
+        }
+        (_, false) => {
+            let msg = make_data_message(size);
+            bulk!(w, &m, reps, size, m.publish_data_two_way(&msg).await?)
         }
     };
-    repeat(w, &m, &op, params, reps, size, |mut d| {
-        d.read_i32()?;
-        Ok(())
-    })
-    .await
+    Ok(())
 }
 
 fn all_workloads() -> Vec<String> {
@@ -275,23 +245,22 @@ fn all_workloads() -> Vec<String> {
     w
 }
 
-async fn run(port: u16, workloads: Vec<String>, props: Properties) -> Result<()> {
+async fn run(port: u16, workloads: Vec<String>, props: Properties, scale: f64) -> Result<()> {
     let communicator = Communicator::with_properties(props);
     let proxy =
         |id: &str| communicator.string_to_proxy(&format!("{id}:tcp -h 127.0.0.1 -p {port}"));
     let c = Ctx {
-        a: proxy("a")?,
-        t: proxy("t")?,
-        m: proxy("m")?,
+        a: LatencyPrx::unchecked_cast(proxy("a")?),
+        t: ThroughputPrx::unchecked_cast(proxy("t")?),
+        m: MessagesPrx::unchecked_cast(proxy("m")?),
+        scale,
     };
     for w in workloads {
         match w.as_str() {
             "latency" => latency(&c).await?,
             "oneway" => oneway(&c, false).await?,
             "batch" => oneway(&c, true).await?,
-            "shutdown" => {
-                c.t.invoke("shutdown", NORMAL, c.t.empty_params()).await?;
-            }
+            "shutdown" => c.t.shutdown().await?,
             w if w.starts_with("codac_") => codac(&c, w).await?,
             w => throughput(&c, w).await?,
         }
@@ -326,12 +295,13 @@ fn main() {
     if props.get("Ice.MessageSizeMax").is_none() {
         props.set("Ice.MessageSizeMax", "102400");
     }
+    let scale = bench_scale();
     let rt = build_runtime(current_thread);
     // On the multi-thread runtime the workload runs as a spawned task, on a
     // worker thread: replies then wake it on the worker that read them
     // instead of unparking the main thread that `block_on` runs on.
     let result = rt.block_on(async move {
-        tokio::spawn(run(port, workloads, props))
+        tokio::spawn(run(port, workloads, props, scale))
             .await
             .unwrap_or_else(|e| Err(floe::runtime::Error::Initialization(e.to_string())))
     });

@@ -3,151 +3,100 @@
 //! (Messages) on `tcp -h 127.0.0.1 -p PORT`, prints `Bench ready` once
 //! listening, and exits on `Throughput::shutdown` or SIGINT/SIGTERM.
 
-// The workload is specified as {"hello", 3.14}, not PI.
-#![allow(clippy::approx_constant)]
-
 #[path = "bench_common/mod.rs"]
 mod bench_common;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use bench_common::*;
 use bytes::Bytes;
-use floe::runtime::{
-    Communicator, Current, Dispatch, DispatchError, DispatchResult, Identity, Properties, Servant,
-};
-use floe::wire::{Decoder, Encapsulation};
+use floe::runtime::{Communicator, Current, DispatchError, Identity, Properties};
 
-struct Latency;
+/// The result type of servant operations.
+type Dispatched<T> = Result<T, DispatchError>;
 
-impl Servant for Latency {
-    fn dispatch(self: Arc<Self>, current: Current, _params: Encapsulation) -> Dispatch {
-        Dispatch::ready(match current.operation.as_str() {
-            "o" => Ok(current.empty_reply()),
-            _ => Err(not_exist(&current)),
-        })
-    }
-    fn ice_id(&self) -> &str {
-        "::Bench::Latency"
-    }
-    fn ice_ids(&self) -> &[&str] {
-        &["::Bench::Latency", "::Ice::Object"]
+struct LatencyI;
+
+impl Latency for LatencyI {
+    async fn o(&self, _: &Current) -> Dispatched<()> {
+        Ok(())
     }
 }
 
-fn not_exist(_current: &Current) -> DispatchError {
-    DispatchError::operation_not_exist()
-}
-
-/// Throughput keeps the reply encapsulations it already built, keyed by
-/// request size, so `recv*` replies are zero-copy clones.
-struct Throughput {
+/// The last sequence built for each `recv*` operation, keyed by its
+/// requested length; replies are copies of it (as in the C++ server).
+struct ThroughputI {
     communicator: Communicator,
-    replies: Mutex<HashMap<(u8, i32), Bytes>>,
+    bytes: Mutex<(i32, Bytes)>,
+    fixed: Mutex<(i32, Vec<Fixed>)>,
+    strdbl: Mutex<(i32, Vec<StringDouble>)>,
 }
 
-impl Throughput {
-    fn cached(&self, current: &Current, kind: u8, n: i32) -> Bytes {
-        let mut map = self.replies.lock().unwrap_or_else(|p| p.into_inner());
-        map.entry((kind, n))
-            .or_insert_with(|| {
-                let n = n.max(0) as usize;
-                current.encode_reply(|enc| match kind {
-                    0 => enc.write_byte_seq(&pattern(n)),
-                    1 => write_fixed_seq(
-                        enc,
-                        &(0..n)
-                            .map(|i| Fixed {
-                                i: i as i32,
-                                j: 2 * i as i32,
-                                d: i as f64 * 0.5,
-                            })
-                            .collect::<Vec<_>>(),
-                    ),
-                    _ => write_string_double_seq(
-                        enc,
-                        &vec![
-                            StringDouble {
-                                s: "hello".into(),
-                                d: 3.14,
-                            };
-                            n
-                        ],
-                    ),
-                })
-            })
-            .clone()
+/// The cached value in `slot` if it was built for `n`, else `make(n)`,
+/// cached.
+fn cached<T: Clone>(slot: &Mutex<(i32, T)>, n: i32, make: impl FnOnce(usize) -> T) -> T {
+    let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+    if slot.0 != n {
+        *slot = (n, make(n.max(0) as usize));
     }
+    slot.1.clone()
+}
 
-    fn run(&self, current: &Current, params: Encapsulation) -> DispatchResult {
-        let mut dec = Decoder::from_encapsulation(params)?;
-        match current.operation.as_str() {
-            "sendByteSeq" => {
-                let seq = dec.read_byte_seq()?;
-                std::hint::black_box(seq);
-                Ok(current.empty_reply())
-            }
-            "recvByteSeq" => Ok(self.cached(current, 0, dec.read_i32()?)),
-            "sendFixedSeq" => {
-                std::hint::black_box(read_fixed_seq(&mut dec)?);
-                Ok(current.empty_reply())
-            }
-            "recvFixedSeq" => Ok(self.cached(current, 1, dec.read_i32()?)),
-            "sendStringDoubleSeq" => {
-                std::hint::black_box(read_string_double_seq(&mut dec)?);
-                Ok(current.empty_reply())
-            }
-            "recvStringDoubleSeq" => Ok(self.cached(current, 2, dec.read_i32()?)),
-            "shutdown" => {
-                self.communicator.shutdown();
-                Ok(current.empty_reply())
-            }
-            _ => Err(not_exist(current)),
-        }
+impl Throughput for ThroughputI {
+    async fn send_byte_seq(&self, seq: Bytes, _: &Current) -> Dispatched<()> {
+        std::hint::black_box(seq);
+        Ok(())
+    }
+    async fn recv_byte_seq(&self, size: i32, _: &Current) -> Dispatched<Bytes> {
+        Ok(cached(&self.bytes, size, pattern))
+    }
+    async fn send_fixed_seq(&self, seq: Vec<Fixed>, _: &Current) -> Dispatched<()> {
+        std::hint::black_box(seq);
+        Ok(())
+    }
+    async fn recv_fixed_seq(&self, count: i32, _: &Current) -> Dispatched<Vec<Fixed>> {
+        Ok(cached(&self.fixed, count, make_fixed_seq))
+    }
+    async fn send_string_double_seq(&self, seq: Vec<StringDouble>, _: &Current) -> Dispatched<()> {
+        std::hint::black_box(seq);
+        Ok(())
+    }
+    async fn recv_string_double_seq(
+        &self,
+        count: i32,
+        _: &Current,
+    ) -> Dispatched<Vec<StringDouble>> {
+        Ok(cached(&self.strdbl, count, make_string_double_seq))
+    }
+    async fn shutdown(&self, _: &Current) -> Dispatched<()> {
+        self.communicator.shutdown();
+        Ok(())
     }
 }
 
-impl Servant for Throughput {
-    fn dispatch(self: Arc<Self>, current: Current, params: Encapsulation) -> Dispatch {
-        Dispatch::ready(self.run(&current, params))
-    }
-    fn ice_id(&self) -> &str {
-        "::Bench::Throughput"
-    }
-    fn ice_ids(&self) -> &[&str] {
-        &["::Bench::Throughput", "::Ice::Object"]
-    }
-}
+struct MessagesI;
 
-struct Messages;
-
-impl Messages {
-    fn run(current: &Current, params: Encapsulation) -> DispatchResult {
-        let mut dec = Decoder::from_encapsulation(params)?;
-        let n = match current.operation.as_str() {
-            "publishBytesOneWay" | "publishBytesTwoWay" => dec.read_byte_seq()?.len(),
-            "publishFloatsOneWay" | "publishFloatsTwoWay" => read_float_seq(&mut dec)?.len(),
-            "publishDataOneWay" | "publishDataTwoWay" => read_data_message(&mut dec)?.signals.len(),
-            _ => return Err(not_exist(current)),
-        };
-        if current.operation.ends_with("TwoWay") {
-            Ok(current.encode_reply(|e| e.write_i32(n as i32)))
-        } else {
-            Ok(current.empty_reply())
-        }
+impl Messages for MessagesI {
+    async fn publish_bytes_one_way(&self, message: Bytes, _: &Current) -> Dispatched<()> {
+        std::hint::black_box(message);
+        Ok(())
     }
-}
-
-impl Servant for Messages {
-    fn dispatch(self: Arc<Self>, current: Current, params: Encapsulation) -> Dispatch {
-        Dispatch::ready(Self::run(&current, params))
+    async fn publish_bytes_two_way(&self, message: Bytes, _: &Current) -> Dispatched<i32> {
+        Ok(message.len() as i32)
     }
-    fn ice_id(&self) -> &str {
-        "::Bench::Messages"
+    async fn publish_floats_one_way(&self, message: Vec<f32>, _: &Current) -> Dispatched<()> {
+        std::hint::black_box(message);
+        Ok(())
     }
-    fn ice_ids(&self) -> &[&str] {
-        &["::Bench::Messages", "::Ice::Object"]
+    async fn publish_floats_two_way(&self, message: Vec<f32>, _: &Current) -> Dispatched<i32> {
+        Ok(message.len() as i32)
+    }
+    async fn publish_data_one_way(&self, message: DataMessage, _: &Current) -> Dispatched<()> {
+        std::hint::black_box(message);
+        Ok(())
+    }
+    async fn publish_data_two_way(&self, message: DataMessage, _: &Current) -> Dispatched<i32> {
+        Ok(message.signals.len() as i32)
     }
 }
 
@@ -177,14 +126,18 @@ fn main() {
                 eprintln!("bench_server: {e}");
                 std::process::exit(1)
             });
-        let t = Arc::new(Throughput {
+        let t = ThroughputDispatcher::new(ThroughputI {
             communicator: communicator.clone(),
-            replies: Mutex::new(HashMap::new()),
+            bytes: Mutex::new((-1, Bytes::new())),
+            fixed: Mutex::new((-1, Vec::new())),
+            strdbl: Mutex::new((-1, Vec::new())),
         });
         let ok = adapter
-            .add(Identity::from_name("a"), Arc::new(Latency))
+            .add(Identity::from_name("a"), LatencyDispatcher::new(LatencyI))
             .and_then(|_| adapter.add(Identity::from_name("t"), t))
-            .and_then(|_| adapter.add(Identity::from_name("m"), Arc::new(Messages)));
+            .and_then(|_| {
+                adapter.add(Identity::from_name("m"), MessagesDispatcher::new(MessagesI))
+            });
         if let Err(e) = ok {
             eprintln!("bench_server: {e}");
             std::process::exit(1)
