@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 use bytes::Bytes;
+use floe::wire::{Decoder, Encoder, Result};
 
 floe::slice!("benches/Bench.ice");
 
@@ -35,6 +36,39 @@ pub fn bench_scale() -> f64 {
 /// `n` scaled by `scale`, at least 1.
 pub fn scaled(n: usize, scale: f64) -> usize {
     ((n as f64 * scale).round() as usize).max(1)
+}
+
+// Encoders and decoders used by the criterion benches (benches/), through
+// the generated `Encode`/`Decode` impls.
+
+/// Writes a `FixedSeq`.
+pub fn write_fixed_seq(enc: &mut Encoder, v: &[Fixed]) {
+    enc.write(v);
+}
+
+/// Reads a `FixedSeq`.
+pub fn read_fixed_seq(dec: &mut Decoder) -> Result<Vec<Fixed>> {
+    dec.read()
+}
+
+/// Writes a `StringDoubleSeq`.
+pub fn write_string_double_seq(enc: &mut Encoder, v: &[StringDouble]) {
+    enc.write(v);
+}
+
+/// Reads a `StringDoubleSeq`.
+pub fn read_string_double_seq(dec: &mut Decoder) -> Result<Vec<StringDouble>> {
+    dec.read()
+}
+
+/// Writes a `DataMessage`.
+pub fn write_data_message(enc: &mut Encoder, m: &DataMessage) {
+    enc.write(m);
+}
+
+/// Reads a `DataMessage`.
+pub fn read_data_message(dec: &mut Decoder) -> Result<DataMessage> {
+    dec.read()
 }
 
 /// The `Fixed` sequence sent and returned by the fixed-size workloads.
