@@ -18,10 +18,12 @@
 //! - [`dispatch`]: transport-free requests and replies; [`topic_manager`],
 //!   [`topic`], [`finder`] and [`publisher`] are the servants over them.
 //! - [`instance`] (shared state) and [`broker`] ([`Broker`]: load, restore, route).
+//! - [`admin`]: `floe-storm admin`, an `icestormadmin` work-alike.
 //! - [`server`]: the broker on floe-runtime (adapters, servants, proxy sinks);
 //!   `src/bin/floe-storm.rs` is a thin command line around [`server::run`].
 #![warn(missing_docs)]
 
+pub mod admin;
 pub mod broker;
 pub mod config;
 pub mod dispatch;

@@ -4,6 +4,9 @@
 //! floe-storm [--Ice.Config=FILE] [--IceStorm.Name=value ...] [--data-dir DIR]
 //! ```
 //!
+//! `floe-storm admin [--IceStormAdmin.Name=value ...] [-e COMMANDS]...` is an
+//! `icestormadmin` work-alike (commands from `-e`, else from stdin).
+//!
 //! Prints `floe-storm ready TopicManager=<proxy> Publish=<endpoints>` on
 //! stdout once both adapters accept connections; stops gracefully on
 //! SIGINT or SIGTERM.
@@ -27,6 +30,70 @@ struct Cli {
     /// Database directory (overrides IceStorm.LMDB.Path; default ./floe-storm-data).
     #[arg(long)]
     data_dir: Option<PathBuf>,
+    /// A subcommand (none: run the broker).
+    #[command(subcommand)]
+    command: Option<Sub>,
+}
+
+/// Subcommands.
+#[derive(clap::Subcommand, Debug)]
+enum Sub {
+    /// Administer IceStorm topic managers as `icestormadmin` does.
+    Admin {
+        /// Commands to run (`;`-separated); without any, read from stdin.
+        #[arg(short = 'e')]
+        commands: Vec<String>,
+    },
+}
+
+/// `floe-storm admin`: exit code 0, or 1 when a command failed.
+fn admin(properties: Properties, commands: Vec<String>) -> std::process::ExitCode {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let ok = rt.block_on(async move {
+        let comm = Communicator::with_properties(properties);
+        let (managers, current) = match floe_storm::admin::discover(&comm).await {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return false;
+            }
+        };
+        let mut session = floe_storm::admin::Admin::new(
+            comm.clone(),
+            managers,
+            current,
+            std::io::stdout(),
+            std::io::stderr(),
+        );
+        if commands.is_empty() {
+            let mut text = String::new();
+            let _ = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text);
+            session.run(&floe_storm::admin::split_commands(&text)).await;
+        } else {
+            for c in &commands {
+                if !session.run(&floe_storm::admin::split_commands(c)).await {
+                    break;
+                }
+            }
+        }
+        let failed = session.failed();
+        comm.destroy().await;
+        !failed
+    });
+    if ok {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::FAILURE
+    }
 }
 
 async fn shutdown_signal() {
@@ -55,10 +122,12 @@ async fn shutdown_signal() {
 }
 
 fn main() -> std::process::ExitCode {
+    let is_admin = std::env::args().any(|a| a == "admin");
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new(if is_admin { "error" } else { "info" })
+            }),
         )
         .with_writer(std::io::stderr)
         .init();
@@ -71,6 +140,9 @@ fn main() -> std::process::ExitCode {
         }
     };
     let cli = Cli::parse_from(args);
+    if let Some(Sub::Admin { commands }) = cli.command {
+        return admin(properties, commands);
+    }
     let map: HashMap<String, String> = properties.with_prefix("").into_iter().collect();
     let mut config = match StormConfig::from_properties(&map) {
         Ok(c) => c,
