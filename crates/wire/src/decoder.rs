@@ -304,9 +304,17 @@ impl Decoder {
     pub fn read_string(&mut self) -> Result<String> {
         let n = self.read_size()?;
         self.need(n)?;
-        let s = std::str::from_utf8(&self.buf[..n])
-            .map_err(|e| Error::marshal(format!("string is not valid UTF-8: {e}")))?
-            .to_owned();
+        let bytes = &self.buf[..n];
+        // Nearly all strings on the wire are ASCII: checking that is a
+        // word-at-a-time scan, much cheaper than full UTF-8 validation.
+        let s = if bytes.is_ascii() {
+            // SAFETY: ASCII bytes are valid UTF-8.
+            unsafe { std::str::from_utf8_unchecked(bytes) }
+        } else {
+            std::str::from_utf8(bytes)
+                .map_err(|e| Error::marshal(format!("string is not valid UTF-8: {e}")))?
+        }
+        .to_owned();
         self.buf.advance(n);
         Ok(s)
     }
@@ -494,5 +502,32 @@ impl Decoder {
             return Err(Error::out_of_bounds(n.max(0) as usize, self.remaining()));
         }
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dec(bytes: &[u8]) -> Decoder {
+        Decoder::new(Bytes::copy_from_slice(bytes))
+    }
+
+    #[test]
+    fn read_string_ascii_and_utf8() {
+        assert_eq!(dec(b"\x05hello").read_string().unwrap(), "hello");
+        assert_eq!(dec(b"\x00").read_string().unwrap(), "");
+        let mut d = dec("\x06h\u{e9}llo".as_bytes());
+        assert_eq!(d.read_string().unwrap(), "h\u{e9}llo");
+        assert!(d.read_u8().is_err());
+    }
+
+    #[test]
+    fn read_string_rejects_invalid_utf8_without_consuming() {
+        let mut d = dec(b"\x03a\xffb");
+        let e = d.read_string().unwrap_err();
+        assert!(e.to_string().contains("not valid UTF-8"), "{e}");
+        // A truncated string is an error too, not a panic.
+        assert!(dec(b"\x09abc").read_string().is_err());
     }
 }

@@ -90,8 +90,17 @@ pub(crate) struct AcmMonitor {
     /// loop iteration of the connection task (that would cost a timer-wheel
     /// insertion per frame).
     timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
-    /// Last time a frame was read.
+    /// Latest time known to be after the last read: the monitor run that
+    /// first saw the read (see `read_seen`).
     last_read: Instant,
+    /// Earliest time the last read may have happened: the monitor run before
+    /// the one that saw it.
+    last_read_low: Instant,
+    /// The previous monitor run.
+    last_check: Instant,
+    /// Set on every read, turned into `last_read` by the next monitor run;
+    /// reading the clock per frame would cost more than the whole check.
+    read_seen: bool,
     /// Last heartbeat we sent.
     last_beat: Instant,
 }
@@ -105,16 +114,16 @@ impl AcmMonitor {
                 .map(|t| Box::pin(tokio::time::sleep_until(now + t / 2))),
             config,
             last_read: now,
+            last_read_low: now,
+            last_check: now,
+            read_seen: false,
             last_beat: now,
         }
     }
 
-    /// Records that bytes were read (only when ACM is on: it costs a clock
-    /// read).
+    /// Records that bytes were read (a flag: no clock read per frame).
     pub(crate) fn read(&mut self) {
-        if self.timer.is_some() {
-            self.last_read = Instant::now();
-        }
+        self.read_seen = true;
     }
 
     /// Completes at the next monitor run (never when ACM is off).
@@ -133,11 +142,19 @@ impl AcmMonitor {
         if let Some(t) = &mut self.timer {
             t.as_mut().reset(now + timeout / 2);
         }
+        if std::mem::take(&mut self.read_seen) {
+            // The read happened between the previous run and this one.
+            self.last_read_low = self.last_check;
+            self.last_read = now;
+        }
+        self.last_check = now;
         let last_write = Instant::from_std(conn.writer.last_write());
         let last_activity = self.last_read.max(last_write);
         // Ice's rule: a heartbeat when nothing (heartbeats included) went
-        // over the connection for Timeout/4.
-        let quiet = now.duration_since(last_activity.max(self.last_beat));
+        // over the connection for Timeout/4. The earliest time the last read
+        // may have happened is used here, so a heartbeat is never late
+        // (at worst one more is sent)...
+        let quiet = now.duration_since(self.last_read_low.max(last_write).max(self.last_beat));
         let send_heartbeat = match self.config.heartbeat {
             AcmHeartbeat::Always => true,
             AcmHeartbeat::OnIdle => quiet >= timeout / 4,
@@ -150,8 +167,11 @@ impl AcmMonitor {
                 .send_uncounted(&mut [Bytes::from_static(&VALIDATE_CONNECTION)]);
             self.last_beat = now;
         }
-        // Idle means no request or reply traffic; our own heartbeats do not
-        // count.
+        // ...and the latest one for idle close, so a connection is never
+        // closed early: as with Ice's monitor, which runs every Timeout/2,
+        // it closes between Timeout and 1.5 × Timeout after the last
+        // traffic. Idle means no request or reply traffic; our own
+        // heartbeats do not count.
         let silent = now.duration_since(last_activity);
         if silent < timeout {
             return None;

@@ -819,6 +819,15 @@ async fn run(conn: Arc<ConnectionInner>) {
     let mut close_sent = false;
     let mut close_deadline: Option<tokio::time::Instant> = None;
     let max = conn.config.message_size_max;
+    // Both wake-ups stay registered across loop passes and are re-armed
+    // only after they fired: creating `notified()` futures per pass costs a
+    // waiter registration and removal per frame.
+    let queued = conn.writer.queued_notify().notified();
+    tokio::pin!(queued);
+    queued.as_mut().enable();
+    let close_requested = conn.close_requested.notified();
+    tokio::pin!(close_requested);
+    close_requested.as_mut().enable();
     let end: Error = loop {
         let state = conn.state.load(Ordering::Acquire);
         if state == CLOSED {
@@ -852,17 +861,27 @@ async fn run(conn: Arc<ConnectionInner>) {
         let can_read = dispatches.len() < conn.config.max_dispatches
             && conn.writer.queued_bytes() < WRITE_HIGH_WATER;
         let deadline = close_deadline;
+        let has_queued = conn.writer.has_queued();
         tokio::select! {
             biased;
             Some((rid, compress, result, frame)) = dispatches.next(), if !dispatches.is_empty() => {
                 conn.send_reply(rid, compress, fill_failed(result, frame.as_ref()));
             }
-            r = conn.writer.flush_queued(conn.config.write_timeout) => {
+            r = conn.writer.flush_queued(conn.config.write_timeout), if has_queued => {
                 if let Err(e) = r {
                     break e;
                 }
             }
-            _ = conn.close_requested.notified() => {}
+            // Armed before `has_queued` was read, so a frame queued since
+            // then wakes it.
+            _ = &mut queued, if !has_queued => {
+                queued.set(conn.writer.queued_notify().notified());
+                queued.as_mut().enable();
+            }
+            _ = &mut close_requested => {
+                close_requested.set(conn.close_requested.notified());
+                close_requested.as_mut().enable();
+            }
             r = conn.stream.readable(), if can_read => {
                 if let Err(e) = r {
                     break Error::from_io(&e);

@@ -135,6 +135,13 @@ impl Writer {
         Ok(())
     }
 
+    /// Notified whenever something is queued (one permit per
+    /// [`Notify::notify_one`]); the connection task keeps one `notified()`
+    /// future armed across its loop instead of creating one per pass.
+    pub(crate) fn queued_notify(&self) -> &Notify {
+        &self.queued
+    }
+
     /// Whether bytes are waiting to be written.
     pub(crate) fn has_queued(&self) -> bool {
         !self.lock().queue.is_empty()
