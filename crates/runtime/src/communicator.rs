@@ -104,6 +104,7 @@ pub(crate) fn connection_config(
             let t = props.get_int_or("Ice.Default.Timeout", 60_000);
             (t > 0).then(|| Duration::from_millis(t as u64))
         },
+        trace: crate::trace::TraceLevels::from_properties(props),
     }
 }
 

@@ -51,6 +51,7 @@ pub mod object_adapter;
 pub mod properties;
 pub mod proxy;
 pub mod servant;
+pub mod trace;
 
 pub use communicator::Communicator;
 pub use connection::acm::{AcmClose, AcmConfig, AcmHeartbeat};

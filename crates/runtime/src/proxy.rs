@@ -448,7 +448,18 @@ impl Proxy {
                 return Err(err);
             };
             attempt += 1;
-            tracing::debug!(operation, attempt, "retrying after: {err}");
+            let trace_retry = self
+                .communicator()
+                .map(|c| c.properties().get_int_or("Ice.Trace.Retry", 0) >= 1)
+                .unwrap_or(false);
+            crate::trace::event_if!(
+                trace_retry,
+                info,
+                debug,
+                operation,
+                attempt,
+                "retrying after: {err}"
+            );
             if !interval.is_zero() {
                 tokio::time::sleep(interval).await;
             }

@@ -47,6 +47,7 @@ use crate::current::Current;
 use crate::error::{Error, Result};
 use crate::object_adapter::ObjectAdapter;
 use crate::servant::{Dispatch, DispatchError, DispatchResult};
+use crate::trace::{event_if, TraceLevels};
 use acm::{AcmConfig, AcmMonitor};
 use request_table::{PendingGuard, RequestTable};
 use writer::Writer;
@@ -79,6 +80,8 @@ pub(crate) struct ConnectionConfig {
     /// How long a blocked write may make no progress before the connection
     /// is dropped with `TimeoutException` (`Ice.Default.Timeout`).
     pub(crate) write_timeout: Option<Duration>,
+    /// `Ice.Trace.*` / `Ice.Warn.*` levels.
+    pub(crate) trace: TraceLevels,
 }
 
 /// What is known about a connection's endpoints.
@@ -194,7 +197,7 @@ impl Connection {
             adapter_name: String::new(),
             connection_id,
         };
-        tracing::debug!(remote = ?info.remote, "connection established");
+        event_if!(config.trace.network >= 1, info, debug, remote = ?info.remote, "connection established");
         Self::start(stream, info, config, None, false)
     }
 
@@ -215,7 +218,14 @@ impl Connection {
             adapter_name: adapter.name().to_string(),
             connection_id: String::new(),
         };
-        tracing::debug!(remote = ?info.remote, adapter = adapter.name(), "connection accepted");
+        event_if!(
+            config.trace.network >= 1,
+            info,
+            debug,
+            remote = ?info.remote,
+            adapter = adapter.name(),
+            "connection accepted"
+        );
         Self::start(stream, info, config, Some(adapter), true)
     }
 
@@ -504,7 +514,10 @@ impl ConnectionInner {
     /// Handles one whole frame.
     fn handle_frame(self: &Arc<Self>, frame: Bytes, dispatches: &mut DispatchSet) -> Result<()> {
         let header = Header::parse(&frame, 0)?;
-        tracing::trace!(
+        event_if!(
+            self.config.trace.protocol >= 1,
+            info,
+            trace,
             remote = ?self.info.remote,
             kind = ?header.message_type,
             compression = header.compression as u8,
@@ -672,7 +685,12 @@ impl ConnectionInner {
     fn send_reply(&self, rid: i32, compress: bool, result: DispatchResult) {
         if rid == 0 {
             if let Err(e) = result {
-                tracing::debug!("oneway dispatch failed: {e}");
+                event_if!(
+                    self.config.trace.warn_dispatch,
+                    warn,
+                    debug,
+                    "oneway dispatch failed: {e}"
+                );
             }
             return;
         }
@@ -919,12 +937,18 @@ async fn run(conn: Arc<ConnectionInner>) {
     };
     match &end {
         Error::CloseConnection | Error::ConnectionManuallyClosed => {
-            tracing::debug!(remote = ?conn.info.remote, "connection closed: {end}")
+            event_if!(conn.config.trace.network >= 1, info, debug, remote = ?conn.info.remote, "connection closed: {end}")
         }
         Error::Protocol(e) => {
             tracing::warn!(remote = ?conn.info.remote, "closing connection after protocol error: {e}")
         }
-        e => tracing::debug!(remote = ?conn.info.remote, "connection ended: {e}"),
+        e => event_if!(
+            conn.config.trace.warn_connections,
+            warn,
+            debug,
+            remote = ?conn.info.remote,
+            "connection ended: {e}"
+        ),
     }
     conn.terminate(end);
 }
