@@ -95,6 +95,9 @@ pub(crate) struct AdapterInner {
     tasks: Mutex<Vec<JoinHandle<()>>>,
     connections: Mutex<Vec<Connection>>,
     state: AtomicU8,
+    /// `true` while the adapter is holding (before `activate`, or after
+    /// `hold`): accept loops and held dispatches wait on it.
+    held: watch::Sender<bool>,
     deactivated: watch::Sender<bool>,
     pub(crate) config: ConnectionConfig,
 }
@@ -161,6 +164,7 @@ impl ObjectAdapter {
                 .collect()
         });
         let (deactivated, _) = watch::channel(false);
+        let (held, _) = watch::channel(true);
         Ok(ObjectAdapter {
             inner: Arc::new(AdapterInner {
                 name: name.to_string(),
@@ -173,6 +177,7 @@ impl ObjectAdapter {
                 tasks: Mutex::new(Vec::new()),
                 connections: Mutex::new(Vec::new()),
                 state: AtomicU8::new(HOLDING),
+                held,
                 deactivated,
                 config,
             }),
@@ -207,8 +212,8 @@ impl ObjectAdapter {
             .ok_or(Error::CommunicatorDestroyed)
     }
 
-    /// Starts accepting connections (and datagrams). Must be called inside a
-    /// tokio runtime.
+    /// Starts accepting connections (and datagrams), or resumes after
+    /// [`ObjectAdapter::hold`]. Must be called inside a tokio runtime.
     pub fn activate(&self) {
         if self
             .inner
@@ -218,6 +223,7 @@ impl ObjectAdapter {
         {
             return;
         }
+        self.inner.held.send_replace(false);
         let listeners = std::mem::take(&mut *lock(&self.inner.listeners));
         let udp = std::mem::take(&mut *lock(&self.inner.udp));
         let mut tasks = lock(&self.inner.tasks);
@@ -229,6 +235,42 @@ impl ObjectAdapter {
             let adapter = self.clone();
             tasks.push(tokio::spawn(datagram::receive_loop(socket, adapter)));
         }
+    }
+
+    /// Holds the adapter, as Ice's `hold()`: no new connection is accepted
+    /// (clients wait in the listen backlog) and requests that arrive on
+    /// existing connections are not dispatched until [`ObjectAdapter::activate`];
+    /// dispatches already running finish. Held requests count towards each
+    /// connection's dispatch limit, so a connection stops reading when it is
+    /// full. Does nothing unless the adapter is active.
+    pub fn hold(&self) {
+        if self
+            .inner
+            .state
+            .compare_exchange(ACTIVE, HOLDING, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            self.inner.held.send_replace(true);
+        }
+    }
+
+    /// Whether the adapter is holding (created and not yet activated, or
+    /// held with [`ObjectAdapter::hold`]).
+    pub fn is_holding(&self) -> bool {
+        self.inner.state.load(Ordering::Acquire) == HOLDING
+    }
+
+    /// Waits until the adapter is held.
+    async fn wait_until_held(&self) {
+        let mut rx = self.inner.held.subscribe();
+        let _ = rx.wait_for(|held| *held).await;
+    }
+
+    /// Waits until the adapter is not holding (active or deactivating).
+    pub(crate) async fn wait_until_released(&self) {
+        let mut rx = self.inner.held.subscribe();
+        // The sender lives as long as `self`, so this cannot fail.
+        let _ = rx.wait_for(|held| !*held).await;
     }
 
     /// Whether the adapter is active (not holding, not deactivated).
@@ -378,6 +420,8 @@ impl ObjectAdapter {
             self.wait_for_deactivate().await;
             return;
         }
+        // Held dispatches run now so that the graceful close can drain them.
+        self.inner.held.send_replace(false);
         for t in lock(&self.inner.tasks).drain(..) {
             t.abort();
         }
@@ -412,9 +456,16 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 async fn accept_loop(listener: TcpListener, adapter: ObjectAdapter) {
     loop {
-        match listener.accept().await {
+        // While held, leave new clients in the listen backlog (Ice's hold).
+        adapter.wait_until_released().await;
+        // `accept` is cancel-safe: a `hold` while it waits stops accepting.
+        let accepted = tokio::select! {
+            r = listener.accept() => r,
+            _ = adapter.wait_until_held() => continue,
+        };
+        match accepted {
             Ok((stream, _)) => {
-                if !adapter.is_active() {
+                if !adapter.is_active() && !adapter.is_holding() {
                     continue;
                 }
                 match Connection::accept(stream, adapter.clone(), adapter.inner.config.clone()) {

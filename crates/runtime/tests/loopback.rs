@@ -526,3 +526,35 @@ async fn connection_ids_and_message_size_max() {
     c.destroy().await;
     s.communicator.destroy().await;
 }
+
+/// `ObjectAdapter::hold`: requests on an existing connection are not
+/// dispatched, new connections are not accepted, until `activate`.
+#[tokio::test]
+async fn hold_defers_dispatch_until_activate() {
+    let s = server(Properties::new()).await;
+    let (c, p) = client_proxy(&s, Properties::new());
+    p.ice_ping().await.unwrap();
+    let before = s.servant.calls.load(Ordering::SeqCst);
+
+    s.adapter.hold();
+    assert!(s.adapter.is_holding());
+    let call = tokio::spawn({
+        let p = p.clone();
+        async move { p.invoke("o", OperationMode::Normal, p.empty_params()).await }
+    });
+    // A second client must not get a connection while the adapter holds.
+    let (c2, p2) = client_proxy(&s, Properties::new());
+    let fresh = tokio::spawn(async move { p2.ice_ping().await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!call.is_finished(), "a held adapter dispatched a request");
+    assert!(!fresh.is_finished(), "a held adapter accepted a connection");
+    assert_eq!(s.servant.calls.load(Ordering::SeqCst), before);
+
+    s.adapter.activate();
+    call.await.unwrap().unwrap();
+    fresh.await.unwrap().unwrap();
+    assert_eq!(s.servant.calls.load(Ordering::SeqCst), before + 1);
+    c.destroy().await;
+    c2.destroy().await;
+    s.communicator.destroy().await;
+}

@@ -637,6 +637,27 @@ impl ConnectionInner {
             request_id: rid,
             encoding,
         };
+        if current.adapter.is_holding() {
+            // ObjectAdapter::hold: the request (built-ins included) waits in
+            // this connection's dispatch set until the adapter is activated.
+            let adapter = current.adapter.clone();
+            let params = request.params;
+            let held = Dispatch::future(async move {
+                adapter.wait_until_released().await;
+                if current.operation.starts_with("ice_") && !servant.handles_builtins() {
+                    if let Some(result) = builtin(&*servant, &current, &params) {
+                        return result;
+                    }
+                }
+                match servant.dispatch(current, params) {
+                    Dispatch::Ready(result) => result,
+                    Dispatch::Pending(fut) => fut.await,
+                }
+            });
+            let frame = if rid != 0 { frame.cloned() } else { None };
+            self.run_dispatch(held, rid, compress, dispatches, frame);
+            return;
+        }
         if current.operation.starts_with("ice_") && !servant.handles_builtins() {
             if let Some(result) = builtin(&*servant, &current, &request.params) {
                 self.send_reply(rid, compress, result);
