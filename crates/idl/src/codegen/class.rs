@@ -10,7 +10,7 @@ use quote::quote;
 
 use super::ident::{field_ident, type_ident};
 use super::{codegen_path, Gen};
-use crate::model::{Class, DefKind, Definition};
+use crate::model::{Class, DataMember, DefId, DefKind, Definition, ModuleId};
 
 impl Gen<'_> {
     /// The type ids of a class or exception and its bases, most-derived
@@ -33,26 +33,34 @@ impl Gen<'_> {
         ids
     }
 
-    pub(crate) fn class_def(&self, def: &Definition, k: &Class) -> TokenStream {
-        let c = codegen_path();
-        let name = type_ident(&def.name);
-        let from = Some(def.module);
-        let doc = self.doc(def.doc.as_ref(), &format!("Slice class `{}`.", def.scoped));
-        let scoped = &def.scoped;
-        let base_field = k.base.map(|b| {
+    /// The fields of a class or exception struct (the embedded `base`,
+    /// then the members) and its `Default`: a hand-written impl when a
+    /// member has a Slice default, otherwise `#[derive(Default)]`.
+    pub(crate) fn slice_members(
+        &self,
+        name: &proc_macro2::Ident,
+        from: Option<ModuleId>,
+        base: Option<DefId>,
+        members: &[DataMember],
+        base_doc: &str,
+    ) -> SliceMembers {
+        let base_field = base.map(|b| {
             let p = self.path_to(from, b, "");
-            quote!(/// The base class's members.
+            quote!(#[doc = #base_doc]
                 pub base: #p,)
         });
-        let fields = k.members.iter().map(|m| {
-            let f = field_ident(&m.name);
-            let t = self.member_type(from, m);
-            let doc = self.doc(m.doc.as_ref(), &format!("Slice member `{}`.", m.name));
-            quote!(#doc pub #f: #t,)
-        });
-        let has_defaults = k.members.iter().any(|m| m.default.is_some());
+        let fields = members
+            .iter()
+            .map(|m| {
+                let f = field_ident(&m.name);
+                let t = self.member_type(from, m);
+                let doc = self.doc(m.doc.as_ref(), &format!("Slice member `{}`.", m.name));
+                quote!(#doc pub #f: #t,)
+            })
+            .collect();
+        let has_defaults = members.iter().any(|m| m.default.is_some());
         let default_impl = if has_defaults {
-            let inits = k.members.iter().map(|m| {
+            let inits = members.iter().map(|m| {
                 let f = field_ident(&m.name);
                 let v = match &m.default {
                     Some(v) => {
@@ -67,9 +75,7 @@ impl Gen<'_> {
                 };
                 quote!(#f: #v,)
             });
-            let base_init = k
-                .base
-                .map(|_| quote!(base: ::core::default::Default::default(),));
+            let base_init = base.map(|_| quote!(base: ::core::default::Default::default(),));
             quote! {
                 impl ::core::default::Default for #name {
                     fn default() -> Self {
@@ -85,6 +91,32 @@ impl Gen<'_> {
         } else {
             quote!(Default,)
         };
+        SliceMembers {
+            base_field,
+            fields,
+            default_impl,
+            derive_default,
+        }
+    }
+
+    pub(crate) fn class_def(&self, def: &Definition, k: &Class) -> TokenStream {
+        let c = codegen_path();
+        let name = type_ident(&def.name);
+        let from = Some(def.module);
+        let doc = self.doc(def.doc.as_ref(), &format!("Slice class `{}`.", def.scoped));
+        let scoped = &def.scoped;
+        let SliceMembers {
+            base_field,
+            fields,
+            default_impl,
+            derive_default,
+        } = self.slice_members(
+            &name,
+            from,
+            k.base,
+            &k.members,
+            " The base class's members.",
+        );
         let compact = match k.compact_id {
             Some(id) => {
                 let id = id as u32;
@@ -157,4 +189,16 @@ impl Gen<'_> {
             }
         }
     }
+}
+
+/// What [`Gen::slice_members`] generates for a class or exception struct.
+pub(crate) struct SliceMembers {
+    /// `pub base: Base,` when there is a base type.
+    pub(crate) base_field: Option<TokenStream>,
+    /// One `pub field: Type,` per member, in declaration order.
+    pub(crate) fields: Vec<TokenStream>,
+    /// A `Default` impl when some member has a Slice default.
+    pub(crate) default_impl: TokenStream,
+    /// `Default,` for the derive list when no member has a Slice default.
+    pub(crate) derive_default: TokenStream,
 }

@@ -6,7 +6,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::ident::{field_ident, type_ident};
+use super::class::SliceMembers;
+use super::ident::type_ident;
 use super::{codegen_path, Gen};
 use crate::model::{Definition, Exception};
 
@@ -20,52 +21,18 @@ impl Gen<'_> {
             &format!("Slice exception `{}`.", def.scoped),
         );
         let scoped = &def.scoped;
-        let base_field = x.base.map(|b| {
-            let p = self.path_to(from, b, "");
-            quote!(/// The base exception's members.
-                pub base: #p,)
-        });
-        let fields = x.members.iter().map(|m| {
-            let f = field_ident(&m.name);
-            let t = self.member_type(from, m);
-            let doc = self.doc(m.doc.as_ref(), &format!("Slice member `{}`.", m.name));
-            quote!(#doc pub #f: #t,)
-        });
-        let has_defaults = x.members.iter().any(|m| m.default.is_some());
-        let default_impl = if has_defaults {
-            let inits = x.members.iter().map(|m| {
-                let f = field_ident(&m.name);
-                let v = match &m.default {
-                    Some(v) => {
-                        let v = self.value_expr(from, m.ty, v, false);
-                        if m.tag.is_some() {
-                            quote!(::core::option::Option::Some(#v))
-                        } else {
-                            v
-                        }
-                    }
-                    None => quote!(::core::default::Default::default()),
-                };
-                quote!(#f: #v,)
-            });
-            let base_init = x
-                .base
-                .map(|_| quote!(base: ::core::default::Default::default(),));
-            quote! {
-                impl ::core::default::Default for #name {
-                    fn default() -> Self {
-                        Self { #base_init #(#inits)* }
-                    }
-                }
-            }
-        } else {
-            TokenStream::new()
-        };
-        let derive_default = if has_defaults {
-            TokenStream::new()
-        } else {
-            quote!(Default,)
-        };
+        let SliceMembers {
+            base_field,
+            fields,
+            default_impl,
+            derive_default,
+        } = self.slice_members(
+            &name,
+            from,
+            x.base,
+            &x.members,
+            " The base exception's members.",
+        );
         let ids = self.slice_chain(def);
         let last = x.base.is_none();
         let writes = self.write_members(&x.members, quote!(self));
