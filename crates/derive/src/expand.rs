@@ -9,7 +9,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
 use crate::ast::{self, Built, DataKind};
-use crate::{attr, fallback};
+use crate::{attr, fallback, inherit};
 
 /// `#[derive(floe::Struct | Enum | Exception | Class)]`.
 pub fn derive(input: syn::DeriveInput, kind: DataKind) -> TokenStream {
@@ -94,8 +94,21 @@ fn slice_type_impl(target: TokenStream, built: &Built) -> TokenStream {
     }
 }
 
-/// `#[floe::interface]`.
-pub fn interface(args: TokenStream, mut item: syn::ItemTrait) -> TokenStream {
+/// `#[floe::interface]`: a trait with base interfaces first collects
+/// their descriptions (see [`inherit`]).
+pub fn interface(args: TokenStream, item: syn::ItemTrait) -> TokenStream {
+    match inherit::base_paths(&item) {
+        Some(bases) if !bases.is_empty() => inherit::start(args, &item, bases),
+        _ => interface_with_bases(args, item, &[]),
+    }
+}
+
+/// `#[floe::interface]` once the base interfaces are known.
+pub fn interface_with_bases(
+    args: TokenStream,
+    mut item: syn::ItemTrait,
+    bases: &[inherit::BaseEntry],
+) -> TokenStream {
     let args_span = proc_macro2::Span::call_site();
     let parsed = if args.is_empty() {
         Ok(attr::Attrs::default())
@@ -104,8 +117,8 @@ pub fn interface(args: TokenStream, mut item: syn::ItemTrait) -> TokenStream {
         attr::parse(&[a], &[attr::MODULE], "`#[floe::interface(...)]`")
     };
     let result = parsed
-        .and_then(|a| ast::from_trait(a, args_span, &item))
-        .and_then(|built| expand_interface(&item, &built));
+        .and_then(|a| ast::from_trait(a, args_span, &item, bases))
+        .and_then(|built| expand_interface(&item, &built, bases));
     match result {
         Ok(ts) => ts,
         Err(e) => {
@@ -115,7 +128,11 @@ pub fn interface(args: TokenStream, mut item: syn::ItemTrait) -> TokenStream {
     }
 }
 
-fn expand_interface(item: &syn::ItemTrait, built: &Built) -> syn::Result<TokenStream> {
+fn expand_interface(
+    item: &syn::ItemTrait,
+    built: &Built,
+    bases: &[inherit::BaseEntry],
+) -> syn::Result<TokenStream> {
     let ident = &item.ident;
     let vis = &item.vis;
     let generated = rust_first::generate_impls(&built.model, built.id, &Settings::default())
@@ -171,6 +188,23 @@ fn expand_interface(item: &syn::ItemTrait, built: &Built) -> syn::Result<TokenSt
         })
     });
     let slice = slice_type_impl(quote!(#marker), built);
+    let own_def = built.model.def(built.id);
+    let own_entry = inherit::BaseEntry {
+        path: ident.clone().into(),
+        name: ident.to_string(),
+        type_id: own_def.scoped.clone(),
+        module: built.model.module(own_def.module).scoped.clone(),
+        bases: match &own_def.kind {
+            DefKind::Interface(i) => i
+                .bases
+                .iter()
+                .map(|b| built.model.def(*b).scoped.clone())
+                .collect(),
+            _ => Vec::new(),
+        },
+        items: item.items.clone(),
+    };
+    let exports = inherit::exports(vis, &own_entry, bases);
     let doc = format!(
         "The Slice definition of interface `{}` (see [`{marker}::ice_slice`]).",
         built.model.def(built.id).scoped
@@ -196,6 +230,7 @@ fn expand_interface(item: &syn::ItemTrait, built: &Built) -> syn::Result<TokenSt
 
         #slice
         #(#checks)*
+        #exports
     })
 }
 

@@ -17,6 +17,7 @@ mod ast;
 mod attr;
 mod expand;
 mod fallback;
+mod inherit;
 mod slice_macro;
 mod valid;
 
@@ -99,4 +100,12 @@ pub fn interface(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn slice(input: TokenStream) -> TokenStream {
     slice_macro::slice(input.into()).into()
+}
+
+/// One step of interface inheritance (see `inherit`): called by the
+/// hidden macros `#[floe::interface]` emits, not by hand.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __interface_inherit(input: TokenStream) -> TokenStream {
+    inherit::callback(input.into()).into()
 }
