@@ -77,6 +77,15 @@ impl DataKind {
             DataKind::Class => "class",
         }
     }
+
+    fn derive_name(self) -> &'static str {
+        match self {
+            DataKind::Struct => "Struct",
+            DataKind::Enum => "Enum",
+            DataKind::Exception => "Exception",
+            DataKind::Class => "Class",
+        }
+    }
 }
 
 /// A Rust type outside the macro input that the definition uses.
@@ -673,6 +682,47 @@ impl<'c> Builder<'c> {
         })
     }
 
+    /// The `#[floe(base)] base: Base` field of an exception or class.
+    fn base_field(&mut self, field: &syn::Field, kind: DataKind) -> Option<DefId> {
+        if let Err(e) = attr::parse(&field.attrs, &[attr::BASE], "the base field") {
+            self.cx.push(e);
+            return None;
+        }
+        let ident = field.ident.as_ref()?;
+        if ident != "base" {
+            self.cx.error(
+                ident.span(),
+                format!("the base {} field must be named `base`", kind.keyword()),
+            );
+            return None;
+        }
+        let syn::Type::Path(p) = &field.ty else {
+            self.cx.error(
+                field.ty.span(),
+                format!("expected a `#[derive(floe::{})]` type", kind.derive_name()),
+            );
+            return None;
+        };
+        let name = p.path.segments.last()?.ident.to_string();
+        if p.qself.is_some() || name == self.own_ident || name == "Self" {
+            self.cx.error(
+                field.ty.span(),
+                format!("expected another `#[derive(floe::{})]` type", kind.derive_name()),
+            );
+            return None;
+        }
+        let path = self.user_path(&p.path)?;
+        let stub = if kind == DataKind::Exception {
+            DefKind::Exception(Exception {
+                base: None,
+                members: vec![],
+            })
+        } else {
+            class_stub()
+        };
+        Some(self.external(name, stub, path))
+    }
+
     /// `Option<T>` with a tag, or a plain type without one.
     fn maybe_optional(
         &mut self,
@@ -809,8 +859,29 @@ pub fn from_derive(input: &syn::DeriveInput, kind: DataKind) -> syn::Result<Buil
                 );
             }
             let tags = kind != DataKind::Struct;
-            let members: Vec<DataMember> =
-                fields.iter().filter_map(|f| b.member(f, tags)).collect();
+            let mut base = None;
+            let mut members: Vec<DataMember> = Vec::new();
+            for f in &fields {
+                let is_base = attr::parse(&f.attrs, &[attr::TAG, attr::BASE], "")
+                    .ok()
+                    .and_then(|a| a.base);
+                match is_base {
+                    Some(span) if kind == DataKind::Struct => {
+                        b.cx.error(
+                            span,
+                            "a Slice struct has no base; only exceptions and classes do",
+                        );
+                    }
+                    Some(span) => {
+                        if base.is_some() {
+                            b.cx.error(span, "only one field can be the base");
+                        } else {
+                            base = b.base_field(f, kind);
+                        }
+                    }
+                    None => members.extend(b.member(f, tags)),
+                }
+            }
             let tag_spans: Vec<(i32, Span)> = fields
                 .iter()
                 .filter_map(|f| {
@@ -822,13 +893,10 @@ pub fn from_derive(input: &syn::DeriveInput, kind: DataKind) -> syn::Result<Buil
             valid::unique_tags(b.cx, &tag_spans, "member");
             let def = match kind {
                 DataKind::Struct => DefKind::Struct(Struct { members }),
-                DataKind::Exception => DefKind::Exception(Exception {
-                    base: None,
-                    members,
-                }),
+                DataKind::Exception => DefKind::Exception(Exception { base, members }),
                 _ => DefKind::Class(Class {
                     defined: true,
-                    base: None,
+                    base,
                     implements: vec![],
                     compact_id: attrs.compact_id.map(|(v, _)| v),
                     members,
@@ -1269,11 +1337,7 @@ fn operation(b: &mut Builder<'_>, f: &syn::TraitItemFn) -> Option<Operation> {
                 }
                 (None, None)
             } else if let syn::Type::Tuple(t) = ok_ty {
-                b.cx.error(
-                    t.span(),
-                    "several return values (Slice out-parameters) are not supported; return a struct",
-                );
-                (None, None)
+                out_params(b, t, a.tag, &mut params)
             } else {
                 match b.maybe_optional(ok_ty, a.tag) {
                     Some((t, tag)) => (Some(t), tag),
@@ -1300,6 +1364,60 @@ fn operation(b: &mut Builder<'_>, f: &syn::TraitItemFn) -> Option<Operation> {
         doc: attr::doc(&f.attrs).map(|t| floe_idl::model::Doc::parse(&t)),
         span: IdlSpan::default(),
     })
+}
+
+/// A tuple result `(R, A, B)`: the return value `R` (`()` for none, with
+/// the operation's `tag` if optional) and the out-parameters `out1: A`,
+/// `out2: B` (pushed to `params`). This is the shape slice2rs gives
+/// `R op(..., out A out1, out B out2)`, so both are wire-identical.
+fn out_params(
+    b: &mut Builder<'_>,
+    t: &syn::TypeTuple,
+    tag: Option<(i32, Span)>,
+    params: &mut Vec<Param>,
+) -> (Option<Type>, Option<i32>) {
+    if t.elems.len() < 2 {
+        b.cx.error(
+            t.span(),
+            "a tuple result needs at least two elements: the return value (or `()`) and the out-parameters",
+        );
+        return (None, None);
+    }
+    let mut elems = t.elems.iter();
+    let first = elems.next();
+    let ret = match first {
+        Some(f) if is_unit(f) => {
+            if let Some((_, span)) = tag {
+                b.cx.error(span, "`tag` on an operation makes its return value optional; this operation returns `()` first");
+            }
+            (None, None)
+        }
+        Some(f) => match b.maybe_optional(f, tag) {
+            Some((ty, tag)) => (Some(ty), tag),
+            None => (None, None),
+        },
+        None => (None, None),
+    };
+    for (i, e) in elems.enumerate() {
+        let name = format!("out{}", i + 1);
+        if params.iter().any(|p| p.name.eq_ignore_ascii_case(&name)) {
+            b.cx.error(
+                e.span(),
+                format!("the out-parameter is named `{name}` in Slice, like a parameter of this operation; rename the parameter"),
+            );
+        }
+        if let Some(ty) = b.map_type(e) {
+            params.push(Param {
+                name,
+                ty,
+                out: true,
+                tag: None,
+                metadata: vec![],
+                span: IdlSpan::default(),
+            });
+        }
+    }
+    ret
 }
 
 fn is_unit(ty: &syn::Type) -> bool {

@@ -3,7 +3,7 @@
 //! (`slice/Inherit.ice`): proxies of one call servants of the other,
 //! base operations included, and `ice_ids` lists every type id.
 
-use floe::codegen::{Current, DispatchError};
+use floe::codegen::{Current, DispatchError, UserException};
 use floe::runtime::Communicator;
 use floe::Identity;
 
@@ -40,9 +40,28 @@ mod derived {
         async fn poke(&self, #[floe(tag = 1)] times: Option<i32>);
     }
 
+    #[derive(Clone, Debug, Default, PartialEq, floe::Exception)]
+    #[floe(module = "InheritTest")]
+    pub struct BaseErr {
+        pub reason: String,
+    }
+
+    #[derive(Clone, Debug, Default, PartialEq, floe::Exception)]
+    #[floe(module = "InheritTest")]
+    pub struct MidErr {
+        #[floe(base)]
+        pub base: BaseErr,
+        pub code: i32,
+        #[floe(tag = 1)]
+        pub note: Option<String>,
+    }
+
     #[floe::interface(module = "InheritTest")]
     pub trait Derived: base::Base + Other + Send + Sync {
         async fn both(&self, s: String) -> String;
+        // Out-parameters: the return value first.
+        async fn split(&self, s: String) -> Result<(i32, String), BaseErr>;
+        async fn pair(&self, a: i32) -> ((), i32, String);
     }
 
     #[allow(unused_imports)]
@@ -73,6 +92,19 @@ impl derived::Derived for RustServant {
     async fn both(&self, s: String, _: &Current) -> Reply<String> {
         Ok(format!("{s}{s}"))
     }
+    async fn split(&self, s: String, _: &Current) -> Reply<Result<(i32, String), Box<dyn UserException>>> {
+        if s.is_empty() {
+            return Ok(Err(Box::new(derived::MidErr {
+                base: derived::BaseErr { reason: "empty".into() },
+                code: 7,
+                note: Some("n".into()),
+            })));
+        }
+        Ok(Ok((s.len() as i32, s.to_uppercase())))
+    }
+    async fn pair(&self, a: i32, _: &Current) -> Reply<(i32, String)> {
+        Ok((a * 2, a.to_string()))
+    }
 }
 
 struct SliceServant;
@@ -98,6 +130,19 @@ impl st::Other for SliceServant {
 impl st::Derived for SliceServant {
     async fn both(&self, s: String, _: &Current) -> Reply<String> {
         Ok(format!("{s}-{s}"))
+    }
+    async fn split(&self, s: String, _: &Current) -> Reply<Result<(i32, String), Box<dyn UserException>>> {
+        if s.is_empty() {
+            return Ok(Err(Box::new(st::MidErr {
+                base: st::BaseErr { reason: "empty".into() },
+                code: 7,
+                note: Some("n".into()),
+            })));
+        }
+        Ok(Ok((s.len() as i32, s.to_uppercase())))
+    }
+    async fn pair(&self, a: i32, _: &Current) -> Reply<(i32, String)> {
+        Ok((a * 2, a.to_string()))
     }
 }
 
@@ -141,6 +186,17 @@ async fn derived_interfaces_interoperate_with_slice() {
     assert_eq!(p.total(&pts).await.unwrap(), 26);
     p.poke(Some(3)).await.unwrap();
     assert_eq!(p.both("a").await.unwrap(), "a-a");
+    assert_eq!(p.split("ab").await.unwrap().unwrap(), (2, "AB".to_owned()));
+    // The Rust-first client knows only the declared `BaseErr`, and Ice
+    // marshals exceptions in the compact format (no slice sizes): an
+    // unknown derived exception cannot be sliced, as with Ice itself.
+    match p.split("").await {
+        Err(floe::runtime::Error::UnknownUserException(id)) => {
+            assert_eq!(id, "::InheritTest::MidErr")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(p.pair(4).await.unwrap(), (8, "4".to_owned()));
     let up: base::RootPrx = p.clone().into();
     assert_eq!(up.name().await.unwrap(), "slice");
     let up: base::BasePrx = p.into();
@@ -156,6 +212,13 @@ async fn derived_interfaces_interoperate_with_slice() {
     assert_eq!(q.total(&pts).await.unwrap(), 5);
     q.poke(Some(3)).await.unwrap();
     assert_eq!(q.both("b").await.unwrap(), "bb");
+    assert_eq!(q.split("xyz").await.unwrap().unwrap(), (3, "XYZ".to_owned()));
+    // The Slice client knows `MidErr`: the whole derived exception.
+    let err = q.split("").await.unwrap().unwrap_err();
+    let mid = err.downcast_ref::<st::MidErr>().expect("a MidErr");
+    assert_eq!((mid.base.reason.as_str(), mid.code, mid.note.as_deref()), ("empty", 7, Some("n")));
+    assert!(err.is_a("::InheritTest::BaseErr"));
+    assert_eq!(q.pair(5).await.unwrap(), (10, "5".to_owned()));
     let mut ids = to_rust.ice_ids().await.unwrap();
     ids.push(String::new());
     assert_eq!(ids, IDS);
@@ -181,5 +244,37 @@ fn exported_interfaces_match_the_slice_file() {
         );
         n += 1;
     }
-    assert_eq!(n, 6, "{text}");
+    assert_eq!(n, 7, "{text}");
+}
+
+#[test]
+fn derived_exception_ids_and_bytes_match_slice() {
+    use floe::wire::ENCODING_1_1;
+    use floe::Encoder;
+    let r = derived::MidErr {
+        base: derived::BaseErr { reason: "r".into() },
+        code: 3,
+        note: None,
+    };
+    let s = st::MidErr {
+        base: st::BaseErr { reason: "r".into() },
+        code: 3,
+        note: None,
+    };
+    assert_eq!(r.ice_ids(), s.ice_ids());
+    let bytes = |ex: &dyn UserException| {
+        let mut enc = Encoder::new();
+        let mark = enc.start_encapsulation(ENCODING_1_1);
+        enc.write_user_exception(ex);
+        enc.end_encapsulation(mark);
+        enc.finish().to_vec()
+    };
+    assert_eq!(bytes(&r), bytes(&s));
+    assert_eq!(
+        floe::slice_of::<derived::MidErr>()
+            .lines()
+            .filter(|l| l.contains("exception"))
+            .collect::<Vec<_>>(),
+        ["    exception BaseErr", "    exception MidErr extends ::InheritTest::BaseErr"]
+    );
 }
