@@ -351,7 +351,11 @@ impl<'c> Builder<'c> {
         let scoped = match &self.base_scope {
             Some((_, slice_module)) => {
                 let mut s = slice_module.clone();
-                for seg in written.segments.iter().take(written.segments.len().saturating_sub(1)) {
+                for seg in written
+                    .segments
+                    .iter()
+                    .take(written.segments.len().saturating_sub(1))
+                {
                     s = format!("{s}::{}", seg.ident);
                 }
                 format!("{s}::{name}")
@@ -707,7 +711,10 @@ impl<'c> Builder<'c> {
         if p.qself.is_some() || name == self.own_ident || name == "Self" {
             self.cx.error(
                 field.ty.span(),
-                format!("expected another `#[derive(floe::{})]` type", kind.derive_name()),
+                format!(
+                    "expected another `#[derive(floe::{})]` type",
+                    kind.derive_name()
+                ),
             );
             return None;
         }
@@ -1117,10 +1124,12 @@ pub fn from_trait(
             .position(|e| e.path.to_token_stream().to_string() == key)
         {
             Some(i) => bases.push(by_id[i]),
-            None => b.cx.error(
-                *span,
-                "this supertrait is not a `#[floe::interface]` trait",
-            ),
+            // Without entries the chain did not run: another supertrait
+            // has an error of its own.
+            None if entries.is_empty() => {}
+            None => {
+                b.cx.error(*span, "this supertrait is not a `#[floe::interface]` trait")
+            }
         }
     }
     let mut all = bases.clone();

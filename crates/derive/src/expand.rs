@@ -5,9 +5,9 @@
 use floe_idl::codegen::{rust_first, Settings};
 use floe_idl::export::definition_to_slice;
 use floe_idl::model::{DefId, DefKind};
-use syn::spanned::Spanned;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 
 use crate::ast::{self, Built, DataKind};
 use crate::{attr, fallback, inherit};
@@ -70,8 +70,7 @@ fn enum_default(input: &syn::DeriveInput) -> TokenStream {
     let syn::Data::Enum(e) = &input.data else {
         return TokenStream::new();
     };
-    if e
-        .variants
+    if e.variants
         .iter()
         .any(|v| v.attrs.iter().any(|a| a.path().is_ident("default")))
     {

@@ -92,10 +92,16 @@ impl derived::Derived for RustServant {
     async fn both(&self, s: String, _: &Current) -> Reply<String> {
         Ok(format!("{s}{s}"))
     }
-    async fn split(&self, s: String, _: &Current) -> Reply<Result<(i32, String), Box<dyn UserException>>> {
+    async fn split(
+        &self,
+        s: String,
+        _: &Current,
+    ) -> Reply<Result<(i32, String), Box<dyn UserException>>> {
         if s.is_empty() {
             return Ok(Err(Box::new(derived::MidErr {
-                base: derived::BaseErr { reason: "empty".into() },
+                base: derived::BaseErr {
+                    reason: "empty".into(),
+                },
                 code: 7,
                 note: Some("n".into()),
             })));
@@ -131,10 +137,16 @@ impl st::Derived for SliceServant {
     async fn both(&self, s: String, _: &Current) -> Reply<String> {
         Ok(format!("{s}-{s}"))
     }
-    async fn split(&self, s: String, _: &Current) -> Reply<Result<(i32, String), Box<dyn UserException>>> {
+    async fn split(
+        &self,
+        s: String,
+        _: &Current,
+    ) -> Reply<Result<(i32, String), Box<dyn UserException>>> {
         if s.is_empty() {
             return Ok(Err(Box::new(st::MidErr {
-                base: st::BaseErr { reason: "empty".into() },
+                base: st::BaseErr {
+                    reason: "empty".into(),
+                },
                 code: 7,
                 note: Some("n".into()),
             })));
@@ -212,17 +224,26 @@ async fn derived_interfaces_interoperate_with_slice() {
     assert_eq!(q.total(&pts).await.unwrap(), 5);
     q.poke(Some(3)).await.unwrap();
     assert_eq!(q.both("b").await.unwrap(), "bb");
-    assert_eq!(q.split("xyz").await.unwrap().unwrap(), (3, "XYZ".to_owned()));
+    assert_eq!(
+        q.split("xyz").await.unwrap().unwrap(),
+        (3, "XYZ".to_owned())
+    );
     // The Slice client knows `MidErr`: the whole derived exception.
     let err = q.split("").await.unwrap().unwrap_err();
     let mid = err.downcast_ref::<st::MidErr>().expect("a MidErr");
-    assert_eq!((mid.base.reason.as_str(), mid.code, mid.note.as_deref()), ("empty", 7, Some("n")));
+    assert_eq!(
+        (mid.base.reason.as_str(), mid.code, mid.note.as_deref()),
+        ("empty", 7, Some("n"))
+    );
     assert!(err.is_a("::InheritTest::BaseErr"));
     assert_eq!(q.pair(5).await.unwrap(), (10, "5".to_owned()));
     let mut ids = to_rust.ice_ids().await.unwrap();
     ids.push(String::new());
     assert_eq!(ids, IDS);
-    assert!(base::RootPrx::checked_cast(to_rust).await.unwrap().is_some());
+    assert!(base::RootPrx::checked_cast(to_rust)
+        .await
+        .unwrap()
+        .is_some());
     communicator.destroy().await;
 }
 
@@ -275,6 +296,9 @@ fn derived_exception_ids_and_bytes_match_slice() {
             .lines()
             .filter(|l| l.contains("exception"))
             .collect::<Vec<_>>(),
-        ["    exception BaseErr", "    exception MidErr extends ::InheritTest::BaseErr"]
+        [
+            "    exception BaseErr",
+            "    exception MidErr extends ::InheritTest::BaseErr"
+        ]
     );
 }

@@ -369,7 +369,10 @@ fn derived_classes_encode_identically() {
             .expect("decodes")
             .expect("not null");
         let got = back.read();
-        assert_eq!((&got.base, got.radius, &got.center), (&r.base, r.radius, &r.center));
+        assert_eq!(
+            (&got.base, got.radius, &got.center),
+            (&r.base, r.radius, &r.center)
+        );
         let next = got.next.clone().expect("next");
         assert_eq!(next.read().name, "s");
         let back = slice_decoder(&rb)
@@ -377,6 +380,9 @@ fn derived_classes_encode_identically() {
             .expect("decodes")
             .expect("not null");
         let got = back.read();
-        assert_eq!((&got.base, got.radius, &got.center), (&s.base, s.radius, &s.center));
+        assert_eq!(
+            (&got.base, got.radius, &got.center),
+            (&s.base, s.radius, &s.center)
+        );
     }
 }
