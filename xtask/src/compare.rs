@@ -16,6 +16,7 @@
 //! sets it to 0.05 and runs a subset once, for smoke testing.
 
 mod build;
+mod idle;
 mod process;
 mod report;
 
@@ -49,6 +50,7 @@ fn all_workloads() -> Vec<String> {
             }
         }
     }
+    w.push(IDLE.to_string());
     w
 }
 
@@ -62,7 +64,12 @@ const QUICK_WORKLOADS: &[&str] = &[
     "fixed_send",
     "strdbl_recv",
     "codac_data_twoway_100000",
+    IDLE,
 ];
+
+/// The workload measuring server memory per idle connection ([`idle`]);
+/// run by xtask itself, not by the bench clients.
+const IDLE: &str = "idle";
 
 const USAGE: &str = "\
 usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
@@ -174,6 +181,7 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
     }
     let limit = Duration::from_secs(if opts.quick { 120 } else { 600 });
     let mut results = Results::new();
+    let mut idle_results = report::IdleResults::new();
     let mut failures = Vec::new();
     println!(
         "xtask: {} round(s) × {} workload(s) × [{}], BENCH_SCALE={}",
@@ -188,6 +196,38 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
                 let i = (k + round) % pairs.len();
                 let pair = &pairs[i];
                 if !pair.supports(w) {
+                    continue;
+                }
+                if w == IDLE {
+                    let n = ((idle::CONNECTIONS as f64 * opts.scale) as usize)
+                        .clamp(100, idle::CONNECTIONS);
+                    match idle::measure(pair, n, &log_of(pair.name)) {
+                        Ok(s) => {
+                            println!(
+                                "  round {}/{} {w:<28} {:<8} {:>9.0} B/conn   (RSS {} → {} KiB, {} connections)",
+                                round + 1,
+                                opts.rounds,
+                                pair.name,
+                                s.bytes_per_connection(),
+                                s.before_kib,
+                                s.after_kib,
+                                s.connections
+                            );
+                            idle_results
+                                .entry(pair.name.to_string())
+                                .or_default()
+                                .push(s.bytes_per_connection());
+                        }
+                        Err(e) => {
+                            println!(
+                                "  round {}/{} {w} {}: {e}",
+                                round + 1,
+                                opts.rounds,
+                                pair.name
+                            );
+                            failures.push(format!("{w} / {}: {e}", pair.name));
+                        }
+                    }
                     continue;
                 }
                 if !servers[i].is_running() {
@@ -238,7 +278,12 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
 
     let targets = report::targets(&opts.workloads);
     let table = report::table(&results, &opts.workloads, &names);
-    let targets_table = report::targets_table(&results, &targets);
+    let mut targets_table = report::targets_table(&results, &targets);
+    let mut table = table;
+    if !idle_results.is_empty() {
+        targets_table.push_str(&report::idle_target_rows(&idle_results, idle::TARGET_BYTES));
+        table.push_str(&format!("\n{}", report::idle_table(&idle_results, &names)));
+    }
     println!("\n{table}\n{targets_table}");
     let runtime_note = runtime_comparison(&results);
     println!("{runtime_note}");
@@ -252,7 +297,7 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
     let json_path = workspace_root().join("target/compare.json");
     std::fs::write(
         &json_path,
-        report::json(&results, &targets, &machine, &settings),
+        report::json(&results, &idle_results, &targets, &machine, &settings),
     )?;
     println!("xtask: wrote {}", json_path.display());
     if opts.write_doc {
@@ -279,6 +324,12 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
         )
         .into())
     }
+}
+
+/// `xtask __idle-client PORT N`: the connection holder of the `idle`
+/// workload (see [`idle`]).
+pub fn idle_client(args: &[String]) -> Result<(), DynError> {
+    idle::client(args)
 }
 
 /// floe on tokio's current-thread runtime vs the multi-thread one.
@@ -439,7 +490,7 @@ mod tests {
         let o = Options::parse(&[]).unwrap();
         assert_eq!(o.rounds, 5);
         assert!(o.write_doc);
-        assert_eq!(o.workloads.len(), 9 + 24);
+        assert_eq!(o.workloads.len(), 9 + 24 + 1);
     }
 
     #[test]

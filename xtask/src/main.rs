@@ -38,6 +38,10 @@ fn main() -> ExitCode {
         Some("test") => test::run(),
         Some("demo") => demo::run(),
         Some("compare") => compare::run(&std::env::args().skip(2).collect::<Vec<_>>()),
+        // Helper process of `compare`'s `idle` workload.
+        Some("__idle-client") => {
+            compare::idle_client(&std::env::args().skip(2).collect::<Vec<_>>())
+        }
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

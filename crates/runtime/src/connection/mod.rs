@@ -852,7 +852,8 @@ fn builtin(
 /// The connection task: reads and handles frames, polls dispatches,
 /// flushes queued writes, runs ACM and the graceful close.
 async fn run(conn: Arc<ConnectionInner>) {
-    let mut buf = BytesMut::with_capacity(READ_CHUNK);
+    // Allocated at the first read: an idle connection holds no read buffer.
+    let mut buf = BytesMut::new();
     let mut dispatches: DispatchSet = FuturesUnordered::new();
     let mut acm = AcmMonitor::new(conn.config.acm.clone());
     let mut close_sent = false;
@@ -925,10 +926,15 @@ async fn run(conn: Arc<ConnectionInner>) {
                 if let Err(e) = r {
                     break Error::from_io(&e);
                 }
-                if buf.capacity() - buf.len() < 1024 {
-                    buf.reserve(READ_CHUNK);
-                }
-                match read_some(&conn.stream, &mut buf) {
+                let read = if buf.capacity() == 0 {
+                    read_first(&conn.stream, &mut buf)
+                } else {
+                    if buf.capacity() - buf.len() < 1024 {
+                        buf.reserve(READ_CHUNK);
+                    }
+                    read_some(&conn.stream, &mut buf)
+                };
+                match read {
                     Ok(0) => {
                         break if close_sent {
                             Error::ConnectionManuallyClosed
@@ -1003,6 +1009,43 @@ fn read_some(stream: &TcpStream, buf: &mut BytesMut) -> std::io::Result<usize> {
     }
 }
 
+/// [`read_some`] for a connection without a read buffer (a new one, or
+/// one whose last frame was big): reads into a small stack buffer and
+/// allocates `buf` only when bytes arrived. Tokio reports a new socket
+/// readable once before anything came, and most connections of a busy
+/// server sit idle: neither should cost a `READ_CHUNK` allocation (whose
+/// allocator bookkeeping alone dirties a page per idle connection).
+fn read_first(stream: &TcpStream, buf: &mut BytesMut) -> std::io::Result<usize> {
+    let mut probe = [0u8; 1024];
+    let mut got: Option<usize> = None;
+    let res = stream.try_io(tokio::io::Interest::READABLE, || {
+        let n = socket2::SockRef::from(stream).recv(as_uninit(&mut probe))?;
+        got = Some(n);
+        if n > 0 && n < probe.len() {
+            Err(std::io::ErrorKind::WouldBlock.into())
+        } else {
+            Ok(n)
+        }
+    });
+    let n = match (res, got) {
+        (_, Some(n)) => n,
+        (Err(e), None) => return Err(e),
+        (Ok(n), None) => n,
+    };
+    if n > 0 {
+        buf.reserve(READ_CHUNK);
+        buf.extend_from_slice(&probe[..n]);
+    }
+    Ok(n)
+}
+
+/// `bytes` as the uninitialised buffer `recv` takes.
+fn as_uninit(bytes: &mut [u8]) -> &mut [std::mem::MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, and `recv` only
+    // writes initialised bytes, so `bytes` stays initialised.
+    unsafe { &mut *(bytes as *mut [u8] as *mut [std::mem::MaybeUninit<u8>]) }
+}
+
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     match deadline {
         Some(d) => tokio::time::sleep_until(d).await,
@@ -1021,6 +1064,12 @@ fn handle_buffered(
         match check(buf, max)? {
             FrameCheck::Complete { len } => {
                 let frame = buf.split_to(len).freeze();
+                if len > READ_CHUNK && buf.is_empty() {
+                    // `buf` is the tail of the big frame's allocation: let
+                    // the frame's memory go when its `Bytes` are dropped
+                    // instead of keeping it for the connection's lifetime.
+                    *buf = BytesMut::new();
+                }
                 conn.handle_frame(frame, dispatches)?;
             }
             FrameCheck::Incomplete { need } => {
