@@ -57,6 +57,24 @@ pub struct Worse {
     pub code: i32,
 }
 
+/// Classes with a base, exported for slice2py.
+#[derive(Clone, Debug, Default, PartialEq, floe::Class)]
+#[floe(module = "PyGreet")]
+pub struct Shape {
+    pub name: String,
+}
+
+#[derive(Clone, Debug, Default, floe::Class)]
+#[floe(module = "PyGreet", compact_id = 3)]
+pub struct Circle {
+    #[floe(base)]
+    pub base: Shape,
+    pub radius: f64,
+    #[floe(tag = 1)]
+    pub center: Option<Point>,
+    pub next: Option<floe::codegen::ClassRef<Shape>>,
+}
+
 /// Inherits `Greeter`'s operations; tuple results are out-parameters.
 #[floe::interface(module = "PyGreet")]
 pub trait Fancy: Greeter {
@@ -129,6 +147,7 @@ fn exported() -> String {
     let mut parts = floe::SliceParts::default();
     <FancySlice as floe::SliceType>::slice_parts(&mut parts);
     <Worse as floe::SliceType>::slice_parts(&mut parts);
+    <Circle as floe::SliceType>::slice_parts(&mut parts);
     parts.render()
 }
 
