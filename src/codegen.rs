@@ -7,6 +7,7 @@
 //! `Error` and `Result` are the runtime's (what proxies return);
 //! `WireError` and `WireResult` are floe-wire's (what `Decode` returns).
 
+pub use crate::proxy_arg::ProxyArg;
 pub use crate::slice_export::{SliceParts, SliceType};
 pub use bytes::Bytes;
 pub use floe_runtime::{

@@ -45,6 +45,7 @@
 #![warn(missing_docs)]
 
 pub mod codegen;
+mod proxy_arg;
 mod slice_export;
 
 pub use floe_runtime as runtime;

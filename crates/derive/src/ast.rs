@@ -8,7 +8,9 @@
 //! - *external* stand-ins (metadata `floe:external`) for other Rust types
 //!   named by path (derived structs, enums, exceptions, classes, proxies,
 //!   base interfaces). Their real type ids come from their own
-//!   `SliceType` impls when Slice text is exported.
+//!   `SliceType` impls when Slice text is exported. Base interfaces are
+//!   stand-ins with their real operations and type ids, read from the
+//!   descriptions the bases' own expansions pass on (see `inherit`).
 //!
 //! Errors are collected ([`Ctxt`]) so one expansion reports all of them.
 

@@ -43,6 +43,25 @@ fn expand_data(
     };
     let slice = slice_type_impl(quote!(#ident), built);
     let default = enum_default(input);
+    let proxy_arg = match kind {
+        DataKind::Struct => quote! {
+            impl ::floe::codegen::ProxyArg for #ident {
+                type Arg<'a> = &'a Self where Self: 'a;
+                fn arg_ref<'a, 'b>(arg: &'b &'a Self) -> &'b Self where Self: 'a {
+                    arg
+                }
+            }
+        },
+        DataKind::Enum => quote! {
+            impl ::floe::codegen::ProxyArg for #ident {
+                type Arg<'a> = Self where Self: 'a;
+                fn arg_ref<'a, 'b>(arg: &'b Self) -> &'b Self where Self: 'a {
+                    arg
+                }
+            }
+        },
+        _ => TokenStream::new(),
+    };
     let copy_check = if kind == DataKind::Enum {
         quote_spanned! {ident.span()=>
             const _: fn() = || {
@@ -57,6 +76,7 @@ fn expand_data(
         #copy_check
         #base_check
         #default
+        #proxy_arg
         const _: () = {
             #impls
             #slice

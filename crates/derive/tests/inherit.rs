@@ -302,3 +302,61 @@ fn derived_exception_ids_and_bytes_match_slice() {
         ]
     );
 }
+
+/// Private traits, a chain of three in one module, and a base operation
+/// naming a private type: all compile.
+#[allow(dead_code)]
+mod private_chain {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, floe::Enum)]
+    #[floe(module = "Private")]
+    pub enum Mode {
+        Fast,
+        Slow,
+    }
+
+    #[floe::interface(module = "Private")]
+    trait First {
+        async fn mode(&self, m: Mode) -> Mode;
+    }
+
+    #[floe::interface(module = "Private")]
+    trait Second: First {
+        async fn second(&self);
+    }
+
+    #[floe::interface(module = "Private")]
+    trait Third: Second {
+        async fn third(&self) -> (Mode, Mode);
+    }
+
+    pub fn exported() -> String {
+        ThirdSlice::ice_slice()
+    }
+
+    fn upcast(p: ThirdPrx) -> FirstPrx {
+        p.into()
+    }
+
+    async fn calls(p: &ThirdPrx) -> floe::runtime::Result<Mode> {
+        p.second().await?;
+        let (a, _) = p.third().await?;
+        p.mode(a).await
+    }
+}
+
+#[test]
+fn chains_export_every_base() {
+    let text = private_chain::exported();
+    assert!(
+        text.contains("interface Second extends ::Private::First"),
+        "{text}"
+    );
+    assert!(
+        text.contains("interface Third extends ::Private::Second"),
+        "{text}"
+    );
+    assert!(
+        text.contains("::Private::Mode third(out ::Private::Mode out1);"),
+        "{text}"
+    );
+}

@@ -270,9 +270,14 @@ impl Gen<'_> {
     /// How an in-parameter is taken by the proxy method: by value for
     /// numbers and enums, else by reference.
     fn borrowed(&self, from: Option<ModuleId>, s: &Slot) -> (TokenStream, bool) {
+        let c = codegen_path();
         let by_value = self.is_copy(s.ty);
         let t = match s.ty {
             _ if by_value => self.rust_type(from, s.ty),
+            _ if self.is_external_value(s.ty) => {
+                let t = self.rust_type(from, s.ty);
+                quote!(<#t as #c::ProxyArg>::Arg<'_>)
+            }
             Type::String => quote!(&str),
             Type::Named(id) => match &self.model.def(id).kind {
                 DefKind::Sequence(seq) if seq.element == Type::Byte => quote!(&[u8]),
@@ -402,6 +407,17 @@ impl Gen<'_> {
         let writes = ins.iter().map(|s| {
             let v = &s.var;
             let (_, by_value) = self.borrowed(from, s);
+            if self.is_external_value(s.ty) {
+                let t = self.rust_type(from, s.ty);
+                let arg = quote!(<#t as #c::ProxyArg>::arg_ref);
+                return match s.tag {
+                    None => quote!(enc_.write(#arg(&#v));),
+                    Some(tag) => {
+                        let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
+                        quote!(enc_.write_optional(#tag, #v.as_ref().map(|a_| #arg(a_)));)
+                    }
+                };
+            }
             match s.tag {
                 None if by_value => quote!(enc_.write(&#v);),
                 None => quote!(enc_.write(#v);),
