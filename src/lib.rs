@@ -53,5 +53,7 @@ pub use floe_wire as wire;
 pub use floe_derive::slice;
 pub use floe_wire::{Decode, Decoder, Encode, Encoder, Identity};
 
+#[doc(hidden)]
+pub use floe_derive::__interface_inherit;
 pub use floe_derive::{interface, Class, Enum, Exception, Struct};
 pub use slice_export::{slice_of, SliceParts, SliceType};

@@ -54,15 +54,23 @@ impl Server {
     /// Starts `pair`'s server on a free port, its stderr appended to `log`,
     /// and waits for `Bench ready`.
     pub fn start(pair: &Pair, log: &Path) -> Result<Server, DynError> {
+        Server::start_with(pair, log, &[])
+    }
+
+    /// [`Server::start`] with `args` after the pair's own arguments. The
+    /// server runs with its soft file-descriptor limit raised to the hard
+    /// one (the `idle` workload holds thousands of connections).
+    pub fn start_with(pair: &Pair, log: &Path, args: &[String]) -> Result<Server, DynError> {
         let port = free_port()?;
         let log_file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(log)
             .map_err(|e| format!("cannot open {}: {e}", log.display()))?;
-        let child = Command::new(&pair.server)
+        let child = super::idle::with_fd_limit(&pair.server)
             .arg(port.to_string())
             .args(&pair.extra_args)
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(log_file)
@@ -100,6 +108,11 @@ impl Server {
             )
             .into()),
         }
+    }
+
+    /// The server's process id (the shell that starts it `exec`s it).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Whether the process is still running.

@@ -30,6 +30,69 @@ impl Cell {
 /// Everything measured: workload → implementation → cell.
 pub type Results = BTreeMap<String, BTreeMap<String, Cell>>;
 
+/// Server RSS growth per idle connection, in bytes: implementation → one
+/// value per round (the `idle` workload).
+pub type IdleResults = BTreeMap<String, Vec<f64>>;
+
+/// The `idle` rows: median server RSS per idle connection per implementation.
+pub fn idle_table(idle: &IdleResults, impls: &[&str]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "| workload | impl | median server RSS per idle connection | min–max | rounds |"
+    );
+    let _ = writeln!(s, "|---|---|---:|---:|---:|");
+    let mut first = true;
+    for imp in impls {
+        let Some(v) = idle.get(*imp) else { continue };
+        let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = v.iter().copied().fold(0.0, f64::max);
+        let _ = writeln!(
+            s,
+            "| {} | {imp} | {} | {} | {} |",
+            if first { "idle" } else { "" },
+            fmt_kib(median(v)),
+            if v.is_empty() {
+                "—".to_string()
+            } else {
+                format!("{}–{}", fmt_kib(Some(min)), fmt_kib(Some(max)))
+            },
+            v.len()
+        );
+        first = false;
+    }
+    s
+}
+
+/// The `idle` target as a row of [`targets_table`]: floe's median RSS per
+/// connection below `bound` bytes, with Ice C++'s figure beside it.
+pub fn idle_target_rows(idle: &IdleResults, bound: f64) -> String {
+    let ice = fmt_kib(idle.get("ice-cpp").and_then(|v| median(v)));
+    let mut cols = String::new();
+    for col in ["floe", "floe-ct"] {
+        match idle.get(col).and_then(|v| median(v)) {
+            Some(b) => {
+                let _ = write!(
+                    cols,
+                    " {} | {} |",
+                    fmt_kib(Some(b)),
+                    if b < bound { "met" } else { "**not met**" }
+                );
+            }
+            None => cols.push_str(" — | not measured |"),
+        }
+    }
+    format!(
+        "| idle | server RSS < {} per connection (ice-cpp: {ice}) |{cols}\n",
+        fmt_kib(Some(bound))
+    )
+}
+
+/// Bytes as `7.3 KiB`.
+fn fmt_kib(b: Option<f64>) -> String {
+    b.map_or_else(|| "—".to_string(), |b| format!("{:.1} KiB", b / 1024.0))
+}
+
 /// The median (mean of the middle two for an even count).
 pub fn median(v: &[f64]) -> Option<f64> {
     if v.is_empty() {
@@ -201,6 +264,7 @@ pub fn targets_table(results: &Results, targets: &[Target]) -> String {
 /// `target/compare.json`: machine, settings, every sample and the targets.
 pub fn json(
     results: &Results,
+    idle: &IdleResults,
     targets: &[Target],
     machine: &[(String, String)],
     settings: &[(String, String)],
@@ -248,6 +312,20 @@ pub fn json(
             first_i = false;
         }
         s.push_str("\n    }");
+    }
+    s.push_str("\n  },\n  \"idle_bytes_per_connection\": {");
+    let mut first_i = true;
+    for (imp, v) in idle {
+        let nums: Vec<String> = v.iter().map(|x| format!("{x:.0}")).collect();
+        let _ = write!(
+            s,
+            "{}\n    \"{}\": {{\"median\": {}, \"rounds\": [{}]}}",
+            if first_i { "" } else { "," },
+            esc(imp),
+            json_num(median(v)),
+            nums.join(", ")
+        );
+        first_i = false;
     }
     s.push_str("\n  },\n  \"targets\": [");
     let mut first = true;
@@ -327,7 +405,9 @@ mod tests {
     #[test]
     fn json_is_balanced() {
         let r = results(&[("latency", "floe", 50.0)]);
-        let j = json(&r, &targets(&["latency".into()]), &[], &[]);
+        let mut idle = IdleResults::new();
+        idle.insert("floe".into(), vec![4096.0, 5000.0]);
+        let j = json(&r, &idle, &targets(&["latency".into()]), &[], &[]);
         assert_eq!(j.matches('{').count(), j.matches('}').count());
         assert_eq!(j.matches('[').count(), j.matches(']').count());
     }

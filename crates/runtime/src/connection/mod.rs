@@ -58,6 +58,49 @@ const READ_CHUNK: usize = 16 * 1024;
 /// are sent beside it in a vectored write.
 const COPY_LIMIT: usize = 16 * 1024;
 
+/// A request's parameters as the frame writer takes them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Params<'a> {
+    /// A whole encapsulation, 6-byte header included.
+    Encapsulation(&'a Bytes),
+    /// The data of an encapsulation in `EncodingVersion`; the writer adds
+    /// the header (e.g. an encapsulation received from a peer and
+    /// forwarded: the data is shared, not copied).
+    Body(floe_wire::EncodingVersion, &'a Bytes),
+}
+
+impl Params<'_> {
+    /// Bytes of the whole encapsulation on the wire.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Params::Encapsulation(b) => b.len(),
+            Params::Body(_, b) => b.len() + 6,
+        }
+    }
+
+    /// The bytes sent after the frame head (and the header, for `Body`).
+    fn data(&self) -> &Bytes {
+        match self {
+            Params::Encapsulation(b) | Params::Body(_, b) => b,
+        }
+    }
+
+    /// The whole encapsulation in one buffer (copies a `Body`), for the
+    /// batch and datagram paths.
+    pub(crate) fn framed(&self) -> Bytes {
+        match self {
+            Params::Encapsulation(b) => (*b).clone(),
+            Params::Body(encoding, body) => {
+                let mut buf = BytesMut::with_capacity(body.len() + 6);
+                buf.extend_from_slice(&((body.len() + 6) as i32).to_le_bytes());
+                buf.extend_from_slice(&[encoding.major, encoding.minor]);
+                buf.extend_from_slice(body);
+                buf.freeze()
+            }
+        }
+    }
+}
+
 /// Above this many queued bytes the connection task stops reading.
 const WRITE_HIGH_WATER: usize = 8 * 1024 * 1024;
 
@@ -387,7 +430,7 @@ impl Connection {
     pub(crate) async fn invoke(
         &self,
         head: &RequestHead<'_>,
-        params: &Bytes,
+        params: Params<'_>,
         twoway: bool,
         compress: bool,
         timeout: Option<Duration>,
@@ -408,21 +451,7 @@ impl Connection {
             table: &inner.requests,
             id,
         });
-        let mut buf = BytesMut::with_capacity(
-            64 + head.operation.len()
-                + if params.len() <= COPY_LIMIT {
-                    params.len()
-                } else {
-                    0
-                },
-        );
-        head.encode_head(&mut buf, id, params.len(), CompressionStatus::NotSupported);
-        let big = (params.len() > COPY_LIMIT && !compress).then(|| params.clone());
-        if big.is_none() {
-            buf.extend_from_slice(params);
-        }
-        inner
-            .send_frame(buf, compress, big)
+        self.send_request(head, id, params, compress)
             .map_err(|e| (e, false))?;
         let Some(rx) = rx else {
             return Ok(ReplyBody::Ok(floe_wire::Encapsulation::empty(
@@ -444,6 +473,40 @@ impl Connection {
             Ok(Err(e)) => Err((e, true)),
             Err(_) => Err((Error::ConnectionLost("connection task ended".into()), true)),
         }
+    }
+
+    /// Writes (or queues) one Request frame with request id `id`; never
+    /// waits. Large parameters go beside the frame head in a vectored
+    /// write, shared, not copied.
+    pub(crate) fn send_request(
+        &self,
+        head: &RequestHead<'_>,
+        id: i32,
+        params: Params<'_>,
+        compress: bool,
+    ) -> Result<()> {
+        if !self.is_active() {
+            return Err(self.end_error().unwrap_or(Error::ConnectionManuallyClosed));
+        }
+        let data = params.data();
+        let copied = data.len() <= COPY_LIMIT || compress;
+        let mut buf = BytesMut::with_capacity(
+            64 + head.operation.len() + if copied { data.len() } else { 0 },
+        );
+        head.encode_head(&mut buf, id, params.len(), CompressionStatus::NotSupported);
+        if let Params::Body(encoding, body) = params {
+            // Size as an i32: the body came in a frame bounded by
+            // Ice.MessageSizeMax, or was built here.
+            buf.extend_from_slice(&((body.len() + 6) as i32).to_le_bytes());
+            buf.extend_from_slice(&[encoding.major, encoding.minor]);
+        }
+        let big = if copied {
+            buf.extend_from_slice(data);
+            None
+        } else {
+            Some(data.clone())
+        };
+        self.inner.send_frame(buf, compress, big)
     }
 
     /// Whether two handles are the same connection.
@@ -852,7 +915,8 @@ fn builtin(
 /// The connection task: reads and handles frames, polls dispatches,
 /// flushes queued writes, runs ACM and the graceful close.
 async fn run(conn: Arc<ConnectionInner>) {
-    let mut buf = BytesMut::with_capacity(READ_CHUNK);
+    // Allocated at the first read: an idle connection holds no read buffer.
+    let mut buf = BytesMut::new();
     let mut dispatches: DispatchSet = FuturesUnordered::new();
     let mut acm = AcmMonitor::new(conn.config.acm.clone());
     let mut close_sent = false;
@@ -925,10 +989,15 @@ async fn run(conn: Arc<ConnectionInner>) {
                 if let Err(e) = r {
                     break Error::from_io(&e);
                 }
-                if buf.capacity() - buf.len() < 1024 {
-                    buf.reserve(READ_CHUNK);
-                }
-                match read_some(&conn.stream, &mut buf) {
+                let read = if buf.capacity() == 0 {
+                    read_first(&conn.stream, &mut buf)
+                } else {
+                    if buf.capacity() - buf.len() < 1024 {
+                        buf.reserve(READ_CHUNK);
+                    }
+                    read_some(&conn.stream, &mut buf)
+                };
+                match read {
                     Ok(0) => {
                         break if close_sent {
                             Error::ConnectionManuallyClosed
@@ -1003,6 +1072,43 @@ fn read_some(stream: &TcpStream, buf: &mut BytesMut) -> std::io::Result<usize> {
     }
 }
 
+/// [`read_some`] for a connection without a read buffer (a new one, or
+/// one whose last frame was big): reads into a small stack buffer and
+/// allocates `buf` only when bytes arrived. Tokio reports a new socket
+/// readable once before anything came, and most connections of a busy
+/// server sit idle: neither should cost a `READ_CHUNK` allocation (whose
+/// allocator bookkeeping alone dirties a page per idle connection).
+fn read_first(stream: &TcpStream, buf: &mut BytesMut) -> std::io::Result<usize> {
+    let mut probe = [0u8; 1024];
+    let mut got: Option<usize> = None;
+    let res = stream.try_io(tokio::io::Interest::READABLE, || {
+        let n = socket2::SockRef::from(stream).recv(as_uninit(&mut probe))?;
+        got = Some(n);
+        if n > 0 && n < probe.len() {
+            Err(std::io::ErrorKind::WouldBlock.into())
+        } else {
+            Ok(n)
+        }
+    });
+    let n = match (res, got) {
+        (_, Some(n)) => n,
+        (Err(e), None) => return Err(e),
+        (Ok(n), None) => n,
+    };
+    if n > 0 {
+        buf.reserve(READ_CHUNK);
+        buf.extend_from_slice(&probe[..n]);
+    }
+    Ok(n)
+}
+
+/// `bytes` as the uninitialised buffer `recv` takes.
+fn as_uninit(bytes: &mut [u8]) -> &mut [std::mem::MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, and `recv` only
+    // writes initialised bytes, so `bytes` stays initialised.
+    unsafe { &mut *(bytes as *mut [u8] as *mut [std::mem::MaybeUninit<u8>]) }
+}
+
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     match deadline {
         Some(d) => tokio::time::sleep_until(d).await,
@@ -1021,6 +1127,12 @@ fn handle_buffered(
         match check(buf, max)? {
             FrameCheck::Complete { len } => {
                 let frame = buf.split_to(len).freeze();
+                if len > READ_CHUNK && buf.is_empty() {
+                    // `buf` is the tail of the big frame's allocation: let
+                    // the frame's memory go when its `Bytes` are dropped
+                    // instead of keeping it for the connection's lifetime.
+                    *buf = BytesMut::new();
+                }
                 conn.handle_frame(frame, dispatches)?;
             }
             FrameCheck::Incomplete { need } => {
