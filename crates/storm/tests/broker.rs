@@ -11,18 +11,18 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
+use floe::runtime::{Communicator, Current, Dispatch, DispatchError, ObjectAdapter, OperationMode};
 use floe::wire::Encapsulation;
 use floe::wire::Encode;
 use floe::wire::{Context, Encoder, Identity, ENCODING_1_1};
-use floe::runtime::{Communicator, Current, Dispatch, DispatchError, ObjectAdapter, OperationMode};
 use floe_storm::event::Event;
 use floe_storm::link::event_data;
 use floe_storm::qos::Qos;
 use floe_storm::sink::{DeliveryError, DeliveryFuture, ResolveFuture, SinkFactory, SubscriberSink};
+use floe_storm::topic::Topic;
 use floe_storm::types::{
     direct_proxy, read_proxy, tcp_endpoint, ProxyData, ProxyMode, QosDict, MODE_ONEWAY,
 };
-use floe_storm::topic::Topic;
 use floe_storm::{AdapterEndpoints, StormConfig};
 
 /// A request addressed to one of the broker's objects.
@@ -108,7 +108,11 @@ impl Broker {
 
     async fn dispatch_topic_manager(&self, id: &Identity, facet: &str, req: &Request) -> Reply {
         let current = self.current(id, facet, req);
-        reply(self.core.dispatch_topic_manager(current, req.params.clone())).await
+        reply(
+            self.core
+                .dispatch_topic_manager(current, req.params.clone()),
+        )
+        .await
     }
 
     async fn dispatch_publish(&self, id: &Identity, facet: &str, req: &Request) -> Reply {
@@ -404,11 +408,13 @@ async fn mode_mismatch_unknown_operation_and_missing_objects() {
         Reply::ObjectNotExist
     );
     assert_eq!(
-        broker.dispatch_publish(
-            &parse_identity("IceStorm/nope.publish"),
-            "",
-            &Request::new("o", 0, empty())
-        ).await,
+        broker
+            .dispatch_publish(
+                &parse_identity("IceStorm/nope.publish"),
+                "",
+                &Request::new("o", 0, empty())
+            )
+            .await,
         Reply::ObjectNotExist
     );
     // Truncated params: status 5, not a panic.
@@ -534,7 +540,9 @@ async fn per_subscriber_publisher_reaches_one_subscriber() {
     let mut dec = floe::wire::Decoder::new(p.slice(6..));
     let per = read_proxy(&mut dec).unwrap().unwrap();
     assert_eq!(per.identity.name, "topic.a.publish.x.publish.cat/s1");
-    let r = broker.dispatch_publish(&per.identity, "", &Request::new("o", 0, empty())).await;
+    let r = broker
+        .dispatch_publish(&per.identity, "", &Request::new("o", 0, empty()))
+        .await;
     assert_eq!(r, Reply::Ok(empty_reply()));
     settle().await;
     let log = sinks.log.lock().unwrap();
@@ -565,7 +573,9 @@ async fn dead_subscriber_is_removed_and_stays_removed_after_restart() {
         .await;
         subscribe(&broker, "t", &subscriber("alive", 0), &[]).await;
         let pubid = parse_identity("IceStorm/t.publish");
-        broker.dispatch_publish(&pubid, "", &Request::new("o", 0, empty())).await;
+        broker
+            .dispatch_publish(&pubid, "", &Request::new("o", 0, empty()))
+            .await;
         settle().await;
         assert_eq!(
             broker.topic("t").unwrap().subscriber_ids(),
@@ -767,7 +777,8 @@ async fn links_forward_with_cost_filter_and_one_hop_between_two_brokers() {
         "cost 9 must not cross a cost-5 link"
     );
     // Publishing on b reaches a once (b's link has cost 0) and does not come back.
-    b.dispatch_publish(&parse_identity("B/news.publish"), "", &publish("1")).await;
+    b.dispatch_publish(&parse_identity("B/news.publish"), "", &publish("1"))
+        .await;
     settle().await;
     assert_eq!(ops(&sinks_a, "local"), ["c3", "c9", "c1"]);
     assert_eq!(ops(&sinks_b, "remote"), ["c3", "c1"]);

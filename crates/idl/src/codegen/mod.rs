@@ -53,11 +53,26 @@ pub struct Settings {
     /// `Option<ProxyData>` (plain data) instead of `Option<IPrx>` and
     /// `Option<Proxy>`.
     pub interfaces: bool,
+    /// Map proxy-typed values to `Option<ProxyData>` (plain data, no
+    /// communicator needed to decode) even when interfaces are generated,
+    /// for code that handles proxies as data. Default: live proxies.
+    pub proxy_data: bool,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { interfaces: true }
+        Settings {
+            interfaces: true,
+            proxy_data: false,
+        }
+    }
+}
+
+impl Settings {
+    /// Whether proxy-typed values are live proxies (`Option<IPrx>`,
+    /// `Option<Proxy>`) rather than `Option<ProxyData>`.
+    fn live_proxies(&self) -> bool {
+        self.interfaces && !self.proxy_data
     }
 }
 
@@ -262,10 +277,10 @@ impl Gen<'_> {
     }
 
     /// `Option<Proxy>` (Ice's `ObjectPrx`), or `Option<ProxyData>` when
-    /// no runtime code is generated.
+    /// no runtime code is generated or [`Settings::proxy_data`] asks.
     fn untyped_proxy(&self) -> TokenStream {
         let c = codegen_path();
-        if self.settings.interfaces {
+        if self.settings.live_proxies() {
             quote!(::core::option::Option<#c::Proxy>)
         } else {
             quote!(::core::option::Option<#c::ProxyData>)
@@ -277,7 +292,7 @@ impl Gen<'_> {
     /// are generated.
     pub(crate) fn has_typed_proxy(&self, id: DefId) -> bool {
         let def = self.model.def(id);
-        self.settings.interfaces
+        self.settings.live_proxies()
             && !def.local
             && matches!(&def.kind, DefKind::Interface(i) if i.defined)
     }
