@@ -17,7 +17,7 @@ pub use floe_runtime::{
 pub use floe_wire::class::ValueFactoryRegistry;
 pub use floe_wire::{
     ClassRef, Context, Decode, Decoder, Encapsulation, Encode, Encoder, Identity, OptionalFormat,
-    OptionalKind, ProxyData, UserException, UserExceptionRegistry, UserExceptionType, Value,
-    ValuePtr, ValueType, WireType,
+    OptionalKind, ProxyData, ProxyType, UserException, UserExceptionRegistry, UserExceptionType,
+    Value, ValuePtr, ValueType, WireType,
 };
 pub use floe_wire::{Error as WireError, Result as WireResult};

@@ -4,7 +4,10 @@
 #include <Ice/Ice.h>
 #include <Bench.h>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 
 using namespace std;
@@ -17,6 +20,27 @@ static void report(const string& w, size_t calls, double seconds, double payload
            w.c_str(), calls, seconds, us, mbit);
     fflush(stdout);
 }
+
+// BENCH_SCALE (default 1): a factor on every call count, as in floe's client.
+static double benchScale() {
+    const char* s = getenv("BENCH_SCALE");
+    if (!s) return 1.0;
+    char* end = nullptr;
+    double f = strtod(s, &end);
+    if (end == s || !(f > 0) || f > 1e9) {
+        cerr << "bench: BENCH_SCALE must be a positive number, not `" << s << "`" << endl;
+        exit(2);
+    }
+    return f;
+}
+
+static int scaled(int n, double scale) {
+    long v = lround(n * scale);
+    return v < 1 ? 1 : static_cast<int>(v);
+}
+
+// Untimed calls before each bulk and oneway workload (floe's WARM_UP_CALLS).
+static const int WARM_UP_CALLS = 10;
 
 static double since(Clock::time_point s) { return chrono::duration<double>(Clock::now() - s).count(); }
 
@@ -74,52 +98,58 @@ int main(int argc, char* argv[]) {
         auto a = Ice::uncheckedCast<Bench::LatencyPrx>(c->stringToProxy("a" + ep));
         auto t = Ice::uncheckedCast<Bench::ThroughputPrx>(c->stringToProxy("t" + ep));
         auto m = Ice::uncheckedCast<Bench::MessagesPrx>(c->stringToProxy("m" + ep));
+        const double scale = benchScale();
+        // Runs `call` WARM_UP_CALLS times untimed, then `n` times timed, then
+        // `sync` (a twoway call after oneways), and reports.
+        auto bulk = [&](const string& w, int n, double payload, const function<void()>& call,
+                        const function<void()>& sync) {
+            for (int i = 0; i < WARM_UP_CALLS && i < n; ++i) call();
+            sync();
+            auto s = Clock::now();
+            for (int i = 0; i < n; ++i) call();
+            sync();
+            report(w, n, since(s), double(n) * payload);
+        };
+        auto none = [] {};
         for (const auto& w : workloads) {
             if (w == "latency") {
                 for (int i = 0; i < 1000; ++i) a->o();
+                int n = scaled(100000, scale);
                 auto s = Clock::now();
-                for (int i = 0; i < 100000; ++i) a->o();
-                report(w, 100000, since(s), 0);
+                for (int i = 0; i < n; ++i) a->o();
+                report(w, n, since(s), 0);
             } else if (w == "oneway" || w == "batch") {
                 bool batch = w == "batch";
                 auto p = batch ? a->ice_batchOneway() : a->ice_oneway();
+                for (int i = 0; i < WARM_UP_CALLS; ++i) p->o();
+                if (batch) p->ice_flushBatchRequests();
+                a->o();
+                int n = scaled(100000, scale);
                 auto s = Clock::now();
-                for (int i = 0; i < 100000; ++i) {
+                for (int i = 0; i < n; ++i) {
                     p->o();
                     if (batch && (i + 1) % 1000 == 0) p->ice_flushBatchRequests();
                 }
                 if (batch) p->ice_flushBatchRequests();
                 a->o();
-                report(w, 100000, since(s), 0);
+                report(w, n, since(s), 0);
             } else if (w == "byteseq_send") {
                 auto v = pattern(500000);
                 pair<const Ice::Byte*, const Ice::Byte*> r(v.data(), v.data() + v.size());
-                auto s = Clock::now();
-                for (int i = 0; i < 200; ++i) t->sendByteSeq(r);
-                report(w, 200, since(s), 200.0 * 500000);
+                bulk(w, scaled(200, scale), 500000, [&] { t->sendByteSeq(r); }, none);
             } else if (w == "byteseq_recv") {
-                auto s = Clock::now();
-                for (int i = 0; i < 200; ++i) t->recvByteSeq(500000);
-                report(w, 200, since(s), 200.0 * 500000);
+                bulk(w, scaled(200, scale), 500000, [&] { t->recvByteSeq(500000); }, none);
             } else if (w == "fixed_send") {
                 Bench::FixedSeq v(50000);
                 for (int i = 0; i < 50000; ++i) v[i] = Bench::Fixed{i, 2 * i, i * 0.5};
-                auto s = Clock::now();
-                for (int i = 0; i < 30; ++i) t->sendFixedSeq(v);
-                report(w, 30, since(s), 30.0 * 50000 * 16);
+                bulk(w, scaled(30, scale), 50000 * 16, [&] { t->sendFixedSeq(v); }, none);
             } else if (w == "fixed_recv") {
-                auto s = Clock::now();
-                for (int i = 0; i < 30; ++i) t->recvFixedSeq(50000);
-                report(w, 30, since(s), 30.0 * 50000 * 16);
+                bulk(w, scaled(30, scale), 50000 * 16, [&] { t->recvFixedSeq(50000); }, none);
             } else if (w == "strdbl_send") {
                 Bench::StringDoubleSeq v(50000, Bench::StringDouble{"hello", 3.14});
-                auto s = Clock::now();
-                for (int i = 0; i < 30; ++i) t->sendStringDoubleSeq(v);
-                report(w, 30, since(s), 30.0 * 50000 * 14);
+                bulk(w, scaled(30, scale), 50000 * 14, [&] { t->sendStringDoubleSeq(v); }, none);
             } else if (w == "strdbl_recv") {
-                auto s = Clock::now();
-                for (int i = 0; i < 30; ++i) t->recvStringDoubleSeq(50000);
-                report(w, 30, since(s), 30.0 * 50000 * 14);
+                bulk(w, scaled(30, scale), 50000 * 14, [&] { t->recvStringDoubleSeq(50000); }, none);
             } else if (w == "shutdown") {
                 t->shutdown();
             } else if (w.compare(0, 6, "codac_") == 0) {
@@ -127,7 +157,7 @@ int main(int argc, char* argv[]) {
                 auto p2 = w.find('_', p1 + 1);
                 string kind = w.substr(6, p1 - 6), way = w.substr(p1 + 1, p2 - p1 - 1);
                 size_t size = stoul(w.substr(p2 + 1));
-                int reps = size <= 100000 ? 500 : size == 1000000 ? 50 : 10;
+                int reps = scaled(size <= 100000 ? 500 : size == 1000000 ? 50 : 10, scale);
                 bool one = way == "oneway";
                 auto mp = one ? m->ice_oneway() : m;
                 Bench::ByteSeq bytes;
@@ -136,14 +166,12 @@ int main(int argc, char* argv[]) {
                 if (kind == "bytes") bytes = pattern(size);
                 else if (kind == "floats") for (size_t i = 0; i < size / 4; ++i) floats.push_back(static_cast<float>(i));
                 else data = makeData(size);
-                auto s = Clock::now();
-                for (int i = 0; i < reps; ++i) {
+                auto call = [&] {
                     if (kind == "bytes") { if (one) mp->publishBytesOneWay(bytes); else mp->publishBytesTwoWay(bytes); }
                     else if (kind == "floats") { if (one) mp->publishFloatsOneWay(floats); else mp->publishFloatsTwoWay(floats); }
                     else { if (one) mp->publishDataOneWay(data); else mp->publishDataTwoWay(data); }
-                }
-                if (one) m->ice_ping();
-                report(w, reps, since(s), double(reps) * size);
+                };
+                bulk(w, reps, double(size), call, [&] { if (one) m->ice_ping(); });
             } else {
                 cerr << "bench_client: unknown workload `" << w << "`" << endl;
                 return 2;

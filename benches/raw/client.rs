@@ -29,6 +29,10 @@ fn report(workload: &str, calls: usize, seconds: f64, payload: usize) {
     );
 }
 
+/// Untimed calls before each non-latency workload, as the floe and Ice C++
+/// clients make.
+const WARM_UP_CALLS: usize = 10;
+
 /// `calls` scaled by `BENCH_SCALE`, at least 1.
 fn scaled(calls: usize) -> usize {
     let scale = std::env::var("BENCH_SCALE")
@@ -75,6 +79,10 @@ fn run(c: &mut Client, workload: &str) -> std::io::Result<()> {
         }
         "oneway" => {
             let oneway = frame(LATENCY_REQUEST, 0, OP_LATENCY, 0);
+            for _ in 0..WARM_UP_CALLS {
+                c.stream.write_all(&oneway)?;
+            }
+            c.twoway(&mut o)?;
             let n = scaled(100_000);
             let start = Instant::now();
             for _ in 0..n {
@@ -88,6 +96,9 @@ fn run(c: &mut Client, workload: &str) -> std::io::Result<()> {
             for (i, b) in req[SEND_HEAD..].iter_mut().enumerate() {
                 *b = i as u8;
             }
+            for _ in 0..WARM_UP_CALLS {
+                c.twoway(&mut req)?;
+            }
             let n = scaled(200);
             let start = Instant::now();
             for _ in 0..n {
@@ -98,6 +109,9 @@ fn run(c: &mut Client, workload: &str) -> std::io::Result<()> {
         "byteseq_recv" => {
             let mut req = frame(RECV_REQUEST, 0, OP_RECV, 1);
             req[RECV_REQUEST - 4..].copy_from_slice(&(BYTESEQ_SIZE as u32).to_le_bytes());
+            for _ in 0..WARM_UP_CALLS {
+                c.twoway(&mut req)?;
+            }
             let n = scaled(200);
             let start = Instant::now();
             for _ in 0..n {

@@ -2,6 +2,9 @@
 //! with floe-idl (`slice2rs`); `src/slice.rs` includes the result.
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    floe_idl::Builder::new().compile(&["slice/IceStorm.ice"])?;
+    // Proxies as plain `ProxyData` (the broker stores and forwards them).
+    floe_idl::Builder::new()
+        .proxy_data(true)
+        .compile(&["slice/IceStorm.ice"])?;
     Ok(())
 }

@@ -617,7 +617,9 @@ impl<'c> Builder<'c> {
                         let id = self.external(cname, class_stub(), path);
                         return Some(Type::Named(id));
                     }
-                    if (name == "ObjectPrx" || name == "ProxyData") && last.arguments.is_none() {
+                    if matches!(name.as_str(), "ObjectPrx" | "ProxyData" | "Proxy")
+                        && last.arguments.is_none()
+                    {
                         return Some(Type::ObjectProxy);
                     }
                     if name == "ValuePtr" && last.arguments.is_none() {

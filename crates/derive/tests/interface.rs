@@ -96,9 +96,9 @@ impl rust_first::Greeter for RustServant {
     }
     async fn me(
         &self,
-        other: Option<floe::codegen::ProxyData>,
+        other: Option<rust_first::GreeterPrx>,
         _: &Current,
-    ) -> Reply<Option<floe::codegen::ProxyData>> {
+    ) -> Reply<Option<rust_first::GreeterPrx>> {
         Ok(other)
     }
     async fn paint(
@@ -151,9 +151,9 @@ impl from_slice::greet_test::Greeter for SliceServant {
     }
     async fn me(
         &self,
-        other: Option<floe::codegen::ProxyData>,
+        other: Option<from_slice::greet_test::GreeterPrx>,
         _: &Current,
-    ) -> Reply<Option<floe::codegen::ProxyData>> {
+    ) -> Reply<Option<from_slice::greet_test::GreeterPrx>> {
         Ok(other)
     }
     async fn paint(
@@ -216,9 +216,11 @@ async fn rust_first_proxy_calls_slice_servant_and_back() {
     assert_eq!(p.maybe(true).await.unwrap().as_deref(), Some("here"));
     assert_eq!(p.maybe(false).await.unwrap(), None);
     assert_eq!(p.get_http().await.unwrap(), "slice");
-    // Proxy-typed values (currently `Option<ProxyData>` in generated
-    // signatures, on both sides alike).
+    // Proxy-typed values are live typed proxies on both sides.
     assert_eq!(p.me(&None).await.unwrap(), None);
+    let back = p.me(&Some(p.clone())).await.unwrap().unwrap();
+    assert_eq!(back, p);
+    assert_eq!(back.get_http().await.unwrap(), "slice");
     // Enums by value, structs by reference, as from Slice.
     let pt = rust_first::Point { x: 1, y: 2 };
     use rust_first::Color;

@@ -544,6 +544,24 @@ impl Proxy {
         encode_encapsulation(self.inner.encoding, 64, write)
     }
 
+    /// A decoder for a results (or user exception) encapsulation received
+    /// by this proxy, carrying the communicator so that proxies in it
+    /// decode as live ones (generated code uses it for operations whose
+    /// results may hold proxies; the others skip the upgrade of the weak
+    /// communicator reference).
+    ///
+    /// # Errors
+    ///
+    /// [`floe_wire::Error::UnsupportedEncoding`] for an encapsulation
+    /// neither 1.0 nor 1.1.
+    pub fn reply_decoder(&self, encaps: Encapsulation) -> floe_wire::Result<floe_wire::Decoder> {
+        let mut dec = floe_wire::Decoder::from_encapsulation(encaps)?;
+        if let Some(inner) = self.inner.communicator.upgrade() {
+            dec.set_context(inner);
+        }
+        Ok(dec)
+    }
+
     /// An empty parameters encapsulation in this proxy's encoding.
     pub fn empty_params(&self) -> Bytes {
         if self.inner.encoding == ENCODING_1_1 {
@@ -714,5 +732,35 @@ impl Proxy {
         inner.other_endpoints = other;
         inner.adapter_id = data.adapter_id;
         proxy
+    }
+}
+
+impl floe_wire::ProxyType for Proxy {
+    /// Writes [`Proxy::to_data`].
+    fn write_proxy(&self, enc: &mut floe_wire::Encoder) {
+        floe_wire::ProxyType::write_proxy(&self.to_data(), enc)
+    }
+
+    /// A proxy of the communicator in the decoder's context (set by
+    /// [`Proxy::reply_decoder`], [`crate::Current::params_decoder`] or
+    /// [`Communicator::decoder_context`]).
+    ///
+    /// # Errors
+    ///
+    /// [`floe_wire::Error::Marshal`] when the decoder has no communicator.
+    fn from_proxy_data(
+        data: floe_wire::ProxyData,
+        dec: &floe_wire::Decoder,
+    ) -> floe_wire::Result<Self> {
+        let inner = dec
+            .context()
+            .and_then(|c| c.clone().downcast::<CommunicatorInner>().ok())
+            .ok_or_else(|| {
+                floe_wire::Error::marshal(
+                    "a proxy needs a communicator: decode with Proxy::reply_decoder, \
+                     Current::params_decoder or Communicator::decoder_context",
+                )
+            })?;
+        Ok(Proxy::from_data(&Communicator { inner }, data))
     }
 }

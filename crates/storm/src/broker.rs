@@ -32,8 +32,7 @@ use crate::link::LinkServant;
 use crate::publisher;
 use crate::sink::SinkFactory;
 use crate::slice::ice_storm::{
-    FinderDispatcher, TopicInternalDispatcher, TopicLinkDispatcher,
-    TopicManagerInternalDispatcher,
+    FinderDispatcher, TopicInternalDispatcher, TopicLinkDispatcher, TopicManagerInternalDispatcher,
 };
 use crate::store::{Store, StoreError};
 use crate::topic::{Topic, TopicServant};
@@ -192,9 +191,11 @@ impl Broker {
             PublishTarget::One(sub) => {
                 Dispatch::ready(publisher::publish_to(&topic, &sub, current, params))
             }
-            PublishTarget::Link => {
-                dispatch_to(TopicLinkDispatcher::new(LinkServant::new(topic)), current, params)
-            }
+            PublishTarget::Link => dispatch_to(
+                TopicLinkDispatcher::new(LinkServant::new(topic)),
+                current,
+                params,
+            ),
         }
     }
 
@@ -236,7 +237,11 @@ fn dispatch_to(servant: Arc<dyn Servant>, current: Current, params: Encapsulatio
 
 /// `ice_ping`, `ice_isA`, `ice_id`, `ice_ids` from the servant's type ids
 /// (`None` for another `ice_` operation). Malformed params are status 5.
-fn builtin(servant: &dyn Servant, current: &Current, params: Encapsulation) -> Option<DispatchResult> {
+fn builtin(
+    servant: &dyn Servant,
+    current: &Current,
+    params: Encapsulation,
+) -> Option<DispatchResult> {
     let answer = |dec: &mut Decoder| -> floe::wire::Result<bytes::Bytes> {
         Ok(match current.operation.as_str() {
             "ice_isA" => {

@@ -122,8 +122,8 @@ mod tests {
             b'c', b'o', b's', b't', 0x01, b'3',
         ];
         assert_eq!(&got[..], want);
-        let mut dec = Decoder::from_encapsulation(Decoder::new(got).read_encapsulation().unwrap())
-            .unwrap();
+        let mut dec =
+            Decoder::from_encapsulation(Decoder::new(got).read_encapsulation().unwrap()).unwrap();
         let back: Vec<EventData> = dec.read().unwrap();
         let back = Event::from_link(back[0].clone()).unwrap();
         assert!(back.from_link);

@@ -92,11 +92,7 @@ impl Qos {
                     qos.reliability = match value.as_str() {
                         "" => Reliability::None,
                         "ordered" => Reliability::Ordered,
-                        other => {
-                            return Err(bad_qos(format!(
-                                "invalid reliability: {other}"
-                            )))
-                        }
+                        other => return Err(bad_qos(format!("invalid reliability: {other}"))),
                     }
                 }
                 "retryCount" => qos.retry_count = atoi(value),
@@ -120,9 +116,7 @@ impl Qos {
             }
         }
         if qos.reliability == Reliability::Ordered && !subscriber.is_twoway() {
-            return Err(bad_qos(
-                "ordered reliability requires a twoway proxy",
-            ));
+            return Err(bad_qos("ordered reliability requires a twoway proxy"));
         }
         Ok(qos)
     }
@@ -177,9 +171,7 @@ mod tests {
         for mode in [MODE_ONEWAY, MODE_BATCH_ONEWAY] {
             assert_eq!(
                 Qos::parse(&dict(&[("reliability", "ordered")]), &proxy(mode)),
-                Err(bad_qos(
-                    "ordered reliability requires a twoway proxy"
-                ))
+                Err(bad_qos("ordered reliability requires a twoway proxy"))
             );
         }
     }

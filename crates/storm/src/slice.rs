@@ -3,6 +3,5 @@
 //! exceptions, typed proxies (`TopicManagerPrx`, `TopicPrx`, `FinderPrx`,
 //! `TopicLinkPrx`, …), servant traits and dispatchers; [`ice`] the few
 //! `Ice` module types the Slice declares (`OperationMode`).
-#![allow(missing_docs, clippy::all, clippy::pedantic)]
 
 include!(concat!(env!("OUT_DIR"), "/IceStorm.rs"));

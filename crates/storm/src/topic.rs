@@ -25,11 +25,11 @@ use crate::event::Event;
 use crate::instance::Instance;
 use crate::link::{crosses, linked_topic_name};
 use crate::qos::Qos;
+use crate::slice::ice_storm;
 use crate::store::{StoreError, TopicRecord};
 use crate::subscriber::{
     identity_to_string, DeliveryStyle, RemovalHook, RemovalReason, Subscriber, TopicCounters,
 };
-use crate::slice::ice_storm;
 use crate::types::{
     AlreadySubscribed, BadQoS, InvalidSubscriber, LinkExists, LinkInfo, NoSuchLink, NoSuchTopic,
     ProxyData, QosDict, TopicExists,
@@ -613,12 +613,7 @@ impl ice_storm::Topic for TopicServant {
             .map_err(|e| e.into_dispatch_error(current.encoding))
     }
 
-    async fn link(
-        &self,
-        link_to: Option<ProxyData>,
-        cost: i32,
-        _: &Current,
-    ) -> Declared<()> {
+    async fn link(&self, link_to: Option<ProxyData>, cost: i32, _: &Current) -> Declared<()> {
         match self.topic.link(&self.inst, link_to, cost).await {
             Ok(()) => Ok(Ok(())),
             Err(e) => e.into_declared(),

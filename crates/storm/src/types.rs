@@ -128,12 +128,7 @@ mod tests {
     fn encoding_1_0_exception() {
         // usesClasses = false, type id, then the slice with its int32 size
         // (which counts its own 4 bytes).
-        let got = exception_body(
-            &NoSuchTopic {
-                name: "ab".into(),
-            },
-            ENCODING_1_0,
-        );
+        let got = exception_body(&NoSuchTopic { name: "ab".into() }, ENCODING_1_0);
         let mut want = vec![0x00, 0x17];
         want.extend_from_slice(b"::IceStorm::NoSuchTopic");
         want.extend_from_slice(&[7, 0, 0, 0, 2, b'a', b'b']);

@@ -11,18 +11,18 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
+use floe::runtime::{Communicator, Current, Dispatch, DispatchError, ObjectAdapter, OperationMode};
 use floe::wire::Encapsulation;
 use floe::wire::Encode;
 use floe::wire::{Context, Encoder, Identity, ENCODING_1_1};
-use floe::runtime::{Communicator, Current, Dispatch, DispatchError, ObjectAdapter, OperationMode};
 use floe_storm::event::Event;
 use floe_storm::link::event_data;
 use floe_storm::qos::Qos;
 use floe_storm::sink::{DeliveryError, DeliveryFuture, ResolveFuture, SinkFactory, SubscriberSink};
+use floe_storm::topic::Topic;
 use floe_storm::types::{
     direct_proxy, read_proxy, tcp_endpoint, ProxyData, ProxyMode, QosDict, MODE_ONEWAY,
 };
-use floe_storm::topic::Topic;
 use floe_storm::{AdapterEndpoints, StormConfig};
 
 /// A request addressed to one of the broker's objects.
@@ -108,7 +108,11 @@ impl Broker {
 
     async fn dispatch_topic_manager(&self, id: &Identity, facet: &str, req: &Request) -> Reply {
         let current = self.current(id, facet, req);
-        reply(self.core.dispatch_topic_manager(current, req.params.clone())).await
+        reply(
+            self.core
+                .dispatch_topic_manager(current, req.params.clone()),
+        )
+        .await
     }
 
     async fn dispatch_publish(&self, id: &Identity, facet: &str, req: &Request) -> Reply {
@@ -404,11 +408,13 @@ async fn mode_mismatch_unknown_operation_and_missing_objects() {
         Reply::ObjectNotExist
     );
     assert_eq!(
-        broker.dispatch_publish(
-            &parse_identity("IceStorm/nope.publish"),
-            "",
-            &Request::new("o", 0, empty())
-        ).await,
+        broker
+            .dispatch_publish(
+                &parse_identity("IceStorm/nope.publish"),
+                "",
+                &Request::new("o", 0, empty())
+            )
+            .await,
         Reply::ObjectNotExist
     );
     // Truncated params: status 5, not a panic.
@@ -534,7 +540,9 @@ async fn per_subscriber_publisher_reaches_one_subscriber() {
     let mut dec = floe::wire::Decoder::new(p.slice(6..));
     let per = read_proxy(&mut dec).unwrap().unwrap();
     assert_eq!(per.identity.name, "topic.a.publish.x.publish.cat/s1");
-    let r = broker.dispatch_publish(&per.identity, "", &Request::new("o", 0, empty())).await;
+    let r = broker
+        .dispatch_publish(&per.identity, "", &Request::new("o", 0, empty()))
+        .await;
     assert_eq!(r, Reply::Ok(empty_reply()));
     settle().await;
     let log = sinks.log.lock().unwrap();
@@ -565,7 +573,9 @@ async fn dead_subscriber_is_removed_and_stays_removed_after_restart() {
         .await;
         subscribe(&broker, "t", &subscriber("alive", 0), &[]).await;
         let pubid = parse_identity("IceStorm/t.publish");
-        broker.dispatch_publish(&pubid, "", &Request::new("o", 0, empty())).await;
+        broker
+            .dispatch_publish(&pubid, "", &Request::new("o", 0, empty()))
+            .await;
         settle().await;
         assert_eq!(
             broker.topic("t").unwrap().subscriber_ids(),
@@ -767,7 +777,8 @@ async fn links_forward_with_cost_filter_and_one_hop_between_two_brokers() {
         "cost 9 must not cross a cost-5 link"
     );
     // Publishing on b reaches a once (b's link has cost 0) and does not come back.
-    b.dispatch_publish(&parse_identity("B/news.publish"), "", &publish("1")).await;
+    b.dispatch_publish(&parse_identity("B/news.publish"), "", &publish("1"))
+        .await;
     settle().await;
     assert_eq!(ops(&sinks_a, "local"), ["c3", "c9", "c1"]);
     assert_eq!(ops(&sinks_b, "remote"), ["c3", "c1"]);
@@ -856,4 +867,94 @@ async fn mangled_requests_get_replies_not_panics() {
         }
     }
     assert!(replies > 1500, "{replies}");
+}
+
+/// Built-ins are answered per object from the generated dispatchers' type
+/// ids (IceStorm's internal interfaces included), in the request's
+/// encoding; malformed params are status 5.
+#[tokio::test]
+async fn builtins_and_malformed_forward() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = open(dir.path(), Arc::new(FakeSinks::default())).await;
+    call(
+        &broker,
+        "IceStorm/TopicManager",
+        "create",
+        0,
+        params(|e| e.write_string("t")),
+    )
+    .await;
+    let is_a = |id: &str| params(|e| e.write_string(id));
+    let yes = Reply::Ok(Bytes::from_static(&[7, 0, 0, 0, 1, 1, 1]));
+    for (obj, id) in [
+        ("IceStorm/TopicManager", "::IceStorm::TopicManagerInternal"),
+        ("IceStorm/Finder", "::IceStorm::Finder"),
+        ("IceStorm/topic.t", "::IceStorm::Topic"),
+    ] {
+        assert_eq!(
+            call(&broker, obj, "ice_isA", 1, is_a(id)).await,
+            yes,
+            "{obj}"
+        );
+    }
+    let link = parse_identity("IceStorm/t.link");
+    let r = broker
+        .dispatch_publish(
+            &link,
+            "",
+            &Request::new("ice_isA", 1, is_a("::IceStorm::TopicLink")),
+        )
+        .await;
+    assert_eq!(r, yes);
+    let r = call(&broker, "IceStorm/Finder", "ice_id", 1, empty()).await;
+    assert_eq!(
+        r,
+        Reply::Ok(params_bytes(|e| e.write_string("::IceStorm::Finder")))
+    );
+    // Encoding 1.0 request, 1.0 reply.
+    let ping10 = Encapsulation::empty(floe::wire::ENCODING_1_0);
+    assert_eq!(
+        call(&broker, "IceStorm/topic.t", "ice_ping", 1, ping10).await,
+        Reply::Ok(Bytes::from_static(&[6, 0, 0, 0, 1, 0]))
+    );
+    // Truncated ice_isA params.
+    let r = call(
+        &broker,
+        "IceStorm/topic.t",
+        "ice_isA",
+        1,
+        encaps("0700000001010a"),
+    )
+    .await;
+    assert!(matches!(r, Reply::UnknownLocalException(_)), "{r:?}");
+    // A forward whose count promises more than the bytes hold.
+    let r = broker
+        .dispatch_publish(
+            &link,
+            "",
+            &Request::new("forward", 0, encaps("08000000010109ff")),
+        )
+        .await;
+    assert!(matches!(r, Reply::UnknownLocalException(_)), "{r:?}");
+    // An event whose data is not one encapsulation.
+    let bad = params(|e| {
+        e.write_size(1);
+        e.write_string("o");
+        e.write_size(0);
+        e.write_byte_seq(&[9, 0, 0, 0, 1, 1]);
+        e.write_size(0);
+    });
+    let r = broker
+        .dispatch_publish(&link, "", &Request::new("forward", 0, bad))
+        .await;
+    assert!(matches!(r, Reply::UnknownLocalException(_)), "{r:?}");
+    // A facet on an existing object: FacetNotExist.
+    let r = broker
+        .dispatch_topic_manager(
+            &parse_identity("IceStorm/topic.t"),
+            "f",
+            &Request::new("getName", 1, empty()),
+        )
+        .await;
+    assert_eq!(r, Reply::FacetNotExist);
 }

@@ -207,6 +207,8 @@ impl Decoder {
 
 macro_rules! fixed_number {
     ($t:ty, $n:expr, $fmt:ident, $w:ident, $r:ident) => {
+        // The bulk copies below rely on the memory size being the wire size.
+        const _: () = assert!(std::mem::size_of::<$t>() == $n);
         impl WireType for $t {
             const MIN_WIRE_SIZE: usize = $n;
             const FIXED_SIZE: Option<usize> = Some($n);
@@ -219,9 +221,22 @@ macro_rules! fixed_number {
             }
             fn encode_slice(items: &[Self], enc: &mut Encoder) {
                 let buf = enc.buffer_mut();
-                buf.reserve(items.len() * $n);
-                for v in items {
-                    buf.extend_from_slice(&v.to_le_bytes());
+                #[cfg(target_endian = "little")]
+                {
+                    // SAFETY: the numbers have no padding and every bit
+                    // pattern is a valid `u8`; on a little-endian target
+                    // their memory is their wire form.
+                    let raw = unsafe {
+                        std::slice::from_raw_parts(items.as_ptr().cast::<u8>(), items.len() * $n)
+                    };
+                    buf.extend_from_slice(raw);
+                }
+                #[cfg(not(target_endian = "little"))]
+                {
+                    buf.reserve(items.len() * $n);
+                    for v in items {
+                        buf.extend_from_slice(&v.to_le_bytes());
+                    }
                 }
             }
         }
@@ -232,6 +247,25 @@ macro_rules! fixed_number {
             }
             fn decode_vec(dec: &mut Decoder, n: usize) -> Result<Vec<Self>> {
                 let bytes = dec.read_bytes(n * $n)?;
+                #[cfg(target_endian = "little")]
+                {
+                    let mut v = Vec::<$t>::with_capacity(n);
+                    // SAFETY: `bytes` holds exactly `n * size_of::<$t>()`
+                    // bytes (read_bytes checked them), `v` has room for `n`
+                    // values, the regions do not overlap, and any bit
+                    // pattern is a valid number; on a little-endian target
+                    // the wire form is the memory form.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(
+                            bytes.as_ptr(),
+                            v.as_mut_ptr().cast::<u8>(),
+                            n * $n,
+                        );
+                        v.set_len(n);
+                    }
+                    Ok(v)
+                }
+                #[cfg(not(target_endian = "little"))]
                 Ok(bytes
                     .chunks_exact($n)
                     .map(|c| {

@@ -146,6 +146,18 @@ impl Gen<'_> {
                 #(#proxy_methods)*
             }
 
+            impl #c::ProxyType for #prx {
+                fn write_proxy(&self, enc: &mut #c::Encoder) {
+                    #c::ProxyType::write_proxy(&self.0, enc)
+                }
+                fn from_proxy_data(
+                    data: #c::ProxyData,
+                    dec: &#c::Decoder,
+                ) -> #c::WireResult<Self> {
+                    <#c::Proxy as #c::ProxyType>::from_proxy_data(data, dec).map(Self)
+                }
+            }
+
             impl ::core::ops::Deref for #prx {
                 type Target = #c::Proxy;
                 fn deref(&self) -> &#c::Proxy {
@@ -460,6 +472,21 @@ impl Gen<'_> {
             }
         });
         let result_expr = self.result_expr(op);
+        // Results that may hold proxies need the communicator to decode.
+        let live = outs.iter().any(|s| self.may_hold_proxy(s.ty));
+        let (reply_decoder, proxy_param, proxy_arg) = if live {
+            (
+                quote!(proxy_.reply_decoder(encaps)?),
+                quote!(proxy_: &#c::Proxy,),
+                quote!(&self.0,),
+            )
+        } else {
+            (
+                quote!(#c::Decoder::from_encapsulation(encaps)?),
+                TokenStream::new(),
+                TokenStream::new(),
+            )
+        };
         let decode_ok = if outs.is_empty() {
             quote! {
                 let _ = encaps;
@@ -467,7 +494,7 @@ impl Gen<'_> {
             }
         } else {
             quote! {
-                let mut dec = #c::Decoder::from_encapsulation(encaps)?;
+                let mut dec = #reply_decoder;
                 #factories
                 #(#reads)*
                 dec.finish_encapsulation()?;
@@ -475,6 +502,11 @@ impl Gen<'_> {
             }
         };
         let many = many_args(op.in_params().count() + 1);
+        let live_binding = if live {
+            quote!(let proxy_ = &self.0;)
+        } else {
+            TokenStream::new()
+        };
         if op.throws.is_empty() {
             quote! {
                 #doc
@@ -487,6 +519,7 @@ impl Gen<'_> {
                     #twoway_check
                     let params = #params;
                     let encaps = self.0.invoke(#wire_name, #mode, params).await?.into_ok()?;
+                    #live_binding
                     #decode_ok
                 }
             }
@@ -521,7 +554,7 @@ impl Gen<'_> {
                         #c::Response::UserException(encaps) => {
                             let mut registry = #c::UserExceptionRegistry::new();
                             #(registry.register::<#accepted>();)*
-                            let mut dec = #c::Decoder::from_encapsulation(encaps)?;
+                            let mut dec = self.0.reply_decoder(encaps)?;
                             #factories
                             let ex = match dec.read_user_exception(&registry) {
                                 ::core::result::Result::Ok(ex) => ex,
@@ -536,10 +569,10 @@ impl Gen<'_> {
                             return ::core::result::Result::Err(#c::Error::UnknownUserException(ex.ice_id().to_owned()));
                         }
                     };
-                    fn decode_reply(encaps: #c::Encapsulation) -> #c::Result<#result> {
+                    fn decode_reply(#proxy_param encaps: #c::Encapsulation) -> #c::Result<#result> {
                         #decode_ok
                     }
-                    decode_reply(encaps).map(::core::result::Result::Ok)
+                    decode_reply(#proxy_arg encaps).map(::core::result::Result::Ok)
                 }
             }
         }
@@ -736,6 +769,14 @@ impl Gen<'_> {
         let decode = if ins.is_empty() {
             quote! {
                 let mut dec = #c::Decoder::from_encapsulation(params)?;
+                dec.finish_encapsulation()?;
+            }
+        } else if ins.iter().any(|s| self.may_hold_proxy(s.ty)) {
+            // Parameters that may hold proxies need the communicator.
+            quote! {
+                let mut dec = current.params_decoder(params)?;
+                #factories
+                #(#reads)*
                 dec.finish_encapsulation()?;
             }
         } else {

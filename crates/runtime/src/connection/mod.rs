@@ -1127,12 +1127,6 @@ fn handle_buffered(
         match check(buf, max)? {
             FrameCheck::Complete { len } => {
                 let frame = buf.split_to(len).freeze();
-                if len > READ_CHUNK && buf.is_empty() {
-                    // `buf` is the tail of the big frame's allocation: let
-                    // the frame's memory go when its `Bytes` are dropped
-                    // instead of keeping it for the connection's lifetime.
-                    *buf = BytesMut::new();
-                }
                 conn.handle_frame(frame, dispatches)?;
             }
             FrameCheck::Incomplete { need } => {
