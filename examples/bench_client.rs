@@ -137,7 +137,7 @@ async fn throughput(c: &Ctx, w: &str) -> Result<()> {
     match w {
         "byteseq_send" => {
             let seq = pattern(500_000);
-            bulk!(w, t, calls(200), 500_000, t.send_byte_seq(&seq).await?)
+            bulk!(w, t, calls(200), 500_000, t.send_byte_seq(seq.clone()).await?)
         }
         "byteseq_recv" => bulk!(w, t, calls(200), 500_000, {
             let b = t.recv_byte_seq(500_000).await?;
@@ -194,11 +194,11 @@ async fn codac(c: &Ctx, w: &str) -> Result<()> {
     match (kind, oneway) {
         ("bytes", true) => {
             let v = pattern(size);
-            bulk!(w, &m, reps, size, m.publish_bytes_one_way(&v).await?)
+            bulk!(w, &m, reps, size, m.publish_bytes_one_way(v.clone()).await?)
         }
         ("bytes", false) => {
             let v = pattern(size);
-            bulk!(w, &m, reps, size, m.publish_bytes_two_way(&v).await?)
+            bulk!(w, &m, reps, size, m.publish_bytes_two_way(v.clone()).await?)
         }
         ("floats", true) => {
             let v: Vec<f32> = (0..size / 4).map(|i| i as f32).collect();

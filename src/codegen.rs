@@ -14,7 +14,7 @@ pub use floe_runtime::{
     encode_encapsulation, Current, Dispatch, DispatchError, Error, OperationMode, Proxy, Response,
     Result, Servant,
 };
-pub use floe_wire::class::ValueFactoryRegistry;
+pub use floe_wire::class::{SlicedData, ValueFactoryRegistry};
 pub use floe_wire::{
     ClassRef, Context, Decode, Decoder, Encapsulation, Encode, Encoder, Identity, OptionalFormat,
     OptionalKind, ProxyData, ProxyType, UserException, UserExceptionRegistry, UserExceptionType,

@@ -211,7 +211,7 @@ impl Payload {
 
     async fn publish(&self, p: &MessagesPrx) -> floe::runtime::Result<()> {
         match self {
-            Payload::Bytes(b) => p.publish_bytes_one_way(b).await,
+            Payload::Bytes(b) => p.publish_bytes_one_way(b.clone()).await,
             Payload::Floats(f) => p.publish_floats_one_way(f).await,
             Payload::Data(d) => p.publish_data_one_way(d).await,
         }

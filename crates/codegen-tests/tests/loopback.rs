@@ -85,7 +85,10 @@ async fn bench_throughput() {
         .await
         .unwrap()
         .is_none());
-    t.send_byte_seq(&[1, 2, 3]).await.unwrap();
+    t.send_byte_seq(Bytes::from_static(&[1, 2, 3]))
+        .await
+        .unwrap();
+    t.send_byte_seq(vec![0u8; 100_000]).await.unwrap();
     assert_eq!(
         t.recv_byte_seq(1000).await.unwrap(),
         Bytes::from(vec![7u8; 1000])
@@ -105,7 +108,7 @@ async fn bench_throughput() {
     let sd = t.recv_string_double_seq(3).await.unwrap();
     assert_eq!(sd[2].s, "2");
     t.send_string_double_seq(&sd).await.unwrap();
-    assert_eq!(servant.0.calls.load(Ordering::SeqCst), 3 + 10 + 3);
+    assert_eq!(servant.0.calls.load(Ordering::SeqCst), 3 + 100_000 + 10 + 3);
     // A value-returning operation on a oneway proxy is refused locally.
     let oneway = bench::ThroughputPrx::unchecked_cast(t.ice_oneway());
     assert!(matches!(
@@ -201,6 +204,28 @@ mod rich_loopback {
         assert_eq!(back.as_ref(), Some(&proxy));
         r.unwrap().ice_ping().await.unwrap();
         assert_eq!(echo.relay(&None, None).await.unwrap(), (None, None));
+        // A trailing byte sequence, small and large, twoway and oneway.
+        for n in [0usize, 5, 100_000] {
+            let data = Bytes::from((0..n).map(|i| i as u8).collect::<Vec<u8>>());
+            assert_eq!(echo.echo_bytes(n as i32, data.clone()).await.unwrap(), data);
+        }
+        // Request contexts: per call, per proxy, and the call's wins.
+        let ctx = floe::codegen::Context::from([("k".to_owned(), "v".to_owned())]);
+        assert_eq!(
+            echo.context_value_with_context("k", &ctx).await.unwrap(),
+            "v"
+        );
+        assert_eq!(echo.context_value("k").await.unwrap(), "");
+        let other = floe::codegen::Context::from([("k".to_owned(), "w".to_owned())]);
+        let with_ctx = rich::EchoPrx::unchecked_cast(echo.ice_context(other));
+        assert_eq!(with_ctx.context_value("k").await.unwrap(), "w");
+        assert_eq!(
+            with_ctx
+                .context_value_with_context("k", &ctx)
+                .await
+                .unwrap(),
+            "v"
+        );
         // The dispatcher checks the mode: describe is idempotent, so a
         // Normal-mode request is refused with a MarshalException (status 5).
         let err = proxy

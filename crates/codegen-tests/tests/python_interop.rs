@@ -108,12 +108,14 @@ fn generated_encoding_matches_python_ice() {
             name: "c".into(),
             sides: None,
             label: Some("L".into()),
+            ice_sliced_data: None,
         },
         radius: 2.0,
         inner: Some(ClassRef::new(rich::Shape {
             name: "in".into(),
             sides: Some(3),
             label: None,
+            ice_sliced_data: None,
         })),
     });
     let expected = [

@@ -97,6 +97,7 @@ async fn generated_proxy_calls_python_ice_server() {
             name: "in".into(),
             sides: Some(3),
             label: None,
+            ice_sliced_data: None,
         })),
         ..Default::default()
     });
@@ -161,5 +162,21 @@ async fn generated_proxy_calls_python_ice_server() {
     assert_eq!(r.as_ref(), Some(&me));
     assert_eq!(back.as_ref(), Some(&other));
     assert_eq!(echo.relay(&None, None).await.unwrap(), (None, None));
+
+    // Byte sequences: small (copied into the frame) and large (sent beside
+    // it, shared).
+    for n in [3usize, 200_000] {
+        let data = bytes::Bytes::from((0..n).map(|i| i as u8).collect::<Vec<u8>>());
+        assert_eq!(echo.echo_bytes(n as i32, data.clone()).await.unwrap(), data);
+    }
+    // Per-call and per-proxy request contexts.
+    let ctx = floe::codegen::Context::from([("k".to_owned(), "v".to_owned())]);
+    assert_eq!(
+        echo.context_value_with_context("k", &ctx).await.unwrap(),
+        "v"
+    );
+    assert_eq!(echo.context_value("k").await.unwrap(), "");
+    let with_ctx = rich::EchoPrx::unchecked_cast(echo.ice_context(ctx.clone()));
+    assert_eq!(with_ctx.context_value("k").await.unwrap(), "v");
     communicator.destroy().await;
 }

@@ -186,12 +186,14 @@ mod rich_tests {
             name: "in".into(),
             sides: Some(3),
             label: None,
+            ice_sliced_data: None,
         });
         let c = rich::Circle {
             base: rich::Shape {
                 name: "c".into(),
                 sides: None,
                 label: Some("L".into()),
+                ice_sliced_data: None,
             },
             radius: 2.0,
             inner: Some(inner),
@@ -220,6 +222,46 @@ mod rich_tests {
             <rich::Shape as floe::codegen::ValueType>::COMPACT_ID,
             Some(7)
         );
+    }
+
+    /// `["preserve-slice"] class Shape`: a receiver that knows only Shape
+    /// keeps Circle's slice and sends it back; a receiver knowing Circle
+    /// then sees the whole instance.
+    #[test]
+    fn preserve_slice_keeps_unknown_derived_slices() {
+        let circle = rich::Circle {
+            base: rich::Shape {
+                name: "c".into(),
+                ..Default::default()
+            },
+            radius: 2.0,
+            inner: None,
+        };
+        let mut enc = Encoder::new();
+        enc.set_class_format(floe::wire::ClassFormat::Sliced);
+        enc.write(&Some(ClassRef::new(circle)));
+        let mut only_shape = floe::codegen::ValueFactoryRegistry::new();
+        only_shape.register::<rich::Shape>();
+        let mut dec = Decoder::new(enc.finish());
+        dec.set_value_factories(std::sync::Arc::new(only_shape));
+        let shape = dec
+            .read::<Option<ClassRef<rich::Shape>>>()
+            .unwrap()
+            .unwrap();
+        assert_eq!(shape.read().name, "c");
+        assert!(shape.read().ice_sliced_data.is_some());
+        let mut enc = Encoder::new();
+        enc.set_class_format(floe::wire::ClassFormat::Sliced);
+        enc.write(&Some(shape));
+        let mut dec = Decoder::new(enc.finish());
+        dec.set_value_factories(rich_gen::value_factories());
+        let back = dec
+            .read::<Option<ClassRef<rich::Shape>>>()
+            .unwrap()
+            .unwrap();
+        let circle = back.downcast::<rich::Circle>().unwrap();
+        assert_eq!(circle.read().radius, 2.0);
+        assert_eq!(circle.read().base.name, "c");
     }
 
     #[test]

@@ -409,6 +409,29 @@ impl Proxy {
         self.invoke_params(operation, mode, body, context).await
     }
 
+    /// [`Proxy::invoke_with_context`] with parameters in two parts, both in
+    /// this proxy's encoding without the encapsulation header: `prefix`
+    /// (from [`Proxy::encode_params_prefix`]: the parameters before a byte
+    /// sequence, and its size) then `payload` (the byte sequence's bytes,
+    /// the last parameter). A large payload is sent beside the frame head
+    /// in a vectored write, never copied. Generated proxies use it for a
+    /// trailing `sequence<byte>` parameter.
+    ///
+    /// # Errors
+    ///
+    /// As [`Proxy::invoke`].
+    pub async fn invoke_with_payload(
+        &self,
+        operation: &str,
+        mode: OperationMode,
+        prefix: &Bytes,
+        payload: &Bytes,
+        context: Option<&Context>,
+    ) -> Result<Response> {
+        let params = Params::Split(self.inner.encoding, prefix, payload);
+        self.invoke_params(operation, mode, params, context).await
+    }
+
     /// Sends a oneway request with an encapsulation as in
     /// [`Proxy::invoke_encapsulation`] **now, without awaiting**, if this
     /// is a oneway proxy whose connection is established: the frame is
@@ -560,6 +583,17 @@ impl Proxy {
             dec.set_context(inner);
         }
         Ok(dec)
+    }
+
+    /// Encodes the start of a parameters encapsulation's data (no header)
+    /// in this proxy's encoding, for [`Proxy::invoke_with_payload`].
+    pub fn encode_params_prefix(&self, write: impl FnOnce(&mut floe_wire::Encoder)) -> Bytes {
+        let mut enc = floe_wire::Encoder::with_buffer(
+            bytes::BytesMut::with_capacity(32),
+            self.inner.encoding,
+        );
+        write(&mut enc);
+        enc.finish()
     }
 
     /// An empty parameters encapsulation in this proxy's encoding.

@@ -84,6 +84,18 @@ impl rich::Echo for Echo {
             current.adapter.create_proxy(current.id.clone()),
         )))
     }
+    async fn echo_bytes(
+        &self,
+        n: i32,
+        data: bytes::Bytes,
+        _: &Current,
+    ) -> Result<bytes::Bytes, DispatchError> {
+        assert_eq!(n as usize, data.len());
+        Ok(data)
+    }
+    async fn context_value(&self, key: String, current: &Current) -> Result<String, DispatchError> {
+        Ok(current.ctx.get(&key).cloned().unwrap_or_default())
+    }
     async fn relay(
         &self,
         e: Option<rich::EchoPrx>,

@@ -42,6 +42,11 @@ def main():
         assert back.ice_getIdentity() == Ice.Identity("other", ""), back
         r.ice_ping()
         (r, back) = sub.relay(None, Ice.Unset)
+        big = bytes(range(256)) * 400
+        assert sub.echoBytes(len(big), big) == big
+        assert sub.contextValue("k", {"k": "v"}) == "v"
+        assert sub.ice_context({"k": "w"}).contextValue("k") == "w"
+        assert sub.contextValue("k") == ""
         assert r is None and back is None, (r, back)
         # A oneway call of a void operation.
         sub.ice_oneway().putPrims(Rich.Prims())

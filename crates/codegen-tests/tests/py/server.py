@@ -47,6 +47,13 @@ class EchoI(Rich.SubEcho):
     def _self(self, current):  # `self` is escaped by the Python mapping
         return Rich.EchoPrx.uncheckedCast(current.adapter.createProxy(current.id))
 
+    def echoBytes(self, n, data, current):
+        assert n == len(data), (n, len(data))
+        return data
+
+    def contextValue(self, key, current):
+        return current.ctx.get(key, "")
+
     def relay(self, e, o, current):
         return (e, None if o is Ice.Unset else o)
 

@@ -43,11 +43,21 @@ impl Gen<'_> {
         base: Option<DefId>,
         members: &[DataMember],
         base_doc: &str,
+        preserve: bool,
     ) -> SliceMembers {
+        let c = codegen_path();
         let base_field = base.map(|b| {
             let p = self.path_to(from, b, "");
             quote!(#[doc = #base_doc]
                 pub base: #p,)
+        });
+        let preserved = preserve.then(|| {
+            quote! {
+                /// Slices of more-derived types unknown here, kept from
+                /// decoding (`["preserve-slice"]`) and written back when the
+                /// instance is sent again.
+                pub ice_sliced_data: ::core::option::Option<#c::SlicedData>,
+            }
         });
         let fields = members
             .iter()
@@ -76,10 +86,12 @@ impl Gen<'_> {
                 quote!(#f: #v,)
             });
             let base_init = base.map(|_| quote!(base: ::core::default::Default::default(),));
+            let preserved_init =
+                preserve.then(|| quote!(ice_sliced_data: ::core::option::Option::None,));
             quote! {
                 impl ::core::default::Default for #name {
                     fn default() -> Self {
-                        Self { #base_init #(#inits)* }
+                        Self { #base_init #(#inits)* #preserved_init }
                     }
                 }
             }
@@ -91,6 +103,8 @@ impl Gen<'_> {
         } else {
             quote!(Default,)
         };
+        let mut fields: Vec<TokenStream> = fields;
+        fields.extend(preserved);
         SliceMembers {
             base_field,
             fields,
@@ -105,6 +119,30 @@ impl Gen<'_> {
         let from = Some(def.module);
         let doc = self.doc(def.doc.as_ref(), &format!("Slice class `{}`.", def.scoped));
         let scoped = &def.scoped;
+        // `["preserve-slice"]` keeps unknown derived slices in a field of
+        // the class that declares it; classes derived from it delegate.
+        let preserve = def.has_metadata("preserve-slice") && !self.base_preserves(k);
+        let sliced_fns = if preserve {
+            quote! {
+                fn ice_sliced_data(&self) -> ::core::option::Option<&#c::SlicedData> {
+                    self.ice_sliced_data.as_ref()
+                }
+                fn ice_set_sliced_data(&mut self, sliced: #c::SlicedData) {
+                    self.ice_sliced_data = ::core::option::Option::Some(sliced);
+                }
+            }
+        } else if self.base_preserves(k) {
+            quote! {
+                fn ice_sliced_data(&self) -> ::core::option::Option<&#c::SlicedData> {
+                    #c::Value::ice_sliced_data(&self.base)
+                }
+                fn ice_set_sliced_data(&mut self, sliced: #c::SlicedData) {
+                    #c::Value::ice_set_sliced_data(&mut self.base, sliced)
+                }
+            }
+        } else {
+            TokenStream::new()
+        };
         let SliceMembers {
             base_field,
             fields,
@@ -116,6 +154,7 @@ impl Gen<'_> {
             k.base,
             &k.members,
             " The base class's members.",
+            preserve,
         );
         let compact = match k.compact_id {
             Some(id) => {
@@ -186,8 +225,30 @@ impl Gen<'_> {
                     #read_end
                 }
                 #base_fns
+                #sliced_fns
             }
         }
+    }
+
+    /// Whether a base class of `k` (transitively) has `["preserve-slice"]`.
+    fn base_preserves(&self, k: &Class) -> bool {
+        let mut cur = k.base;
+        let mut steps = 0;
+        while let Some(id) = cur {
+            steps += 1;
+            if steps > self.model.definitions.len() {
+                return false;
+            }
+            let d = self.model.def(id);
+            if d.has_metadata("preserve-slice") {
+                return true;
+            }
+            cur = match &d.kind {
+                DefKind::Class(b) => b.base,
+                _ => None,
+            };
+        }
+        false
     }
 }
 

@@ -32,6 +32,7 @@ impl Gen<'_> {
             x.base,
             &x.members,
             " The base exception's members.",
+            false,
         );
         let ids = self.slice_chain(def);
         let last = x.base.is_none();

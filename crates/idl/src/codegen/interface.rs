@@ -22,6 +22,18 @@
 //!   required outs in order, the return value, then optional outs and an
 //!   optional return value by tag (§2.5). `ice_id`/`ice_ids`/`ice_isA`
 //!   come from the type ids, answered by the adapter.
+//! - Each proxy method `op` has a twin `op_with_context(.., &Context)`
+//!   sending that request context instead of the proxy's (`ice_context`);
+//!   servants read it in `Current::ctx`.
+//! - A required `sequence<byte>` parameter (mapped to `Bytes`) is taken as
+//!   `impl Into<Bytes>`; when it is the last parameter on the wire, it is
+//!   sent beside the other parameters (`Proxy::invoke_with_payload`): a
+//!   large one goes to the socket in a vectored write, never copied.
+//! - Metadata: `["amd"]` (on operations or interfaces) changes nothing:
+//!   servant methods are `async` already, which is what AMD gives Ice
+//!   servants. `["marshaled-result"]` changes nothing either: the results
+//!   are encoded when the servant's future completes, from values it has
+//!   handed over. Both are accepted without a warning.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -283,6 +295,11 @@ impl Gen<'_> {
     /// numbers and enums, else by reference.
     fn borrowed(&self, from: Option<ModuleId>, s: &Slot) -> (TokenStream, bool) {
         let c = codegen_path();
+        if s.tag.is_none() && self.is_bytes(s.ty) {
+            // Converted to `Bytes` on entry: a `Vec<u8>` or `Bytes` moves in
+            // without a copy.
+            return (quote!(impl ::core::convert::Into<#c::Bytes>), true);
+        }
         let by_value = self.is_copy(s.ty);
         let t = match s.ty {
             _ if by_value => self.rust_type(from, s.ty),
@@ -311,6 +328,18 @@ impl Gen<'_> {
             (quote!(::core::option::Option<#t>), by_value)
         } else {
             (t, by_value)
+        }
+    }
+
+    /// Whether `ty` is a `sequence<byte>` mapped to `Bytes`.
+    fn is_bytes(&self, ty: Type) -> bool {
+        match ty {
+            Type::Named(id) => {
+                let def = self.model.def(id);
+                matches!(&def.kind, DefKind::Sequence(seq) if seq.element == Type::Byte)
+                    && !super::has_rust_type(&def.metadata, "Vec<u8>")
+            }
+            _ => false,
         }
     }
 
@@ -416,39 +445,75 @@ impl Gen<'_> {
             let v = &s.var;
             decl_params.push(quote!(#v: #t));
         }
-        let writes = ins.iter().map(|s| {
-            let v = &s.var;
-            let (_, by_value) = self.borrowed(from, s);
-            if self.is_external_value(s.ty) {
-                let t = self.rust_type(from, s.ty);
-                let arg = quote!(<#t as #c::ProxyArg>::arg_ref);
-                return match s.tag {
-                    None => quote!(enc_.write(#arg(&#v));),
+        // A trailing `sequence<byte>` goes beside the other parameters,
+        // shared rather than copied (not with classes: encoding 1.0 writes
+        // their instances at the end of the encapsulation).
+        let payload = ins
+            .last()
+            .filter(|s| s.tag.is_none() && self.is_bytes(s.ty))
+            .filter(|_| !ins.iter().any(|s| self.may_hold_class(s.ty, 0)))
+            .map(|s| s.var.clone());
+        let into_bytes: Vec<TokenStream> = ins
+            .iter()
+            .filter(|s| s.tag.is_none() && self.is_bytes(s.ty))
+            .map(|s| {
+                let v = &s.var;
+                quote!(let #v: #c::Bytes = #v.into();)
+            })
+            .collect();
+        let writes = ins
+            .iter()
+            .filter(|s| Some(&s.var) != payload.as_ref())
+            .map(|s| {
+                let v = &s.var;
+                let (_, by_value) = self.borrowed(from, s);
+                if self.is_external_value(s.ty) {
+                    let t = self.rust_type(from, s.ty);
+                    let arg = quote!(<#t as #c::ProxyArg>::arg_ref);
+                    return match s.tag {
+                        None => quote!(enc_.write(#arg(&#v));),
+                        Some(tag) => {
+                            let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
+                            quote!(enc_.write_optional(#tag, #v.as_ref().map(|a_| #arg(a_)));)
+                        }
+                    };
+                }
+                match s.tag {
+                    None if by_value => quote!(enc_.write(&#v);),
+                    None => quote!(enc_.write(#v);),
                     Some(tag) => {
                         let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
-                        quote!(enc_.write_optional(#tag, #v.as_ref().map(|a_| #arg(a_)));)
-                    }
-                };
-            }
-            match s.tag {
-                None if by_value => quote!(enc_.write(&#v);),
-                None => quote!(enc_.write(#v);),
-                Some(tag) => {
-                    let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
-                    if by_value {
-                        quote!(enc_.write_optional(#tag, #v.as_ref());)
-                    } else {
-                        quote!(enc_.write_optional(#tag, #v);)
+                        if by_value {
+                            quote!(enc_.write_optional(#tag, #v.as_ref());)
+                        } else {
+                            quote!(enc_.write_optional(#tag, #v);)
+                        }
                     }
                 }
-            }
-        });
-        let params = if ins.is_empty() {
-            quote!(self.0.empty_params())
-        } else {
-            quote!(self.0.encode_params(|enc_| { #(#writes)* }))
-        };
+            });
         let mode = self.wire_mode(op);
+        let (params, invoke) = match &payload {
+            Some(v) => (
+                quote! {
+                    let prefix_ = self.0.encode_params_prefix(|enc_| {
+                        #(#writes)*
+                        enc_.write_size(#v.len());
+                    });
+                },
+                quote!(self.0.invoke_with_payload(#wire_name, #mode, &prefix_, &#v, context_)),
+            ),
+            None => {
+                let params = if ins.is_empty() {
+                    quote!(self.0.empty_params())
+                } else {
+                    quote!(self.0.encode_params(|enc_| { #(#writes)* }))
+                };
+                (
+                    quote!(let params = #params;),
+                    quote!(self.0.invoke_with_context(#wire_name, #mode, params, context_)),
+                )
+            }
+        };
         let result = self.result_type(from, op);
         let outs = self.out_wire(op);
         let twoway_check = if outs.is_empty() {
@@ -501,28 +566,27 @@ impl Gen<'_> {
                 ::core::result::Result::Ok(#result_expr)
             }
         };
-        let many = many_args(op.in_params().count() + 1);
+        let many = many_args(op.in_params().count() + 2);
         let live_binding = if live {
             quote!(let proxy_ = &self.0;)
         } else {
             TokenStream::new()
         };
-        if op.throws.is_empty() {
-            quote! {
-                #doc
-                ///
-                /// # Errors
-                ///
-                /// Any invocation error; a user exception is `Error::UnknownUserException`.
-                #many
-                pub async fn #name(&self, #(#decl_params),*) -> #c::Result<#result> {
+        let (ret, errors, body) = if op.throws.is_empty() {
+            (
+                quote!(#c::Result<#result>),
+                quote! {
+                    /// Any invocation error; a user exception is `Error::UnknownUserException`.
+                },
+                quote! {
                     #twoway_check
-                    let params = #params;
-                    let encaps = self.0.invoke(#wire_name, #mode, params).await?.into_ok()?;
+                    #(#into_bytes)*
+                    #params
+                    let encaps = #invoke.await?.into_ok()?;
                     #live_binding
                     #decode_ok
-                }
-            }
+                },
+            )
         } else {
             let accepted: Vec<TokenStream> = self
                 .accepted_exceptions(op)
@@ -534,22 +598,18 @@ impl Gen<'_> {
                 .iter()
                 .map(|t| self.model.def(*t).scoped.as_str())
                 .collect();
-            quote! {
-                #doc
-                ///
-                /// # Errors
-                ///
-                /// The outer error is any invocation error (an undeclared user
-                /// exception is `Error::UnknownUserException`); the inner one a
-                /// declared user exception.
-                #many
-                pub async fn #name(
-                    &self,
-                    #(#decl_params),*
-                ) -> #c::Result<::core::result::Result<#result, ::std::boxed::Box<dyn #c::UserException>>> {
+            (
+                quote!(#c::Result<::core::result::Result<#result, ::std::boxed::Box<dyn #c::UserException>>>),
+                quote! {
+                    /// The outer error is any invocation error (an undeclared user
+                    /// exception is `Error::UnknownUserException`); the inner one a
+                    /// declared user exception.
+                },
+                quote! {
                     #twoway_check
-                    let params = #params;
-                    let encaps = match self.0.invoke(#wire_name, #mode, params).await? {
+                    #(#into_bytes)*
+                    #params
+                    let encaps = match #invoke.await? {
                         #c::Response::Ok(encaps) => encaps,
                         #c::Response::UserException(encaps) => {
                             let mut registry = #c::UserExceptionRegistry::new();
@@ -573,7 +633,55 @@ impl Gen<'_> {
                         #decode_ok
                     }
                     decode_reply(#proxy_arg encaps).map(::core::result::Result::Ok)
-                }
+                },
+            )
+        };
+        // `self` is `self_`: `self_with_context`, `invoke_self_`.
+        let plain = name.to_string();
+        let plain = plain.trim_start_matches("r#").trim_end_matches('_');
+        let with_context = format_ident!("{plain}_with_context");
+        let inner = format_ident!("invoke_{plain}_");
+        let args: Vec<&Ident> = op
+            .in_params()
+            .map(|p| ins.iter().find(|s| s.var == field_ident(&p.name)))
+            .filter_map(|s| s.map(|s| &s.var))
+            .collect();
+        let with_context_doc = format!(
+            " [`Self::{name}`] with the request context `context` instead of the proxy's \
+             (`ice_context`); servants see it in `Current::ctx`."
+        );
+        quote! {
+            #doc
+            ///
+            /// # Errors
+            ///
+            #errors
+            #many
+            pub async fn #name(&self, #(#decl_params),*) -> #ret {
+                self.#inner(#(#args,)* ::core::option::Option::None).await
+            }
+
+            #[doc = #with_context_doc]
+            ///
+            /// # Errors
+            ///
+            /// As without a context.
+            #many
+            pub async fn #with_context(
+                &self,
+                #(#decl_params,)*
+                context: &#c::Context,
+            ) -> #ret {
+                self.#inner(#(#args,)* ::core::option::Option::Some(context)).await
+            }
+
+            #many
+            async fn #inner(
+                &self,
+                #(#decl_params,)*
+                context_: ::core::option::Option<&#c::Context>,
+            ) -> #ret {
+                #body
             }
         }
     }

@@ -47,6 +47,25 @@ pub mod demo {
             &self,
             delay: i32,
         ) -> ::floe::codegen::Result<::std::string::String> {
+            self.invoke_say_hello_(delay, ::core::option::Option::None).await
+        }
+        /// [`Self::say_hello`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn say_hello_with_context(
+            &self,
+            delay: i32,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<::std::string::String> {
+            self.invoke_say_hello_(delay, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_say_hello_(
+            &self,
+            delay: i32,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<::std::string::String> {
             if !self.0.mode().is_twoway() {
                 return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
             }
@@ -57,7 +76,12 @@ pub mod demo {
                 });
             let encaps = self
                 .0
-                .invoke("sayHello", ::floe::codegen::OperationMode::Normal, params)
+                .invoke_with_context(
+                    "sayHello",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
@@ -71,10 +95,32 @@ pub mod demo {
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
         pub async fn ping(&self) -> ::floe::codegen::Result<()> {
+            self.invoke_ping_(::core::option::Option::None).await
+        }
+        /// [`Self::ping`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn ping_with_context(
+            &self,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<()> {
+            self.invoke_ping_(::core::option::Option::Some(context)).await
+        }
+        async fn invoke_ping_(
+            &self,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<()> {
             let params = self.0.empty_params();
             let encaps = self
                 .0
-                .invoke("ping", ::floe::codegen::OperationMode::Idempotent, params)
+                .invoke_with_context(
+                    "ping",
+                    ::floe::codegen::OperationMode::Idempotent,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let _ = encaps;

@@ -466,7 +466,7 @@ pub mod rich {
             })
         }
     }
-    /// A base class with a compact id.
+    /// A base class with a compact id; keeps unknown derived slices.
     #[derive(Clone, Debug, Default, PartialEq)]
     pub struct Shape {
         /// Slice member `name`.
@@ -475,6 +475,10 @@ pub mod rich {
         pub sides: ::core::option::Option<i32>,
         /// Slice member `label`.
         pub label: ::core::option::Option<::std::string::String>,
+        /// Slices of more-derived types unknown here, kept from
+        /// decoding (`["preserve-slice"]`) and written back when the
+        /// instance is sent again.
+        pub ice_sliced_data: ::core::option::Option<::floe::codegen::SlicedData>,
     }
     impl ::floe::codegen::ValueType for Shape {
         const TYPE_ID: &'static str = "::Rich::Shape";
@@ -509,6 +513,14 @@ pub mod rich {
             self.label = dec.read_optional_value(1)?;
             self.sides = dec.read_optional_value(2)?;
             dec.end_slice()
+        }
+        fn ice_sliced_data(
+            &self,
+        ) -> ::core::option::Option<&::floe::codegen::SlicedData> {
+            self.ice_sliced_data.as_ref()
+        }
+        fn ice_set_sliced_data(&mut self, sliced: ::floe::codegen::SlicedData) {
+            self.ice_sliced_data = ::core::option::Option::Some(sliced);
         }
     }
     /// A derived class with a class member.
@@ -568,6 +580,14 @@ pub mod rich {
             &mut self,
         ) -> ::core::option::Option<&mut dyn ::floe::codegen::Value> {
             ::core::option::Option::Some(&mut self.base)
+        }
+        fn ice_sliced_data(
+            &self,
+        ) -> ::core::option::Option<&::floe::codegen::SlicedData> {
+            ::floe::codegen::Value::ice_sliced_data(&self.base)
+        }
+        fn ice_set_sliced_data(&mut self, sliced: ::floe::codegen::SlicedData) {
+            ::floe::codegen::Value::ice_set_sliced_data(&mut self.base, sliced)
         }
     }
     /// Slice class `::Rich::Forward`.
@@ -652,6 +672,25 @@ pub mod rich {
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
         pub async fn put_prims(&self, v: &Prims) -> ::floe::codegen::Result<()> {
+            self.invoke_put_prims_(v, ::core::option::Option::None).await
+        }
+        /// [`Self::put_prims`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn put_prims_with_context(
+            &self,
+            v: &Prims,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<()> {
+            self.invoke_put_prims_(v, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_put_prims_(
+            &self,
+            v: &Prims,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
                 .encode_params(|enc_| {
@@ -659,7 +698,12 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke("putPrims", ::floe::codegen::OperationMode::Normal, params)
+                .invoke_with_context(
+                    "putPrims",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let _ = encaps;
@@ -671,6 +715,25 @@ pub mod rich {
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
         pub async fn put_mixed(&self, v: &Mixed) -> ::floe::codegen::Result<()> {
+            self.invoke_put_mixed_(v, ::core::option::Option::None).await
+        }
+        /// [`Self::put_mixed`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn put_mixed_with_context(
+            &self,
+            v: &Mixed,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<()> {
+            self.invoke_put_mixed_(v, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_put_mixed_(
+            &self,
+            v: &Mixed,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
                 .encode_params(|enc_| {
@@ -678,7 +741,12 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke("putMixed", ::floe::codegen::OperationMode::Normal, params)
+                .invoke_with_context(
+                    "putMixed",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let _ = encaps;
@@ -693,6 +761,25 @@ pub mod rich {
             &self,
             v: &[inner::Wrapper],
         ) -> ::floe::codegen::Result<()> {
+            self.invoke_put_wrappers_(v, ::core::option::Option::None).await
+        }
+        /// [`Self::put_wrappers`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn put_wrappers_with_context(
+            &self,
+            v: &[inner::Wrapper],
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<()> {
+            self.invoke_put_wrappers_(v, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_put_wrappers_(
+            &self,
+            v: &[inner::Wrapper],
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
                 .encode_params(|enc_| {
@@ -700,7 +787,12 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke("putWrappers", ::floe::codegen::OperationMode::Normal, params)
+                .invoke_with_context(
+                    "putWrappers",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let _ = encaps;
@@ -715,6 +807,25 @@ pub mod rich {
             &self,
             v: &::core::option::Option<::floe::codegen::ClassRef<Shape>>,
         ) -> ::floe::codegen::Result<()> {
+            self.invoke_put_shape_(v, ::core::option::Option::None).await
+        }
+        /// [`Self::put_shape`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn put_shape_with_context(
+            &self,
+            v: &::core::option::Option<::floe::codegen::ClassRef<Shape>>,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<()> {
+            self.invoke_put_shape_(v, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_put_shape_(
+            &self,
+            v: &::core::option::Option<::floe::codegen::ClassRef<Shape>>,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
                 .encode_params(|enc_| {
@@ -722,7 +833,12 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke("putShape", ::floe::codegen::OperationMode::Normal, params)
+                .invoke_with_context(
+                    "putShape",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let _ = encaps;
@@ -733,6 +849,7 @@ pub mod rich {
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
+        #[allow(clippy::too_many_arguments)]
         pub async fn put_opts(
             &self,
             req: i32,
@@ -741,6 +858,47 @@ pub mod rich {
             p: ::core::option::Option<&Point>,
             is: ::core::option::Option<&[i32]>,
             c: ::core::option::Option<Color>,
+        ) -> ::floe::codegen::Result<()> {
+            self.invoke_put_opts_(req, i, s, p, is, c, ::core::option::Option::None)
+                .await
+        }
+        /// [`Self::put_opts`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        #[allow(clippy::too_many_arguments)]
+        pub async fn put_opts_with_context(
+            &self,
+            req: i32,
+            i: ::core::option::Option<i32>,
+            s: ::core::option::Option<&str>,
+            p: ::core::option::Option<&Point>,
+            is: ::core::option::Option<&[i32]>,
+            c: ::core::option::Option<Color>,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<()> {
+            self.invoke_put_opts_(
+                    req,
+                    i,
+                    s,
+                    p,
+                    is,
+                    c,
+                    ::core::option::Option::Some(context),
+                )
+                .await
+        }
+        #[allow(clippy::too_many_arguments)]
+        async fn invoke_put_opts_(
+            &self,
+            req: i32,
+            i: ::core::option::Option<i32>,
+            s: ::core::option::Option<&str>,
+            p: ::core::option::Option<&Point>,
+            is: ::core::option::Option<&[i32]>,
+            c: ::core::option::Option<Color>,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
         ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
@@ -754,7 +912,12 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke("putOpts", ::floe::codegen::OperationMode::Normal, params)
+                .invoke_with_context(
+                    "putOpts",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let _ = encaps;
@@ -780,6 +943,43 @@ pub mod rich {
                 ::std::boxed::Box<dyn ::floe::codegen::UserException>,
             >,
         > {
+            self.invoke_describe_(delay, ::core::option::Option::None).await
+        }
+        /// [`Self::describe`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn describe_with_context(
+            &self,
+            delay: i32,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<
+            ::core::result::Result<
+                (
+                    ::std::string::String,
+                    i32,
+                    ::core::option::Option<::std::string::String>,
+                ),
+                ::std::boxed::Box<dyn ::floe::codegen::UserException>,
+            >,
+        > {
+            self.invoke_describe_(delay, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_describe_(
+            &self,
+            delay: i32,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<
+            ::core::result::Result<
+                (
+                    ::std::string::String,
+                    i32,
+                    ::core::option::Option<::std::string::String>,
+                ),
+                ::std::boxed::Box<dyn ::floe::codegen::UserException>,
+            >,
+        > {
             if !self.0.mode().is_twoway() {
                 return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
             }
@@ -790,7 +990,12 @@ pub mod rich {
                 });
             let encaps = match self
                 .0
-                .invoke("describe", ::floe::codegen::OperationMode::Nonmutating, params)
+                .invoke_with_context(
+                    "describe",
+                    ::floe::codegen::OperationMode::Nonmutating,
+                    params,
+                    context_,
+                )
                 .await?
             {
                 ::floe::codegen::Response::Ok(encaps) => encaps,
@@ -852,13 +1057,35 @@ pub mod rich {
         pub async fn self_(
             &self,
         ) -> ::floe::codegen::Result<::core::option::Option<EchoPrx>> {
+            self.invoke_self_(::core::option::Option::None).await
+        }
+        /// [`Self::self_`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn self_with_context(
+            &self,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<::core::option::Option<EchoPrx>> {
+            self.invoke_self_(::core::option::Option::Some(context)).await
+        }
+        async fn invoke_self_(
+            &self,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<::core::option::Option<EchoPrx>> {
             if !self.0.mode().is_twoway() {
                 return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
             }
             let params = self.0.empty_params();
             let encaps = self
                 .0
-                .invoke("self", ::floe::codegen::OperationMode::Idempotent, params)
+                .invoke_with_context(
+                    "self",
+                    ::floe::codegen::OperationMode::Idempotent,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let proxy_ = &self.0;
@@ -882,6 +1109,37 @@ pub mod rich {
                 ::core::option::Option<::floe::codegen::Proxy>,
             ),
         > {
+            self.invoke_relay_(e, o, ::core::option::Option::None).await
+        }
+        /// [`Self::relay`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn relay_with_context(
+            &self,
+            e: &::core::option::Option<EchoPrx>,
+            o: ::core::option::Option<&::core::option::Option<::floe::codegen::Proxy>>,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<
+            (
+                ::core::option::Option<EchoPrx>,
+                ::core::option::Option<::floe::codegen::Proxy>,
+            ),
+        > {
+            self.invoke_relay_(e, o, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_relay_(
+            &self,
+            e: &::core::option::Option<EchoPrx>,
+            o: ::core::option::Option<&::core::option::Option<::floe::codegen::Proxy>>,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<
+            (
+                ::core::option::Option<EchoPrx>,
+                ::core::option::Option<::floe::codegen::Proxy>,
+            ),
+        > {
             if !self.0.mode().is_twoway() {
                 return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
             }
@@ -893,7 +1151,12 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke("relay", ::floe::codegen::OperationMode::Normal, params)
+                .invoke_with_context(
+                    "relay",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let proxy_ = &self.0;
@@ -902,6 +1165,114 @@ pub mod rich {
             let ret = dec.read()?;
             dec.finish_encapsulation()?;
             ::core::result::Result::Ok((ret, out_back))
+        }
+        /// A trailing byte sequence (sent beside the frame, not copied): returns `data`.
+        ///
+        /// # Errors
+        ///
+        /// Any invocation error; a user exception is `Error::UnknownUserException`.
+        pub async fn echo_bytes(
+            &self,
+            n: i32,
+            data: impl ::core::convert::Into<::floe::codegen::Bytes>,
+        ) -> ::floe::codegen::Result<::floe::codegen::Bytes> {
+            self.invoke_echo_bytes_(n, data, ::core::option::Option::None).await
+        }
+        /// [`Self::echo_bytes`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn echo_bytes_with_context(
+            &self,
+            n: i32,
+            data: impl ::core::convert::Into<::floe::codegen::Bytes>,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<::floe::codegen::Bytes> {
+            self.invoke_echo_bytes_(n, data, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_echo_bytes_(
+            &self,
+            n: i32,
+            data: impl ::core::convert::Into<::floe::codegen::Bytes>,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<::floe::codegen::Bytes> {
+            if !self.0.mode().is_twoway() {
+                return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
+            }
+            let data: ::floe::codegen::Bytes = data.into();
+            let prefix_ = self
+                .0
+                .encode_params_prefix(|enc_| {
+                    enc_.write(&n);
+                    enc_.write_size(data.len());
+                });
+            let encaps = self
+                .0
+                .invoke_with_payload(
+                    "echoBytes",
+                    ::floe::codegen::OperationMode::Normal,
+                    &prefix_,
+                    &data,
+                    context_,
+                )
+                .await?
+                .into_ok()?;
+            let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
+            let ret = dec.read()?;
+            dec.finish_encapsulation()?;
+            ::core::result::Result::Ok(ret)
+        }
+        /// The request context's value for `key` (empty when absent).
+        ///
+        /// # Errors
+        ///
+        /// Any invocation error; a user exception is `Error::UnknownUserException`.
+        pub async fn context_value(
+            &self,
+            key: &str,
+        ) -> ::floe::codegen::Result<::std::string::String> {
+            self.invoke_context_value_(key, ::core::option::Option::None).await
+        }
+        /// [`Self::context_value`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn context_value_with_context(
+            &self,
+            key: &str,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<::std::string::String> {
+            self.invoke_context_value_(key, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_context_value_(
+            &self,
+            key: &str,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<::std::string::String> {
+            if !self.0.mode().is_twoway() {
+                return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
+            }
+            let params = self
+                .0
+                .encode_params(|enc_| {
+                    enc_.write(key);
+                });
+            let encaps = self
+                .0
+                .invoke_with_context(
+                    "contextValue",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
+                .await?
+                .into_ok()?;
+            let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
+            let ret = dec.read()?;
+            dec.finish_encapsulation()?;
+            ::core::result::Result::Ok(ret)
         }
     }
     impl ::floe::codegen::ProxyType for EchoPrx {
@@ -1014,6 +1385,29 @@ pub mod rich {
                     ::core::option::Option<EchoPrx>,
                     ::core::option::Option<::floe::codegen::Proxy>,
                 ),
+                ::floe::codegen::DispatchError,
+            >,
+        > + ::core::marker::Send;
+        /// A trailing byte sequence (sent beside the frame, not copied): returns `data`.
+        fn echo_bytes(
+            &self,
+            n: i32,
+            data: ::floe::codegen::Bytes,
+            current: &::floe::codegen::Current,
+        ) -> impl ::core::future::Future<
+            Output = ::core::result::Result<
+                ::floe::codegen::Bytes,
+                ::floe::codegen::DispatchError,
+            >,
+        > + ::core::marker::Send;
+        /// The request context's value for `key` (empty when absent).
+        fn context_value(
+            &self,
+            key: ::std::string::String,
+            current: &::floe::codegen::Current,
+        ) -> impl ::core::future::Future<
+            Output = ::core::result::Result<
+                ::std::string::String,
                 ::floe::codegen::DispatchError,
             >,
         > + ::core::marker::Send;
@@ -1327,6 +1721,77 @@ pub mod rich {
                         )
                     })
                 }
+                "echoBytes" => {
+                    if !(matches!(
+                        current.mode, ::floe::codegen::OperationMode::Normal
+                    )) {
+                        return ::floe::codegen::Dispatch::ready(
+                            ::core::result::Result::Err(
+                                ::floe::codegen::WireError::marshal(
+                                        ::std::format!(
+                                            "unexpected operation mode. expected = {} received = {:?}",
+                                            "Normal", current.mode
+                                        ),
+                                    )
+                                    .into(),
+                            ),
+                        );
+                    }
+                    ::floe::codegen::Dispatch::future(async move {
+                        let mut dec = ::floe::codegen::Decoder::from_encapsulation(
+                            params,
+                        )?;
+                        let n_ = dec.read()?;
+                        let data_ = dec.read()?;
+                        dec.finish_encapsulation()?;
+                        let ret = <T as Echo>::echo_bytes(&*self.0, n_, data_, &current)
+                            .await?;
+                        ::core::result::Result::<
+                            _,
+                            ::floe::codegen::DispatchError,
+                        >::Ok(
+                            current
+                                .encode_reply(|enc| {
+                                    enc.write(&ret);
+                                }),
+                        )
+                    })
+                }
+                "contextValue" => {
+                    if !(matches!(
+                        current.mode, ::floe::codegen::OperationMode::Normal
+                    )) {
+                        return ::floe::codegen::Dispatch::ready(
+                            ::core::result::Result::Err(
+                                ::floe::codegen::WireError::marshal(
+                                        ::std::format!(
+                                            "unexpected operation mode. expected = {} received = {:?}",
+                                            "Normal", current.mode
+                                        ),
+                                    )
+                                    .into(),
+                            ),
+                        );
+                    }
+                    ::floe::codegen::Dispatch::future(async move {
+                        let mut dec = ::floe::codegen::Decoder::from_encapsulation(
+                            params,
+                        )?;
+                        let key_ = dec.read()?;
+                        dec.finish_encapsulation()?;
+                        let ret = <T as Echo>::context_value(&*self.0, key_, &current)
+                            .await?;
+                        ::core::result::Result::<
+                            _,
+                            ::floe::codegen::DispatchError,
+                        >::Ok(
+                            current
+                                .encode_reply(|enc| {
+                                    enc.write(&ret);
+                                }),
+                        )
+                    })
+                }
                 _ => {
                     ::floe::codegen::Dispatch::ready(
                         ::core::result::Result::Err(
@@ -1625,6 +2090,25 @@ pub mod rich {
             &self,
             name: &str,
         ) -> ::floe::codegen::Result<::core::option::Option<Point>> {
+            self.invoke_find_(name, ::core::option::Option::None).await
+        }
+        /// [`Self::find`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn find_with_context(
+            &self,
+            name: &str,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<::core::option::Option<Point>> {
+            self.invoke_find_(name, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_find_(
+            &self,
+            name: &str,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<::core::option::Option<Point>> {
             if !self.0.mode().is_twoway() {
                 return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
             }
@@ -1635,7 +2119,12 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke("find", ::floe::codegen::OperationMode::Normal, params)
+                .invoke_with_context(
+                    "find",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
@@ -1649,6 +2138,25 @@ pub mod rich {
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
         pub async fn put_prims(&self, v: &Prims) -> ::floe::codegen::Result<()> {
+            self.invoke_put_prims_(v, ::core::option::Option::None).await
+        }
+        /// [`Self::put_prims`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn put_prims_with_context(
+            &self,
+            v: &Prims,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<()> {
+            self.invoke_put_prims_(v, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_put_prims_(
+            &self,
+            v: &Prims,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
                 .encode_params(|enc_| {
@@ -1656,7 +2164,12 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke("putPrims", ::floe::codegen::OperationMode::Normal, params)
+                .invoke_with_context(
+                    "putPrims",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let _ = encaps;
@@ -1668,6 +2181,25 @@ pub mod rich {
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
         pub async fn put_mixed(&self, v: &Mixed) -> ::floe::codegen::Result<()> {
+            self.invoke_put_mixed_(v, ::core::option::Option::None).await
+        }
+        /// [`Self::put_mixed`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn put_mixed_with_context(
+            &self,
+            v: &Mixed,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<()> {
+            self.invoke_put_mixed_(v, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_put_mixed_(
+            &self,
+            v: &Mixed,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
                 .encode_params(|enc_| {
@@ -1675,7 +2207,12 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke("putMixed", ::floe::codegen::OperationMode::Normal, params)
+                .invoke_with_context(
+                    "putMixed",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let _ = encaps;
@@ -1690,6 +2227,25 @@ pub mod rich {
             &self,
             v: &[inner::Wrapper],
         ) -> ::floe::codegen::Result<()> {
+            self.invoke_put_wrappers_(v, ::core::option::Option::None).await
+        }
+        /// [`Self::put_wrappers`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn put_wrappers_with_context(
+            &self,
+            v: &[inner::Wrapper],
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<()> {
+            self.invoke_put_wrappers_(v, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_put_wrappers_(
+            &self,
+            v: &[inner::Wrapper],
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
                 .encode_params(|enc_| {
@@ -1697,7 +2253,12 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke("putWrappers", ::floe::codegen::OperationMode::Normal, params)
+                .invoke_with_context(
+                    "putWrappers",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let _ = encaps;
@@ -1712,6 +2273,25 @@ pub mod rich {
             &self,
             v: &::core::option::Option<::floe::codegen::ClassRef<Shape>>,
         ) -> ::floe::codegen::Result<()> {
+            self.invoke_put_shape_(v, ::core::option::Option::None).await
+        }
+        /// [`Self::put_shape`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn put_shape_with_context(
+            &self,
+            v: &::core::option::Option<::floe::codegen::ClassRef<Shape>>,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<()> {
+            self.invoke_put_shape_(v, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_put_shape_(
+            &self,
+            v: &::core::option::Option<::floe::codegen::ClassRef<Shape>>,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
                 .encode_params(|enc_| {
@@ -1719,7 +2299,12 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke("putShape", ::floe::codegen::OperationMode::Normal, params)
+                .invoke_with_context(
+                    "putShape",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let _ = encaps;
@@ -1730,6 +2315,7 @@ pub mod rich {
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
+        #[allow(clippy::too_many_arguments)]
         pub async fn put_opts(
             &self,
             req: i32,
@@ -1738,6 +2324,47 @@ pub mod rich {
             p: ::core::option::Option<&Point>,
             is: ::core::option::Option<&[i32]>,
             c: ::core::option::Option<Color>,
+        ) -> ::floe::codegen::Result<()> {
+            self.invoke_put_opts_(req, i, s, p, is, c, ::core::option::Option::None)
+                .await
+        }
+        /// [`Self::put_opts`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        #[allow(clippy::too_many_arguments)]
+        pub async fn put_opts_with_context(
+            &self,
+            req: i32,
+            i: ::core::option::Option<i32>,
+            s: ::core::option::Option<&str>,
+            p: ::core::option::Option<&Point>,
+            is: ::core::option::Option<&[i32]>,
+            c: ::core::option::Option<Color>,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<()> {
+            self.invoke_put_opts_(
+                    req,
+                    i,
+                    s,
+                    p,
+                    is,
+                    c,
+                    ::core::option::Option::Some(context),
+                )
+                .await
+        }
+        #[allow(clippy::too_many_arguments)]
+        async fn invoke_put_opts_(
+            &self,
+            req: i32,
+            i: ::core::option::Option<i32>,
+            s: ::core::option::Option<&str>,
+            p: ::core::option::Option<&Point>,
+            is: ::core::option::Option<&[i32]>,
+            c: ::core::option::Option<Color>,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
         ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
@@ -1751,7 +2378,12 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke("putOpts", ::floe::codegen::OperationMode::Normal, params)
+                .invoke_with_context(
+                    "putOpts",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let _ = encaps;
@@ -1777,6 +2409,43 @@ pub mod rich {
                 ::std::boxed::Box<dyn ::floe::codegen::UserException>,
             >,
         > {
+            self.invoke_describe_(delay, ::core::option::Option::None).await
+        }
+        /// [`Self::describe`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn describe_with_context(
+            &self,
+            delay: i32,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<
+            ::core::result::Result<
+                (
+                    ::std::string::String,
+                    i32,
+                    ::core::option::Option<::std::string::String>,
+                ),
+                ::std::boxed::Box<dyn ::floe::codegen::UserException>,
+            >,
+        > {
+            self.invoke_describe_(delay, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_describe_(
+            &self,
+            delay: i32,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<
+            ::core::result::Result<
+                (
+                    ::std::string::String,
+                    i32,
+                    ::core::option::Option<::std::string::String>,
+                ),
+                ::std::boxed::Box<dyn ::floe::codegen::UserException>,
+            >,
+        > {
             if !self.0.mode().is_twoway() {
                 return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
             }
@@ -1787,7 +2456,12 @@ pub mod rich {
                 });
             let encaps = match self
                 .0
-                .invoke("describe", ::floe::codegen::OperationMode::Nonmutating, params)
+                .invoke_with_context(
+                    "describe",
+                    ::floe::codegen::OperationMode::Nonmutating,
+                    params,
+                    context_,
+                )
                 .await?
             {
                 ::floe::codegen::Response::Ok(encaps) => encaps,
@@ -1849,13 +2523,35 @@ pub mod rich {
         pub async fn self_(
             &self,
         ) -> ::floe::codegen::Result<::core::option::Option<EchoPrx>> {
+            self.invoke_self_(::core::option::Option::None).await
+        }
+        /// [`Self::self_`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn self_with_context(
+            &self,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<::core::option::Option<EchoPrx>> {
+            self.invoke_self_(::core::option::Option::Some(context)).await
+        }
+        async fn invoke_self_(
+            &self,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<::core::option::Option<EchoPrx>> {
             if !self.0.mode().is_twoway() {
                 return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
             }
             let params = self.0.empty_params();
             let encaps = self
                 .0
-                .invoke("self", ::floe::codegen::OperationMode::Idempotent, params)
+                .invoke_with_context(
+                    "self",
+                    ::floe::codegen::OperationMode::Idempotent,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let proxy_ = &self.0;
@@ -1879,6 +2575,37 @@ pub mod rich {
                 ::core::option::Option<::floe::codegen::Proxy>,
             ),
         > {
+            self.invoke_relay_(e, o, ::core::option::Option::None).await
+        }
+        /// [`Self::relay`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn relay_with_context(
+            &self,
+            e: &::core::option::Option<EchoPrx>,
+            o: ::core::option::Option<&::core::option::Option<::floe::codegen::Proxy>>,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<
+            (
+                ::core::option::Option<EchoPrx>,
+                ::core::option::Option<::floe::codegen::Proxy>,
+            ),
+        > {
+            self.invoke_relay_(e, o, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_relay_(
+            &self,
+            e: &::core::option::Option<EchoPrx>,
+            o: ::core::option::Option<&::core::option::Option<::floe::codegen::Proxy>>,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<
+            (
+                ::core::option::Option<EchoPrx>,
+                ::core::option::Option<::floe::codegen::Proxy>,
+            ),
+        > {
             if !self.0.mode().is_twoway() {
                 return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
             }
@@ -1890,7 +2617,12 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke("relay", ::floe::codegen::OperationMode::Normal, params)
+                .invoke_with_context(
+                    "relay",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let proxy_ = &self.0;
@@ -1899,6 +2631,114 @@ pub mod rich {
             let ret = dec.read()?;
             dec.finish_encapsulation()?;
             ::core::result::Result::Ok((ret, out_back))
+        }
+        /// A trailing byte sequence (sent beside the frame, not copied): returns `data`.
+        ///
+        /// # Errors
+        ///
+        /// Any invocation error; a user exception is `Error::UnknownUserException`.
+        pub async fn echo_bytes(
+            &self,
+            n: i32,
+            data: impl ::core::convert::Into<::floe::codegen::Bytes>,
+        ) -> ::floe::codegen::Result<::floe::codegen::Bytes> {
+            self.invoke_echo_bytes_(n, data, ::core::option::Option::None).await
+        }
+        /// [`Self::echo_bytes`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn echo_bytes_with_context(
+            &self,
+            n: i32,
+            data: impl ::core::convert::Into<::floe::codegen::Bytes>,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<::floe::codegen::Bytes> {
+            self.invoke_echo_bytes_(n, data, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_echo_bytes_(
+            &self,
+            n: i32,
+            data: impl ::core::convert::Into<::floe::codegen::Bytes>,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<::floe::codegen::Bytes> {
+            if !self.0.mode().is_twoway() {
+                return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
+            }
+            let data: ::floe::codegen::Bytes = data.into();
+            let prefix_ = self
+                .0
+                .encode_params_prefix(|enc_| {
+                    enc_.write(&n);
+                    enc_.write_size(data.len());
+                });
+            let encaps = self
+                .0
+                .invoke_with_payload(
+                    "echoBytes",
+                    ::floe::codegen::OperationMode::Normal,
+                    &prefix_,
+                    &data,
+                    context_,
+                )
+                .await?
+                .into_ok()?;
+            let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
+            let ret = dec.read()?;
+            dec.finish_encapsulation()?;
+            ::core::result::Result::Ok(ret)
+        }
+        /// The request context's value for `key` (empty when absent).
+        ///
+        /// # Errors
+        ///
+        /// Any invocation error; a user exception is `Error::UnknownUserException`.
+        pub async fn context_value(
+            &self,
+            key: &str,
+        ) -> ::floe::codegen::Result<::std::string::String> {
+            self.invoke_context_value_(key, ::core::option::Option::None).await
+        }
+        /// [`Self::context_value`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn context_value_with_context(
+            &self,
+            key: &str,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<::std::string::String> {
+            self.invoke_context_value_(key, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_context_value_(
+            &self,
+            key: &str,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<::std::string::String> {
+            if !self.0.mode().is_twoway() {
+                return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
+            }
+            let params = self
+                .0
+                .encode_params(|enc_| {
+                    enc_.write(key);
+                });
+            let encaps = self
+                .0
+                .invoke_with_context(
+                    "contextValue",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
+                .await?
+                .into_ok()?;
+            let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
+            let ret = dec.read()?;
+            dec.finish_encapsulation()?;
+            ::core::result::Result::Ok(ret)
         }
     }
     impl ::floe::codegen::ProxyType for SubEchoPrx {
@@ -1927,7 +2767,7 @@ pub mod rich {
             EchoPrx::unchecked_cast(p.0)
         }
     }
-    /// Inherits operations.
+    /// Inherits operations (`["amd"]`: servants are async anyway).
     pub trait SubEcho: Echo {
         /// Slice operation `find`.
         fn find(
@@ -2284,6 +3124,77 @@ pub mod rich {
                         )
                     })
                 }
+                "echoBytes" => {
+                    if !(matches!(
+                        current.mode, ::floe::codegen::OperationMode::Normal
+                    )) {
+                        return ::floe::codegen::Dispatch::ready(
+                            ::core::result::Result::Err(
+                                ::floe::codegen::WireError::marshal(
+                                        ::std::format!(
+                                            "unexpected operation mode. expected = {} received = {:?}",
+                                            "Normal", current.mode
+                                        ),
+                                    )
+                                    .into(),
+                            ),
+                        );
+                    }
+                    ::floe::codegen::Dispatch::future(async move {
+                        let mut dec = ::floe::codegen::Decoder::from_encapsulation(
+                            params,
+                        )?;
+                        let n_ = dec.read()?;
+                        let data_ = dec.read()?;
+                        dec.finish_encapsulation()?;
+                        let ret = <T as Echo>::echo_bytes(&*self.0, n_, data_, &current)
+                            .await?;
+                        ::core::result::Result::<
+                            _,
+                            ::floe::codegen::DispatchError,
+                        >::Ok(
+                            current
+                                .encode_reply(|enc| {
+                                    enc.write(&ret);
+                                }),
+                        )
+                    })
+                }
+                "contextValue" => {
+                    if !(matches!(
+                        current.mode, ::floe::codegen::OperationMode::Normal
+                    )) {
+                        return ::floe::codegen::Dispatch::ready(
+                            ::core::result::Result::Err(
+                                ::floe::codegen::WireError::marshal(
+                                        ::std::format!(
+                                            "unexpected operation mode. expected = {} received = {:?}",
+                                            "Normal", current.mode
+                                        ),
+                                    )
+                                    .into(),
+                            ),
+                        );
+                    }
+                    ::floe::codegen::Dispatch::future(async move {
+                        let mut dec = ::floe::codegen::Decoder::from_encapsulation(
+                            params,
+                        )?;
+                        let key_ = dec.read()?;
+                        dec.finish_encapsulation()?;
+                        let ret = <T as Echo>::context_value(&*self.0, key_, &current)
+                            .await?;
+                        ::core::result::Result::<
+                            _,
+                            ::floe::codegen::DispatchError,
+                        >::Ok(
+                            current
+                                .encode_reply(|enc| {
+                                    enc.write(&ret);
+                                }),
+                        )
+                    })
+                }
                 _ => {
                     ::floe::codegen::Dispatch::ready(
                         ::core::result::Result::Err(
@@ -2338,6 +3249,7 @@ pub mod rich {
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
+        #[allow(clippy::too_many_arguments)]
         pub async fn f(
             &self,
             current: i32,
@@ -2346,6 +3258,55 @@ pub mod rich {
             params: &str,
             ret: i32,
             encaps: i32,
+        ) -> ::floe::codegen::Result<(i32, i32, i32)> {
+            self.invoke_f_(
+                    current,
+                    dec,
+                    enc,
+                    params,
+                    ret,
+                    encaps,
+                    ::core::option::Option::None,
+                )
+                .await
+        }
+        /// [`Self::f`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        #[allow(clippy::too_many_arguments)]
+        pub async fn f_with_context(
+            &self,
+            current: i32,
+            dec: i32,
+            enc: i32,
+            params: &str,
+            ret: i32,
+            encaps: i32,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<(i32, i32, i32)> {
+            self.invoke_f_(
+                    current,
+                    dec,
+                    enc,
+                    params,
+                    ret,
+                    encaps,
+                    ::core::option::Option::Some(context),
+                )
+                .await
+        }
+        #[allow(clippy::too_many_arguments)]
+        async fn invoke_f_(
+            &self,
+            current: i32,
+            dec: i32,
+            enc: i32,
+            params: &str,
+            ret: i32,
+            encaps: i32,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
         ) -> ::floe::codegen::Result<(i32, i32, i32)> {
             if !self.0.mode().is_twoway() {
                 return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
@@ -2362,7 +3323,12 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke("f", ::floe::codegen::OperationMode::Normal, params)
+                .invoke_with_context(
+                    "f",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
@@ -2383,6 +3349,30 @@ pub mod rich {
             r#type: i32,
             result: i32,
         ) -> ::floe::codegen::Result<()> {
+            self.invoke_g_(self_, r#type, result, ::core::option::Option::None).await
+        }
+        /// [`Self::g`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn g_with_context(
+            &self,
+            self_: i32,
+            r#type: i32,
+            result: i32,
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<()> {
+            self.invoke_g_(self_, r#type, result, ::core::option::Option::Some(context))
+                .await
+        }
+        async fn invoke_g_(
+            &self,
+            self_: i32,
+            r#type: i32,
+            result: i32,
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<()> {
             let params = self
                 .0
                 .encode_params(|enc_| {
@@ -2392,7 +3382,12 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke("g", ::floe::codegen::OperationMode::Normal, params)
+                .invoke_with_context(
+                    "g",
+                    ::floe::codegen::OperationMode::Normal,
+                    params,
+                    context_,
+                )
                 .await?
                 .into_ok()?;
             let _ = encaps;

@@ -67,6 +67,10 @@ pub(crate) enum Params<'a> {
     /// the header (e.g. an encapsulation received from a peer and
     /// forwarded: the data is shared, not copied).
     Body(floe_wire::EncodingVersion, &'a Bytes),
+    /// The data of an encapsulation in two parts, `prefix` then `payload`
+    /// (a large byte sequence the caller passed as `Bytes`, sent beside
+    /// the frame head instead of copied); the writer adds the header.
+    Split(floe_wire::EncodingVersion, &'a Bytes, &'a Bytes),
 }
 
 impl Params<'_> {
@@ -75,13 +79,14 @@ impl Params<'_> {
         match self {
             Params::Encapsulation(b) => b.len(),
             Params::Body(_, b) => b.len() + 6,
+            Params::Split(_, prefix, payload) => prefix.len() + payload.len() + 6,
         }
     }
 
     /// The bytes sent after the frame head (and the header, for `Body`).
     fn data(&self) -> &Bytes {
         match self {
-            Params::Encapsulation(b) | Params::Body(_, b) => b,
+            Params::Encapsulation(b) | Params::Body(_, b) | Params::Split(_, _, b) => b,
         }
     }
 
@@ -95,6 +100,15 @@ impl Params<'_> {
                 buf.extend_from_slice(&((body.len() + 6) as i32).to_le_bytes());
                 buf.extend_from_slice(&[encoding.major, encoding.minor]);
                 buf.extend_from_slice(body);
+                buf.freeze()
+            }
+            Params::Split(encoding, prefix, payload) => {
+                let size = prefix.len() + payload.len() + 6;
+                let mut buf = BytesMut::with_capacity(size);
+                buf.extend_from_slice(&(size as i32).to_le_bytes());
+                buf.extend_from_slice(&[encoding.major, encoding.minor]);
+                buf.extend_from_slice(prefix);
+                buf.extend_from_slice(payload);
                 buf.freeze()
             }
         }
@@ -490,15 +504,20 @@ impl Connection {
         }
         let data = params.data();
         let copied = data.len() <= COPY_LIMIT || compress;
+        let prefix: &[u8] = match params {
+            Params::Split(_, prefix, _) => prefix,
+            _ => &[],
+        };
         let mut buf = BytesMut::with_capacity(
-            64 + head.operation.len() + if copied { data.len() } else { 0 },
+            70 + head.operation.len() + prefix.len() + if copied { data.len() } else { 0 },
         );
         head.encode_head(&mut buf, id, params.len(), CompressionStatus::NotSupported);
-        if let Params::Body(encoding, body) = params {
+        if let Params::Body(encoding, _) | Params::Split(encoding, _, _) = params {
             // Size as an i32: the body came in a frame bounded by
             // Ice.MessageSizeMax, or was built here.
-            buf.extend_from_slice(&((body.len() + 6) as i32).to_le_bytes());
+            buf.extend_from_slice(&(params.len() as i32).to_le_bytes());
             buf.extend_from_slice(&[encoding.major, encoding.minor]);
+            buf.extend_from_slice(prefix);
         }
         let big = if copied {
             buf.extend_from_slice(data);

@@ -25,7 +25,7 @@ impl SliceTypeId {
 }
 
 /// One slice this side does not know, as it was on the wire.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SliceInfo {
     /// The slice's type.
     pub type_id: SliceTypeId,
@@ -41,7 +41,7 @@ pub struct SliceInfo {
 }
 
 /// The unknown most-derived slices of an instance, most-derived first.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SlicedData {
     /// The slices.
     pub slices: Vec<SliceInfo>,
