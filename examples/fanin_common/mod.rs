@@ -158,19 +158,11 @@ impl Messages for Subscriber {
         self.0.count();
         Ok(())
     }
-    async fn publish_floats_two_way(
-        &self,
-        m: Vec<f32>,
-        _: &Current,
-    ) -> Result<i32, DispatchError> {
+    async fn publish_floats_two_way(&self, m: Vec<f32>, _: &Current) -> Result<i32, DispatchError> {
         self.0.count();
         Ok(m.len() as i32)
     }
-    async fn publish_data_one_way(
-        &self,
-        m: DataMessage,
-        _: &Current,
-    ) -> Result<(), DispatchError> {
+    async fn publish_data_one_way(&self, m: DataMessage, _: &Current) -> Result<(), DispatchError> {
         std::hint::black_box(m);
         self.0.count();
         Ok(())
@@ -261,7 +253,15 @@ pub async fn run(
     drain: Duration,
 ) -> Result<FanInResult> {
     let sub_comm = Communicator::with_properties(properties());
-    let result = run_with(&sub_comm, topic_manager, w, publishers, per_publisher, drain).await;
+    let result = run_with(
+        &sub_comm,
+        topic_manager,
+        w,
+        publishers,
+        per_publisher,
+        drain,
+    )
+    .await;
     sub_comm.destroy().await;
     result
 }

@@ -162,8 +162,12 @@ impl Broker {
         let (tm, publish) = (free_port()?, free_port()?);
         let log = std::fs::File::create(logs.join("floe-storm.log"))?;
         let mut child = Command::new(bin)
-            .arg(format!("--IceStorm.TopicManager.Endpoints=tcp -h 127.0.0.1 -p {tm}"))
-            .arg(format!("--IceStorm.Publish.Endpoints=tcp -h 127.0.0.1 -p {publish}"))
+            .arg(format!(
+                "--IceStorm.TopicManager.Endpoints=tcp -h 127.0.0.1 -p {tm}"
+            ))
+            .arg(format!(
+                "--IceStorm.Publish.Endpoints=tcp -h 127.0.0.1 -p {publish}"
+            ))
             .arg(format!("--{MESSAGE_SIZE_MAX}"))
             .arg("--data-dir")
             .arg(dir.join("db"))
@@ -306,7 +310,9 @@ fn run_client(
     let err = err.join().unwrap_or_default();
     match status {
         None => Err(format!("{label} client timed out").into()),
-        Some(s) if !s.success() => Err(format!("{label} client failed ({s}): {}", err.trim()).into()),
+        Some(s) if !s.success() => {
+            Err(format!("{label} client failed ({s}): {}", err.trim()).into())
+        }
         Some(_) => lines
             .iter()
             .filter_map(|l| parse_line(l))
@@ -327,7 +333,14 @@ fn build(build: bool) -> Result<(PathBuf, PathBuf), DynError> {
             "--example",
             "fanin_client",
         ]))?;
-        run_checked(cargo().args(["build", "--release", "-p", "floe-storm", "--bin", "floe-storm"]))?;
+        run_checked(cargo().args([
+            "build",
+            "--release",
+            "-p",
+            "floe-storm",
+            "--bin",
+            "floe-storm",
+        ]))?;
         if std::env::var_os("FLOE_NO_INTEROP").is_some_and(|v| v == "1") {
             println!("xtask: FLOE_NO_INTEROP=1, not installing Ice packages");
         } else {

@@ -52,7 +52,10 @@ async fn wait_for(seen: &Seen, n: usize) {
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    panic!("only {} of {n} requests arrived", seen.lock().unwrap().len());
+    panic!(
+        "only {} of {n} requests arrived",
+        seen.lock().unwrap().len()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -69,10 +72,7 @@ async fn forwarded_encapsulations_arrive_unchanged() {
     }
     let oneway = p.ice_oneway();
     // No connection cached yet on this proxy: not sent now.
-    let fresh = client
-        .string_to_proxy(&p.to_string())
-        .unwrap()
-        .ice_oneway();
+    let fresh = client.string_to_proxy(&p.to_string()).unwrap().ice_oneway();
     assert!(fresh
         .try_send_oneway_now("x", OperationMode::Normal, &small, None)
         .is_none());

@@ -313,11 +313,7 @@ impl Subscriber {
         if self.style != DeliveryStyle::Oneway {
             return self.enqueue(event);
         }
-        let _direct = self
-            .shared
-            .direct
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let _direct = self.shared.direct.lock().unwrap_or_else(|p| p.into_inner());
         if self.shared.pending.load(Ordering::Acquire) == 0 {
             // A failure goes through the queue: the task retries the event
             // and applies the failure policy.
