@@ -11,6 +11,8 @@
 
 #[path = "../examples/bench_common/mod.rs"]
 mod bench_common;
+// Shared with examples/fanin_client.rs, which uses the parts this bench does not.
+#[allow(dead_code)]
 #[path = "../examples/fanin_common/mod.rs"]
 mod fanin_common;
 

@@ -137,7 +137,13 @@ async fn throughput(c: &Ctx, w: &str) -> Result<()> {
     match w {
         "byteseq_send" => {
             let seq = pattern(500_000);
-            bulk!(w, t, calls(200), 500_000, t.send_byte_seq(seq.clone()).await?)
+            bulk!(
+                w,
+                t,
+                calls(200),
+                500_000,
+                t.send_byte_seq(seq.clone()).await?
+            )
         }
         "byteseq_recv" => bulk!(w, t, calls(200), 500_000, {
             let b = t.recv_byte_seq(500_000).await?;

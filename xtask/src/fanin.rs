@@ -56,6 +56,10 @@ pub struct Cell {
     pub mb_s: Vec<f64>,
     /// Messages lost, one per round.
     pub lost: Vec<u64>,
+    /// Broker CPU time (user + system) per GB of payload received, in
+    /// seconds, one per round: how much machine the broker needs, which a
+    /// loaded machine disturbs less than wall-clock speed.
+    pub cpu_s_per_gb: Vec<f64>,
     /// Messages sent per round (the last seen).
     pub sent: u64,
 }
@@ -64,6 +68,10 @@ impl Cell {
     /// Median MB/s.
     pub fn median(&self) -> Option<f64> {
         crate::compare::median(&self.mb_s)
+    }
+    /// Median broker CPU seconds per GB.
+    pub fn median_cpu(&self) -> Option<f64> {
+        crate::compare::median(&self.cpu_s_per_gb)
     }
     /// Messages lost over all rounds.
     pub fn lost_total(&self) -> u64 {
@@ -84,6 +92,8 @@ pub struct Report {
     pub failures: Vec<String>,
     /// The options it ran with.
     pub options: Options,
+    /// `/proc/loadavg` before and after the run.
+    pub load: (String, String),
 }
 
 /// The speed target for a workload: 2× at 10 KB, 1.3× above.
@@ -227,6 +237,42 @@ impl Broker {
     fn is_running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
     }
+
+    /// CPU time the broker process has used (user + system), in clock ticks.
+    fn cpu_ticks(&self) -> Option<u64> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).ok()?;
+        // Fields after the parenthesised command name; utime and stime are
+        // fields 14 and 15 of the whole line.
+        let rest = &stat[stat.rfind(')')? + 2..];
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
+    }
+}
+
+/// Clock ticks per second (`getconf CLK_TCK`, 100 if unknown).
+fn clock_ticks() -> f64 {
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+        .unwrap_or(100.0)
+}
+
+/// The first line of `/proc/loadavg` (three load averages).
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+/// Payload bytes of one message of `workload` (its last `_` field).
+fn message_size(workload: &str) -> u64 {
+    workload
+        .rsplit('_')
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
 }
 
 /// One result line of `fanin_client`.
@@ -238,6 +284,8 @@ pub struct Sample {
     pub mb_s: f64,
     /// `sent`.
     pub sent: u64,
+    /// `received`.
+    pub received: u64,
     /// `lost`.
     pub lost: u64,
 }
@@ -259,6 +307,7 @@ pub fn parse_line(line: &str) -> Option<Sample> {
         workload: field("workload")?,
         mb_s: field("mb_s")?.parse().ok()?,
         sent: field("sent")?.parse().ok()?,
+        received: field("received")?.parse().ok()?,
         lost: field("lost")?.parse().ok()?,
     })
 }
@@ -375,6 +424,8 @@ pub fn run(opts: &Options) -> Result<Report, DynError> {
     );
     let mut results = Results::new();
     let mut failures = Vec::new();
+    let ticks = clock_ticks();
+    let load_before = load_average();
     for round in 0..opts.rounds {
         for w in &opts.workloads {
             for k in 0..BROKERS.len() {
@@ -388,14 +439,22 @@ pub fn run(opts: &Options) -> Result<Report, DynError> {
                         Broker::icestorm(&logs)?
                     };
                 }
-                match run_client(&client, &brokers[i], name, w, opts.scale) {
+                let cpu_before = brokers[i].cpu_ticks();
+                let run = run_client(&client, &brokers[i], name, w, opts.scale);
+                let cpu = cpu_before
+                    .zip(brokers[i].cpu_ticks())
+                    .map(|(a, b)| b.saturating_sub(a) as f64 / ticks);
+                match run {
                     Ok(s) => {
+                        let gb = (s.received * message_size(w)) as f64 / 1e9;
+                        let cpu_per_gb = cpu.filter(|_| gb > 0.0).map(|c| c / gb);
                         println!(
-                            "  round {}/{} {w:<24} {name:<10} {:>9.1} MB/s  lost {}",
+                            "  round {}/{} {w:<24} {name:<10} {:>9.1} MB/s  lost {}  broker CPU {} s/GB",
                             round + 1,
                             opts.rounds,
                             s.mb_s,
-                            s.lost
+                            s.lost,
+                            fmt_opt(cpu_per_gb, 2)
                         );
                         let cell = results
                             .entry(w.clone())
@@ -404,6 +463,7 @@ pub fn run(opts: &Options) -> Result<Report, DynError> {
                             .or_default();
                         cell.mb_s.push(s.mb_s);
                         cell.lost.push(s.lost);
+                        cell.cpu_s_per_gb.extend(cpu_per_gb);
                         cell.sent = s.sent;
                     }
                     Err(e) => {
@@ -422,6 +482,7 @@ pub fn run(opts: &Options) -> Result<Report, DynError> {
         json,
         failures,
         options: opts.clone(),
+        load: (load_before, load_average()),
     })
 }
 
@@ -434,18 +495,19 @@ pub fn table(results: &Results, workloads: &[String]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "| workload | floe-storm MB/s | IceStorm MB/s | ratio | target | floe-storm lost | IceStorm lost | met | rounds |"
+        "| workload | floe-storm MB/s | IceStorm MB/s | ratio | target | floe-storm lost | IceStorm lost | met | floe-storm CPU s/GB | IceStorm CPU s/GB | rounds |"
     );
-    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---|---:|");
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|");
     for w in workloads {
         let Some(row) = results.get(w) else { continue };
         let cell = |b: &str| row.get(b);
         let med = |b: &str| cell(b).and_then(Cell::median);
         let lost = |b: &str| cell(b).map_or("—".to_string(), |c| c.lost_total().to_string());
         let rounds = cell("floe-storm").map_or(0, |c| c.mb_s.len());
+        let cpu = |b: &str| fmt_opt(cell(b).and_then(Cell::median_cpu), 2);
         let _ = writeln!(
             s,
-            "| {w} | {} | {} | {} | ≥ {:.1}× | {} | {} | {} | {rounds} |",
+            "| {w} | {} | {} | {} | ≥ {:.1}× | {} | {} | {} | {} | {} | {rounds} |",
             fmt_opt(med("floe-storm"), 1),
             fmt_opt(med("icestorm"), 1),
             fmt_opt(ratio(results, w), 2),
@@ -457,6 +519,8 @@ pub fn table(results: &Results, workloads: &[String]) -> String {
                 Some(false) => "**not met**",
                 None => "not measured",
             },
+            cpu("floe-storm"),
+            cpu("icestorm"),
         );
     }
     s
@@ -485,11 +549,13 @@ pub fn json(results: &Results, workloads: &[String], opts: &Options) -> String {
                 let lost: Vec<String> = c.lost.iter().map(u64::to_string).collect();
                 let _ = write!(
                     s,
-                    "\"{b}\": {{\"sent\": {}, \"median_mb_s\": {}, \"mb_s\": [{}], \"lost\": [{}]}}, ",
+                    "\"{b}\": {{\"sent\": {}, \"median_mb_s\": {}, \"mb_s\": [{}], \"lost\": [{}], \"median_cpu_s_per_gb\": {}, \"cpu_s_per_gb\": [{}]}}, ",
                     c.sent,
                     num(c.median()),
                     nums(&c.mb_s),
-                    lost.join(", ")
+                    lost.join(", "),
+                    num(c.median_cpu()),
+                    nums(&c.cpu_s_per_gb)
                 );
             } else if i == 0 {
                 let _ = write!(s, "\"{b}\": null, ");
@@ -527,8 +593,11 @@ pub fn document_section(report: &Report) -> String {
          received; lost = sent − received once nothing arrived for 3 s (all rounds \
          together). Each cell is the median over {} alternating round(s), `BENCH_SCALE={}`; \
          ratio = floe-storm / IceStorm. Targets: ≥ 2× IceStorm at 10 KB, ≥ 1.3× at 100 KB \
-         and 1 MB, 0 lost.\n",
-        o.rounds, o.scale
+         and 1 MB, 0 lost. CPU s/GB is the broker process's CPU time (user + system) per GB \
+         of payload received (median): the machine is shared, and under load the wall-clock \
+         speed measures scheduling as much as the broker. Load average (1, 5, 15 min) at \
+         the start: {}; at the end: {}.\n",
+        o.rounds, o.scale, report.load.0, report.load.1
     );
     d.push_str(&report.table);
     if !report.failures.is_empty() {

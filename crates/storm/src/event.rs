@@ -3,12 +3,12 @@
 //! An event is what a publisher's request carried: operation, mode, context
 //! and the params encapsulation **verbatim** (size, version and bytes), as
 //! `Bytes` sliced from the publisher's frame. It is wrapped in an `Arc` once
-//! and the same allocation is queued for every subscriber: fan-out copies
-//! no payload.
-
-use std::sync::{Arc, OnceLock};
+//! and the same allocation is queued for every subscriber, and sent with
+//! `Proxy::invoke_encapsulation` (the data beside the frame head in a
+//! vectored write): forwarding copies no payload.
 
 use bytes::Bytes;
+use std::sync::Arc;
 
 use floe::wire::{Context, Encapsulation};
 
@@ -32,9 +32,6 @@ pub struct Event {
     /// Whether the event arrived over a link (such events are not
     /// forwarded over further links: one hop).
     pub from_link: bool,
-    /// `params` in wire form (header + data), built once on first use and
-    /// then shared by every delivery of the event.
-    wire: OnceLock<Bytes>,
 }
 
 impl Event {
@@ -53,7 +50,6 @@ impl Event {
             params,
             cost,
             from_link: false,
-            wire: OnceLock::new(),
         })
     }
 
@@ -71,16 +67,14 @@ impl Event {
             params: parse_encapsulation(data.data)?,
             cost,
             from_link: true,
-            wire: OnceLock::new(),
         }))
     }
 
     /// The params encapsulation in wire form (6-byte header included), as
-    /// `Proxy::invoke` takes it. The copy is made once per event, not once
-    /// per subscriber.
-    pub fn wire_params(&self) -> &Bytes {
-        self.wire
-            .get_or_init(|| floe::runtime::encapsulation_bytes(&self.params))
+    /// a link's `EventData` carries it (one copy per link forward; links
+    /// are few, subscribers get the shared body).
+    pub fn wire_params(&self) -> Bytes {
+        floe::runtime::encapsulation_bytes(&self.params)
     }
 
     /// Approximate memory held by the event (for queue accounting).
@@ -125,6 +119,5 @@ mod tests {
         let e = Event::new("o", OperationMode::Normal, ctx, Encapsulation::default());
         assert_eq!(e.cost, 9);
         assert!(!e.from_link);
-        assert_eq!(&e.wire_params()[..], &[6, 0, 0, 0, 1, 1]);
     }
 }

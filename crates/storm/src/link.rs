@@ -36,7 +36,7 @@ pub fn event_data(event: &Event) -> EventData {
             OperationMode::Nonmutating => ice::OperationMode::Nonmutating,
             OperationMode::Idempotent => ice::OperationMode::Idempotent,
         },
-        data: event.wire_params().clone(),
+        data: event.wire_params(),
         context: event.context.clone(),
     }
 }

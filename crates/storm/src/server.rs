@@ -148,13 +148,10 @@ impl SubscriberSink for ProxySink {
         let proxy = self.proxy.clone();
         Box::pin(async move {
             for ev in &events {
+                // The publisher's encapsulation, shared: no copy per
+                // subscriber nor per event.
                 let r = proxy
-                    .invoke_with_context(
-                        &ev.operation,
-                        ev.mode,
-                        ev.wire_params().clone(),
-                        Some(&ev.context),
-                    )
+                    .invoke_encapsulation(&ev.operation, ev.mode, &ev.params, Some(&ev.context))
                     .await;
                 match r {
                     // A user exception is the subscriber's business.
@@ -170,6 +167,12 @@ impl SubscriberSink for ProxySink {
             }
             Ok(())
         })
+    }
+
+    fn try_deliver_now(&self, ev: &Event) -> Option<Result<(), DeliveryError>> {
+        self.proxy
+            .try_send_oneway_now(&ev.operation, ev.mode, &ev.params, Some(&ev.context))
+            .map(|r| r.map_err(delivery_error))
     }
 }
 

@@ -44,6 +44,18 @@ pub type DeliveryFuture = Pin<Box<dyn Future<Output = Result<(), DeliveryError>>
 pub trait SubscriberSink: Send + Sync + 'static {
     /// Starts delivering `events`.
     fn deliver(&self, events: Vec<Arc<Event>>) -> DeliveryFuture;
+
+    /// Sends one event to a oneway subscriber **now**, from the publisher's
+    /// dispatch, without waiting (a non-blocking write, or queued behind
+    /// what the connection has not written yet); `None` when that is not
+    /// possible (no established connection, not oneway), and the event
+    /// goes through the subscriber's queue and task instead. Only called
+    /// when nothing of this subscriber is queued or in flight, so order is
+    /// kept. The default never sends now.
+    fn try_deliver_now(&self, event: &Event) -> Option<Result<(), DeliveryError>> {
+        let _ = event;
+        None
+    }
 }
 
 /// Makes sinks for subscribers and links (the runtime implements it).

@@ -10,7 +10,8 @@
 //!
 //! - **Delivery styles** (from the subscriber proxy's mode and QoS): twoway
 //!   (up to [`MAX_OUTSTANDING_TWOWAY`] requests in flight), ordered twoway
-//!   (one), oneway/datagram (one write at a time), batch oneway/datagram
+//!   (one), oneway/datagram (one write at a time, queued events coalesced
+//!   up to [`ONEWAY_BATCH_MAX`] per delivery), batch oneway/datagram
 //!   (events collected and sent as one batch every `Flush.Timeout`), link
 //!   (queued events sent as one `forward` call, one call in flight).
 //! - **Retries** count *consecutive* failures; a success resets the count.
@@ -23,6 +24,16 @@
 //!   counts it (`dropped`), and logs the first drop of each overflow episode
 //!   at `warn`. The publisher is never blocked or slowed, and other
 //!   subscribers are unaffected: every subscriber has its own task.
+//! - **Direct path** (oneway subscribers): when nothing of the subscriber is
+//!   queued or being sent, [`Subscriber::offer`] asks the sink to send the
+//!   event at once ([`SubscriberSink::try_deliver_now`]: a non-blocking
+//!   write from the publisher's dispatch, or queued on the connection), so
+//!   a keeping-up subscriber costs no queue, task wake-up or hop per event,
+//!   and the delivery task cannot fall behind for lack of CPU time. The
+//!   count of events handed to the task and not yet finished (`pending`)
+//!   decides, under a lock, so the direct path never overtakes queued
+//!   events. Anything it cannot do (no connection yet, a failure) goes
+//!   through the queue and the task, which applies the failure policy.
 
 use std::collections::VecDeque;
 use std::future::poll_fn;
@@ -46,6 +57,10 @@ pub const MAX_OUTSTANDING_TWOWAY: usize = 5;
 
 /// Events sent in one `forward` call over a link, at most.
 pub const LINK_BATCH_MAX: usize = 1000;
+
+/// Events already queued for a oneway subscriber that one delivery takes
+/// at most (written back to back; the connection coalesces them).
+pub const ONEWAY_BATCH_MAX: usize = 64;
 
 /// Payload bytes gathered into one `forward` call, at most (an event larger
 /// than this goes alone), so a forward stays well below the receiving
@@ -157,12 +172,23 @@ struct Shared {
     /// Whether this subscriber is counted in `TopicCounters::offline`
     /// (swapped, so exactly one side undoes it: the task or `Drop`).
     counted_offline: AtomicBool,
+    /// Events queued for the task and not yet finished (sent or dropped):
+    /// the direct path is open only at 0.
+    pending: AtomicUsize,
+    /// Held by `offer` on a oneway subscriber while it decides between the
+    /// direct path and the queue, and while it sends directly.
+    direct: std::sync::Mutex<()>,
 }
 
 impl Shared {
     /// Accounts for an event leaving the queue.
     fn dequeued(&self, event: &Event) {
         self.queued_bytes.fetch_sub(event.size(), Ordering::Relaxed);
+    }
+
+    /// Accounts for `n` queued events that were sent or dropped.
+    fn finished(&self, n: usize) {
+        self.pending.fetch_sub(n, Ordering::AcqRel);
     }
 }
 
@@ -184,6 +210,7 @@ pub enum Queued {
 pub struct Subscriber {
     id: Identity,
     style: DeliveryStyle,
+    sink: Arc<dyn SubscriberSink>,
     tx: mpsc::Sender<Arc<Event>>,
     shared: Arc<Shared>,
     counters: Arc<TopicCounters>,
@@ -229,7 +256,7 @@ impl Subscriber {
                 id: id.clone(),
                 style,
                 qos,
-                sink,
+                sink: sink.clone(),
                 config: config.clone(),
                 counters: counters.clone(),
                 shared: shared.clone(),
@@ -241,6 +268,7 @@ impl Subscriber {
         Subscriber {
             id,
             style,
+            sink,
             tx,
             shared,
             counters,
@@ -274,14 +302,38 @@ impl Subscriber {
         self.shared.dropped.load(Ordering::Relaxed)
     }
 
-    /// Offers `event` to the subscriber without ever waiting.
+    /// Offers `event` to the subscriber without ever waiting: sent at once
+    /// (oneway subscribers with nothing queued, see the module docs), or
+    /// queued for the delivery task, or dropped.
     pub fn offer(&self, event: &Arc<Event>) -> Queued {
         if self.shared.offline.load(Ordering::Relaxed) {
             self.count_drop();
             return Queued::Offline;
         }
+        if self.style != DeliveryStyle::Oneway {
+            return self.enqueue(event);
+        }
+        let _direct = self.shared.direct.lock().unwrap_or_else(|p| p.into_inner());
+        if self.shared.pending.load(Ordering::Acquire) == 0 {
+            // A failure goes through the queue: the task retries the event
+            // and applies the failure policy.
+            if let Some(Ok(())) = self.sink.try_deliver_now(event) {
+                self.shared.overflowing.store(false, Ordering::Relaxed);
+                self.shared.delivered.fetch_add(1, Ordering::Relaxed);
+                self.counters.events_out.fetch_add(1, Ordering::Relaxed);
+                return Queued::Yes;
+            }
+        }
+        self.enqueue(event)
+    }
+
+    /// Queues `event` for the delivery task, or drops it if the queue is
+    /// full.
+    fn enqueue(&self, event: &Arc<Event>) -> Queued {
         let size = event.size();
         let before = self.shared.queued_bytes.fetch_add(size, Ordering::Relaxed);
+        // Counted before the task can see the event (and finish it).
+        self.shared.pending.fetch_add(1, Ordering::AcqRel);
         let sent = if before > 0 && before + size > self.queue_bytes_max {
             Err(mpsc::error::TrySendError::Full(()))
         } else {
@@ -292,6 +344,7 @@ impl Subscriber {
         };
         if sent.is_err() {
             self.shared.queued_bytes.fetch_sub(size, Ordering::Relaxed);
+            self.shared.finished(1);
         }
         match sent {
             Ok(()) => {
@@ -349,6 +402,11 @@ impl InFlight {
 
     fn clear(&mut self) {
         self.futures.clear();
+    }
+
+    /// Events in the deliveries in flight.
+    fn events(&self) -> usize {
+        self.futures.iter().map(|(n, _)| n).sum()
     }
 
     /// The next delivery to finish: its event count and result.
@@ -417,11 +475,12 @@ impl DeliveryTask {
                     match result {
                         Ok(()) => {
                             failures = 0;
+                            self.shared.finished(count);
                             self.shared.delivered.fetch_add(count as u64, Ordering::Relaxed);
                             self.counters.events_out.fetch_add(count as u64, Ordering::Relaxed);
                         }
                         Err(e) => {
-                            let lost = count + in_flight.len() + batch.len() + usize::from(carry.is_some());
+                            let lost = count + in_flight.events() + batch.len() + usize::from(carry.is_some());
                             in_flight.clear();
                             batch.clear();
                             carry = None;
@@ -493,6 +552,21 @@ impl DeliveryTask {
                             let n = events.len();
                             in_flight.push(n, self.sink.deliver(events));
                         }
+                        DeliveryStyle::Oneway => {
+                            // Coalesce what is already queued.
+                            let mut events = vec![event];
+                            while events.len() < ONEWAY_BATCH_MAX {
+                                match self.rx.try_recv() {
+                                    Ok(e) => {
+                                        self.shared.dequeued(&e);
+                                        events.push(e);
+                                    }
+                                    Err(_) => break,
+                                }
+                            }
+                            let n = events.len();
+                            in_flight.push(n, self.sink.deliver(events));
+                        }
                         _ => in_flight.push(1, self.sink.deliver(vec![event])),
                     }
                 }
@@ -519,7 +593,9 @@ impl DeliveryTask {
         n
     }
 
+    /// Counts `n` queued events dropped (and finished).
     fn count_dropped(&self, n: usize) {
+        self.shared.finished(n);
         if n > 0 {
             self.shared.dropped.fetch_add(n as u64, Ordering::Relaxed);
             self.counters.dropped.fetch_add(n as u64, Ordering::Relaxed);
@@ -856,6 +932,72 @@ mod tests {
         settle().await;
         assert_eq!(healthy.sink.ops().len(), 100);
         assert_eq!(stalled.sink.ops().len(), 0);
+    }
+
+    /// A oneway sink whose direct path works when `now` is set; records
+    /// every event sent, by either path, in order.
+    #[derive(Default)]
+    struct DirectSink {
+        now: AtomicBool,
+        sent: Mutex<Vec<String>>,
+        direct: AtomicU64,
+        delay: Mutex<Option<Duration>>,
+    }
+
+    struct DirectHandle(Arc<DirectSink>);
+    impl SubscriberSink for DirectHandle {
+        fn deliver(&self, events: Vec<Arc<Event>>) -> DeliveryFuture {
+            let sink = self.0.clone();
+            let delay = sink.delay.lock().unwrap().take();
+            Box::pin(async move {
+                if let Some(d) = delay {
+                    tokio::time::sleep(d).await;
+                }
+                let mut sent = sink.sent.lock().unwrap();
+                sent.extend(events.iter().map(|e| e.operation.clone()));
+                Ok(())
+            })
+        }
+        fn try_deliver_now(&self, event: &Event) -> Option<Result<(), DeliveryError>> {
+            if !self.0.now.load(Ordering::SeqCst) {
+                return None;
+            }
+            self.0.direct.fetch_add(1, Ordering::SeqCst);
+            self.0.sent.lock().unwrap().push(event.operation.clone());
+            Some(Ok(()))
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn oneway_direct_path_keeps_order_behind_queued_events() {
+        let sink = Arc::new(DirectSink::default());
+        *sink.delay.lock().unwrap() = Some(Duration::from_millis(10));
+        let counters = Arc::new(TopicCounters::default());
+        let sub = Subscriber::spawn(
+            Identity::from_name("s"),
+            DeliveryStyle::Oneway,
+            Qos::default(),
+            Arc::new(DirectHandle(sink.clone())),
+            &DeliveryConfig::default(),
+            counters.clone(),
+            Arc::new(|_, _| {}),
+        );
+        // No connection yet: queued; the task's delivery is slow.
+        assert_eq!(sub.offer(&ev("e0")), Queued::Yes);
+        settle().await;
+        // The direct path is possible now but e0 is not sent yet: queued.
+        sink.now.store(true, Ordering::SeqCst);
+        sub.offer(&ev("e1"));
+        sub.offer(&ev("e2"));
+        assert_eq!(sink.direct.load(Ordering::SeqCst), 0);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        // Nothing pending: sent at once, inside `offer`.
+        sub.offer(&ev("e3"));
+        assert_eq!(sink.direct.load(Ordering::SeqCst), 1);
+        assert_eq!(*sink.sent.lock().unwrap(), ["e0", "e1", "e2", "e3"]);
+        assert_eq!(sub.delivered(), 4);
+        assert_eq!(counters.events_out.load(Ordering::SeqCst), 4);
+        assert_eq!(sub.shared.pending.load(Ordering::SeqCst), 0);
     }
 
     #[tokio::test(start_paused = true)]

@@ -57,6 +57,9 @@ const READ_CHUNK: usize = 16 * 1024;
 /// Parameters up to this size are copied into the frame buffer; larger ones
 /// are sent beside it in a vectored write.
 const COPY_LIMIT: usize = 16 * 1024;
+/// The same for forwarded encapsulations ([`Params::Body`]): their data is
+/// already a shared buffer, so only small ones are worth copying.
+const BODY_COPY_LIMIT: usize = 2 * 1024;
 
 /// A request's parameters as the frame writer takes them.
 #[derive(Clone, Copy, Debug)]
@@ -503,7 +506,11 @@ impl Connection {
             return Err(self.end_error().unwrap_or(Error::ConnectionManuallyClosed));
         }
         let data = params.data();
-        let copied = data.len() <= COPY_LIMIT || compress;
+        let limit = match params {
+            Params::Encapsulation(_) | Params::Split(..) => COPY_LIMIT,
+            Params::Body(..) => BODY_COPY_LIMIT,
+        };
+        let copied = data.len() <= limit || compress;
         let prefix: &[u8] = match params {
             Params::Split(_, prefix, _) => prefix,
             _ => &[],
