@@ -81,7 +81,20 @@ usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
   --impls       only these columns: floe, floe-ct, ice-cpp, raw
   --scale F     BENCH_SCALE for the clients (factor on their call counts)
   --write-doc   write docs/performance.md even for a partial run
-  --no-build    use the binaries already built";
+  --no-build    use the binaries already built
+  --default-malloc  run every server and client with glibc malloc's own
+                dynamic mmap/trim thresholds (default: the fixed ones of
+                MALLOC_TUNABLES, the same for every implementation)";
+
+/// glibc malloc settings every bench process runs with (unless
+/// `--default-malloc`): fixed mmap and trim thresholds. With glibc's
+/// dynamic ones, whether a freed 0.1–10 MB message returns its pages to the
+/// kernel (to be faulted in again, zeroed, by the next message) depends on
+/// the order of earlier allocations, not on the RPC stack being measured:
+/// measured on the 1 MB CODAC rows, the servers took 350–500 page faults
+/// per message one way and about 5 the other.
+const MALLOC_TUNABLES: &str =
+    "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864";
 
 /// Command-line options.
 #[derive(Debug)]
@@ -93,6 +106,7 @@ struct Options {
     scale: f64,
     write_doc: bool,
     build: bool,
+    default_malloc: bool,
 }
 
 impl Options {
@@ -104,6 +118,7 @@ impl Options {
         let mut scale = None;
         let mut write_doc = false;
         let mut build = true;
+        let mut default_malloc = false;
         let mut it = args.iter().peekable();
         // Values of a list flag: comma- or space-separated, up to the next flag.
         let list = |it: &mut std::iter::Peekable<std::slice::Iter<String>>| {
@@ -118,6 +133,7 @@ impl Options {
                 "--quick" => quick = true,
                 "--write-doc" => write_doc = true,
                 "--no-build" => build = false,
+                "--default-malloc" => default_malloc = true,
                 "--rounds" => {
                     let n = it.next().and_then(|n| n.parse::<usize>().ok());
                     rounds = Some(n.filter(|n| *n > 0).ok_or("--rounds needs a count ≥ 1")?);
@@ -154,6 +170,7 @@ impl Options {
             scale: scale.unwrap_or(if quick { 0.05 } else { 1.0 }),
             write_doc,
             build,
+            default_malloc,
         })
     }
 }
@@ -161,6 +178,10 @@ impl Options {
 /// Runs the comparison.
 pub fn run(args: &[String]) -> Result<(), DynError> {
     let opts = Options::parse(args)?;
+    if !opts.default_malloc {
+        // Inherited by every server and client started below.
+        std::env::set_var("GLIBC_TUNABLES", MALLOC_TUNABLES);
+    }
     let mut pairs = build::pairs(opts.build)?;
     if let Some(only) = &opts.impls {
         pairs.retain(|p| only.iter().any(|o| o == p.name));
@@ -293,6 +314,14 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
         ("bench_scale".to_string(), opts.scale.to_string()),
         ("quick".to_string(), opts.quick.to_string()),
         ("impls".to_string(), names.join(",")),
+        (
+            "glibc_tunables".to_string(),
+            if opts.default_malloc {
+                "default".to_string()
+            } else {
+                MALLOC_TUNABLES.to_string()
+            },
+        ),
     ];
     let json_path = workspace_root().join("target/compare.json");
     std::fs::write(
@@ -445,12 +474,32 @@ fn document(
          that make sense without an RPC layer). One server per implementation runs for the \
          whole comparison; each (round, workload, implementation) is a fresh client process \
          and connection; the order of implementations rotates every round. {} round(s), \
-         `BENCH_SCALE={}` (a factor on the call counts; only the raw client reads it so \
-         far); each cell is the median over the rounds. Ratios are floe's median \
+         `BENCH_SCALE={}` (a factor on every client's call counts; every client makes \
+         the same untimed warm-up calls before a workload); each cell is the median over the rounds. Ratios are floe's median \
          time per call divided by the other's (below 1: floe is faster); for throughput \
          targets the speed ratio is its inverse. The machine is shared and noisy: treat \
          differences under ~10% on latency rows as noise.\n",
         opts.rounds, opts.scale
+    );
+    let _ = writeln!(
+        d,
+        "Memory allocator: {}\n\n\
+         Idle connections (`idle` row): a fresh server per implementation and round, ACM \
+         off; {} connections are opened and validated (the server's ValidateConnection \
+         read) by a helper process and held; the server's `VmRSS` growth divided by \
+         the connection count is reported (user-space memory only; kernel socket \
+         buffers are not in `VmRSS`).\n",
+        if opts.default_malloc {
+            "glibc malloc with its default dynamic thresholds (`--default-malloc`).".to_string()
+        } else {
+            format!(
+                "every server and client (all columns alike) runs with \
+                 `GLIBC_TUNABLES={MALLOC_TUNABLES}` (fixed mmap/trim thresholds: freed \
+                 messages stay in the heap instead of being unmapped and faulted in again; \
+                 `--default-malloc` turns this off)."
+            )
+        },
+        idle::CONNECTIONS
     );
     let _ = writeln!(d, "## Targets\n\n{targets_table}");
     let _ = writeln!(d, "## tokio runtime flavour\n\n{runtime_note}\n");

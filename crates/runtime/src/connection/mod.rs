@@ -58,6 +58,10 @@ const READ_CHUNK: usize = 16 * 1024;
 /// are sent beside it in a vectored write.
 const COPY_LIMIT: usize = 16 * 1024;
 
+/// A oneway invocation returns only once at most this many bytes wait in
+/// the connection's write queue ([`Writer::wait_queued_below`]).
+const SEND_HIGH_WATER: usize = 1024 * 1024;
+
 /// Above this many queued bytes the connection task stops reading.
 const WRITE_HIGH_WATER: usize = 8 * 1024 * 1024;
 
@@ -425,6 +429,14 @@ impl Connection {
             .send_frame(buf, compress, big)
             .map_err(|e| (e, false))?;
         let Some(rx) = rx else {
+            // Oneway: return once earlier messages are (nearly) written.
+            if inner.writer.queued_bytes() > SEND_HIGH_WATER {
+                inner
+                    .writer
+                    .wait_queued_below(SEND_HIGH_WATER, inner.config.write_timeout)
+                    .await
+                    .map_err(|e| (e, true))?;
+            }
             return Ok(ReplyBody::Ok(floe_wire::Encapsulation::empty(
                 floe_wire::ENCODING_1_1,
             )));
