@@ -7,6 +7,7 @@
 //! `Error` and `Result` are the runtime's (what proxies return);
 //! `WireError` and `WireResult` are floe-wire's (what `Decode` returns).
 
+pub use crate::proxy_arg::ProxyArg;
 pub use crate::slice_export::{SliceParts, SliceType};
 pub use bytes::Bytes;
 pub use floe_runtime::{
@@ -16,7 +17,7 @@ pub use floe_runtime::{
 pub use floe_wire::class::ValueFactoryRegistry;
 pub use floe_wire::{
     ClassRef, Context, Decode, Decoder, Encapsulation, Encode, Encoder, Identity, OptionalFormat,
-    OptionalKind, ProxyData, UserException, UserExceptionRegistry, UserExceptionType, Value,
-    ValuePtr, ValueType, WireType,
+    OptionalKind, ProxyData, ProxyType, UserException, UserExceptionRegistry, UserExceptionType,
+    Value, ValuePtr, ValueType, WireType,
 };
 pub use floe_wire::{Error as WireError, Result as WireResult};

@@ -45,6 +45,7 @@
 #![warn(missing_docs)]
 
 pub mod codegen;
+mod proxy_arg;
 mod slice_export;
 
 pub use floe_runtime as runtime;
@@ -53,5 +54,7 @@ pub use floe_wire as wire;
 pub use floe_derive::slice;
 pub use floe_wire::{Decode, Decoder, Encode, Encoder, Identity};
 
+#[doc(hidden)]
+pub use floe_derive::__interface_inherit;
 pub use floe_derive::{interface, Class, Enum, Exception, Struct};
 pub use slice_export::{slice_of, SliceParts, SliceType};

@@ -14,6 +14,10 @@
 //!
 //! Clients take `BENCH_SCALE` (a factor on their call counts); `--quick`
 //! sets it to 0.05 and runs a subset once, for smoke testing.
+//!
+//! The broker fan-in comparison (floe-storm vs IceStorm, [`crate::fanin`])
+//! is part of a full run; `--fanin` runs it alone and updates only its
+//! member of `target/compare.json` and its section of the doc.
 
 mod build;
 mod idle;
@@ -24,6 +28,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use process::{run_client, Server};
+pub use report::median;
 use report::{Cell, Results};
 
 use crate::{workspace_root, DynError};
@@ -74,6 +79,8 @@ const IDLE: &str = "idle";
 const USAGE: &str = "\
 usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
                            [--impls I[,I...]] [--scale F] [--write-doc] [--no-build]
+       cargo xtask compare --fanin [--rounds N] [--workloads W[,W...]] [--scale F]
+                           [--write-doc] [--no-build]
 
   --quick       a subset, 1 round, BENCH_SCALE=0.05 (smoke test)
   --rounds N    rounds of alternating runs (default 5; 1 with --quick)
@@ -84,7 +91,10 @@ usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
   --no-build    use the binaries already built
   --default-malloc  run every server and client with glibc malloc's own
                 dynamic mmap/trim thresholds (default: the fixed ones of
-                MALLOC_TUNABLES, the same for every implementation)";
+                MALLOC_TUNABLES, the same for every implementation)
+  --fanin       only the broker fan-in comparison (floe-storm vs IceStorm 3.7,
+                4 publishers -> 1 subscriber; workloads fanin_{bytes,floats,data}_
+                {10000,100000,1000000}); a full run includes it";
 
 /// glibc malloc settings every bench process runs with (unless
 /// `--default-malloc`): fixed mmap and trim thresholds. With glibc's
@@ -107,6 +117,10 @@ struct Options {
     write_doc: bool,
     build: bool,
     default_malloc: bool,
+    /// Run the fan-in comparison (with these workloads).
+    fanin: Option<Vec<String>>,
+    /// Run the client/server comparison.
+    pairs: bool,
 }
 
 impl Options {
@@ -119,6 +133,7 @@ impl Options {
         let mut write_doc = false;
         let mut build = true;
         let mut default_malloc = false;
+        let mut fanin_only = false;
         let mut it = args.iter().peekable();
         // Values of a list flag: comma- or space-separated, up to the next flag.
         let list = |it: &mut std::iter::Peekable<std::slice::Iter<String>>| {
@@ -134,6 +149,7 @@ impl Options {
                 "--write-doc" => write_doc = true,
                 "--no-build" => build = false,
                 "--default-malloc" => default_malloc = true,
+                "--fanin" => fanin_only = true,
                 "--rounds" => {
                     let n = it.next().and_then(|n| n.parse::<usize>().ok());
                     rounds = Some(n.filter(|n| *n > 0).ok_or("--rounds needs a count ≥ 1")?);
@@ -148,6 +164,25 @@ impl Options {
                 other => return Err(format!("unknown option `{other}`\n\n{USAGE}").into()),
             }
         }
+        if fanin_only {
+            let known = crate::fanin::all_workloads();
+            let w = workloads.unwrap_or_else(|| known.clone());
+            if let Some(bad) = w.iter().find(|w| !known.contains(w)) {
+                return Err(format!("unknown fan-in workload `{bad}`").into());
+            }
+            return Ok(Options {
+                quick,
+                rounds: rounds.unwrap_or(if quick { 1 } else { 5 }),
+                workloads: Vec::new(),
+                impls: None,
+                scale: scale.unwrap_or(if quick { 0.05 } else { 1.0 }),
+                write_doc,
+                build,
+                fanin: Some(w),
+                pairs: false,
+                default_malloc,
+            });
+        }
         let known = all_workloads();
         let workloads = match workloads {
             Some(w) => {
@@ -161,7 +196,8 @@ impl Options {
         };
         // The doc describes the whole picture: only full runs rewrite it
         // unless asked.
-        let write_doc = write_doc || (!quick && workloads == known && impls.is_none());
+        let full = !quick && workloads == known && impls.is_none();
+        let write_doc = write_doc || full;
         Ok(Options {
             quick,
             rounds: rounds.unwrap_or(if quick { 1 } else { 5 }),
@@ -171,6 +207,8 @@ impl Options {
             write_doc,
             build,
             default_malloc,
+            fanin: full.then(crate::fanin::all_workloads),
+            pairs: true,
         })
     }
 }
@@ -181,6 +219,9 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
     if !opts.default_malloc {
         // Inherited by every server and client started below.
         std::env::set_var("GLIBC_TUNABLES", MALLOC_TUNABLES);
+    }
+    if !opts.pairs {
+        return run_fanin_only(&opts);
     }
     let mut pairs = build::pairs(opts.build)?;
     if let Some(only) = &opts.impls {
@@ -296,6 +337,19 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
         }
     }
     drop(servers);
+    let fanin = match &opts.fanin {
+        Some(w) => match crate::fanin::run(&fanin_options(&opts, w)) {
+            Ok(r) => {
+                failures.extend(r.failures.iter().cloned());
+                Some(r)
+            }
+            Err(e) => {
+                failures.push(format!("fan-in: {e}"));
+                None
+            }
+        },
+        None => None,
+    };
 
     let targets = report::targets(&opts.workloads);
     let table = report::table(&results, &opts.workloads, &names);
@@ -308,6 +362,9 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
     println!("\n{table}\n{targets_table}");
     let runtime_note = runtime_comparison(&results);
     println!("{runtime_note}");
+    if let Some(f) = &fanin {
+        println!("\nFan-in (floe-storm vs IceStorm):\n\n{}", f.table);
+    }
     let machine = machine();
     let settings = vec![
         ("rounds".to_string(), opts.rounds.to_string()),
@@ -324,13 +381,14 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
         ),
     ];
     let json_path = workspace_root().join("target/compare.json");
-    std::fs::write(
-        &json_path,
-        report::json(&results, &idle_results, &targets, &machine, &settings),
-    )?;
+    let mut json = report::json(&results, &idle_results, &targets, &machine, &settings);
+    if let Some(f) = &fanin {
+        json = crate::fanin::replace_json_member(&json, &f.json);
+    }
+    std::fs::write(&json_path, json)?;
     println!("xtask: wrote {}", json_path.display());
     if opts.write_doc {
-        let doc = document(
+        let mut doc = document(
             &opts,
             &machine,
             &targets_table,
@@ -338,6 +396,9 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
             &runtime_note,
             &failures,
         );
+        if let Some(f) = &fanin {
+            doc = crate::fanin::replace_section(&doc, &crate::fanin::document_section(f));
+        }
         let path = workspace_root().join("docs/performance.md");
         std::fs::create_dir_all(workspace_root().join("docs"))?;
         std::fs::write(&path, doc)?;
@@ -359,6 +420,49 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
 /// workload (see [`idle`]).
 pub fn idle_client(args: &[String]) -> Result<(), DynError> {
     idle::client(args)
+}
+
+/// The fan-in options of a compare run.
+fn fanin_options(opts: &Options, workloads: &[String]) -> crate::fanin::Options {
+    crate::fanin::Options {
+        rounds: opts.rounds,
+        scale: opts.scale,
+        build: opts.build,
+        workloads: workloads.to_vec(),
+    }
+}
+
+/// `--fanin`: the fan-in comparison alone; updates its member of
+/// `target/compare.json` and (with `--write-doc`) its section of
+/// `docs/performance.md`, leaving the rest as the last full run wrote it.
+fn run_fanin_only(opts: &Options) -> Result<(), DynError> {
+    let workloads = opts.fanin.clone().unwrap_or_default();
+    let report = crate::fanin::run(&fanin_options(opts, &workloads))?;
+    println!("\n{}", report.table);
+    let json_path = workspace_root().join("target/compare.json");
+    let old = std::fs::read_to_string(&json_path).unwrap_or_else(|_| "{\n}\n".into());
+    std::fs::write(
+        &json_path,
+        crate::fanin::replace_json_member(&old, &report.json),
+    )?;
+    println!("xtask: wrote {}", json_path.display());
+    if opts.write_doc {
+        let path = workspace_root().join("docs/performance.md");
+        let old = std::fs::read_to_string(&path).unwrap_or_else(|_| "# floe performance\n".into());
+        let section = crate::fanin::document_section(&report);
+        std::fs::write(&path, crate::fanin::replace_section(&old, &section))?;
+        println!("xtask: wrote {}", path.display());
+    }
+    if report.failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} fan-in run(s) failed:\n  {}",
+            report.failures.len(),
+            report.failures.join("\n  ")
+        )
+        .into())
+    }
 }
 
 /// floe on tokio's current-thread runtime vs the multi-thread one.
@@ -540,6 +644,25 @@ mod tests {
         assert_eq!(o.rounds, 5);
         assert!(o.write_doc);
         assert_eq!(o.workloads.len(), 9 + 24 + 1);
+        assert_eq!(o.fanin.as_ref().map(Vec::len), Some(9));
+        assert!(o.pairs);
+    }
+
+    #[test]
+    fn fanin_alone() {
+        let o = Options::parse(&args("--fanin --rounds 3")).unwrap();
+        assert!(!o.pairs);
+        assert_eq!(o.rounds, 3);
+        assert!(!o.write_doc);
+        assert_eq!(o.fanin.as_ref().map(Vec::len), Some(9));
+        let o = Options::parse(&args("--fanin --workloads fanin_bytes_10000")).unwrap();
+        assert_eq!(o.fanin.unwrap(), ["fanin_bytes_10000"]);
+        assert!(Options::parse(&args("--fanin --workloads latency")).is_err());
+        // A partial client/server run does not include the fan-in.
+        assert!(Options::parse(&args("--workloads latency"))
+            .unwrap()
+            .fanin
+            .is_none());
     }
 
     #[test]

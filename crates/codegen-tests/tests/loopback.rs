@@ -189,8 +189,18 @@ mod rich_loopback {
             matches!(&err, floe::codegen::Error::UnknownUserException(id) if id == "::Rich::OtherError"),
             "{err:?}"
         );
-        let data = echo.self_().await.unwrap().unwrap();
-        assert_eq!(data.identity, Identity::from_name("echo"));
+        // Proxies decode as live typed proxies, both ways.
+        let me = echo.self_().await.unwrap().unwrap();
+        assert_eq!(me.identity(), &Identity::from_name("echo"));
+        assert_eq!(me.describe(0).await.unwrap().unwrap().1, 10);
+        let (r, back) = echo
+            .relay(&Some(me.clone()), Some(&Some(proxy.clone())))
+            .await
+            .unwrap();
+        assert_eq!(r.as_ref(), Some(&me));
+        assert_eq!(back.as_ref(), Some(&proxy));
+        r.unwrap().ice_ping().await.unwrap();
+        assert_eq!(echo.relay(&None, None).await.unwrap(), (None, None));
         // The dispatcher checks the mode: describe is idempotent, so a
         // Normal-mode request is refused with a MarshalException (status 5).
         let err = proxy

@@ -147,7 +147,19 @@ async fn generated_proxy_calls_python_ice_server() {
         Some(rich::Point { x: 5, y: 6 })
     );
     assert_eq!(sub.find("nowhere").await.unwrap(), None);
+    // A proxy result is a live typed proxy of this communicator.
     let me = echo.self_().await.unwrap().expect("a proxy");
-    assert_eq!(me.identity, floe::Identity::from_name("echo"));
+    assert_eq!(me.identity(), &floe::Identity::from_name("echo"));
+    assert_eq!(me.describe(0).await.unwrap().unwrap().1, 10);
+    let other = communicator
+        .string_to_proxy("other:tcp -h 127.0.0.1 -p 1")
+        .unwrap();
+    let (r, back) = echo
+        .relay(&Some(me.clone()), Some(&Some(other.clone())))
+        .await
+        .unwrap();
+    assert_eq!(r.as_ref(), Some(&me));
+    assert_eq!(back.as_ref(), Some(&other));
+    assert_eq!(echo.relay(&None, None).await.unwrap(), (None, None));
     communicator.destroy().await;
 }

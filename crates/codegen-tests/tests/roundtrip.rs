@@ -224,6 +224,7 @@ mod rich_tests {
 
     #[test]
     fn class_references_everywhere() {
+        let communicator = floe::runtime::Communicator::new();
         let shape = ClassRef::new(rich::Shape {
             name: "s".into(),
             ..Default::default()
@@ -233,17 +234,22 @@ mod rich_tests {
             shapes: vec![Some(shape.clone()), None, Some(shape.clone())],
             by_name: BTreeMap::from([("k".to_owned(), Some(shape.clone()))]),
             any: Some(shape.as_ptr().clone()),
-            obj: Some(floe::codegen::ProxyData::new(floe::Identity::from_name(
-                "o",
-            ))),
+            obj: Some(communicator.string_to_proxy("o").unwrap()),
             echo: None,
             maybe_echo: Some(None),
             fwd: Some(ClassRef::new(rich::Forward { back: None })),
         };
         let mut enc = Encoder::new();
         enc.write(&Some(ClassRef::new(holder)));
-        let mut dec = Decoder::new(enc.finish());
+        let bytes = enc.finish();
+        // Proxies need a communicator to decode: without one, a clean error.
+        let mut dec = Decoder::new(bytes.clone());
         dec.set_value_factories(rich_gen::value_factories());
+        let err = dec.read::<Option<ClassRef<rich::Container>>>().unwrap_err();
+        assert!(matches!(err, floe::wire::Error::Marshal { .. }), "{err}");
+        let mut dec = Decoder::new(bytes);
+        dec.set_value_factories(rich_gen::value_factories());
+        dec.set_context(communicator.decoder_context());
         let back = dec
             .read::<Option<ClassRef<rich::Container>>>()
             .unwrap()
@@ -262,7 +268,7 @@ mod rich_tests {
         ));
         assert_eq!(back.by_name["k"].as_ref().unwrap().read().name, "s");
         assert!(back.any.as_ref().unwrap().is_a("::Rich::Shape"));
-        assert_eq!(back.obj.as_ref().unwrap().identity.name, "o");
+        assert_eq!(back.obj.as_ref().unwrap().identity().name, "o");
         assert_eq!(back.maybe_echo, Some(None));
         assert!(back.fwd.is_some());
     }

@@ -8,7 +8,9 @@
 //! - *external* stand-ins (metadata `floe:external`) for other Rust types
 //!   named by path (derived structs, enums, exceptions, classes, proxies,
 //!   base interfaces). Their real type ids come from their own
-//!   `SliceType` impls when Slice text is exported.
+//!   `SliceType` impls when Slice text is exported. Base interfaces are
+//!   stand-ins with their real operations and type ids, read from the
+//!   descriptions the bases' own expansions pass on (see `inherit`).
 //!
 //! Errors are collected ([`Ctxt`]) so one expansion reports all of them.
 
@@ -23,6 +25,7 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 
 use crate::attr;
+use crate::inherit::BaseEntry;
 use crate::valid;
 
 /// Error collector: every error is kept and reported together.
@@ -76,6 +79,15 @@ impl DataKind {
             DataKind::Class => "class",
         }
     }
+
+    fn derive_name(self) -> &'static str {
+        match self {
+            DataKind::Struct => "Struct",
+            DataKind::Enum => "Enum",
+            DataKind::Exception => "Exception",
+            DataKind::Class => "Class",
+        }
+    }
 }
 
 /// A Rust type outside the macro input that the definition uses.
@@ -107,6 +119,11 @@ struct Builder<'c> {
     own_ident: String,
     synthetic: Vec<DefId>,
     deps: Vec<Dep>,
+    /// While reading a base interface's operations: the path (from the
+    /// item's module) to the base's `__floe_iface_<Name>` module, which
+    /// re-exports what the base's module sees, and the base's Slice
+    /// module (for the type ids of the types it names).
+    base_scope: Option<(syn::Path, String)>,
 }
 
 /// Converts a Rust name (`signal_count`, `getHttp`) to a Slice name
@@ -215,6 +232,7 @@ impl<'c> Builder<'c> {
             own_ident: ident.to_string(),
             synthetic: vec![],
             deps: vec![],
+            base_scope: None,
         }
     }
 
@@ -270,6 +288,18 @@ impl<'c> Builder<'c> {
     /// An external stand-in for Rust path `path` (kind `kind`), named
     /// `name`; `rust` implements `SliceType` for it.
     fn external(&mut self, name: String, kind: DefKind, rust: syn::Path) -> DefId {
+        // In a base interface's operations, paths are relative to the
+        // base's module: reach them through its `__floe_iface_` module;
+        // their type ids are in the base's Slice module.
+        let written = rust.clone();
+        let rust = match &self.base_scope {
+            Some((prefix, _)) => {
+                let mut p = prefix.clone();
+                p.segments.extend(rust.segments);
+                p
+            }
+            None => rust,
+        };
         let key = rust.to_token_stream().to_string();
         if let Some(dep) = self
             .deps
@@ -320,7 +350,20 @@ impl<'c> Builder<'c> {
                 }
             };
         }
-        let scoped = format!("{}::{name}", self.model.module(module).scoped);
+        let scoped = match &self.base_scope {
+            Some((_, slice_module)) => {
+                let mut s = slice_module.clone();
+                for seg in written
+                    .segments
+                    .iter()
+                    .take(written.segments.len().saturating_sub(1))
+                {
+                    s = format!("{s}::{}", seg.ident);
+                }
+                format!("{s}::{name}")
+            }
+            None => format!("{}::{name}", self.model.module(module).scoped),
+        };
         let id = push_def(
             &mut self.model,
             module,
@@ -574,7 +617,9 @@ impl<'c> Builder<'c> {
                         let id = self.external(cname, class_stub(), path);
                         return Some(Type::Named(id));
                     }
-                    if (name == "ObjectPrx" || name == "ProxyData") && last.arguments.is_none() {
+                    if matches!(name.as_str(), "ObjectPrx" | "ProxyData" | "Proxy")
+                        && last.arguments.is_none()
+                    {
                         return Some(Type::ObjectProxy);
                     }
                     if name == "ValuePtr" && last.arguments.is_none() {
@@ -643,6 +688,50 @@ impl<'c> Builder<'c> {
             doc: attr::doc(&field.attrs).map(|t| floe_idl::model::Doc::parse(&t)),
             span: IdlSpan::default(),
         })
+    }
+
+    /// The `#[floe(base)] base: Base` field of an exception or class.
+    fn base_field(&mut self, field: &syn::Field, kind: DataKind) -> Option<DefId> {
+        if let Err(e) = attr::parse(&field.attrs, &[attr::BASE], "the base field") {
+            self.cx.push(e);
+            return None;
+        }
+        let ident = field.ident.as_ref()?;
+        if ident != "base" {
+            self.cx.error(
+                ident.span(),
+                format!("the base {} field must be named `base`", kind.keyword()),
+            );
+            return None;
+        }
+        let syn::Type::Path(p) = &field.ty else {
+            self.cx.error(
+                field.ty.span(),
+                format!("expected a `#[derive(floe::{})]` type", kind.derive_name()),
+            );
+            return None;
+        };
+        let name = p.path.segments.last()?.ident.to_string();
+        if p.qself.is_some() || name == self.own_ident || name == "Self" {
+            self.cx.error(
+                field.ty.span(),
+                format!(
+                    "expected another `#[derive(floe::{})]` type",
+                    kind.derive_name()
+                ),
+            );
+            return None;
+        }
+        let path = self.user_path(&p.path)?;
+        let stub = if kind == DataKind::Exception {
+            DefKind::Exception(Exception {
+                base: None,
+                members: vec![],
+            })
+        } else {
+            class_stub()
+        };
+        Some(self.external(name, stub, path))
     }
 
     /// `Option<T>` with a tag, or a plain type without one.
@@ -781,8 +870,29 @@ pub fn from_derive(input: &syn::DeriveInput, kind: DataKind) -> syn::Result<Buil
                 );
             }
             let tags = kind != DataKind::Struct;
-            let members: Vec<DataMember> =
-                fields.iter().filter_map(|f| b.member(f, tags)).collect();
+            let mut base = None;
+            let mut members: Vec<DataMember> = Vec::new();
+            for f in &fields {
+                let is_base = attr::parse(&f.attrs, &[attr::TAG, attr::BASE], "")
+                    .ok()
+                    .and_then(|a| a.base);
+                match is_base {
+                    Some(span) if kind == DataKind::Struct => {
+                        b.cx.error(
+                            span,
+                            "a Slice struct has no base; only exceptions and classes do",
+                        );
+                    }
+                    Some(span) => {
+                        if base.is_some() {
+                            b.cx.error(span, "only one field can be the base");
+                        } else {
+                            base = b.base_field(f, kind);
+                        }
+                    }
+                    None => members.extend(b.member(f, tags)),
+                }
+            }
             let tag_spans: Vec<(i32, Span)> = fields
                 .iter()
                 .filter_map(|f| {
@@ -794,13 +904,10 @@ pub fn from_derive(input: &syn::DeriveInput, kind: DataKind) -> syn::Result<Buil
             valid::unique_tags(b.cx, &tag_spans, "member");
             let def = match kind {
                 DataKind::Struct => DefKind::Struct(Struct { members }),
-                DataKind::Exception => DefKind::Exception(Exception {
-                    base: None,
-                    members,
-                }),
+                DataKind::Exception => DefKind::Exception(Exception { base, members }),
                 _ => DefKind::Class(Class {
                     defined: true,
-                    base: None,
+                    base,
                     implements: vec![],
                     compact_id: attrs.compact_id.map(|(v, _)| v),
                     members,
@@ -910,7 +1017,12 @@ fn literal_int(expr: &syn::Expr) -> Option<i64> {
 }
 
 /// Builds the model for `#[floe::interface]`.
-pub fn from_trait(args: attr::Attrs, args_span: Span, item: &syn::ItemTrait) -> syn::Result<Built> {
+pub fn from_trait(
+    args: attr::Attrs,
+    args_span: Span,
+    item: &syn::ItemTrait,
+    entries: &[BaseEntry],
+) -> syn::Result<Built> {
     let mut cx = Ctxt::default();
     let trait_attrs = match attr::parse(&item.attrs, &[attr::MODULE], "an interface") {
         Ok(a) => a,
@@ -943,7 +1055,7 @@ pub fn from_trait(args: attr::Attrs, args_span: Span, item: &syn::ItemTrait) -> 
     }
     let module = module_of(&mut cx, &module_attr, item.ident.span());
     let mut b = Builder::new(&mut cx, &module, item.ident.span(), &item.ident);
-    let mut bases = Vec::new();
+    let mut direct: Vec<(syn::Path, Span)> = Vec::new();
     for bound in &item.supertraits {
         match bound {
             syn::TypeParamBound::Trait(t) => {
@@ -956,21 +1068,17 @@ pub fn from_trait(args: attr::Attrs, args_span: Span, item: &syn::ItemTrait) -> 
                 if matches!(name.as_str(), "Send" | "Sync") {
                     continue;
                 }
-                b.cx.error(
-                    t.span(),
-                    "interface inheritance is not supported by `#[floe::interface]` yet (the macro cannot see the base trait's operations); define both interfaces in Slice and use `floe::slice!`",
-                );
-                let Some(mut path) = b.user_path(&t.path) else {
+                let Some(path) = b.user_path(&t.path) else {
                     continue;
                 };
-                if let Some(l) = path.segments.last_mut() {
-                    l.ident = syn::Ident::new(&format!("{name}Slice"), l.ident.span());
-                }
-                let id = b.external(name, interface_stub(), path);
-                if bases.contains(&id) {
+                let key = path.to_token_stream().to_string();
+                if direct
+                    .iter()
+                    .any(|(p, _)| p.to_token_stream().to_string() == key)
+                {
                     b.cx.error(t.span(), "duplicate base interface");
                 } else {
-                    bases.push(id);
+                    direct.push((path, t.span()));
                 }
             }
             syn::TypeParamBound::Lifetime(l) if l.ident == "static" => {}
@@ -1008,6 +1116,55 @@ pub fn from_trait(args: attr::Attrs, args_span: Span, item: &syn::ItemTrait) -> 
             ),
         }
     }
+    // Synthetic types of the base operations are the bases' own (their
+    // Slice text comes with theirs).
+    let own_synthetic = b.synthetic.len();
+    let by_id = base_interfaces(&mut b, entries);
+    let mut bases = Vec::new();
+    for (path, span) in &direct {
+        let key = path.to_token_stream().to_string();
+        match entries
+            .iter()
+            .position(|e| e.path.to_token_stream().to_string() == key)
+        {
+            Some(i) => bases.push(by_id[i]),
+            // Without entries the chain did not run: another supertrait
+            // has an error of its own.
+            None if entries.is_empty() => {}
+            None => {
+                b.cx.error(*span, "this supertrait is not a `#[floe::interface]` trait")
+            }
+        }
+    }
+    let mut all = bases.clone();
+    for &x in &bases {
+        for y in b.model.all_bases(x) {
+            if !all.contains(&y) {
+                all.push(y);
+            }
+        }
+    }
+    for &base in &all {
+        let DefKind::Interface(i) = &b.model.def(base).kind else {
+            continue;
+        };
+        for op in &i.operations {
+            if let Some((_, span)) = op_spans
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(&op.name))
+            {
+                b.cx.error(
+                    *span,
+                    format!(
+                        "operation `{}` is already defined by base interface `{}`",
+                        op.name,
+                        b.model.def(base).scoped
+                    ),
+                );
+            }
+        }
+    }
+    b.synthetic.truncate(own_synthetic);
     b.set_own(
         DefKind::Interface(Interface {
             defined: true,
@@ -1019,6 +1176,51 @@ pub fn from_trait(args: attr::Attrs, args_span: Span, item: &syn::ItemTrait) -> 
     let built = b.finish();
     cx.check()?;
     Ok(built)
+}
+
+/// Stand-ins for every base interface (direct or not), with their
+/// operations, bases and real type ids; returns them in `entries` order.
+fn base_interfaces(b: &mut Builder<'_>, entries: &[BaseEntry]) -> Vec<DefId> {
+    let ids: Vec<DefId> = entries
+        .iter()
+        .map(|e| {
+            let mut marker = e.path.clone();
+            if let Some(l) = marker.segments.last_mut() {
+                l.ident = syn::Ident::new(&format!("{}Slice", e.name), l.ident.span());
+            }
+            b.external(e.name.clone(), interface_stub(), marker)
+        })
+        .collect();
+    for (e, &id) in entries.iter().zip(&ids) {
+        let bases: Vec<DefId> = e
+            .bases
+            .iter()
+            .filter_map(|t| entries.iter().position(|x| &x.type_id == t).map(|i| ids[i]))
+            .collect();
+        let (own, own_ident) = (b.own, std::mem::take(&mut b.own_ident));
+        b.own = id;
+        b.own_ident = e.name.clone();
+        b.base_scope = Some((e.hidden_module(), e.module.clone()));
+        let mut operations = Vec::new();
+        for ti in &e.items {
+            if let syn::TraitItem::Fn(f) = ti {
+                if let Some(op) = operation(b, f) {
+                    operations.push(op);
+                }
+            }
+        }
+        b.base_scope = None;
+        b.own = own;
+        b.own_ident = own_ident;
+        let def = &mut b.model.definitions[id.0 as usize];
+        def.scoped = e.type_id.clone();
+        def.kind = DefKind::Interface(Interface {
+            defined: true,
+            bases,
+            operations,
+        });
+    }
+    ids
 }
 
 fn operation(b: &mut Builder<'_>, f: &syn::TraitItemFn) -> Option<Operation> {
@@ -1148,11 +1350,7 @@ fn operation(b: &mut Builder<'_>, f: &syn::TraitItemFn) -> Option<Operation> {
                 }
                 (None, None)
             } else if let syn::Type::Tuple(t) = ok_ty {
-                b.cx.error(
-                    t.span(),
-                    "several return values (Slice out-parameters) are not supported; return a struct",
-                );
-                (None, None)
+                out_params(b, t, a.tag, &mut params)
             } else {
                 match b.maybe_optional(ok_ty, a.tag) {
                     Some((t, tag)) => (Some(t), tag),
@@ -1179,6 +1377,60 @@ fn operation(b: &mut Builder<'_>, f: &syn::TraitItemFn) -> Option<Operation> {
         doc: attr::doc(&f.attrs).map(|t| floe_idl::model::Doc::parse(&t)),
         span: IdlSpan::default(),
     })
+}
+
+/// A tuple result `(R, A, B)`: the return value `R` (`()` for none, with
+/// the operation's `tag` if optional) and the out-parameters `out1: A`,
+/// `out2: B` (pushed to `params`). This is the shape slice2rs gives
+/// `R op(..., out A out1, out B out2)`, so both are wire-identical.
+fn out_params(
+    b: &mut Builder<'_>,
+    t: &syn::TypeTuple,
+    tag: Option<(i32, Span)>,
+    params: &mut Vec<Param>,
+) -> (Option<Type>, Option<i32>) {
+    if t.elems.len() < 2 {
+        b.cx.error(
+            t.span(),
+            "a tuple result needs at least two elements: the return value (or `()`) and the out-parameters",
+        );
+        return (None, None);
+    }
+    let mut elems = t.elems.iter();
+    let first = elems.next();
+    let ret = match first {
+        Some(f) if is_unit(f) => {
+            if let Some((_, span)) = tag {
+                b.cx.error(span, "`tag` on an operation makes its return value optional; this operation returns `()` first");
+            }
+            (None, None)
+        }
+        Some(f) => match b.maybe_optional(f, tag) {
+            Some((ty, tag)) => (Some(ty), tag),
+            None => (None, None),
+        },
+        None => (None, None),
+    };
+    for (i, e) in elems.enumerate() {
+        let name = format!("out{}", i + 1);
+        if params.iter().any(|p| p.name.eq_ignore_ascii_case(&name)) {
+            b.cx.error(
+                e.span(),
+                format!("the out-parameter is named `{name}` in Slice, like a parameter of this operation; rename the parameter"),
+            );
+        }
+        if let Some(ty) = b.map_type(e) {
+            params.push(Param {
+                name,
+                ty,
+                out: true,
+                tag: None,
+                metadata: vec![],
+                span: IdlSpan::default(),
+            });
+        }
+    }
+    ret
 }
 
 fn is_unit(ty: &syn::Type) -> bool {

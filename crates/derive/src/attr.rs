@@ -18,6 +18,8 @@ pub const TAG: &str = "tag";
 pub const IDEMPOTENT: &str = "idempotent";
 /// `compact_id = N`: a class's compact type id.
 pub const COMPACT_ID: &str = "compact_id";
+/// `base`: the field `base` holds the base exception or class.
+pub const BASE: &str = "base";
 
 /// The keys found on one item, field, method or parameter.
 #[derive(Default)]
@@ -32,6 +34,8 @@ pub struct Attrs {
     pub idempotent: Option<Span>,
     /// `compact_id = N`.
     pub compact_id: Option<(i32, Span)>,
+    /// `base`.
+    pub base: Option<Span>,
 }
 
 /// Parses every `#[floe(...)]` in `attrs`, accepting only `allowed` keys
@@ -53,7 +57,7 @@ pub fn parse(attrs: &[Attribute], allowed: &[&str], place: &str) -> syn::Result<
                 .segments
                 .first()
                 .map_or_else(Span::call_site, |s| s.ident.span());
-            let known = [MODULE, NAME, TAG, IDEMPOTENT, COMPACT_ID];
+            let known = [MODULE, NAME, TAG, IDEMPOTENT, COMPACT_ID, BASE];
             if !known.contains(&key.as_str()) {
                 return Err(meta.error(format!(
                     "unknown floe attribute; expected one of: {}",
@@ -102,6 +106,12 @@ pub fn parse(attrs: &[Attribute], allowed: &[&str], place: &str) -> syn::Result<
                         return Err(dup());
                     }
                     *slot = Some((v, n.span()));
+                }
+                BASE => {
+                    if out.base.is_some() {
+                        return Err(dup());
+                    }
+                    out.base = Some(span);
                 }
                 _ => {
                     if out.idempotent.is_some() {

@@ -4,12 +4,13 @@
 
 use floe_idl::codegen::{rust_first, Settings};
 use floe_idl::export::definition_to_slice;
-use floe_idl::model::DefKind;
+use floe_idl::model::{DefId, DefKind};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 
 use crate::ast::{self, Built, DataKind};
-use crate::{attr, fallback};
+use crate::{attr, fallback, inherit};
 
 /// `#[derive(floe::Struct | Enum | Exception | Class)]`.
 pub fn derive(input: syn::DeriveInput, kind: DataKind) -> TokenStream {
@@ -28,7 +29,39 @@ fn expand_data(
     let ident = &input.ident;
     let impls = rust_first::generate_impls(&built.model, built.id, &Settings::default())
         .map_err(|m| syn::Error::new(ident.span(), m))?;
+    let base = match &built.model.def(built.id).kind {
+        DefKind::Exception(x) => x.base,
+        DefKind::Class(k) => k.base,
+        _ => None,
+    };
+    let (impls, base_check) = match base {
+        Some(b) => (
+            with_base_ice_ids(impls, kind)?,
+            base_check(input, kind, built, b),
+        ),
+        None => (impls, TokenStream::new()),
+    };
     let slice = slice_type_impl(quote!(#ident), built);
+    let default = enum_default(input);
+    let proxy_arg = match kind {
+        DataKind::Struct => quote! {
+            impl ::floe::codegen::ProxyArg for #ident {
+                type Arg<'a> = &'a Self where Self: 'a;
+                fn arg_ref<'a, 'b>(arg: &'b &'a Self) -> &'b Self where Self: 'a {
+                    arg
+                }
+            }
+        },
+        DataKind::Enum => quote! {
+            impl ::floe::codegen::ProxyArg for #ident {
+                type Arg<'a> = Self where Self: 'a;
+                fn arg_ref<'a, 'b>(arg: &'b Self) -> &'b Self where Self: 'a {
+                    arg
+                }
+            }
+        },
+        _ => TokenStream::new(),
+    };
     let copy_check = if kind == DataKind::Enum {
         quote_spanned! {ident.span()=>
             const _: fn() = || {
@@ -41,11 +74,114 @@ fn expand_data(
     };
     Ok(quote! {
         #copy_check
+        #base_check
+        #default
+        #proxy_arg
         const _: () = {
             #impls
             #slice
         };
     })
+}
+
+/// `Default` for an enum: its first enumerator, as slice2rs generates,
+/// unless a variant is marked `#[default]` (the user derives `Default`).
+fn enum_default(input: &syn::DeriveInput) -> TokenStream {
+    let syn::Data::Enum(e) = &input.data else {
+        return TokenStream::new();
+    };
+    if e.variants
+        .iter()
+        .any(|v| v.attrs.iter().any(|a| a.path().is_ident("default")))
+    {
+        return TokenStream::new();
+    }
+    let Some(first) = e.variants.first() else {
+        return TokenStream::new();
+    };
+    let ident = &input.ident;
+    let v = &first.ident;
+    quote! {
+        impl ::core::default::Default for #ident {
+            /// The first enumerator.
+            fn default() -> Self {
+                Self::#v
+            }
+        }
+    }
+}
+
+/// A spanned error when the `base` field's type is not a floe exception
+/// (or class).
+fn base_check(input: &syn::DeriveInput, kind: DataKind, built: &Built, base: DefId) -> TokenStream {
+    let Some(dep) = built.deps.iter().find(|d| d.def == base) else {
+        return TokenStream::new();
+    };
+    let ty = &dep.rust;
+    let span = match &input.data {
+        syn::Data::Struct(s) => s
+            .fields
+            .iter()
+            .find(|f| f.ident.as_ref().is_some_and(|i| i == "base"))
+            .map_or(input.ident.span(), |f| f.ty.span()),
+        _ => input.ident.span(),
+    };
+    let c = quote!(::floe::codegen);
+    if kind == DataKind::Exception {
+        quote_spanned! {span=>
+            const _: fn() = || {
+                fn base_must_be_a_floe_exception<T: #c::UserExceptionType + #c::UserException>() {}
+                base_must_be_a_floe_exception::<#ty>();
+            };
+        }
+    } else {
+        quote_spanned! {span=>
+            const _: fn() = || {
+                fn base_must_be_a_floe_class<T: #c::ValueType + #c::Value>() {}
+                base_must_be_a_floe_class::<#ty>();
+            };
+        }
+    }
+}
+
+/// Replaces the generated `ice_ids` of a derived exception or class: the
+/// model knows the base's type id but not the base's own bases, so the
+/// chain is this type's id then the base's `ice_ids`, built once.
+fn with_base_ice_ids(impls: TokenStream, kind: DataKind) -> syn::Result<TokenStream> {
+    let c = quote!(::floe::codegen);
+    let (tr, ty_tr) = if kind == DataKind::Exception {
+        (quote!(#c::UserException), quote!(#c::UserExceptionType))
+    } else {
+        (quote!(#c::Value), quote!(#c::ValueType))
+    };
+    let mut file: syn::File = syn::parse2(impls)?;
+    for item in &mut file.items {
+        let syn::Item::Impl(i) = item else { continue };
+        let is_target = i.trait_.as_ref().is_some_and(|(_, p, _)| {
+            p.segments
+                .last()
+                .is_some_and(|s| s.ident == "UserException" || s.ident == "Value")
+        });
+        if !is_target {
+            continue;
+        }
+        for ii in &mut i.items {
+            if let syn::ImplItem::Fn(f) = ii {
+                if f.sig.ident == "ice_ids" {
+                    f.block = syn::parse_quote!({
+                        static IDS: ::std::sync::OnceLock<::std::vec::Vec<&'static str>> =
+                            ::std::sync::OnceLock::new();
+                        IDS.get_or_init(|| {
+                            let mut ids = ::std::vec![<Self as #ty_tr>::TYPE_ID];
+                            ids.extend_from_slice(#tr::ice_ids(&self.base));
+                            ids
+                        })
+                    });
+                }
+            }
+        }
+    }
+    Ok(quote!(#file))
 }
 
 /// `impl SliceType for #target`: the definition's Slice text (with the
@@ -94,8 +230,21 @@ fn slice_type_impl(target: TokenStream, built: &Built) -> TokenStream {
     }
 }
 
-/// `#[floe::interface]`.
-pub fn interface(args: TokenStream, mut item: syn::ItemTrait) -> TokenStream {
+/// `#[floe::interface]`: a trait with base interfaces first collects
+/// their descriptions (see [`inherit`]).
+pub fn interface(args: TokenStream, item: syn::ItemTrait) -> TokenStream {
+    match inherit::base_paths(&item) {
+        Some(bases) if !bases.is_empty() => inherit::start(args, &item, bases),
+        _ => interface_with_bases(args, item, &[]),
+    }
+}
+
+/// `#[floe::interface]` once the base interfaces are known.
+pub fn interface_with_bases(
+    args: TokenStream,
+    mut item: syn::ItemTrait,
+    bases: &[inherit::BaseEntry],
+) -> TokenStream {
     let args_span = proc_macro2::Span::call_site();
     let parsed = if args.is_empty() {
         Ok(attr::Attrs::default())
@@ -104,8 +253,8 @@ pub fn interface(args: TokenStream, mut item: syn::ItemTrait) -> TokenStream {
         attr::parse(&[a], &[attr::MODULE], "`#[floe::interface(...)]`")
     };
     let result = parsed
-        .and_then(|a| ast::from_trait(a, args_span, &item))
-        .and_then(|built| expand_interface(&item, &built));
+        .and_then(|a| ast::from_trait(a, args_span, &item, bases))
+        .and_then(|built| expand_interface(&item, &built, bases));
     match result {
         Ok(ts) => ts,
         Err(e) => {
@@ -115,7 +264,11 @@ pub fn interface(args: TokenStream, mut item: syn::ItemTrait) -> TokenStream {
     }
 }
 
-fn expand_interface(item: &syn::ItemTrait, built: &Built) -> syn::Result<TokenStream> {
+fn expand_interface(
+    item: &syn::ItemTrait,
+    built: &Built,
+    bases: &[inherit::BaseEntry],
+) -> syn::Result<TokenStream> {
     let ident = &item.ident;
     let vis = &item.vis;
     let generated = rust_first::generate_impls(&built.model, built.id, &Settings::default())
@@ -171,6 +324,23 @@ fn expand_interface(item: &syn::ItemTrait, built: &Built) -> syn::Result<TokenSt
         })
     });
     let slice = slice_type_impl(quote!(#marker), built);
+    let own_def = built.model.def(built.id);
+    let own_entry = inherit::BaseEntry {
+        path: ident.clone().into(),
+        name: ident.to_string(),
+        type_id: own_def.scoped.clone(),
+        module: built.model.module(own_def.module).scoped.clone(),
+        bases: match &own_def.kind {
+            DefKind::Interface(i) => i
+                .bases
+                .iter()
+                .map(|b| built.model.def(*b).scoped.clone())
+                .collect(),
+            _ => Vec::new(),
+        },
+        items: item.items.clone(),
+    };
+    let exports = inherit::exports(vis, &own_entry, bases);
     let doc = format!(
         "The Slice definition of interface `{}` (see [`{marker}::ice_slice`]).",
         built.model.def(built.id).scoped
@@ -196,6 +366,7 @@ fn expand_interface(item: &syn::ItemTrait, built: &Built) -> syn::Result<TokenSt
 
         #slice
         #(#checks)*
+        #exports
     })
 }
 

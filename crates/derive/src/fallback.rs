@@ -29,7 +29,15 @@ pub fn data(input: &syn::DeriveInput, kind: DataKind, err: syn::Error) -> TokenS
         }
     };
     let specific = match kind {
-        DataKind::Struct | DataKind::Enum => codec,
+        DataKind::Struct | DataKind::Enum => quote! {
+            #codec
+            impl #c::ProxyArg for #ident {
+                type Arg<'a> = &'a Self where Self: 'a;
+                fn arg_ref<'a, 'b>(arg: &'b &'a Self) -> &'b Self where Self: 'a {
+                    arg
+                }
+            }
+        },
         DataKind::Exception => quote! {
             impl #c::UserException for #ident {
                 fn ice_id(&self) -> &'static str { #stub }

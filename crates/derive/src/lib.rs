@@ -17,6 +17,7 @@ mod ast;
 mod attr;
 mod expand;
 mod fallback;
+mod inherit;
 mod slice_macro;
 mod valid;
 
@@ -37,7 +38,9 @@ pub fn derive_struct(input: TokenStream) -> TokenStream {
 }
 
 /// A Slice enum (unit variants, optional explicit `= value`s); the enum
-/// must also derive `Clone` and `Copy`.
+/// must also derive `Clone` and `Copy`. `Default` is the first
+/// enumerator (as slice2rs generates) unless a variant is marked
+/// `#[default]` and the enum derives `Default` itself.
 #[proc_macro_derive(Enum, attributes(floe))]
 pub fn derive_enum(input: TokenStream) -> TokenStream {
     expand::derive(
@@ -47,9 +50,10 @@ pub fn derive_enum(input: TokenStream) -> TokenStream {
     .into()
 }
 
-/// A Slice user exception (no base); optional members are `Option<T>`
-/// with `#[floe(tag = N)]`. The type must also derive `Clone`, `Debug`,
-/// `Default` and `PartialEq`.
+/// A Slice user exception; optional members are `Option<T>` with
+/// `#[floe(tag = N)]`; a base exception is the field
+/// `#[floe(base)] base: Base` (as slice2rs embeds it). The type must also
+/// derive `Clone`, `Debug`, `Default` and `PartialEq`.
 #[proc_macro_derive(Exception, attributes(floe))]
 pub fn derive_exception(input: TokenStream) -> TokenStream {
     expand::derive(
@@ -59,9 +63,10 @@ pub fn derive_exception(input: TokenStream) -> TokenStream {
     .into()
 }
 
-/// A Slice class (no base; `#[floe(compact_id = N)]` optional); class
-/// references are `Option<ClassRef<T>>`. The type must also derive
-/// `Clone`, `Debug` and `Default`.
+/// A Slice class (`#[floe(compact_id = N)]` optional); class references
+/// are `Option<ClassRef<T>>`, optional members `Option<T>` with
+/// `#[floe(tag = N)]`, a base class the field `#[floe(base)] base: Base`.
+/// The type must also derive `Clone`, `Debug` and `Default`.
 #[proc_macro_derive(Class, attributes(floe))]
 pub fn derive_class(input: TokenStream) -> TokenStream {
     expand::derive(
@@ -73,8 +78,18 @@ pub fn derive_class(input: TokenStream) -> TokenStream {
 
 /// A Slice interface from a trait of `async fn`s: `#[floe(idempotent)]`,
 /// `#[floe(name = "wireName")]`, optional values as `Option<T>` with
-/// `#[floe(tag = N)]`, user exceptions as `Result<T, E>`, bases as
-/// supertraits, the module as `#[floe::interface(module = "M")]`.
+/// `#[floe(tag = N)]`, user exceptions as `Result<T, E>`, the module as
+/// `#[floe::interface(module = "M")]`.
+///
+/// A tuple result `(R, A, B)` is the return value `R` (`()` for none)
+/// and out-parameters `out1: A`, `out2: B`: Slice
+/// `R op(..., out A out1, out B out2)`.
+///
+/// Base interfaces are supertraits (`trait D: Base + other::Base2`) that
+/// are `#[floe::interface]` traits of the same crate, named where they
+/// are or by a module path (`other::Base2`): the derived trait reaches
+/// `Base2Prx`, `Base2Slice` and the types of `Base2`'s operations through
+/// that path (an imported `use other::Base2` alone is not enough).
 /// Generates what `slice2rs` generates for the equivalent Slice interface,
 /// plus `<Trait>Slice::ice_slice()` (the `.ice` text).
 #[proc_macro_attribute]
@@ -99,4 +114,12 @@ pub fn interface(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn slice(input: TokenStream) -> TokenStream {
     slice_macro::slice(input.into()).into()
+}
+
+/// One step of interface inheritance (see `inherit`): called by the
+/// hidden macros `#[floe::interface]` emits, not by hand.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __interface_inherit(input: TokenStream) -> TokenStream {
+    inherit::callback(input.into()).into()
 }

@@ -22,6 +22,15 @@ mod rust_first {
         pub y: i32,
     }
 
+    // `Default` is the first enumerator; proxies take it by value.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, floe::Enum)]
+    #[floe(module = "GreetTest")]
+    pub enum Color {
+        Red,
+        Green,
+        Blue,
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, floe::Exception)]
     #[floe(module = "GreetTest")]
     pub struct Oops {
@@ -44,6 +53,13 @@ mod rust_first {
         #[floe(name = "getHttp")]
         async fn get_http(&self) -> String;
         async fn me(&self, other: Option<GreeterPrx>) -> Option<GreeterPrx>;
+        async fn paint(
+            &self,
+            c: Color,
+            p: Point,
+            #[floe(tag = 3)] extra: Option<Color>,
+            #[floe(tag = 4)] at: Option<Point>,
+        ) -> Color;
     }
 }
 
@@ -80,10 +96,27 @@ impl rust_first::Greeter for RustServant {
     }
     async fn me(
         &self,
-        other: Option<floe::codegen::ProxyData>,
+        other: Option<rust_first::GreeterPrx>,
         _: &Current,
-    ) -> Reply<Option<floe::codegen::ProxyData>> {
+    ) -> Reply<Option<rust_first::GreeterPrx>> {
         Ok(other)
+    }
+    async fn paint(
+        &self,
+        c: rust_first::Color,
+        p: rust_first::Point,
+        extra: Option<rust_first::Color>,
+        at: Option<rust_first::Point>,
+        _: &Current,
+    ) -> Reply<rust_first::Color> {
+        assert_eq!(p, rust_first::Point { x: 1, y: 2 });
+        assert_eq!(at, Some(p));
+        assert_eq!(extra, Some(rust_first::Color::Red));
+        Ok(if c == rust_first::Color::Blue {
+            rust_first::Color::Green
+        } else {
+            Default::default()
+        })
     }
 }
 
@@ -118,10 +151,27 @@ impl from_slice::greet_test::Greeter for SliceServant {
     }
     async fn me(
         &self,
-        other: Option<floe::codegen::ProxyData>,
+        other: Option<from_slice::greet_test::GreeterPrx>,
         _: &Current,
-    ) -> Reply<Option<floe::codegen::ProxyData>> {
+    ) -> Reply<Option<from_slice::greet_test::GreeterPrx>> {
         Ok(other)
+    }
+    async fn paint(
+        &self,
+        c: from_slice::greet_test::Color,
+        p: from_slice::greet_test::Point,
+        extra: Option<from_slice::greet_test::Color>,
+        at: Option<from_slice::greet_test::Point>,
+        _: &Current,
+    ) -> Reply<from_slice::greet_test::Color> {
+        assert_eq!(p, from_slice::greet_test::Point { x: 1, y: 2 });
+        assert_eq!(at, Some(p));
+        assert_eq!(extra, Some(from_slice::greet_test::Color::Red));
+        Ok(if c == from_slice::greet_test::Color::Blue {
+            from_slice::greet_test::Color::Green
+        } else {
+            Default::default()
+        })
     }
 }
 
@@ -166,9 +216,26 @@ async fn rust_first_proxy_calls_slice_servant_and_back() {
     assert_eq!(p.maybe(true).await.unwrap().as_deref(), Some("here"));
     assert_eq!(p.maybe(false).await.unwrap(), None);
     assert_eq!(p.get_http().await.unwrap(), "slice");
-    // Proxy-typed values (currently `Option<ProxyData>` in generated
-    // signatures, on both sides alike).
+    // Proxy-typed values are live typed proxies on both sides.
     assert_eq!(p.me(&None).await.unwrap(), None);
+    let back = p.me(&Some(p.clone())).await.unwrap().unwrap();
+    assert_eq!(back, p);
+    assert_eq!(back.get_http().await.unwrap(), "slice");
+    // Enums by value, structs by reference, as from Slice.
+    let pt = rust_first::Point { x: 1, y: 2 };
+    use rust_first::Color;
+    assert_eq!(
+        p.paint(Color::Blue, &pt, Some(Color::Red), Some(&pt))
+            .await
+            .unwrap(),
+        Color::Green
+    );
+    assert_eq!(
+        p.paint(Color::Red, &pt, Some(Color::Red), Some(&pt))
+            .await
+            .unwrap(),
+        Color::Red
+    );
 
     // Slice-generated proxy → Rust-first servant.
     let q = from_slice::greet_test::GreeterPrx::checked_cast(to_rust)
@@ -183,6 +250,14 @@ async fn rust_first_proxy_calls_slice_servant_and_back() {
     q.nothing().await.unwrap();
     assert_eq!(q.maybe(true).await.unwrap().as_deref(), Some("here"));
     assert_eq!(q.get_http().await.unwrap(), "rust");
+    let pt = from_slice::greet_test::Point { x: 1, y: 2 };
+    use from_slice::greet_test::Color as SColor;
+    assert_eq!(
+        q.paint(SColor::Blue, &pt, Some(SColor::Red), Some(&pt))
+            .await
+            .unwrap(),
+        SColor::Green
+    );
     assert_eq!(q.ice_id().await.unwrap(), "::GreetTest::Greeter");
     communicator.destroy().await;
 }

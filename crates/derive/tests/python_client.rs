@@ -48,6 +48,22 @@ pub trait Greeter {
     async fn nothing(&self);
 }
 
+/// Thrown where `Oops` is declared; Python catches it as either.
+#[derive(Clone, Debug, Default, PartialEq, floe::Exception)]
+#[floe(module = "PyGreet")]
+pub struct Worse {
+    #[floe(base)]
+    pub base: Oops,
+    pub code: i32,
+}
+
+/// Inherits `Greeter`'s operations; tuple results are out-parameters.
+#[floe::interface(module = "PyGreet")]
+pub trait Fancy: Greeter {
+    async fn split(&self, s: String) -> Result<(i32, String), Oops>;
+    async fn pair(&self, a: i32) -> ((), i32, String);
+}
+
 type Reply<T> = Result<T, DispatchError>;
 
 struct Server;
@@ -85,6 +101,35 @@ impl Greeter for Server {
     async fn nothing(&self, _: &Current) -> Reply<()> {
         Ok(())
     }
+}
+
+impl Fancy for Server {
+    async fn split(
+        &self,
+        s: String,
+        _: &Current,
+    ) -> Reply<Result<(i32, String), Box<dyn UserException>>> {
+        if s.is_empty() {
+            return Ok(Err(Box::new(Worse {
+                base: Oops {
+                    reason: "empty".into(),
+                },
+                code: 7,
+            })));
+        }
+        Ok(Ok((s.len() as i32, s.to_uppercase())))
+    }
+    async fn pair(&self, a: i32, _: &Current) -> Reply<(i32, String)> {
+        Ok((a * 2, a.to_string()))
+    }
+}
+
+/// The exported Slice: every interface and exception the client uses.
+fn exported() -> String {
+    let mut parts = floe::SliceParts::default();
+    <FancySlice as floe::SliceType>::slice_parts(&mut parts);
+    <Worse as floe::SliceType>::slice_parts(&mut parts);
+    parts.render()
 }
 
 /// Kills and reaps a child process however the test ends.
@@ -130,7 +175,7 @@ async fn python_client_calls_rust_first_server_through_exported_slice() {
     let dir = Scratch(std::env::temp_dir().join(format!("floe-derive-py-{}", std::process::id())));
     std::fs::create_dir_all(&dir.0).unwrap();
     let ice = dir.0.join("PyGreet.ice");
-    std::fs::write(&ice, GreeterSlice::ice_slice()).unwrap();
+    std::fs::write(&ice, exported()).unwrap();
     let out = Command::new("slice2py")
         .arg("--output-dir")
         .arg(&dir.0)
@@ -141,7 +186,7 @@ async fn python_client_calls_rust_first_server_through_exported_slice() {
         out.status.success(),
         "slice2py rejected the exported Slice:\n{}\n{}",
         String::from_utf8_lossy(&out.stderr),
-        GreeterSlice::ice_slice()
+        exported()
     );
 
     let communicator = Communicator::new();
@@ -154,6 +199,9 @@ async fn python_client_calls_rust_first_server_through_exported_slice() {
             Identity::from_name("greeter"),
             GreeterDispatcher::new(Server),
         )
+        .unwrap();
+    adapter
+        .add(Identity::from_name("fancy"), FancyDispatcher::new(Server))
         .unwrap();
     adapter.activate();
     let endpoint = adapter.endpoints()[0].to_string();
@@ -193,7 +241,7 @@ async fn python_client_calls_rust_first_server_through_exported_slice() {
     assert!(
         status.success() && out.trim() == "ok",
         "greet_client.py: {status}\n{out}\n{err}\n--- exported Slice:\n{}",
-        GreeterSlice::ice_slice()
+        exported()
     );
     communicator.destroy().await;
 }

@@ -31,10 +31,10 @@ mod rust_first {
         Blue,
     }
 
-    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, floe::Enum)]
+    // `Default` (the first enumerator) comes from the derive.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, floe::Enum)]
     #[floe(module = "WireTest")]
     pub enum Plain {
-        #[default]
         One,
         Two,
         Three,
@@ -95,6 +95,23 @@ mod rust_first {
     #[derive(Clone, Debug, Default, PartialEq, floe::Class)]
     #[floe(module = "WireTest")]
     pub struct Plain2;
+
+    #[derive(Clone, Debug, Default, PartialEq, floe::Class)]
+    #[floe(module = "WireTest")]
+    pub struct Shape {
+        pub name: String,
+    }
+
+    #[derive(Clone, Debug, Default, PartialEq, floe::Class)]
+    #[floe(module = "WireTest")]
+    pub struct Circle {
+        #[floe(base)]
+        pub base: Shape,
+        pub radius: f64,
+        #[floe(tag = 2)]
+        pub center: Option<Point>,
+        pub next: Option<ClassRef<Shape>>,
+    }
 }
 
 /// The same value in either module (field and variant names agree).
@@ -143,6 +160,8 @@ fn decoder(bytes: &[u8]) -> Decoder {
     let mut reg = ValueFactoryRegistry::new();
     reg.register::<rust_first::Node>();
     reg.register::<rust_first::Plain2>();
+    reg.register::<rust_first::Shape>();
+    reg.register::<rust_first::Circle>();
     dec.set_value_factories(Arc::new(reg));
     dec
 }
@@ -293,6 +312,7 @@ fn exported_slice_matches_the_slice_file() {
         floe::slice_of::<rust_first::Node>(),
         floe::slice_of::<rust_first::Oops>(),
         floe::slice_of::<rust_first::Plain2>(),
+        floe::slice_of::<rust_first::Circle>(),
     ] {
         let exported = compile(&text);
         let mut checked = 0;
@@ -312,5 +332,57 @@ fn exported_slice_matches_the_slice_file() {
             checked += 1;
         }
         assert!(checked >= 1);
+    }
+}
+
+#[test]
+fn derived_classes_encode_identically() {
+    use floe::codegen::Value;
+    assert_eq!(rust_first::Plain::default(), rust_first::Plain::One);
+    for format in [ClassFormat::Compact, ClassFormat::Sliced] {
+        let r = rust_first::Circle {
+            base: rust_first::Shape { name: "c".into() },
+            radius: 2.5,
+            center: Some(rust_first::Point { x: 1, y: 2 }),
+            next: Some(ClassRef::new(rust_first::Shape { name: "s".into() })),
+        };
+        let s = wire_test::Circle {
+            base: wire_test::Shape { name: "c".into() },
+            radius: 2.5,
+            center: Some(wire_test::Point { x: 1, y: 2 }),
+            next: Some(ClassRef::new(wire_test::Shape { name: "s".into() })),
+        };
+        assert_eq!(r.ice_ids(), s.ice_ids());
+        let write = |f: &dyn Fn(&mut Encoder)| {
+            let mut enc = Encoder::new();
+            enc.set_class_format(format);
+            let mark = enc.start_encapsulation(ENCODING_1_1);
+            f(&mut enc);
+            enc.end_encapsulation(mark);
+            enc.finish().to_vec()
+        };
+        let rb = write(&|e| e.write(&Some(ClassRef::new(r.clone()))));
+        let sb = write(&|e| e.write(&Some(ClassRef::new(s.clone()))));
+        assert_eq!(rb, sb, "{format:?}");
+        let back = decoder(&sb)
+            .read_class::<rust_first::Circle>()
+            .expect("decodes")
+            .expect("not null");
+        let got = back.read();
+        assert_eq!(
+            (&got.base, got.radius, &got.center),
+            (&r.base, r.radius, &r.center)
+        );
+        let next = got.next.clone().expect("next");
+        assert_eq!(next.read().name, "s");
+        let back = slice_decoder(&rb)
+            .read_class::<wire_test::Circle>()
+            .expect("decodes")
+            .expect("not null");
+        let got = back.read();
+        assert_eq!(
+            (&got.base, got.radius, &got.center),
+            (&s.base, s.radius, &s.center)
+        );
     }
 }

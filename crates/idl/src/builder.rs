@@ -107,6 +107,13 @@ impl Builder {
         self
     }
 
+    /// Maps proxy-typed values to `Option<ProxyData>` (plain data) instead
+    /// of live typed proxies (default false; `--proxy-data`).
+    pub fn proxy_data(&mut self, on: bool) -> &mut Self {
+        self.settings.proxy_data = on;
+        self
+    }
+
     /// Allows the reserved `Ice` prefix in identifiers (`--ice`).
     pub fn ice_prefix(&mut self, on: bool) -> &mut Self {
         self.options.ice_prefix = on;

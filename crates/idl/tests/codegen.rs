@@ -68,7 +68,10 @@ fn rich() {
 fn settings_without_interfaces() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/codegen");
     let out = floe_idl::compile(&dir.join("Hello.ice"), &Default::default()).unwrap();
-    let settings = floe_idl::codegen::Settings { interfaces: false };
+    let settings = floe_idl::codegen::Settings {
+        interfaces: false,
+        ..Default::default()
+    };
     let code = floe_idl::codegen::generate(&out.model, &settings).unwrap();
     assert!(!code.contains("HelloPrx"), "{code}");
 }

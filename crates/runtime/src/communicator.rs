@@ -164,6 +164,13 @@ impl Communicator {
         Ok(Self::with_properties(Properties::from_args(args)?))
     }
 
+    /// What a [`floe_wire::Decoder`] needs to decode proxies as live
+    /// proxies of this communicator (Ice's input stream made with a
+    /// communicator): `dec.set_context(communicator.decoder_context())`.
+    pub fn decoder_context(&self) -> floe_wire::DecoderContext {
+        self.inner.clone()
+    }
+
     /// The properties.
     pub fn properties(&self) -> &Properties {
         &self.inner.properties

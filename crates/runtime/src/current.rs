@@ -49,6 +49,25 @@ impl Current {
         }
     }
 
+    /// A decoder for the request's parameters carrying the communicator, so
+    /// that proxies in them decode as live ones (generated dispatchers use
+    /// it for operations whose parameters may hold proxies).
+    ///
+    /// # Errors
+    ///
+    /// [`floe_wire::Error::UnsupportedEncoding`] for an encapsulation
+    /// neither 1.0 nor 1.1.
+    pub fn params_decoder(
+        &self,
+        params: floe_wire::Encapsulation,
+    ) -> floe_wire::Result<floe_wire::Decoder> {
+        let mut dec = floe_wire::Decoder::from_encapsulation(params)?;
+        if let Ok(communicator) = self.adapter.communicator() {
+            dec.set_context(communicator.decoder_context());
+        }
+        Ok(dec)
+    }
+
     /// Checks the received mode against the operation's declaration, as Ice
     /// servers do (§2.2): a plain operation (`declared` Normal) accepts only
     /// mode 0; an `idempotent` one (declared Idempotent or Nonmutating)

@@ -13,7 +13,7 @@ use floe_wire::protocol::{OperationMode, ReplyBody, RequestHead};
 use floe_wire::{Context, Encapsulation, EncodingVersion, Identity, ENCODING_1_1};
 
 use crate::communicator::{Communicator, CommunicatorInner};
-use crate::connection::Connection;
+use crate::connection::{Connection, Params};
 use crate::current::encode_encapsulation;
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
@@ -385,6 +385,73 @@ impl Proxy {
         params: Bytes,
         context: Option<&Context>,
     ) -> Result<Response> {
+        self.invoke_params(operation, mode, Params::Encapsulation(&params), context)
+            .await
+    }
+
+    /// [`Proxy::invoke_with_context`] with parameters that are already an
+    /// encapsulation (typically one received from a peer and forwarded,
+    /// as an IceStorm broker does): its data is sent as it is, beside the
+    /// frame head in a vectored write, so one `Bytes` can be sent to many
+    /// targets without a copy.
+    ///
+    /// # Errors
+    ///
+    /// As [`Proxy::invoke`].
+    pub async fn invoke_encapsulation(
+        &self,
+        operation: &str,
+        mode: OperationMode,
+        params: &Encapsulation,
+        context: Option<&Context>,
+    ) -> Result<Response> {
+        let body = Params::Body(params.encoding, &params.data);
+        self.invoke_params(operation, mode, body, context).await
+    }
+
+    /// Sends a oneway request with an encapsulation as in
+    /// [`Proxy::invoke_encapsulation`] **now, without awaiting**, if this
+    /// is a oneway proxy whose connection is established: the frame is
+    /// written, or queued behind what the connection has not written yet.
+    /// `None` when that is not possible (another mode, no connection yet,
+    /// or it was lost): use [`Proxy::invoke_encapsulation`], which connects
+    /// and retries.
+    pub fn try_send_oneway_now(
+        &self,
+        operation: &str,
+        mode: OperationMode,
+        params: &Encapsulation,
+        context: Option<&Context>,
+    ) -> Option<Result<()>> {
+        let p = &*self.inner;
+        if p.mode != InvocationMode::Oneway {
+            return None;
+        }
+        let conn = match &p.fixed {
+            Some(c) => c.clone(),
+            None => lock(&p.cached).clone()?,
+        };
+        if !conn.is_active() {
+            return None;
+        }
+        let head = RequestHead {
+            identity: &p.identity,
+            facet: &p.facet,
+            operation,
+            mode: mode as u8,
+            context: context.unwrap_or(&p.context),
+        };
+        let body = Params::Body(params.encoding, &params.data);
+        Some(conn.send_request(&head, 0, body, self.is_compressed()))
+    }
+
+    async fn invoke_params(
+        &self,
+        operation: &str,
+        mode: OperationMode,
+        params: Params<'_>,
+        context: Option<&Context>,
+    ) -> Result<Response> {
         let p = &*self.inner;
         let head = RequestHead {
             identity: &p.identity,
@@ -397,7 +464,13 @@ impl Proxy {
         if p.mode.is_datagram() {
             let comm = self.communicator()?;
             return comm
-                .send_datagram(&p.endpoints, &head, &params, compress, p.mode.is_batch())
+                .send_datagram(
+                    &p.endpoints,
+                    &head,
+                    &params.framed(),
+                    compress,
+                    p.mode.is_batch(),
+                )
                 .await
                 .map(|_| Response::Ok(Encapsulation::empty(p.encoding)));
         }
@@ -408,11 +481,11 @@ impl Proxy {
             let result = match self.ice_get_connection().await {
                 Err(e) => Err((e, false)),
                 Ok(conn) if p.mode.is_batch() => conn
-                    .queue_batch_request(&head, &params, compress)
+                    .queue_batch_request(&head, &params.framed(), compress)
                     .map(|_| ReplyBody::Ok(Encapsulation::empty(p.encoding)))
                     .map_err(|e| (e, false)),
                 Ok(conn) => {
-                    conn.invoke(&head, &params, twoway, compress, p.invocation_timeout)
+                    conn.invoke(&head, params, twoway, compress, p.invocation_timeout)
                         .await
                 }
             };
@@ -469,6 +542,24 @@ impl Proxy {
     /// Encodes a parameters encapsulation in this proxy's encoding.
     pub fn encode_params(&self, write: impl FnOnce(&mut floe_wire::Encoder)) -> Bytes {
         encode_encapsulation(self.inner.encoding, 64, write)
+    }
+
+    /// A decoder for a results (or user exception) encapsulation received
+    /// by this proxy, carrying the communicator so that proxies in it
+    /// decode as live ones (generated code uses it for operations whose
+    /// results may hold proxies; the others skip the upgrade of the weak
+    /// communicator reference).
+    ///
+    /// # Errors
+    ///
+    /// [`floe_wire::Error::UnsupportedEncoding`] for an encapsulation
+    /// neither 1.0 nor 1.1.
+    pub fn reply_decoder(&self, encaps: Encapsulation) -> floe_wire::Result<floe_wire::Decoder> {
+        let mut dec = floe_wire::Decoder::from_encapsulation(encaps)?;
+        if let Some(inner) = self.inner.communicator.upgrade() {
+            dec.set_context(inner);
+        }
+        Ok(dec)
     }
 
     /// An empty parameters encapsulation in this proxy's encoding.
@@ -641,5 +732,35 @@ impl Proxy {
         inner.other_endpoints = other;
         inner.adapter_id = data.adapter_id;
         proxy
+    }
+}
+
+impl floe_wire::ProxyType for Proxy {
+    /// Writes [`Proxy::to_data`].
+    fn write_proxy(&self, enc: &mut floe_wire::Encoder) {
+        floe_wire::ProxyType::write_proxy(&self.to_data(), enc)
+    }
+
+    /// A proxy of the communicator in the decoder's context (set by
+    /// [`Proxy::reply_decoder`], [`crate::Current::params_decoder`] or
+    /// [`Communicator::decoder_context`]).
+    ///
+    /// # Errors
+    ///
+    /// [`floe_wire::Error::Marshal`] when the decoder has no communicator.
+    fn from_proxy_data(
+        data: floe_wire::ProxyData,
+        dec: &floe_wire::Decoder,
+    ) -> floe_wire::Result<Self> {
+        let inner = dec
+            .context()
+            .and_then(|c| c.clone().downcast::<CommunicatorInner>().ok())
+            .ok_or_else(|| {
+                floe_wire::Error::marshal(
+                    "a proxy needs a communicator: decode with Proxy::reply_decoder, \
+                     Current::params_decoder or Communicator::decoder_context",
+                )
+            })?;
+        Ok(Proxy::from_data(&Communicator { inner }, data))
     }
 }

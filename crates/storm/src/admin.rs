@@ -10,9 +10,11 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use bytes::Bytes;
-use floe::runtime::{Communicator, OperationMode, Proxy, Response};
-use floe::wire::{Decoder, Identity, ProxyData};
+use floe::runtime::{Communicator, Proxy};
+use floe::wire::{Identity, ProxyData, UserException};
+
+use crate::slice::ice_storm::{FinderPrx, TopicManagerPrx, TopicPrx};
+use crate::types::{LinkExists, NoSuchLink, NoSuchTopic, TopicExists};
 
 /// The help text, as `icestormadmin` prints it.
 const HELP: &str = "\
@@ -32,10 +34,9 @@ replica [INSTANCE-NAME]  Display replication information for the given INSTANCE-
 subscribers TOPICS       List TOPICS subscribers.
 ";
 
-/// A failed call: an IceStorm user exception (type id and `name` member)
-/// or a local error.
+/// A failed call: an IceStorm user exception or a local error.
 enum CallError {
-    User { type_id: String, name: String },
+    User(Box<dyn UserException>),
     Local(String),
 }
 
@@ -45,57 +46,31 @@ impl From<floe::runtime::Error> for CallError {
     }
 }
 
-impl From<floe::wire::Error> for CallError {
-    fn from(e: floe::wire::Error) -> Self {
-        CallError::Local(e.to_string())
-    }
+/// The outcome of an operation that declares user exceptions.
+fn declared<T>(
+    r: floe::runtime::Result<Result<T, Box<dyn UserException>>>,
+) -> Result<T, CallError> {
+    r?.map_err(CallError::User)
 }
 
-/// Reads the type id and the `name` member of an IceStorm user exception.
-fn decode_user_exception(encaps: floe::wire::Encapsulation) -> CallError {
-    let one_one = encaps.encoding == floe::wire::ENCODING_1_1;
-    let mut dec = match Decoder::from_encapsulation(encaps) {
-        Ok(d) => d,
-        Err(e) => return e.into(),
-    };
-    let r = (|| -> floe::wire::Result<(String, String)> {
-        if one_one {
-            let flags = dec.read_u8()?;
-            // Exception type ids are always strings, whatever the low bits.
-            let type_id = dec.read_string()?;
-            if flags & 0x10 != 0 {
-                dec.read_i32()?;
-            }
-            Ok((type_id, dec.read_string()?))
-        } else {
-            let _uses_classes = dec.read_u8()?;
-            let type_id = dec.read_string()?;
-            dec.read_i32()?;
-            Ok((type_id, dec.read_string()?))
-        }
-    })();
-    match r {
-        Ok((type_id, name)) => CallError::User { type_id, name },
-        Err(e) => e.into(),
-    }
-}
-
-/// Invokes `op` and returns a decoder over its results.
-async fn call(
-    proxy: &Proxy,
-    op: &str,
-    mode: OperationMode,
-    params: Bytes,
-) -> Result<Decoder, CallError> {
-    match proxy.invoke(op, mode, params).await? {
-        Response::Ok(e) => Ok(Decoder::from_encapsulation(e)?),
-        Response::UserException(e) => Err(decode_user_exception(e)),
-    }
-}
-
-fn topic_proxy(comm: &Communicator, data: Option<ProxyData>) -> Result<Proxy, CallError> {
-    data.map(|d| Proxy::from_data(comm, d))
+fn topic_proxy(comm: &Communicator, data: Option<ProxyData>) -> Result<TopicPrx, CallError> {
+    data.map(|d| TopicPrx::unchecked_cast(Proxy::from_data(comm, d)))
         .ok_or_else(|| CallError::Local("null topic proxy".into()))
+}
+
+/// What `icestormadmin` prints for an IceStorm user exception.
+fn user_text(e: &dyn UserException) -> String {
+    if let Some(e) = e.downcast_ref::<NoSuchTopic>() {
+        format!("couldn't find topic `{}'", e.name)
+    } else if let Some(e) = e.downcast_ref::<TopicExists>() {
+        format!("topic `{}' exists", e.name)
+    } else if let Some(e) = e.downcast_ref::<LinkExists>() {
+        format!("link `{}' already exists", e.name)
+    } else if let Some(e) = e.downcast_ref::<NoSuchLink>() {
+        format!("couldn't find link `{}'", e.name)
+    } else {
+        e.ice_id().to_string()
+    }
 }
 
 /// The admin session: known managers, the current one, output streams.
@@ -181,40 +156,26 @@ pub async fn discover(comm: &Communicator) -> Result<(BTreeMap<String, Proxy>, P
         _ => {
             let host = props.get("IceStormAdmin.Host").unwrap_or_default();
             let port = props.get("IceStormAdmin.Port").unwrap_or_default();
-            let finder = comm
-                .string_to_proxy(&format!("IceStorm/Finder:tcp -h {host} -p {port} -t 3000"))
+            let finder = FinderPrx::unchecked_cast(
+                comm.string_to_proxy(&format!("IceStorm/Finder:tcp -h {host} -p {port} -t 3000"))
+                    .map_err(|e| unreachable(&e))?,
+            );
+            let data = finder
+                .get_topic_manager()
+                .await
                 .map_err(|e| unreachable(&e))?;
-            let mut dec = call(
-                &finder,
-                "getTopicManager",
-                OperationMode::Normal,
-                finder.empty_params(),
-            )
-            .await
-            .map_err(|e| unreachable(&local_text(e)))?;
-            let data: Option<ProxyData> = dec.read().map_err(|e| unreachable(&e))?;
             // The Finder's manager is the current one only: icestormadmin
             // knows instance names from its TopicManager properties alone.
-            topic_proxy(comm, data).map_err(|e| unreachable(&local_text(e)))?
+            data.map(|d| Proxy::from_data(comm, d))
+                .ok_or_else(|| unreachable(&"null topic manager proxy"))?
         }
     };
     // Contact the default manager once, as icestormadmin does.
-    call(
-        &default,
-        "retrieveAll",
-        OperationMode::Idempotent,
-        default.empty_params(),
-    )
-    .await
-    .map_err(|e| unreachable(&local_text(e)))?;
+    TopicManagerPrx::unchecked_cast(default.clone())
+        .retrieve_all()
+        .await
+        .map_err(|e| unreachable(&e))?;
     Ok((managers, default))
-}
-
-fn local_text(e: CallError) -> String {
-    match e {
-        CallError::User { type_id, name } => format!("{type_id} {name}"),
-        CallError::Local(s) => s,
-    }
 }
 
 impl<O: Write, E: Write> Admin<O, E> {
@@ -277,22 +238,17 @@ impl<O: Write, E: Write> Admin<O, E> {
     }
 
     /// Splits `inst/name` into its manager and topic name.
-    fn topic_name(&mut self, text: &str) -> Option<(Proxy, String)> {
-        match text.split_once('/') {
-            Some((inst, name)) => Some((self.manager(Some(inst))?, name.to_string())),
-            None => Some((self.current.clone(), text.to_string())),
-        }
+    fn topic_name(&mut self, text: &str) -> Option<(TopicManagerPrx, String)> {
+        let (mgr, name) = match text.split_once('/') {
+            Some((inst, name)) => (self.manager(Some(inst))?, name),
+            None => (self.current.clone(), text),
+        };
+        Some((TopicManagerPrx::unchecked_cast(mgr), name.to_string()))
     }
 
     fn report(&mut self, e: CallError, warn: bool) {
         let text = match e {
-            CallError::User { type_id, name } => match type_id.as_str() {
-                "::IceStorm::NoSuchTopic" => format!("couldn't find topic `{name}'"),
-                "::IceStorm::TopicExists" => format!("topic `{name}' exists"),
-                "::IceStorm::LinkExists" => format!("link `{name}' already exists"),
-                "::IceStorm::NoSuchLink" => format!("couldn't find link `{name}'"),
-                other => other.to_string(),
-            },
+            CallError::User(e) => user_text(&*e),
             CallError::Local(s) => s,
         };
         if warn {
@@ -302,32 +258,20 @@ impl<O: Write, E: Write> Admin<O, E> {
         }
     }
 
-    async fn retrieve(&mut self, text: &str) -> Result<Proxy, Option<CallError>> {
+    async fn retrieve(&mut self, text: &str) -> Result<TopicPrx, Option<CallError>> {
         let (mgr, name) = self.topic_name(text).ok_or(None)?;
-        let params = mgr.encode_params(|e| e.write(&name));
-        let mut dec = call(&mgr, "retrieve", OperationMode::Idempotent, params)
-            .await
-            .map_err(Some)?;
-        let data: Option<ProxyData> = dec.read().map_err(|e| Some(e.into()))?;
+        let data = declared(mgr.retrieve(&name).await).map_err(Some)?;
         topic_proxy(&self.comm, data).map_err(Some)
     }
 
-    async fn retrieve_all(&mut self, mgr: &Proxy) -> Result<Vec<(String, Proxy)>, CallError> {
-        let mut dec = call(
-            mgr,
-            "retrieveAll",
-            OperationMode::Idempotent,
-            mgr.empty_params(),
-        )
-        .await?;
-        let n = dec.read_size()?;
-        let mut topics = Vec::new();
-        for _ in 0..n {
-            let name = dec.read_string()?;
-            let data: Option<ProxyData> = dec.read()?;
-            topics.push((name, topic_proxy(&self.comm, data)?));
-        }
-        Ok(topics)
+    async fn retrieve_all(&mut self, mgr: &Proxy) -> Result<Vec<(String, TopicPrx)>, CallError> {
+        let topics = TopicManagerPrx::unchecked_cast(mgr.clone())
+            .retrieve_all()
+            .await?;
+        topics
+            .into_iter()
+            .map(|(name, data)| Ok((name, topic_proxy(&self.comm, data)?)))
+            .collect()
     }
 
     async fn command(&mut self, words: &[String]) -> bool {
@@ -348,8 +292,7 @@ impl<O: Write, E: Write> Admin<O, E> {
                     let Some((mgr, name)) = self.topic_name(a) else {
                         continue;
                     };
-                    let params = mgr.encode_params(|e| e.write(&name));
-                    if let Err(e) = call(&mgr, "create", OperationMode::Normal, params).await {
+                    if let Err(e) = declared(mgr.create(&name).await) {
                         self.report(e, false);
                     }
                 }
@@ -362,10 +305,8 @@ impl<O: Write, E: Write> Admin<O, E> {
                 for a in &args {
                     match self.retrieve(a).await {
                         Ok(t) => {
-                            if let Err(e) =
-                                call(&t, "destroy", OperationMode::Normal, t.empty_params()).await
-                            {
-                                self.report(e, false);
+                            if let Err(e) = t.destroy().await {
+                                self.report(e.into(), false);
                             }
                         }
                         Err(Some(e)) => self.report(e, warn),
@@ -397,12 +338,7 @@ impl<O: Write, E: Write> Admin<O, E> {
                     }
                 };
                 let cost = args.get(2).map_or(0, |c| atoi(c));
-                let to_data = to.to_data();
-                let params = from.encode_params(|e| {
-                    e.write(&Some(to_data));
-                    e.write(&cost);
-                });
-                if let Err(e) = call(&from, "link", OperationMode::Normal, params).await {
+                if let Err(e) = declared(from.link(&Some(to.to_data()), cost).await) {
                     self.report(e, false);
                 }
             }
@@ -423,9 +359,8 @@ impl<O: Write, E: Write> Admin<O, E> {
                         }
                     }
                 }
-                let to_data = topics[1].to_data();
-                let params = topics[0].encode_params(|e| e.write(&Some(to_data)));
-                if let Err(e) = call(&topics[0], "unlink", OperationMode::Normal, params).await {
+                let to = Some(topics[1].to_data());
+                if let Err(e) = declared(topics[0].unlink(&to).await) {
                     self.report(e, false);
                 }
             }
@@ -521,34 +456,13 @@ impl<O: Write, E: Write> Admin<O, E> {
         true
     }
 
-    async fn links(&mut self, topic: &Proxy) -> Result<Vec<(String, i32)>, CallError> {
-        let mut dec = call(
-            topic,
-            "getLinkInfoSeq",
-            OperationMode::Idempotent,
-            topic.empty_params(),
-        )
-        .await?;
-        let n = dec.read_size()?;
-        let mut links = Vec::new();
-        for _ in 0..n {
-            let _topic: Option<ProxyData> = dec.read()?;
-            let name = dec.read_string()?;
-            let cost = dec.read_i32()?;
-            links.push((name, cost));
-        }
-        Ok(links)
+    async fn links(&mut self, topic: &TopicPrx) -> Result<Vec<(String, i32)>, CallError> {
+        let infos = topic.get_link_info_seq().await?;
+        Ok(infos.into_iter().map(|l| (l.name, l.cost)).collect())
     }
 
-    async fn subscribers(&mut self, topic: &Proxy) -> Result<Vec<Identity>, CallError> {
-        let mut dec = call(
-            topic,
-            "getSubscribers",
-            OperationMode::Normal,
-            topic.empty_params(),
-        )
-        .await?;
-        Ok(dec.read()?)
+    async fn subscribers(&mut self, topic: &TopicPrx) -> Result<Vec<Identity>, CallError> {
+        Ok(topic.get_subscribers().await?)
     }
 }
 

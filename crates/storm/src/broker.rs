@@ -6,31 +6,50 @@
 //!
 //! | adapter | identity | servant |
 //! |---|---|---|
-//! | TopicManager | `I/TopicManager` | [`crate::topic_manager`] |
-//! | TopicManager | `IceStorm/Finder` | [`crate::finder`] |
-//! | TopicManager | `I/topic.T` | [`crate::topic`] |
+//! | TopicManager | `I/TopicManager` | [`TopicManagerServant`] (generated `TopicManagerInternalDispatcher`) |
+//! | TopicManager | `IceStorm/Finder` | [`FinderServant`] (generated `FinderDispatcher`) |
+//! | TopicManager | `I/topic.T` | [`TopicServant`] (generated `TopicInternalDispatcher`) |
 //! | Publish | `I/T.publish` | [`crate::publisher::publish`] |
 //! | Publish | `I/topic.T.publish.<subscriber>` | [`crate::publisher::publish_to`] |
-//! | Publish | `I/T.link` | [`crate::publisher::forward`] |
+//! | Publish | `I/T.link` | [`LinkServant`] (generated `TopicLinkDispatcher`) |
+//!
+//! The dispatch functions take the runtime's [`Current`] and answer what a
+//! servant answers, so the server hands requests straight through and
+//! tests call them without a network. Built-in operations (`ice_ping`,
+//! `ice_isA`, `ice_id`, `ice_ids`) are answered here from the generated
+//! dispatcher's type ids, since one default servant serves objects of
+//! several types; publishers turn them into events (§8.4).
 
 use std::sync::Arc;
 
-use floe::wire::Identity;
+use floe::runtime::{Current, Dispatch, DispatchError, DispatchResult, Servant};
+use floe::wire::{Decoder, Encapsulation, Identity};
 
 use crate::config::StormConfig;
-use crate::dispatch::{Reply, Request};
-use crate::finder;
+use crate::finder::{self, FinderServant};
 use crate::instance::{AdapterEndpoints, Instance};
+use crate::link::LinkServant;
 use crate::publisher;
 use crate::sink::SinkFactory;
+use crate::slice::ice_storm::{
+    FinderDispatcher, TopicInternalDispatcher, TopicLinkDispatcher, TopicManagerInternalDispatcher,
+};
 use crate::store::{Store, StoreError};
-use crate::topic::{self, Topic};
-use crate::topic_manager;
+use crate::topic::{Topic, TopicServant};
+use crate::topic_manager::TopicManagerServant;
 
 /// A broker instance.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Broker {
     inst: Arc<Instance>,
+    manager: Arc<TopicManagerInternalDispatcher<TopicManagerServant>>,
+    finder: Arc<FinderDispatcher<FinderServant>>,
+}
+
+impl std::fmt::Debug for Broker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Broker").field("inst", &self.inst).finish()
+    }
 }
 
 impl Broker {
@@ -72,7 +91,11 @@ impl Broker {
             store = %inst.store.path().display(),
             "floe-storm state loaded"
         );
-        Ok(Broker { inst })
+        Ok(Broker {
+            manager: TopicManagerInternalDispatcher::new(TopicManagerServant::new(inst.clone())),
+            finder: FinderDispatcher::new(FinderServant::new(inst.clone())),
+            inst,
+        })
     }
 
     /// The shared state.
@@ -110,64 +133,69 @@ impl Broker {
         }
     }
 
-    /// Dispatches a request that arrived on the TopicManager adapter.
-    pub async fn dispatch_topic_manager(
-        &self,
-        identity: &Identity,
-        facet: &str,
-        req: &Request,
-    ) -> Reply {
+    /// The servant of `identity` on the TopicManager adapter.
+    fn locate(&self, identity: &Identity) -> Option<Arc<dyn Servant>> {
         let inst = &self.inst;
-        let target = if *identity == finder::finder_identity() {
-            Target::Finder
+        if *identity == finder::finder_identity() {
+            Some(self.finder.clone())
         } else if identity.category != inst.name() {
-            Target::None
+            None
         } else if identity.name == "TopicManager" {
-            Target::Manager
-        } else if let Some(t) = identity
-            .name
-            .strip_prefix("topic.")
-            .and_then(|n| inst.topic(n))
-        {
-            Target::Topic(t)
+            Some(self.manager.clone())
         } else {
-            Target::None
-        };
-        if !facet.is_empty() && !matches!(target, Target::None) {
-            return Reply::FacetNotExist;
-        }
-        match target {
-            Target::Finder => finder::dispatch(inst, req),
-            Target::Manager => topic_manager::dispatch(inst, req).await,
-            Target::Topic(t) => topic::dispatch(inst, &t, req).await,
-            Target::None => Reply::ObjectNotExist,
+            let topic = identity
+                .name
+                .strip_prefix("topic.")
+                .and_then(|n| inst.topic(n))?;
+            Some(TopicInternalDispatcher::new(TopicServant::new(
+                inst.clone(),
+                topic,
+            )))
         }
     }
 
-    /// Dispatches a request that arrived on the Publish adapter.
-    pub fn dispatch_publish(&self, identity: &Identity, facet: &str, req: &Request) -> Reply {
-        let inst = &self.inst;
-        if identity.category != inst.name() {
-            return Reply::ObjectNotExist;
+    /// Dispatches a request that arrived on the TopicManager adapter
+    /// (`current.id` picks the object; built-ins included).
+    pub fn dispatch_topic_manager(&self, current: Current, params: Encapsulation) -> Dispatch {
+        let Some(servant) = self.locate(&current.id) else {
+            return Dispatch::ready(Err(DispatchError::object_not_exist()));
+        };
+        if !current.facet.is_empty() {
+            return Dispatch::ready(Err(DispatchError::facet_not_exist()));
         }
-        let name = identity.name.as_str();
-        let reply = if let Some(t) = name.strip_suffix(".publish").and_then(|n| inst.topic(n)) {
+        dispatch_to(servant, current, params)
+    }
+
+    /// Dispatches a request that arrived on the Publish adapter.
+    pub fn dispatch_publish(&self, current: Current, params: Encapsulation) -> Dispatch {
+        let inst = &self.inst;
+        if current.id.category != inst.name() {
+            return Dispatch::ready(Err(DispatchError::object_not_exist()));
+        }
+        let name = current.id.name.as_str();
+        let target = if let Some(t) = name.strip_suffix(".publish").and_then(|n| inst.topic(n)) {
             Some((t, PublishTarget::All))
         } else if let Some(t) = name.strip_suffix(".link").and_then(|n| inst.topic(n)) {
             Some((t, PublishTarget::Link))
         } else {
             self.per_subscriber(name)
         };
-        let Some((topic, target)) = reply else {
-            return Reply::ObjectNotExist;
+        let Some((topic, target)) = target else {
+            return Dispatch::ready(Err(DispatchError::object_not_exist()));
         };
-        if !facet.is_empty() {
-            return Reply::FacetNotExist;
+        if !current.facet.is_empty() {
+            return Dispatch::ready(Err(DispatchError::facet_not_exist()));
         }
         match target {
-            PublishTarget::All => publisher::publish(&topic, req),
-            PublishTarget::Link => publisher::forward(&topic, req),
-            PublishTarget::One(sub) => publisher::publish_to(&topic, &sub, req),
+            PublishTarget::All => Dispatch::ready(publisher::publish(&topic, current, params)),
+            PublishTarget::One(sub) => {
+                Dispatch::ready(publisher::publish_to(&topic, &sub, current, params))
+            }
+            PublishTarget::Link => dispatch_to(
+                TopicLinkDispatcher::new(LinkServant::new(topic)),
+                current,
+                params,
+            ),
         }
     }
 
@@ -190,15 +218,67 @@ impl Broker {
     }
 }
 
-enum Target {
-    Finder,
-    Manager,
-    Topic(Arc<Topic>),
-    None,
-}
-
 enum PublishTarget {
     All,
     Link,
     One(String),
+}
+
+/// Dispatches to a generated dispatcher, answering the built-ins from its
+/// type ids as the runtime does for servants it finds itself.
+fn dispatch_to(servant: Arc<dyn Servant>, current: Current, params: Encapsulation) -> Dispatch {
+    if current.operation.starts_with("ice_") {
+        if let Some(r) = builtin(&*servant, &current, params.clone()) {
+            return Dispatch::ready(r);
+        }
+    }
+    servant.dispatch(current, params)
+}
+
+/// `ice_ping`, `ice_isA`, `ice_id`, `ice_ids` from the servant's type ids
+/// (`None` for another `ice_` operation). Malformed params are status 5.
+fn builtin(
+    servant: &dyn Servant,
+    current: &Current,
+    params: Encapsulation,
+) -> Option<DispatchResult> {
+    let answer = |dec: &mut Decoder| -> floe::wire::Result<bytes::Bytes> {
+        Ok(match current.operation.as_str() {
+            "ice_isA" => {
+                let id = dec.read_string()?;
+                dec.finish_encapsulation()?;
+                let is_a = servant.ice_ids().contains(&id.as_str());
+                current.encode_reply(|enc| enc.write_bool(is_a))
+            }
+            "ice_ping" => {
+                dec.finish_encapsulation()?;
+                current.empty_reply()
+            }
+            "ice_id" => {
+                dec.finish_encapsulation()?;
+                current.encode_reply(|enc| enc.write_string(servant.ice_id()))
+            }
+            _ => {
+                dec.finish_encapsulation()?;
+                current.encode_reply(|enc| {
+                    let ids = servant.ice_ids();
+                    enc.write_size(ids.len());
+                    for id in ids {
+                        enc.write_string(id);
+                    }
+                })
+            }
+        })
+    };
+    if !matches!(
+        current.operation.as_str(),
+        "ice_isA" | "ice_ping" | "ice_id" | "ice_ids"
+    ) {
+        return None;
+    }
+    Some(
+        Decoder::from_encapsulation(params)
+            .and_then(|mut dec| answer(&mut dec))
+            .map_err(DispatchError::from),
+    )
 }

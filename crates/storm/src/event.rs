@@ -66,9 +66,9 @@ impl Event {
         let cost = data.context.get("cost").map_or(0, |c| atoi(c));
         Ok(Arc::new(Event {
             operation: data.op,
-            mode: data.mode,
+            mode: crate::link::operation_mode(data.mode),
             context: data.context,
-            params: crate::dispatch::parse_encapsulation(data.data)?,
+            params: parse_encapsulation(data.data)?,
             cost,
             from_link: true,
             wire: OnceLock::new(),
@@ -80,13 +80,31 @@ impl Event {
     /// per subscriber.
     pub fn wire_params(&self) -> &Bytes {
         self.wire
-            .get_or_init(|| crate::dispatch::encapsulation_bytes(&self.params))
+            .get_or_init(|| floe::runtime::encapsulation_bytes(&self.params))
     }
 
     /// Approximate memory held by the event (for queue accounting).
     pub fn size(&self) -> usize {
         self.params.data.len() + self.operation.len() + 64
     }
+}
+
+/// Parses a whole encapsulation (size, version, data) held in `bytes`.
+///
+/// # Errors
+///
+/// Out of bounds if the size does not match the bytes.
+fn parse_encapsulation(bytes: Bytes) -> floe::wire::Result<Encapsulation> {
+    let len = bytes.len();
+    let mut dec = floe::wire::Decoder::new(bytes);
+    let e = dec.read_encapsulation()?;
+    if !dec.is_empty() {
+        return Err(floe::wire::Error::encapsulation(format!(
+            "encapsulation of {} bytes in a buffer of {len}",
+            e.wire_size()
+        )));
+    }
+    Ok(e)
 }
 
 #[cfg(test)]

@@ -4,34 +4,32 @@
 
 use std::sync::Arc;
 
+use floe::runtime::{Current, DispatchError};
 use floe::wire::Identity;
 
-use crate::dispatch::{builtin, check_mode, no_params, Declared, Reply, Request};
 use crate::instance::Instance;
-use floe::wire::Encode;
-
-/// Type ids of the finder, sorted.
-pub const FINDER_IDS: [&str; 2] = ["::Ice::Object", "::IceStorm::Finder"];
+use crate::slice::ice_storm;
+use crate::types::ProxyData;
 
 /// The Finder's identity.
 pub fn finder_identity() -> Identity {
     Identity::new("Finder", "IceStorm")
 }
 
-/// The Finder servant.
-pub fn dispatch(inst: &Arc<Instance>, req: &Request) -> Reply {
-    if let Some(r) = builtin(req, &FINDER_IDS, "::IceStorm::Finder") {
-        return r;
+/// The Finder servant, dispatched by the generated `FinderDispatcher`.
+pub struct FinderServant {
+    inst: Arc<Instance>,
+}
+
+impl FinderServant {
+    /// The finder of `inst`.
+    pub fn new(inst: Arc<Instance>) -> FinderServant {
+        FinderServant { inst }
     }
-    if req.operation != "getTopicManager" {
-        return Reply::OperationNotExist;
-    }
-    let r = check_mode(req, Declared::Normal).and_then(|()| no_params(req));
-    match r {
-        Ok(()) => {
-            let p = inst.topic_manager_proxy();
-            Reply::ok_with(req.encoding(), |e| p.encode(e))
-        }
-        Err(r) => r,
+}
+
+impl ice_storm::Finder for FinderServant {
+    async fn get_topic_manager(&self, _: &Current) -> Result<Option<ProxyData>, DispatchError> {
+        Ok(Some(self.inst.topic_manager_proxy()))
     }
 }

@@ -6,18 +6,21 @@
 //!
 //! A tour:
 //!
-//! - [`types`]: the IceStorm Slice types encoded by hand (QoS, LinkInfo,
-//!   EventData, exceptions) and helpers over floe-wire's `ProxyData`.
+//! - [`slice`]: the Rust generated from `slice/IceStorm.ice` by floe-idl
+//!   (`build.rs`): IceStorm's types, exceptions, typed proxies, servant
+//!   traits and dispatchers.
+//! - [`types`]: short names for those types and helpers over floe-wire's `ProxyData`.
 //! - [`qos`]: QoS validation, exactly as IceStorm 3.7 does it.
 //! - [`event`]: a published request, shared (`Arc` + `Bytes`) across subscribers.
 //! - [`sink`]: the [`sink::SubscriberSink`] seam between delivery logic and the network.
 //! - [`subscriber`]: per-subscriber bounded queues and the delivery state machine.
-//! - [`link`]: federation: `forward(EventDataSeq)` encoding, cost filtering.
+//! - [`link`]: federation: the `TopicLink` servant, `EventData`, cost filtering.
 //! - [`store`]: redb persistence, one durable commit per mutation.
 //! - [`config`]: settings from Ice properties.
-//! - [`dispatch`]: transport-free requests and replies; [`topic_manager`],
-//!   [`topic`], [`finder`] and [`publisher`] are the servants over them.
-//! - [`instance`] (shared state) and [`broker`] ([`Broker`]: load, restore, route).
+//! - [`topic_manager`], [`topic`], [`finder`]: implementations of the
+//!   generated servant traits; [`publisher`]: the raw publisher objects.
+//! - [`instance`] (shared state) and [`broker`] ([`Broker`]: load, restore,
+//!   route requests to the generated dispatchers).
 //! - [`admin`]: `floe-storm admin`, an `icestormadmin` work-alike.
 //! - [`server`]: the broker on floe-runtime (adapters, servants, proxy sinks);
 //!   `src/bin/floe-storm.rs` is a thin command line around [`server::run`].
@@ -26,7 +29,6 @@
 pub mod admin;
 pub mod broker;
 pub mod config;
-pub mod dispatch;
 pub mod event;
 pub mod finder;
 pub mod instance;
@@ -35,6 +37,7 @@ pub mod publisher;
 pub mod qos;
 pub mod server;
 pub mod sink;
+pub mod slice;
 pub mod store;
 pub mod subscriber;
 pub mod topic;

@@ -7,57 +7,77 @@
 //! Filtering: an event whose `cost` context entry (default 0) exceeds the
 //! link's cost does not cross it; a link of cost 0 forwards everything.
 //! Events that arrived over a link never cross another one (one hop).
+//!
+//! `forward` is encoded and decoded by the code generated from
+//! `slice/IceStorm.ice` (`TopicLinkPrx`, `TopicLinkDispatcher`).
 
 use std::sync::Arc;
 
-use bytes::Bytes;
-use floe::wire::{Encoder, Identity, ENCODING_1_1};
+use floe::runtime::{Current, DispatchError};
+use floe::wire::Identity;
 
-use crate::dispatch::{close_params, open_params, Reply, Request};
 use crate::event::Event;
-use crate::types::EventData;
+use crate::slice::{ice, ice_storm};
+use crate::topic::Topic;
+use crate::types::{EventData, OperationMode};
 
 /// Whether `event` may cross a link of cost `link_cost`.
 pub fn crosses(link_cost: i32, event: &Event) -> bool {
     !event.from_link && (link_cost == 0 || event.cost <= link_cost)
 }
 
-/// The params encapsulation of `forward(events)` (encoding 1.1).
-pub fn encode_forward(events: &[Arc<Event>]) -> Bytes {
-    let size: usize = events.iter().map(|e| e.size()).sum();
-    let mut enc = Encoder::with_capacity(size + 16);
-    let mark = enc.start_encapsulation(ENCODING_1_1);
-    enc.write_size(events.len());
-    for e in events {
-        enc.write_string(&e.operation);
-        enc.write_enum(e.mode as i32, 2);
-        // data: sequence<byte> holding the whole encapsulation.
-        let size = e.params.wire_size();
-        enc.write_size(size);
-        enc.write_i32(size as i32);
-        enc.write_u8(e.params.encoding.major);
-        enc.write_u8(e.params.encoding.minor);
-        enc.write_raw(&e.params.data);
-        enc.write(&e.context);
+/// The `EventData` that carries `event` over a link: `data` is the params
+/// encapsulation in wire form (shared with the other deliveries).
+pub fn event_data(event: &Event) -> EventData {
+    EventData {
+        op: event.operation.clone(),
+        mode: match event.mode {
+            OperationMode::Normal => ice::OperationMode::Normal,
+            OperationMode::Nonmutating => ice::OperationMode::Nonmutating,
+            OperationMode::Idempotent => ice::OperationMode::Idempotent,
+        },
+        data: event.wire_params().clone(),
+        context: event.context.clone(),
     }
-    enc.end_encapsulation(mark);
-    enc.finish()
 }
 
-/// Decodes a received `forward` request into events (marked as coming
-/// from a link). Payloads stay zero-copy slices of the request.
-///
-/// # Errors
-///
-/// The status-5 reply for malformed params.
-pub fn decode_forward(req: &Request) -> Result<Vec<Arc<Event>>, Reply> {
-    let mut dec = open_params(req)?;
-    let events = EventData::decode_seq(&mut dec).map_err(|e| Reply::marshal_error(&e))?;
-    close_params(&mut dec)?;
-    events
-        .into_iter()
-        .map(|d| Event::from_link(d).map_err(|e| Reply::marshal_error(&e)))
-        .collect()
+/// The wire mode of a received `EventData`.
+pub fn operation_mode(mode: ice::OperationMode) -> OperationMode {
+    match mode {
+        ice::OperationMode::Normal => OperationMode::Normal,
+        ice::OperationMode::Nonmutating => OperationMode::Nonmutating,
+        ice::OperationMode::Idempotent => OperationMode::Idempotent,
+    }
+}
+
+/// The `IceStorm::TopicLink` servant of one topic (`I/T.link`), dispatched
+/// by the generated `TopicLinkDispatcher`: events forwarded by a linked
+/// topic are published here (and not forwarded over this topic's own
+/// links). Payloads stay zero-copy slices of the request.
+pub struct LinkServant {
+    topic: Arc<Topic>,
+}
+
+impl LinkServant {
+    /// The link object of `topic`.
+    pub fn new(topic: Arc<Topic>) -> LinkServant {
+        LinkServant { topic }
+    }
+}
+
+impl ice_storm::TopicLink for LinkServant {
+    /// All events are checked before any is published: a malformed one
+    /// fails the whole call with status 5.
+    async fn forward(&self, events: Vec<EventData>, _: &Current) -> Result<(), DispatchError> {
+        let events = events
+            .into_iter()
+            .map(Event::from_link)
+            .collect::<Result<Vec<_>, _>>()?;
+        for ev in &events {
+            self.topic.publish(ev);
+        }
+        Ok(())
+    }
 }
 
 /// The topic name IceStorm reports for a linked topic: its identity name
@@ -73,9 +93,8 @@ pub fn linked_topic_name(topic: &Identity) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dispatch::parse_encapsulation;
-    use crate::types::OperationMode;
-    use floe::wire::{Context, Encapsulation};
+    use bytes::Bytes;
+    use floe::wire::{Context, Decoder, Encapsulation, Encoder};
 
     fn ev(cost: Option<&str>) -> Arc<Event> {
         let mut ctx = Context::new();
@@ -93,25 +112,23 @@ mod tests {
     #[test]
     fn forward_params_match_the_capture() {
         // out/icestorm.txt: forward to IceStorm/news2.link, encaps size 25.
-        let got = encode_forward(&[ev(Some("3"))]);
+        let mut enc = Encoder::new();
+        let mark = enc.start_encapsulation(floe::wire::ENCODING_1_1);
+        enc.write(&vec![event_data(&ev(Some("3")))]);
+        enc.end_encapsulation(mark);
+        let got = enc.finish();
         let want: &[u8] = &[
             0x19, 0, 0, 0, 1, 1, 0x01, 0x01, b'o', 0x00, 0x06, 0x06, 0, 0, 0, 1, 1, 0x01, 0x04,
             b'c', b'o', b's', b't', 0x01, b'3',
         ];
         assert_eq!(&got[..], want);
-        let back = decode_forward(&Request::new(
-            "forward",
-            0,
-            parse_encapsulation(got).unwrap(),
-        ))
-        .unwrap();
-        assert_eq!(back.len(), 1);
-        assert!(back[0].from_link);
-        assert_eq!(back[0].cost, 3);
-        assert_eq!(
-            back[0].params,
-            Encapsulation::empty(floe::wire::ENCODING_1_1)
-        );
+        let mut dec =
+            Decoder::from_encapsulation(Decoder::new(got).read_encapsulation().unwrap()).unwrap();
+        let back: Vec<EventData> = dec.read().unwrap();
+        let back = Event::from_link(back[0].clone()).unwrap();
+        assert!(back.from_link);
+        assert_eq!(back.cost, 3);
+        assert_eq!(back.params, Encapsulation::empty(floe::wire::ENCODING_1_1));
     }
 
     #[test]
@@ -123,7 +140,7 @@ mod tests {
         assert!(crosses(5, &ev(None)));
         let data = EventData {
             op: "o".into(),
-            mode: OperationMode::Normal,
+            mode: ice::OperationMode::Normal,
             data: Bytes::from_static(&[6, 0, 0, 0, 1, 1]),
             context: Context::new(),
         };
@@ -131,24 +148,11 @@ mod tests {
         // A payload that is not one encapsulation is refused.
         let bad = EventData {
             op: "o".into(),
-            mode: OperationMode::Normal,
+            mode: ice::OperationMode::Normal,
             data: Bytes::from_static(&[9, 0, 0, 0, 1, 1]),
             context: Context::new(),
         };
         assert!(Event::from_link(bad).is_err());
-    }
-
-    #[test]
-    fn malformed_forward_is_status_5() {
-        let r = Request::new(
-            "forward",
-            0,
-            parse_encapsulation(Bytes::from_static(&[8, 0, 0, 0, 1, 1, 9, 1])).unwrap(),
-        );
-        assert!(matches!(
-            decode_forward(&r),
-            Err(Reply::UnknownLocalException(_))
-        ));
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //!   (resp. `invalid connection cached setting ...`).
 //! - Unknown keys are accepted and ignored.
 
-use crate::types::{ProxyData, ProxyExt, QosDict, StormException};
+use crate::types::{BadQoS, ProxyData, ProxyExt, QosDict};
 
 /// Delivery reliability.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +65,13 @@ pub fn atoi(s: &str) -> i32 {
     v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
 }
 
+/// `BadQoS` with IceStorm's `reason` text.
+pub fn bad_qos(reason: impl Into<String>) -> BadQoS {
+    BadQoS {
+        reason: reason.into(),
+    }
+}
+
 /// Whether `s` is a (signed) decimal integer.
 fn is_numeric(s: &str) -> bool {
     let d = s.strip_prefix('-').unwrap_or(s);
@@ -76,8 +83,8 @@ impl Qos {
     ///
     /// # Errors
     ///
-    /// [`StormException::BadQoS`] with IceStorm's reason text.
-    pub fn parse(dict: &QosDict, subscriber: &ProxyData) -> Result<Qos, StormException> {
+    /// [`BadQoS`] with IceStorm's reason text.
+    pub fn parse(dict: &QosDict, subscriber: &ProxyData) -> Result<Qos, BadQoS> {
         let mut qos = Qos::default();
         for (key, value) in dict {
             match key.as_str() {
@@ -85,17 +92,13 @@ impl Qos {
                     qos.reliability = match value.as_str() {
                         "" => Reliability::None,
                         "ordered" => Reliability::Ordered,
-                        other => {
-                            return Err(StormException::BadQoS(format!(
-                                "invalid reliability: {other}"
-                            )))
-                        }
+                        other => return Err(bad_qos(format!("invalid reliability: {other}"))),
                     }
                 }
                 "retryCount" => qos.retry_count = atoi(value),
                 "locatorCacheTimeout" => {
                     if !is_numeric(value) {
-                        return Err(StormException::BadQoS(format!(
+                        return Err(bad_qos(format!(
                             "invalid locator cache timeout (numeric value required): {value}"
                         )));
                     }
@@ -103,7 +106,7 @@ impl Qos {
                 }
                 "connectionCached" => {
                     if !is_numeric(value) {
-                        return Err(StormException::BadQoS(format!(
+                        return Err(bad_qos(format!(
                             "invalid connection cached setting (numeric value required): {value}"
                         )));
                     }
@@ -113,9 +116,7 @@ impl Qos {
             }
         }
         if qos.reliability == Reliability::Ordered && !subscriber.is_twoway() {
-            return Err(StormException::BadQoS(
-                "ordered reliability requires a twoway proxy".into(),
-            ));
+            return Err(bad_qos("ordered reliability requires a twoway proxy"));
         }
         Ok(qos)
     }
@@ -165,14 +166,12 @@ mod tests {
         );
         assert_eq!(
             Qos::parse(&dict(&[("reliability", "bogus")]), &tw),
-            Err(StormException::BadQoS("invalid reliability: bogus".into()))
+            Err(bad_qos("invalid reliability: bogus"))
         );
         for mode in [MODE_ONEWAY, MODE_BATCH_ONEWAY] {
             assert_eq!(
                 Qos::parse(&dict(&[("reliability", "ordered")]), &proxy(mode)),
-                Err(StormException::BadQoS(
-                    "ordered reliability requires a twoway proxy".into()
-                ))
+                Err(bad_qos("ordered reliability requires a twoway proxy"))
             );
         }
     }
@@ -213,8 +212,8 @@ mod tests {
         let tw = proxy(ProxyMode::Twoway);
         assert_eq!(
             Qos::parse(&dict(&[("locatorCacheTimeout", "x")]), &tw),
-            Err(StormException::BadQoS(
-                "invalid locator cache timeout (numeric value required): x".into()
+            Err(bad_qos(
+                "invalid locator cache timeout (numeric value required): x"
             ))
         );
         let q = Qos::parse(

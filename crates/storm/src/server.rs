@@ -17,24 +17,21 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use floe::runtime::{
-    Communicator, Current, Dispatch, DispatchError, DispatchResult, Endpoint, Error as RtError,
-    InvocationMode, ObjectAdapter, Proxy, Response, Servant, Transport,
+    Communicator, Current, Dispatch, Endpoint, Error as RtError, InvocationMode, ObjectAdapter,
+    Proxy, Response, Servant, Transport,
 };
-use floe::wire::{Decoder, Encapsulation};
+use floe::wire::{Encapsulation, UdpEndpoint};
 
 use crate::broker::Broker;
 use crate::config::StormConfig;
-use crate::dispatch::{Reply, Request};
 use crate::event::Event;
 use crate::instance::AdapterEndpoints;
-use crate::link::encode_forward;
+use crate::link::event_data;
 use crate::qos::Qos;
 use crate::sink::{DeliveryError, DeliveryFuture, ResolveFuture, SinkFactory, SubscriberSink};
+use crate::slice::ice_storm::{TopicInternalPrx, TopicLinkPrx};
 use crate::store::StoreError;
-use crate::types::{
-    read_proxy, EndpointData, OperationMode, ProxyData, ProxyExt, ProxyMode, TcpEndpoint,
-};
-use floe::wire::UdpEndpoint;
+use crate::types::{EndpointData, ProxyData, ProxyExt, ProxyMode, TcpEndpoint};
 
 /// Errors starting the server.
 #[derive(Debug, thiserror::Error)]
@@ -177,20 +174,14 @@ impl SubscriberSink for ProxySink {
 }
 
 struct LinkSink {
-    proxy: Proxy,
+    link: TopicLinkPrx,
 }
 
 impl SubscriberSink for LinkSink {
     fn deliver(&self, events: Vec<Arc<Event>>) -> DeliveryFuture {
-        let proxy = self.proxy.clone();
-        let params = encode_forward(&events);
-        Box::pin(async move {
-            proxy
-                .invoke("forward", OperationMode::Normal, params)
-                .await
-                .map(drop)
-                .map_err(delivery_error)
-        })
+        let link = self.link.clone();
+        let data: Vec<_> = events.iter().map(|e| event_data(e)).collect();
+        Box::pin(async move { link.forward(&data).await.map_err(delivery_error) })
     }
 }
 
@@ -205,46 +196,23 @@ impl SinkFactory for RuntimeSinks {
         let mut twoway = link.clone();
         twoway.mode = crate::types::MODE_TWOWAY;
         Arc::new(LinkSink {
-            proxy: runtime_proxy(&self.communicator, &twoway, Some(self.send_timeout)),
+            link: TopicLinkPrx::unchecked_cast(runtime_proxy(
+                &self.communicator,
+                &twoway,
+                Some(self.send_timeout),
+            )),
         })
     }
 
     fn resolve_link(&self, topic: &ProxyData) -> ResolveFuture {
         let mut twoway = topic.clone();
         twoway.mode = crate::types::MODE_TWOWAY;
-        let proxy = runtime_proxy(&self.communicator, &twoway, Some(self.send_timeout));
-        Box::pin(async move {
-            let params = proxy.empty_params();
-            let reply = proxy
-                .invoke("getLinkProxy", OperationMode::Nonmutating, params)
-                .await
-                .map_err(|e| e.to_string())?
-                .into_ok()
-                .map_err(|e| e.to_string())?;
-            let mut dec = Decoder::from_encapsulation(reply).map_err(|e| e.to_string())?;
-            read_proxy(&mut dec).map_err(|e| e.to_string())
-        })
-    }
-}
-
-fn to_result(reply: Reply) -> DispatchResult {
-    match reply {
-        Reply::Ok(b) => Ok(b),
-        Reply::UserException(b) => Err(DispatchError::UserException(b)),
-        Reply::ObjectNotExist => Err(DispatchError::object_not_exist()),
-        Reply::FacetNotExist => Err(DispatchError::facet_not_exist()),
-        Reply::OperationNotExist => Err(DispatchError::operation_not_exist()),
-        Reply::UnknownLocalException(t) => Err(DispatchError::UnknownLocalException(t)),
-        Reply::UnknownException(t) => Err(DispatchError::UnknownException(t)),
-    }
-}
-
-fn request_of(current: &Current, params: Encapsulation) -> Request {
-    Request {
-        operation: current.operation.clone(),
-        mode: current.mode as u8,
-        context: current.ctx.clone(),
-        params,
+        let topic = TopicInternalPrx::unchecked_cast(runtime_proxy(
+            &self.communicator,
+            &twoway,
+            Some(self.send_timeout),
+        ));
+        Box::pin(async move { topic.get_link_proxy().await.map_err(|e| e.to_string()) })
     }
 }
 
@@ -253,17 +221,11 @@ struct TopicManagerServant(Broker);
 
 impl Servant for TopicManagerServant {
     fn dispatch(self: Arc<Self>, current: Current, params: Encapsulation) -> Dispatch {
-        let req = request_of(&current, params);
-        Dispatch::future(async move {
-            to_result(
-                self.0
-                    .dispatch_topic_manager(&current.id, &current.facet, &req)
-                    .await,
-            )
-        })
+        self.0.dispatch_topic_manager(current, params)
     }
 
     fn handles_builtins(&self) -> bool {
+        // The broker answers them per object (see `Broker`).
         true
     }
 }
@@ -273,12 +235,7 @@ struct PublishServant(Broker);
 
 impl Servant for PublishServant {
     fn dispatch(self: Arc<Self>, current: Current, params: Encapsulation) -> Dispatch {
-        let req = request_of(&current, params);
-        Dispatch::ready(to_result(self.0.dispatch_publish(
-            &current.id,
-            &current.facet,
-            &req,
-        )))
+        self.0.dispatch_publish(current, params)
     }
 
     fn handles_builtins(&self) -> bool {

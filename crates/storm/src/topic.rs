@@ -1,5 +1,6 @@
 //! [`Topic`]: one IceStorm topic (`I/topic.T`): its subscribers and links,
-//! event fan-out, and the `IceStorm::Topic` servant ([`dispatch`]).
+//! event fan-out, and [`TopicServant`], the implementation of the generated
+//! `IceStorm::Topic` / `IceStorm::TopicInternal` servant traits.
 //!
 //! Behaviour checked against IceStorm 3.7.8:
 //! - subscribers are keyed by identity alone: the same identity with
@@ -17,28 +18,22 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock, Weak};
 
-use floe::wire::{Decoder, Identity};
+use floe::runtime::{Current, DispatchError};
+use floe::wire::{EncodingVersion, Identity, UserException};
 
-use crate::dispatch::{
-    builtin, check_mode, close_params, no_params, open_params, Declared, Reply, Request,
-};
 use crate::event::Event;
 use crate::instance::Instance;
 use crate::link::{crosses, linked_topic_name};
 use crate::qos::Qos;
+use crate::slice::ice_storm;
 use crate::store::{StoreError, TopicRecord};
 use crate::subscriber::{
     identity_to_string, DeliveryStyle, RemovalHook, RemovalReason, Subscriber, TopicCounters,
 };
-use crate::types::{encode_proxy, read_proxy, LinkInfo, ProxyData, QosDict, StormException};
-use floe::wire::Encode;
-
-/// Type ids of a topic servant, sorted.
-pub const TOPIC_IDS: [&str; 3] = [
-    "::Ice::Object",
-    "::IceStorm::Topic",
-    "::IceStorm::TopicInternal",
-];
+use crate::types::{
+    AlreadySubscribed, BadQoS, InvalidSubscriber, LinkExists, LinkInfo, NoSuchLink, NoSuchTopic,
+    ProxyData, QosDict, TopicExists,
+};
 
 /// A subscriber of this topic.
 struct SubscriberEntry {
@@ -65,9 +60,9 @@ struct TopicState {
 /// Errors of topic operations.
 #[derive(Debug, thiserror::Error)]
 pub enum TopicError {
-    /// An IceStorm user exception.
-    #[error(transparent)]
-    Storm(#[from] StormException),
+    /// An IceStorm user exception (a generated exception type).
+    #[error("{}", .0.ice_id())]
+    User(Box<dyn UserException>),
     /// The store failed; nothing was changed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -79,14 +74,51 @@ pub enum TopicError {
     Unknown(String),
 }
 
+macro_rules! user_exceptions {
+    ($($t:ty),*) => {
+        $(impl From<$t> for TopicError {
+            fn from(e: $t) -> Self {
+                TopicError::User(Box::new(e))
+            }
+        })*
+    };
+}
+user_exceptions!(
+    AlreadySubscribed,
+    BadQoS,
+    InvalidSubscriber,
+    LinkExists,
+    NoSuchLink,
+    NoSuchTopic,
+    TopicExists
+);
+
+/// What an operation that declares its user exceptions returns.
+pub type Declared<T> = Result<Result<T, Box<dyn UserException>>, DispatchError>;
+
 impl TopicError {
-    /// The reply for this error.
-    pub fn to_reply(&self, req: &Request) -> Reply {
+    /// The outcome for an operation that declares the user exception.
+    pub fn into_declared<T>(self) -> Declared<T> {
         match self {
-            TopicError::Storm(e) => Reply::user_exception(req.encoding(), e),
-            TopicError::Store(e) => Reply::UnknownException(e.to_string()),
-            TopicError::Local(m) => Reply::UnknownLocalException(m.clone()),
-            TopicError::Unknown(m) => Reply::UnknownException(m.clone()),
+            TopicError::User(e) => Ok(Err(e)),
+            other => Err(other.into_dispatch_error(floe::wire::ENCODING_1_1)),
+        }
+    }
+
+    /// The dispatch error. A user exception (one the operation does not
+    /// declare: IceStorm raises `InvalidSubscriber` from `unsubscribe`) is
+    /// still sent as a user exception (status 1) in `encoding`, as IceStorm
+    /// does; store failures are status 7.
+    pub fn into_dispatch_error(self, encoding: EncodingVersion) -> DispatchError {
+        match self {
+            TopicError::User(e) => DispatchError::UserException(
+                floe::runtime::encode_encapsulation(encoding, 64, |enc| {
+                    enc.write_user_exception(&*e)
+                }),
+            ),
+            TopicError::Store(e) => DispatchError::UnknownException(e.to_string()),
+            TopicError::Local(m) => DispatchError::UnknownLocalException(m),
+            TopicError::Unknown(m) => DispatchError::UnknownException(m),
         }
     }
 }
@@ -215,7 +247,7 @@ impl Topic {
             .links
             .iter()
             .map(|l| LinkInfo {
-                the_topic: l.topic.clone(),
+                the_topic: Some(l.topic.clone()),
                 name: l.name.clone(),
                 cost: l.cost,
             })
@@ -379,9 +411,7 @@ impl Topic {
         qos: QosDict,
         subscriber: Option<ProxyData>,
     ) -> Result<ProxyData, TopicError> {
-        let proxy = subscriber.ok_or_else(|| {
-            StormException::InvalidSubscriber("subscriber is a null proxy".into())
-        })?;
+        let proxy = subscriber.ok_or_else(null_subscriber)?;
         let _guard = inst.mutation.lock().await;
         let taken = {
             let state = self.read();
@@ -395,7 +425,7 @@ impl Topic {
                     .any(|l| l.topic.identity == proxy.identity)
         };
         if taken {
-            return Err(StormException::AlreadySubscribed.into());
+            return Err(AlreadySubscribed {}.into());
         }
         let parsed = Qos::parse(&qos, &proxy)?;
         let (name, p) = (self.name.clone(), proxy.clone());
@@ -426,9 +456,7 @@ impl Topic {
         inst: &Arc<Instance>,
         subscriber: Option<ProxyData>,
     ) -> Result<(), TopicError> {
-        let proxy = subscriber.ok_or_else(|| {
-            StormException::InvalidSubscriber("subscriber is a null proxy".into())
-        })?;
+        let proxy = subscriber.ok_or_else(null_subscriber)?;
         let _guard = inst.mutation.lock().await;
         let id = proxy.identity;
         if !self
@@ -470,7 +498,7 @@ impl Topic {
             .iter()
             .any(|l| l.topic.identity == to.identity)
         {
-            return Err(StormException::LinkExists(name).into());
+            return Err(LinkExists { name }.into());
         }
         let link = match inst.local_topic_name(&to) {
             Some(local) => inst.link_proxy(&local),
@@ -506,7 +534,10 @@ impl Topic {
         let _guard = inst.mutation.lock().await;
         let id = to.identity;
         if !self.read().links.iter().any(|l| l.topic.identity == id) {
-            return Err(StormException::NoSuchLink(linked_topic_name(&id)).into());
+            return Err(NoSuchLink {
+                name: linked_topic_name(&id),
+            }
+            .into());
         }
         let (tname, id2) = (self.name.clone(), id.clone());
         inst.with_store(move |s| s.remove_link(&tname, &id2))
@@ -523,113 +554,99 @@ impl Topic {
     }
 }
 
-fn decode_proxy(dec: &mut Decoder) -> Result<Option<ProxyData>, Reply> {
-    read_proxy(dec).map_err(|e| Reply::marshal_error(&e))
-}
-
-/// The `IceStorm::Topic` servant. `destroy` is handled by the topic
-/// manager ([`crate::topic_manager::destroy`]), which owns the topic map.
-pub async fn dispatch(inst: &Arc<Instance>, topic: &Arc<Topic>, req: &Request) -> Reply {
-    if let Some(r) = builtin(req, &TOPIC_IDS, "::IceStorm::TopicInternal") {
-        return r;
-    }
-    match dispatch_inner(inst, topic, req).await {
-        Ok(r) | Err(r) => r,
+fn null_subscriber() -> InvalidSubscriber {
+    InvalidSubscriber {
+        reason: "subscriber is a null proxy".into(),
     }
 }
 
-async fn dispatch_inner(
-    inst: &Arc<Instance>,
-    topic: &Arc<Topic>,
-    req: &Request,
-) -> Result<Reply, Reply> {
-    let enc = req.encoding();
-    match req.operation.as_str() {
-        "getName" => {
-            check_mode(req, Declared::Idempotent)?;
-            no_params(req)?;
-            Ok(Reply::ok_with(enc, |e| e.write_string(topic.name())))
+/// The `IceStorm::TopicInternal` servant of one topic (`I/topic.T`),
+/// dispatched by the generated `TopicInternalDispatcher`.
+pub struct TopicServant {
+    inst: Arc<Instance>,
+    topic: Arc<Topic>,
+}
+
+impl TopicServant {
+    /// The servant of `topic`.
+    pub fn new(inst: Arc<Instance>, topic: Arc<Topic>) -> TopicServant {
+        TopicServant { inst, topic }
+    }
+}
+
+impl ice_storm::Topic for TopicServant {
+    async fn get_name(&self, _: &Current) -> Result<String, DispatchError> {
+        Ok(self.topic.name().to_owned())
+    }
+
+    async fn get_publisher(&self, _: &Current) -> Result<Option<ProxyData>, DispatchError> {
+        Ok(Some(self.inst.publisher_proxy(self.topic.name())))
+    }
+
+    async fn get_non_replicated_publisher(
+        &self,
+        _: &Current,
+    ) -> Result<Option<ProxyData>, DispatchError> {
+        Ok(Some(self.inst.publisher_proxy(self.topic.name())))
+    }
+
+    async fn subscribe_and_get_publisher(
+        &self,
+        qos: QosDict,
+        subscriber: Option<ProxyData>,
+        _: &Current,
+    ) -> Declared<Option<ProxyData>> {
+        match self.topic.subscribe(&self.inst, qos, subscriber).await {
+            Ok(p) => Ok(Ok(Some(p))),
+            Err(e) => e.into_declared(),
         }
-        "getPublisher" | "getNonReplicatedPublisher" => {
-            check_mode(req, Declared::Idempotent)?;
-            no_params(req)?;
-            let p = inst.publisher_proxy(topic.name());
-            Ok(Reply::ok_with(enc, |e| p.encode(e)))
+    }
+
+    async fn unsubscribe(
+        &self,
+        subscriber: Option<ProxyData>,
+        current: &Current,
+    ) -> Result<(), DispatchError> {
+        self.topic
+            .unsubscribe(&self.inst, subscriber)
+            .await
+            .map_err(|e| e.into_dispatch_error(current.encoding))
+    }
+
+    async fn link(&self, link_to: Option<ProxyData>, cost: i32, _: &Current) -> Declared<()> {
+        match self.topic.link(&self.inst, link_to, cost).await {
+            Ok(()) => Ok(Ok(())),
+            Err(e) => e.into_declared(),
         }
-        "subscribeAndGetPublisher" => {
-            check_mode(req, Declared::Normal)?;
-            let mut dec = open_params(req)?;
-            let qos: QosDict = dec.read().map_err(|e| Reply::marshal_error(&e))?;
-            let sub = decode_proxy(&mut dec)?;
-            close_params(&mut dec)?;
-            match topic.subscribe(inst, qos, sub).await {
-                Ok(p) => Ok(Reply::ok_with(enc, |e| p.encode(e))),
-                Err(e) => Err(e.to_reply(req)),
-            }
+    }
+
+    async fn unlink(&self, link_to: Option<ProxyData>, _: &Current) -> Declared<()> {
+        match self.topic.unlink(&self.inst, link_to).await {
+            Ok(()) => Ok(Ok(())),
+            Err(e) => e.into_declared(),
         }
-        "unsubscribe" => {
-            check_mode(req, Declared::Idempotent)?;
-            let mut dec = open_params(req)?;
-            let sub = decode_proxy(&mut dec)?;
-            close_params(&mut dec)?;
-            match topic.unsubscribe(inst, sub).await {
-                Ok(()) => Ok(Reply::ok_empty(enc)),
-                Err(e) => Err(e.to_reply(req)),
-            }
-        }
-        "link" => {
-            check_mode(req, Declared::Normal)?;
-            let mut dec = open_params(req)?;
-            let to = decode_proxy(&mut dec)?;
-            let cost = dec.read_i32().map_err(|e| Reply::marshal_error(&e))?;
-            close_params(&mut dec)?;
-            match topic.link(inst, to, cost).await {
-                Ok(()) => Ok(Reply::ok_empty(enc)),
-                Err(e) => Err(e.to_reply(req)),
-            }
-        }
-        "unlink" => {
-            check_mode(req, Declared::Normal)?;
-            let mut dec = open_params(req)?;
-            let to = decode_proxy(&mut dec)?;
-            close_params(&mut dec)?;
-            match topic.unlink(inst, to).await {
-                Ok(()) => Ok(Reply::ok_empty(enc)),
-                Err(e) => Err(e.to_reply(req)),
-            }
-        }
-        "getLinkInfoSeq" => {
-            check_mode(req, Declared::Idempotent)?;
-            no_params(req)?;
-            let infos = topic.link_infos();
-            Ok(Reply::ok_with(enc, |e| {
-                e.write_size(infos.len());
-                for i in &infos {
-                    i.encode(e);
-                }
-            }))
-        }
-        "getSubscribers" => {
-            check_mode(req, Declared::Normal)?;
-            no_params(req)?;
-            let ids = topic.subscriber_ids();
-            Ok(Reply::ok_with(enc, |e| e.write_seq(&ids)))
-        }
-        "getLinkProxy" => {
-            // IceStorm::TopicInternal, used by brokers linking to this topic.
-            check_mode(req, Declared::Idempotent)?;
-            no_params(req)?;
-            let p = inst.link_proxy(topic.name());
-            Ok(Reply::ok_with(enc, |e| encode_proxy(e, Some(&p))))
-        }
-        "destroy" => {
-            check_mode(req, Declared::Normal)?;
-            no_params(req)?;
-            match crate::topic_manager::destroy(inst, topic.name()).await {
-                Ok(()) => Ok(Reply::ok_empty(enc)),
-                Err(e) => Err(e.to_reply(req)),
-            }
-        }
-        _ => Err(Reply::OperationNotExist),
+    }
+
+    async fn get_link_info_seq(&self, _: &Current) -> Result<Vec<LinkInfo>, DispatchError> {
+        Ok(self.topic.link_infos())
+    }
+
+    async fn get_subscribers(&self, _: &Current) -> Result<Vec<Identity>, DispatchError> {
+        Ok(self.topic.subscriber_ids())
+    }
+
+    /// Handled by the topic manager ([`crate::topic_manager::destroy`]),
+    /// which owns the topic map.
+    async fn destroy(&self, current: &Current) -> Result<(), DispatchError> {
+        crate::topic_manager::destroy(&self.inst, self.topic.name())
+            .await
+            .map_err(|e| e.into_dispatch_error(current.encoding))
+    }
+}
+
+impl ice_storm::TopicInternal for TopicServant {
+    /// Used by brokers linking to this topic.
+    async fn get_link_proxy(&self, _: &Current) -> Result<Option<ProxyData>, DispatchError> {
+        Ok(Some(self.inst.link_proxy(self.topic.name())))
     }
 }

@@ -1,5 +1,6 @@
 //! The `IceStorm::TopicManager` servant (`I/TopicManager`): create,
-//! retrieve, retrieveAll, getSliceChecksums, and topic destruction.
+//! retrieve, retrieveAll, getSliceChecksums, and topic destruction;
+//! [`TopicManagerServant`] implements the generated servant traits.
 //!
 //! Checked against IceStorm 3.7.8: any topic name is accepted, including
 //! the empty name and names with `/` or blanks; `retrieveAll` is a
@@ -9,20 +10,12 @@
 
 use std::sync::Arc;
 
-use crate::dispatch::{
-    builtin, check_mode, close_params, no_params, open_params, Declared, Reply, Request,
-};
-use crate::instance::Instance;
-use crate::topic::{Topic, TopicError};
-use crate::types::{encode_proxy, ProxyData, StormException};
-use floe::wire::Encode;
+use floe::runtime::{Current, DispatchError};
 
-/// Type ids of the topic manager, sorted.
-pub const TOPIC_MANAGER_IDS: [&str; 3] = [
-    "::Ice::Object",
-    "::IceStorm::TopicManager",
-    "::IceStorm::TopicManagerInternal",
-];
+use crate::instance::Instance;
+use crate::slice::ice_storm;
+use crate::topic::{Declared, Topic, TopicError};
+use crate::types::{NoSuchTopic, ProxyData, TopicExists};
 
 /// `create(name)`: a new, empty, durable topic.
 ///
@@ -32,7 +25,10 @@ pub const TOPIC_MANAGER_IDS: [&str; 3] = [
 pub async fn create(inst: &Arc<Instance>, name: &str) -> Result<ProxyData, TopicError> {
     let _guard = inst.mutation.lock().await;
     if inst.topic(name).is_some() {
-        return Err(StormException::TopicExists(name.to_owned()).into());
+        return Err(TopicExists {
+            name: name.to_owned(),
+        }
+        .into());
     }
     let n = name.to_owned();
     inst.with_store(move |s| s.create_topic(&n)).await?;
@@ -51,10 +47,12 @@ pub async fn create(inst: &Arc<Instance>, name: &str) -> Result<ProxyData, Topic
 /// # Errors
 ///
 /// `NoSuchTopic`.
-pub fn retrieve(inst: &Instance, name: &str) -> Result<ProxyData, StormException> {
+pub fn retrieve(inst: &Instance, name: &str) -> Result<ProxyData, NoSuchTopic> {
     match inst.topic(name) {
         Some(_) => Ok(inst.topic_proxy(name)),
-        None => Err(StormException::NoSuchTopic(name.to_owned())),
+        None => Err(NoSuchTopic {
+            name: name.to_owned(),
+        }),
     }
 }
 
@@ -85,67 +83,53 @@ pub async fn destroy(inst: &Arc<Instance>, name: &str) -> Result<(), TopicError>
     Ok(())
 }
 
-/// The TopicManager servant.
-pub async fn dispatch(inst: &Arc<Instance>, req: &Request) -> Reply {
-    if let Some(r) = builtin(req, &TOPIC_MANAGER_IDS, "::IceStorm::TopicManagerInternal") {
-        return r;
+/// The `IceStorm::TopicManagerInternal` servant (`I/TopicManager`),
+/// dispatched by the generated `TopicManagerInternalDispatcher`.
+pub struct TopicManagerServant {
+    inst: Arc<Instance>,
+}
+
+impl TopicManagerServant {
+    /// The topic manager of `inst`.
+    pub fn new(inst: Arc<Instance>) -> TopicManagerServant {
+        TopicManagerServant { inst }
     }
-    let r: Result<Reply, Reply> = async {
-        let enc = req.encoding();
-        match req.operation.as_str() {
-            "create" => {
-                check_mode(req, Declared::Normal)?;
-                let mut dec = open_params(req)?;
-                let name = dec.read_string().map_err(|e| Reply::marshal_error(&e))?;
-                close_params(&mut dec)?;
-                match create(inst, &name).await {
-                    Ok(p) => Ok(Reply::ok_with(enc, |e| p.encode(e))),
-                    Err(e) => Err(e.to_reply(req)),
-                }
-            }
-            "retrieve" => {
-                check_mode(req, Declared::Idempotent)?;
-                let mut dec = open_params(req)?;
-                let name = dec.read_string().map_err(|e| Reply::marshal_error(&e))?;
-                close_params(&mut dec)?;
-                match retrieve(inst, &name) {
-                    Ok(p) => Ok(Reply::ok_with(enc, |e| p.encode(e))),
-                    Err(e) => Err(Reply::user_exception(enc, &e)),
-                }
-            }
-            "retrieveAll" => {
-                check_mode(req, Declared::Idempotent)?;
-                no_params(req)?;
-                let names: Vec<String> = inst
-                    .topics
-                    .read()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .keys()
-                    .cloned()
-                    .collect();
-                Ok(Reply::ok_with(enc, |e| {
-                    e.write_size(names.len());
-                    for n in &names {
-                        e.write_string(n);
-                        inst.topic_proxy(n).encode(e);
-                    }
-                }))
-            }
-            "getSliceChecksums" => {
-                check_mode(req, Declared::Idempotent)?;
-                no_params(req)?;
-                Ok(Reply::ok_with(enc, |e| e.write_size(0)))
-            }
-            "getReplicaNode" => {
-                check_mode(req, Declared::Idempotent)?;
-                no_params(req)?;
-                Ok(Reply::ok_with(enc, |e| encode_proxy(e, None)))
-            }
-            _ => Err(Reply::OperationNotExist),
+}
+
+impl ice_storm::TopicManager for TopicManagerServant {
+    async fn create(&self, name: String, _: &Current) -> Declared<Option<ProxyData>> {
+        match create(&self.inst, &name).await {
+            Ok(p) => Ok(Ok(Some(p))),
+            Err(e) => e.into_declared(),
         }
     }
-    .await;
-    match r {
-        Ok(r) | Err(r) => r,
+
+    async fn retrieve(&self, name: String, _: &Current) -> Declared<Option<ProxyData>> {
+        Ok(retrieve(&self.inst, &name)
+            .map(Some)
+            .map_err(|e| Box::new(e) as _))
+    }
+
+    async fn retrieve_all(&self, _: &Current) -> Result<ice_storm::TopicDict, DispatchError> {
+        let topics = self.inst.topics.read().unwrap_or_else(|p| p.into_inner());
+        Ok(topics
+            .keys()
+            .map(|n| (n.clone(), Some(self.inst.topic_proxy(n))))
+            .collect())
+    }
+
+    /// Empty, as IceStorm 3.7.8 answers.
+    async fn get_slice_checksums(
+        &self,
+        _: &Current,
+    ) -> Result<crate::slice::ice::SliceChecksumDict, DispatchError> {
+        Ok(Default::default())
+    }
+}
+
+impl ice_storm::TopicManagerInternal for TopicManagerServant {
+    /// Null: floe-storm is not replicated.
+    async fn get_replica_node(&self, _: &Current) -> Result<Option<ProxyData>, DispatchError> {
+        Ok(None)
     }
 }

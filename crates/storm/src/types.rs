@@ -1,17 +1,22 @@
-//! The IceStorm Slice types, encoded by hand with floe-wire until `slice2rs`
-//! output replaces this module: the `QoS` dictionary, `LinkInfo`, the
-//! internal `EventData` of `TopicLink::forward`, the IceStorm user
-//! exceptions, and small helpers over floe-wire's [`ProxyData`].
+//! What floe-storm uses of the IceStorm Slice types beyond the generated
+//! code in [`crate::slice`]: short names for them, and small helpers over
+//! floe-wire's [`ProxyData`] (proxy mode tests, direct proxies, the
+//! marshaled form the store keeps).
 //!
 //! Everything here is wire-level and transport-free. Section numbers (§)
 //! refer to `shared/reference/ice-protocol.md`.
 
 use bytes::Bytes;
-use floe::wire::{Decoder, Encoder, Error, Identity, Result, ENCODING_1_0};
+use floe::wire::{Decoder, Encoder, Identity, Result};
 pub use floe::wire::{EndpointData, ProxyData, ProxyMode, TcpEndpoint};
 
+pub use crate::slice::ice_storm::{
+    AlreadySubscribed, BadQoS, EventData, InvalidSubscriber, LinkExists, LinkInfo, NoSuchLink,
+    NoSuchTopic, TopicExists,
+};
+
 /// `IceStorm::QoS`: `dictionary<string, string>`.
-pub type QosDict = std::collections::BTreeMap<String, String>;
+pub type QosDict = crate::slice::ice_storm::QoS;
 
 /// Proxy mode: twoway.
 pub const MODE_TWOWAY: ProxyMode = ProxyMode::Twoway;
@@ -23,6 +28,9 @@ pub const MODE_BATCH_ONEWAY: ProxyMode = ProxyMode::BatchOneway;
 pub const MODE_DATAGRAM: ProxyMode = ProxyMode::Datagram;
 /// Proxy mode: batch datagram.
 pub const MODE_BATCH_DATAGRAM: ProxyMode = ProxyMode::BatchDatagram;
+
+/// `Ice::OperationMode` (§2.2), shared with floe-wire's protocol layer.
+pub use floe::wire::protocol::OperationMode;
 
 /// What floe-storm asks of a proxy beyond floe-wire's [`ProxyData`].
 pub trait ProxyExt {
@@ -76,188 +84,10 @@ pub fn proxy_bytes(p: &ProxyData) -> Bytes {
     enc.finish()
 }
 
-/// Writes an optional proxy (`None` = null proxy, `00 00`).
-pub fn encode_proxy(enc: &mut Encoder, proxy: Option<&ProxyData>) {
-    match proxy {
-        Some(p) => enc.write(p),
-        None => enc.write_raw(&[0, 0]),
-    }
-}
-
-/// `IceStorm::LinkInfo { Topic* theTopic; string name; int cost; }`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LinkInfo {
-    /// The linked topic.
-    pub the_topic: ProxyData,
-    /// The linked topic's name.
-    pub name: String,
-    /// The link's cost.
-    pub cost: i32,
-}
-
-impl LinkInfo {
-    /// Writes the struct.
-    pub fn encode(&self, enc: &mut Encoder) {
-        enc.write(&self.the_topic);
-        enc.write_string(&self.name);
-        enc.write_i32(self.cost);
-    }
-}
-
-/// `Ice::OperationMode` (§2.2), shared with floe-wire's protocol layer.
-pub use floe::wire::protocol::OperationMode;
-
-/// The mode for a wire byte.
-///
-/// # Errors
-///
-/// `Marshal` for values above 2.
-pub fn operation_mode(b: u8) -> Result<OperationMode> {
-    OperationMode::from_u8(b).ok_or_else(|| Error::marshal(format!("invalid operation mode {b}")))
-}
-
-/// IceStorm's user exceptions, with their type ids and members.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum StormException {
-    /// `::IceStorm::TopicExists`.
-    #[error("topic `{0}` exists")]
-    TopicExists(String),
-    /// `::IceStorm::NoSuchTopic`.
-    #[error("no such topic `{0}`")]
-    NoSuchTopic(String),
-    /// `::IceStorm::LinkExists`.
-    #[error("link to `{0}` exists")]
-    LinkExists(String),
-    /// `::IceStorm::NoSuchLink`.
-    #[error("no link to `{0}`")]
-    NoSuchLink(String),
-    /// `::IceStorm::AlreadySubscribed`.
-    #[error("already subscribed")]
-    AlreadySubscribed,
-    /// `::IceStorm::InvalidSubscriber`.
-    #[error("invalid subscriber: {0}")]
-    InvalidSubscriber(String),
-    /// `::IceStorm::BadQoS`.
-    #[error("bad QoS: {0}")]
-    BadQoS(String),
-}
-
-impl StormException {
-    /// The Slice type id.
-    pub fn type_id(&self) -> &'static str {
-        match self {
-            StormException::TopicExists(_) => "::IceStorm::TopicExists",
-            StormException::NoSuchTopic(_) => "::IceStorm::NoSuchTopic",
-            StormException::LinkExists(_) => "::IceStorm::LinkExists",
-            StormException::NoSuchLink(_) => "::IceStorm::NoSuchLink",
-            StormException::AlreadySubscribed => "::IceStorm::AlreadySubscribed",
-            StormException::InvalidSubscriber(_) => "::IceStorm::InvalidSubscriber",
-            StormException::BadQoS(_) => "::IceStorm::BadQoS",
-        }
-    }
-
-    /// The single string member, if the exception has one.
-    fn member(&self) -> Option<&str> {
-        match self {
-            StormException::TopicExists(s)
-            | StormException::NoSuchTopic(s)
-            | StormException::LinkExists(s)
-            | StormException::NoSuchLink(s)
-            | StormException::InvalidSubscriber(s)
-            | StormException::BadQoS(s) => Some(s),
-            StormException::AlreadySubscribed => None,
-        }
-    }
-
-    /// Writes the exception body (the content of a status-1 reply
-    /// encapsulation) in the encoder's encoding. Encoding 1.1 is one
-    /// compact slice with the last-slice flag, as IceStorm sends it
-    /// (`20 <type id> <members>`); 1.0 is `usesClasses = false`, the type
-    /// id, and the slice with its int32 size.
-    pub fn encode(&self, enc: &mut Encoder) {
-        if enc.encoding() == ENCODING_1_0 {
-            enc.write_bool(false);
-            enc.write_string(self.type_id());
-            let pos = enc.start_fsize();
-            if let Some(m) = self.member() {
-                enc.write_string(m);
-            }
-            // 1.0 slice sizes include their own 4 bytes.
-            let len = (enc.len() - pos) as i32;
-            enc.buffer_mut()[pos..pos + 4].copy_from_slice(&len.to_le_bytes());
-        } else {
-            // Flags 0x20 (last slice): exception type ids are always strings,
-            // so the low bits stay 0, exactly as IceStorm sends it (§4.13).
-            enc.write_u8(0x20);
-            enc.write_string(self.type_id());
-            if let Some(m) = self.member() {
-                enc.write_string(m);
-            }
-        }
-    }
-}
-
-/// `IceStorm::EventData { string op; Ice::OperationMode mode; Ice::ByteSeq
-/// data; Ice::Context context; }`, the element of `TopicLink::forward`'s
-/// `EventDataSeq` (§8.5). `data` holds the original params encapsulation.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EventData {
-    /// Operation name.
-    pub op: String,
-    /// Operation mode.
-    pub mode: OperationMode,
-    /// The published params encapsulation, verbatim.
-    pub data: Bytes,
-    /// The request context.
-    pub context: floe::wire::Context,
-}
-
-impl EventData {
-    /// Writes one `EventData`.
-    pub fn encode(&self, enc: &mut Encoder) {
-        enc.write_string(&self.op);
-        enc.write_enum(self.mode as i32, 2);
-        enc.write_byte_seq(&self.data);
-        enc.write(&self.context);
-    }
-
-    /// Reads one `EventData`; `data` is a zero-copy slice of the input.
-    ///
-    /// # Errors
-    ///
-    /// Out of bounds on truncated input; `Marshal` for an invalid mode.
-    pub fn decode(dec: &mut Decoder) -> Result<EventData> {
-        let op = dec.read_string()?;
-        let mode = operation_mode(u8::try_from(dec.read_enum(2)?).unwrap_or(u8::MAX))?;
-        let data = dec.read_byte_seq()?;
-        let context = dec.read()?;
-        Ok(EventData {
-            op,
-            mode,
-            data,
-            context,
-        })
-    }
-
-    /// Reads an `EventDataSeq`.
-    ///
-    /// # Errors
-    ///
-    /// As [`EventData::decode`]; the count is checked against the bytes
-    /// present (each element takes at least 4 bytes).
-    pub fn decode_seq(dec: &mut Decoder) -> Result<Vec<EventData>> {
-        let n = dec.read_count(4)?;
-        let mut v = Vec::with_capacity(n);
-        for _ in 0..n {
-            v.push(Self::decode(dec)?);
-        }
-        Ok(v)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use floe::wire::{UserException, ENCODING_1_0, ENCODING_1_1};
 
     fn hex(s: &str) -> Vec<u8> {
         s.split_whitespace()
@@ -265,24 +95,44 @@ mod tests {
             .collect()
     }
 
+    fn exception_body(e: &dyn UserException, encoding: floe::wire::EncodingVersion) -> Vec<u8> {
+        // As the generated dispatchers encode declared exceptions.
+        floe::runtime::encode_encapsulation(encoding, 64, |enc| enc.write_user_exception(e))[6..]
+            .to_vec()
+    }
+
     #[test]
     fn topic_exists_matches_capture() {
-        let mut enc = Encoder::new();
-        StormException::TopicExists("news".into()).encode(&mut enc);
+        let got = exception_body(
+            &TopicExists {
+                name: "news".into(),
+            },
+            ENCODING_1_1,
+        );
         // out/icestorm.txt: reply encaps body `20 17 ::IceStorm::TopicExists 04 news`.
         let mut want = vec![0x20, 0x17];
         want.extend_from_slice(b"::IceStorm::TopicExists");
         want.extend_from_slice(b"\x04news");
-        assert_eq!(&enc.finish()[..], &want[..]);
+        assert_eq!(got, want);
     }
 
     #[test]
     fn already_subscribed_has_no_members() {
-        let mut enc = Encoder::new();
-        StormException::AlreadySubscribed.encode(&mut enc);
+        let got = exception_body(&AlreadySubscribed {}, ENCODING_1_1);
         let mut want = vec![0x20, 0x1d];
         want.extend_from_slice(b"::IceStorm::AlreadySubscribed");
-        assert_eq!(&enc.finish()[..], &want[..]);
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn encoding_1_0_exception() {
+        // usesClasses = false, type id, then the slice with its int32 size
+        // (which counts its own 4 bytes).
+        let got = exception_body(&NoSuchTopic { name: "ab".into() }, ENCODING_1_0);
+        let mut want = vec![0x00, 0x17];
+        want.extend_from_slice(b"::IceStorm::NoSuchTopic");
+        want.extend_from_slice(&[7, 0, 0, 0, 2, b'a', b'b']);
+        assert_eq!(got, want);
     }
 
     #[test]
@@ -326,18 +176,17 @@ mod tests {
         ctx.insert("cost".into(), "3".into());
         let ev = EventData {
             op: "o".into(),
-            mode: OperationMode::Normal,
+            mode: crate::slice::ice::OperationMode::Normal,
             data: Bytes::from_static(&[6, 0, 0, 0, 1, 1]),
             context: ctx,
         };
         let mut enc = Encoder::new();
-        enc.write_size(1);
-        ev.encode(&mut enc);
+        enc.write(&vec![ev.clone()]);
         assert_eq!(&enc.finish()[..], &want[..]);
         let mut dec = Decoder::new(Bytes::from(want));
-        assert_eq!(EventData::decode_seq(&mut dec).unwrap(), vec![ev]);
+        assert_eq!(dec.read::<Vec<EventData>>().unwrap(), vec![ev]);
         // A huge count with no bytes behind it is refused before allocating.
         let mut dec = Decoder::new(Bytes::from_static(&[0xff, 0xff, 0xff, 0xff, 0x7f]));
-        assert!(EventData::decode_seq(&mut dec).is_err());
+        assert!(dec.read::<Vec<EventData>>().is_err());
     }
 }

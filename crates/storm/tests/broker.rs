@@ -1,5 +1,6 @@
-//! Broker tests without a network: requests go in as bytes, replies come
-//! out as bytes, and deliveries land in fake sinks.
+//! Broker tests without a network: requests go in as bytes (a `Current`
+//! built here, as the runtime builds it), replies come out as bytes, and
+//! deliveries land in fake sinks.
 //!
 //! The golden test replays every TopicManager/Topic/Finder request captured
 //! from a real IceStorm 3.7.8 (`tests/golden/icestorm_topic_manager.txt`)
@@ -10,18 +11,132 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
+use floe::runtime::{Communicator, Current, Dispatch, DispatchError, ObjectAdapter, OperationMode};
 use floe::wire::Encapsulation;
 use floe::wire::Encode;
 use floe::wire::{Context, Encoder, Identity, ENCODING_1_1};
-use floe_storm::dispatch::{parse_encapsulation, Reply, Request};
 use floe_storm::event::Event;
-use floe_storm::link::encode_forward;
+use floe_storm::link::event_data;
 use floe_storm::qos::Qos;
 use floe_storm::sink::{DeliveryError, DeliveryFuture, ResolveFuture, SinkFactory, SubscriberSink};
+use floe_storm::topic::Topic;
 use floe_storm::types::{
     direct_proxy, read_proxy, tcp_endpoint, ProxyData, ProxyMode, QosDict, MODE_ONEWAY,
 };
-use floe_storm::{AdapterEndpoints, Broker, StormConfig};
+use floe_storm::{AdapterEndpoints, StormConfig};
+
+/// A request addressed to one of the broker's objects.
+#[derive(Clone, Debug)]
+struct Request {
+    operation: String,
+    mode: u8,
+    context: Context,
+    params: Encapsulation,
+}
+
+impl Request {
+    fn new(operation: &str, mode: u8, params: Encapsulation) -> Request {
+        Request {
+            operation: operation.to_owned(),
+            mode,
+            context: Context::new(),
+            params,
+        }
+    }
+}
+
+/// A dispatch outcome in reply-status terms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Reply {
+    Ok(Bytes),
+    UserException(Bytes),
+    ObjectNotExist,
+    FacetNotExist,
+    OperationNotExist,
+    UnknownLocalException(String),
+    UnknownUserException(String),
+    UnknownException(String),
+}
+
+/// A whole encapsulation (size, version, data) held in `bytes`.
+fn parse_encapsulation(bytes: Bytes) -> floe::wire::Result<Encapsulation> {
+    let mut dec = floe::wire::Decoder::new(bytes);
+    let e = dec.read_encapsulation()?;
+    assert!(dec.is_empty());
+    Ok(e)
+}
+
+/// The broker with an object adapter to put in each `Current`.
+#[derive(Clone)]
+struct Broker {
+    core: floe_storm::Broker,
+    adapter: ObjectAdapter,
+    _communicator: Communicator,
+}
+
+impl Broker {
+    async fn new(core: floe_storm::Broker) -> Broker {
+        let communicator = Communicator::new();
+        let adapter = communicator
+            .create_object_adapter_with_endpoints("Test", "")
+            .await
+            .unwrap();
+        Broker {
+            core,
+            adapter,
+            _communicator: communicator,
+        }
+    }
+
+    fn topic(&self, name: &str) -> Option<Arc<Topic>> {
+        self.core.topic(name)
+    }
+
+    fn current(&self, id: &Identity, facet: &str, req: &Request) -> Current {
+        Current {
+            adapter: self.adapter.clone(),
+            connection: None,
+            id: id.clone(),
+            facet: facet.to_owned(),
+            operation: req.operation.clone(),
+            mode: OperationMode::from_u8(req.mode).unwrap(),
+            ctx: req.context.clone(),
+            request_id: 1,
+            encoding: req.params.encoding,
+        }
+    }
+
+    async fn dispatch_topic_manager(&self, id: &Identity, facet: &str, req: &Request) -> Reply {
+        let current = self.current(id, facet, req);
+        reply(
+            self.core
+                .dispatch_topic_manager(current, req.params.clone()),
+        )
+        .await
+    }
+
+    async fn dispatch_publish(&self, id: &Identity, facet: &str, req: &Request) -> Reply {
+        let current = self.current(id, facet, req);
+        reply(self.core.dispatch_publish(current, req.params.clone())).await
+    }
+}
+
+async fn reply(d: Dispatch) -> Reply {
+    let r = match d {
+        Dispatch::Ready(r) => r,
+        Dispatch::Pending(f) => f.await,
+    };
+    match r {
+        Ok(b) => Reply::Ok(b),
+        Err(DispatchError::UserException(b)) => Reply::UserException(b),
+        Err(DispatchError::ObjectNotExist(_)) => Reply::ObjectNotExist,
+        Err(DispatchError::FacetNotExist(_)) => Reply::FacetNotExist,
+        Err(DispatchError::OperationNotExist(_)) => Reply::OperationNotExist,
+        Err(DispatchError::UnknownLocalException(t)) => Reply::UnknownLocalException(t),
+        Err(DispatchError::UnknownUserException(t)) => Reply::UnknownUserException(t),
+        Err(DispatchError::UnknownException(t)) => Reply::UnknownException(t),
+    }
+}
 
 type Log = Arc<Mutex<HashMap<String, Vec<Arc<Event>>>>>;
 
@@ -66,14 +181,12 @@ struct LinkToPeer {
 
 impl SubscriberSink for LinkToPeer {
     fn deliver(&self, events: Vec<Arc<Event>>) -> DeliveryFuture {
-        let req = Request::new(
-            "forward",
-            0,
-            parse_encapsulation(encode_forward(&events)).unwrap(),
-        );
-        let reply = self.peer.dispatch_publish(&self.link, "", &req);
+        let data: Vec<_> = events.iter().map(|e| event_data(e)).collect();
+        let req = Request::new("forward", 0, params(|e| e.write(&data)));
+        let peer = self.peer.clone();
+        let link = self.link.clone();
         Box::pin(async move {
-            match reply {
+            match peer.dispatch_publish(&link, "", &req).await {
                 Reply::Ok(_) => Ok(()),
                 Reply::ObjectNotExist => Err(DeliveryError::ObjectNotExist),
                 other => Err(DeliveryError::Failed(format!("{other:?}"))),
@@ -166,8 +279,8 @@ fn config(dir: &std::path::Path) -> StormConfig {
     }
 }
 
-fn open(dir: &std::path::Path, sinks: Arc<FakeSinks>) -> Broker {
-    Broker::open(config(dir), capture_endpoints(), sinks).unwrap()
+async fn open(dir: &std::path::Path, sinks: Arc<FakeSinks>) -> Broker {
+    Broker::new(floe_storm::Broker::open(config(dir), capture_endpoints(), sinks).unwrap()).await
 }
 
 fn reply_bytes(r: &Reply) -> (u8, Bytes) {
@@ -178,6 +291,7 @@ fn reply_bytes(r: &Reply) -> (u8, Bytes) {
         Reply::FacetNotExist => (3, Bytes::new()),
         Reply::OperationNotExist => (4, Bytes::new()),
         Reply::UnknownLocalException(_) => (5, Bytes::new()),
+        Reply::UnknownUserException(_) => (6, Bytes::new()),
         Reply::UnknownException(_) => (7, Bytes::new()),
     }
 }
@@ -247,7 +361,7 @@ async fn settle() {
 #[tokio::test]
 async fn replies_match_the_real_icestorm_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
-    let broker = open(dir.path(), Arc::new(FakeSinks::default()));
+    let broker = open(dir.path(), Arc::new(FakeSinks::default())).await;
     let golden = include_str!("golden/icestorm_topic_manager.txt");
     let mut n = 0;
     for line in golden.lines().filter(|l| !l.starts_with('#')) {
@@ -270,7 +384,7 @@ async fn replies_match_the_real_icestorm_byte_for_byte() {
 #[tokio::test]
 async fn mode_mismatch_unknown_operation_and_missing_objects() {
     let dir = tempfile::tempdir().unwrap();
-    let broker = open(dir.path(), Arc::new(FakeSinks::default()));
+    let broker = open(dir.path(), Arc::new(FakeSinks::default())).await;
     let create = params(|e| e.write_string("t"));
     assert!(matches!(
         call(&broker, "IceStorm/TopicManager", "create", 0, create).await,
@@ -294,11 +408,13 @@ async fn mode_mismatch_unknown_operation_and_missing_objects() {
         Reply::ObjectNotExist
     );
     assert_eq!(
-        broker.dispatch_publish(
-            &parse_identity("IceStorm/nope.publish"),
-            "",
-            &Request::new("o", 0, empty())
-        ),
+        broker
+            .dispatch_publish(
+                &parse_identity("IceStorm/nope.publish"),
+                "",
+                &Request::new("o", 0, empty())
+            )
+            .await,
         Reply::ObjectNotExist
     );
     // Truncated params: status 5, not a panic.
@@ -332,7 +448,7 @@ async fn mode_mismatch_unknown_operation_and_missing_objects() {
 async fn publish_fans_out_verbatim_and_answers_twoway_publishers_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let sinks = Arc::new(FakeSinks::default());
-    let broker = open(dir.path(), sinks.clone());
+    let broker = open(dir.path(), sinks.clone()).await;
     call(
         &broker,
         "IceStorm/TopicManager",
@@ -358,19 +474,19 @@ async fn publish_fans_out_verbatim_and_answers_twoway_publishers_at_once() {
     };
     let pubid = parse_identity("IceStorm/news.publish");
     assert_eq!(
-        broker.dispatch_publish(&pubid, "", &req),
+        broker.dispatch_publish(&pubid, "", &req).await,
         Reply::Ok(empty_reply())
     );
     // A 1.0 request gets a 1.0 empty reply.
     let req10 = Request::new("enums", 0, encaps("0a0000000100022c0100"));
     assert_eq!(
-        broker.dispatch_publish(&pubid, "", &req10),
+        broker.dispatch_publish(&pubid, "", &req10).await,
         Reply::Ok(unhex("060000000100"))
     );
     // ice_isA is an event like any other (never checkedCast a publisher).
     let isa = Request::new("ice_isA", 1, params(|e| e.write_string("::Cap::Hello")));
     assert_eq!(
-        broker.dispatch_publish(&pubid, "", &isa),
+        broker.dispatch_publish(&pubid, "", &isa).await,
         Reply::Ok(empty_reply())
     );
     tokio::time::sleep(Duration::from_millis(300)).await; // batch flush
@@ -406,7 +522,7 @@ async fn publish_fans_out_verbatim_and_answers_twoway_publishers_at_once() {
 async fn per_subscriber_publisher_reaches_one_subscriber() {
     let dir = tempfile::tempdir().unwrap();
     let sinks = Arc::new(FakeSinks::default());
-    let broker = open(dir.path(), sinks.clone());
+    let broker = open(dir.path(), sinks.clone()).await;
     call(
         &broker,
         "IceStorm/TopicManager",
@@ -424,7 +540,9 @@ async fn per_subscriber_publisher_reaches_one_subscriber() {
     let mut dec = floe::wire::Decoder::new(p.slice(6..));
     let per = read_proxy(&mut dec).unwrap().unwrap();
     assert_eq!(per.identity.name, "topic.a.publish.x.publish.cat/s1");
-    let r = broker.dispatch_publish(&per.identity, "", &Request::new("o", 0, empty()));
+    let r = broker
+        .dispatch_publish(&per.identity, "", &Request::new("o", 0, empty()))
+        .await;
     assert_eq!(r, Reply::Ok(empty_reply()));
     settle().await;
     let log = sinks.log.lock().unwrap();
@@ -437,7 +555,7 @@ async fn dead_subscriber_is_removed_and_stays_removed_after_restart() {
     let dir = tempfile::tempdir().unwrap();
     {
         let sinks = Arc::new(FakeSinks::default());
-        let broker = open(dir.path(), sinks.clone());
+        let broker = open(dir.path(), sinks.clone()).await;
         call(
             &broker,
             "IceStorm/TopicManager",
@@ -455,14 +573,16 @@ async fn dead_subscriber_is_removed_and_stays_removed_after_restart() {
         .await;
         subscribe(&broker, "t", &subscriber("alive", 0), &[]).await;
         let pubid = parse_identity("IceStorm/t.publish");
-        broker.dispatch_publish(&pubid, "", &Request::new("o", 0, empty()));
+        broker
+            .dispatch_publish(&pubid, "", &Request::new("o", 0, empty()))
+            .await;
         settle().await;
         assert_eq!(
             broker.topic("t").unwrap().subscriber_ids(),
             [Identity::from_name("alive")]
         );
     }
-    let broker = open(dir.path(), Arc::new(FakeSinks::default()));
+    let broker = open(dir.path(), Arc::new(FakeSinks::default())).await;
     assert_eq!(
         broker.topic("t").unwrap().subscriber_ids(),
         [Identity::from_name("alive")]
@@ -490,7 +610,7 @@ async fn restart_keeps_topics_subscribers_links_and_qos() {
     };
     let before;
     {
-        let broker = open(dir.path(), Arc::new(FakeSinks::default()));
+        let broker = open(dir.path(), Arc::new(FakeSinks::default())).await;
         for t in ["news", "news2", "gone"] {
             call(
                 &broker,
@@ -527,7 +647,7 @@ async fn restart_keeps_topics_subscribers_links_and_qos() {
         call(&broker, "IceStorm/topic.gone", "destroy", 0, empty()).await;
         before = snapshot(broker).await;
     }
-    let broker = open(dir.path(), Arc::new(FakeSinks::default()));
+    let broker = open(dir.path(), Arc::new(FakeSinks::default())).await;
     let after = snapshot(broker.clone()).await;
     assert_eq!(before, after);
     assert_eq!(
@@ -549,10 +669,10 @@ async fn links_forward_with_cost_filter_and_one_hop_between_two_brokers() {
     let dir_b = tempfile::tempdir().unwrap();
     let sinks_a = Arc::new(FakeSinks::default());
     let sinks_b = Arc::new(FakeSinks::default());
-    let a = open(dir_a.path(), sinks_a.clone());
+    let a = open(dir_a.path(), sinks_a.clone()).await;
     let mut cb = config(dir_b.path());
     cb.instance_name = "B".into();
-    let b = Broker::open(
+    let b = floe_storm::Broker::open(
         cb,
         AdapterEndpoints {
             topic_manager: vec![tcp_endpoint("127.0.0.1", 34000, 60000)],
@@ -561,6 +681,7 @@ async fn links_forward_with_cost_filter_and_one_hop_between_two_brokers() {
         sinks_b.clone(),
     )
     .unwrap();
+    let b = Broker::new(b).await;
     *sinks_a.peer.lock().unwrap() = Some(b.clone());
     call(
         &a,
@@ -638,8 +759,8 @@ async fn links_forward_with_cost_filter_and_one_hop_between_two_brokers() {
         }
     };
     let pub_a = parse_identity("IceStorm/news.publish");
-    a.dispatch_publish(&pub_a, "", &publish("3"));
-    a.dispatch_publish(&pub_a, "", &publish("9"));
+    a.dispatch_publish(&pub_a, "", &publish("3")).await;
+    a.dispatch_publish(&pub_a, "", &publish("9")).await;
     settle().await;
     let ops = |s: &FakeSinks, n: &str| -> Vec<String> {
         s.log
@@ -656,7 +777,8 @@ async fn links_forward_with_cost_filter_and_one_hop_between_two_brokers() {
         "cost 9 must not cross a cost-5 link"
     );
     // Publishing on b reaches a once (b's link has cost 0) and does not come back.
-    b.dispatch_publish(&parse_identity("B/news.publish"), "", &publish("1"));
+    b.dispatch_publish(&parse_identity("B/news.publish"), "", &publish("1"))
+        .await;
     settle().await;
     assert_eq!(ops(&sinks_a, "local"), ["c3", "c9", "c1"]);
     assert_eq!(ops(&sinks_b, "remote"), ["c3", "c1"]);
@@ -668,7 +790,7 @@ async fn links_forward_with_cost_filter_and_one_hop_between_two_brokers() {
 #[tokio::test]
 async fn mangled_requests_get_replies_not_panics() {
     let dir = tempfile::tempdir().unwrap();
-    let broker = open(dir.path(), Arc::new(FakeSinks::default()));
+    let broker = open(dir.path(), Arc::new(FakeSinks::default())).await;
     call(
         &broker,
         "IceStorm/TopicManager",
@@ -737,7 +859,7 @@ async fn mangled_requests_get_replies_not_panics() {
             );
             let identity = parse_identity(&id);
             let _ = if id.ends_with(".link") {
-                broker.dispatch_publish(&identity, "", &req)
+                broker.dispatch_publish(&identity, "", &req).await
             } else {
                 broker.dispatch_topic_manager(&identity, "", &req).await
             };
@@ -745,4 +867,94 @@ async fn mangled_requests_get_replies_not_panics() {
         }
     }
     assert!(replies > 1500, "{replies}");
+}
+
+/// Built-ins are answered per object from the generated dispatchers' type
+/// ids (IceStorm's internal interfaces included), in the request's
+/// encoding; malformed params are status 5.
+#[tokio::test]
+async fn builtins_and_malformed_forward() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = open(dir.path(), Arc::new(FakeSinks::default())).await;
+    call(
+        &broker,
+        "IceStorm/TopicManager",
+        "create",
+        0,
+        params(|e| e.write_string("t")),
+    )
+    .await;
+    let is_a = |id: &str| params(|e| e.write_string(id));
+    let yes = Reply::Ok(Bytes::from_static(&[7, 0, 0, 0, 1, 1, 1]));
+    for (obj, id) in [
+        ("IceStorm/TopicManager", "::IceStorm::TopicManagerInternal"),
+        ("IceStorm/Finder", "::IceStorm::Finder"),
+        ("IceStorm/topic.t", "::IceStorm::Topic"),
+    ] {
+        assert_eq!(
+            call(&broker, obj, "ice_isA", 1, is_a(id)).await,
+            yes,
+            "{obj}"
+        );
+    }
+    let link = parse_identity("IceStorm/t.link");
+    let r = broker
+        .dispatch_publish(
+            &link,
+            "",
+            &Request::new("ice_isA", 1, is_a("::IceStorm::TopicLink")),
+        )
+        .await;
+    assert_eq!(r, yes);
+    let r = call(&broker, "IceStorm/Finder", "ice_id", 1, empty()).await;
+    assert_eq!(
+        r,
+        Reply::Ok(params_bytes(|e| e.write_string("::IceStorm::Finder")))
+    );
+    // Encoding 1.0 request, 1.0 reply.
+    let ping10 = Encapsulation::empty(floe::wire::ENCODING_1_0);
+    assert_eq!(
+        call(&broker, "IceStorm/topic.t", "ice_ping", 1, ping10).await,
+        Reply::Ok(Bytes::from_static(&[6, 0, 0, 0, 1, 0]))
+    );
+    // Truncated ice_isA params.
+    let r = call(
+        &broker,
+        "IceStorm/topic.t",
+        "ice_isA",
+        1,
+        encaps("0700000001010a"),
+    )
+    .await;
+    assert!(matches!(r, Reply::UnknownLocalException(_)), "{r:?}");
+    // A forward whose count promises more than the bytes hold.
+    let r = broker
+        .dispatch_publish(
+            &link,
+            "",
+            &Request::new("forward", 0, encaps("08000000010109ff")),
+        )
+        .await;
+    assert!(matches!(r, Reply::UnknownLocalException(_)), "{r:?}");
+    // An event whose data is not one encapsulation.
+    let bad = params(|e| {
+        e.write_size(1);
+        e.write_string("o");
+        e.write_size(0);
+        e.write_byte_seq(&[9, 0, 0, 0, 1, 1]);
+        e.write_size(0);
+    });
+    let r = broker
+        .dispatch_publish(&link, "", &Request::new("forward", 0, bad))
+        .await;
+    assert!(matches!(r, Reply::UnknownLocalException(_)), "{r:?}");
+    // A facet on an existing object: FacetNotExist.
+    let r = broker
+        .dispatch_topic_manager(
+            &parse_identity("IceStorm/topic.t"),
+            "f",
+            &Request::new("getName", 1, empty()),
+        )
+        .await;
+    assert_eq!(r, Reply::FacetNotExist);
 }

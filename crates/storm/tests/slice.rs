@@ -2,6 +2,8 @@
 //! IceStorm 3.7 Slice installed by Debian Ice: same type ids, operations,
 //! parameters (types expanded to their wire shape), modes (including the
 //! `nonmutating` wire mode), return types, exceptions and their members.
+//! Its broker-to-broker part (not in the installed Slice) is checked
+//! against the wire facts of §8.5.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -114,6 +116,15 @@ fn contract(m: &Model) -> BTreeMap<String, String> {
     out
 }
 
+/// The broker-to-broker definitions, which the installed Slice lacks.
+const INTERNAL: [&str; 5] = [
+    "::IceStorm::EventData",
+    "::IceStorm::EventDataSeq",
+    "::IceStorm::TopicInternal",
+    "::IceStorm::TopicLink",
+    "::IceStorm::TopicManagerInternal",
+];
+
 fn ours() -> Model {
     compile(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("slice/IceStorm.ice"),
@@ -125,7 +136,33 @@ fn ours() -> Model {
 fn own_slice_compiles_without_system_slice() {
     let c = contract(&ours());
     assert!(c["::IceStorm::Topic"].contains("getLinkInfoSeq"), "{c:#?}");
-    assert_eq!(c.len(), 14, "{c:#?}");
+    assert_eq!(c.len(), 14 + INTERNAL.len(), "{c:#?}");
+}
+
+#[test]
+fn internal_interfaces_match_the_wire_facts() {
+    let c = contract(&ours());
+    // §8.5: forward(EventDataSeq), mode 0; EventData members in wire order.
+    assert_eq!(
+        c["::IceStorm::EventData"],
+        "struct{String op; enum ::Ice::OperationMode mode; sequence<Byte> data; \
+         dictionary<String, String> context}"
+    );
+    assert_eq!(
+        c["::IceStorm::TopicLink"],
+        "ids [\"::Ice::Object\", \"::IceStorm::TopicLink\"]\n\
+         Normal void forward(sequence<struct{String op; enum ::Ice::OperationMode mode; \
+         sequence<Byte> data; dictionary<String, String> context}> events tag=None) throws []"
+    );
+    // The type ids IceStorm's topics and topic manager announce (ice_ids).
+    assert!(c["::IceStorm::TopicInternal"].starts_with(
+        "ids [\"::Ice::Object\", \"::IceStorm::Topic\", \"::IceStorm::TopicInternal\"]\n\
+         Idempotent nonmutating ::IceStorm::TopicLink* getLinkProxy()"
+    ));
+    assert!(c["::IceStorm::TopicManagerInternal"].starts_with(
+        "ids [\"::Ice::Object\", \"::IceStorm::TopicManager\", \
+         \"::IceStorm::TopicManagerInternal\"]\n"
+    ));
 }
 
 #[test]
@@ -142,7 +179,8 @@ fn own_slice_is_wire_equivalent_to_the_system_one() {
         &system.join("IceStorm/IceStorm.ice"),
         Some("/usr/share/ice/slice"),
     ));
-    let mine = contract(&ours());
+    let mut mine = contract(&ours());
+    mine.retain(|k, _| !INTERNAL.contains(&k.as_str()));
     assert_eq!(
         mine.keys().collect::<Vec<_>>(),
         theirs.keys().collect::<Vec<_>>()

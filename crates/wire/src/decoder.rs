@@ -66,7 +66,14 @@ pub struct Decoder {
     pub(crate) accept_class_cycles: bool,
     /// Factories for class instances, by type id and compact id.
     pub(crate) value_factories: Option<std::sync::Arc<crate::class::ValueFactoryRegistry>>,
+    /// What the I/O layer gives the values it decodes (floe-runtime: its
+    /// communicator, so that a decoded proxy is a live one), opaque here.
+    context: Option<DecoderContext>,
 }
+
+/// An opaque value a decoder carries for the types it decodes (Ice's
+/// input stream carries its communicator): see [`Decoder::set_context`].
+pub type DecoderContext = std::sync::Arc<dyn std::any::Any + Send + Sync>;
 
 impl Decoder {
     /// A decoder over `buf` in encoding 1.1.
@@ -84,6 +91,7 @@ impl Decoder {
             class_graph_height_max: crate::class::CLASS_GRAPH_HEIGHT_MAX,
             accept_class_cycles: false,
             value_factories: None,
+            context: None,
         }
     }
 
@@ -134,6 +142,18 @@ impl Decoder {
     /// The factories set with [`Decoder::set_value_factories`].
     pub fn value_factories(&self) -> Option<&std::sync::Arc<crate::class::ValueFactoryRegistry>> {
         self.value_factories.as_ref()
+    }
+
+    /// Sets the context the decoded types may use: floe-runtime gives its
+    /// communicator, which [`crate::ProxyType`] implementations need to
+    /// make live proxies.
+    pub fn set_context(&mut self, context: DecoderContext) {
+        self.context = Some(context);
+    }
+
+    /// The context set with [`Decoder::set_context`].
+    pub fn context(&self) -> Option<&DecoderContext> {
+        self.context.as_ref()
     }
 
     /// The unread bytes as a cheap handle, to come back to this position

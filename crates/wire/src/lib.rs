@@ -13,8 +13,9 @@
 //! - [`Identity`] names an object; [`identity_string`] gives its text form
 //!   (`category/name`) in each [`ToStringMode`].
 //! - [`ProxyData`] is what a proxy carries ([`proxy`]), with its endpoints
-//!   ([`EndpointData`], [`endpoint`]); proxies are marshaled as
-//!   `Option<ProxyData>` (null = `00 00`). [`proxy_string`] and
+//!   ([`EndpointData`], [`endpoint`]); a proxy-typed value is `Option<P>`
+//!   for any [`ProxyType`] `P` (null = `00 00`): `ProxyData` here, live
+//!   proxies in floe-runtime and generated code. [`proxy_string`] and
 //!   [`endpoint_string`] parse and print their text forms exactly like Ice
 //!   (`hello -t -e 1.1:tcp -h 127.0.0.1 -p 10000 -t 60000`).
 //! - [`class`] holds class instances ([`class::Value`], [`class::ClassRef`])
@@ -45,11 +46,12 @@ pub mod optional;
 pub mod protocol;
 pub mod proxy;
 pub mod proxy_string;
+pub mod proxy_type;
 pub mod version;
 
 pub use class::{ClassFormat, ClassRef, Value, ValuePtr, ValueType};
 pub use codec::{Decode, Encode, WireType};
-pub use decoder::{Decoder, Encapsulation};
+pub use decoder::{Decoder, DecoderContext, Encapsulation};
 pub use encoder::{EncapsulationMark, Encoder};
 pub use endpoint::{
     EndpointData, OpaqueEndpoint, TcpEndpoint, UdpEndpoint, WsEndpoint, DEFAULT_TIMEOUT,
@@ -65,6 +67,7 @@ pub use identity_string::{identity_to_string, string_to_identity};
 pub use optional::{OptionalFormat, OptionalKind};
 pub use proxy::{ProxyData, ProxyMode};
 pub use proxy_string::{proxy_to_string, string_to_proxy};
+pub use proxy_type::ProxyType;
 pub use version::{EncodingVersion, ProtocolVersion, ENCODING_1_0, ENCODING_1_1, PROTOCOL_1_0};
 
 /// The `Ice::Context` type: request contexts, sorted by key as C++ peers send them.

@@ -134,7 +134,7 @@ impl ProxyData {
     }
 
     /// Reads the rest of a proxy whose (non-null) identity was already read.
-    fn decode_after_identity(identity: Identity, dec: &mut Decoder) -> Result<Self> {
+    pub(crate) fn decode_after_identity(identity: Identity, dec: &mut Decoder) -> Result<Self> {
         let facets: Vec<String> = dec.read_seq().map_err(|e| e.at("facet"))?;
         if facets.len() > 1 {
             return Err(Error::ProxyUnmarshal(format!(
@@ -224,43 +224,6 @@ impl Encode for ProxyData {
                 ep.encode(enc);
             }
         }
-    }
-}
-
-/// A proxy that may be null, as every proxy-typed value on the wire.
-impl WireType for Option<ProxyData> {
-    /// The null proxy: `00 00`.
-    const MIN_WIRE_SIZE: usize = 2;
-    const OPTIONAL_KIND: OptionalKind = OptionalKind::FSizeLength;
-}
-
-impl Encode for Option<ProxyData> {
-    /// Writes the proxy, or `00 00` for `None`.
-    fn encode(&self, enc: &mut Encoder) {
-        match self {
-            Some(p) => p.encode(enc),
-            None => enc.write_raw(&[0, 0]),
-        }
-    }
-}
-
-impl Decode for Option<ProxyData> {
-    /// Reads a proxy; an identity with an empty name and an empty category
-    /// is the null proxy and ends it. (Ice 3.7.8 reads an empty name with a
-    /// category as a proxy, and so does floe.)
-    ///
-    /// # Errors
-    ///
-    /// [`Error::ProxyUnmarshal`] for a mode above 4 or more than one facet;
-    /// out-of-bounds and endpoint errors as they come.
-    fn decode(dec: &mut Decoder) -> Result<Self> {
-        let identity = Identity::decode(dec).map_err(|e| e.at("Proxy"))?;
-        if identity.is_null() {
-            return Ok(None);
-        }
-        ProxyData::decode_after_identity(identity, dec)
-            .map(Some)
-            .map_err(|e| e.at("Proxy"))
     }
 }
 

@@ -79,11 +79,18 @@ impl rich::Echo for Echo {
             _ => Ok(Err(Box::new(rich::OtherError { n: 1 }))),
         }
     }
-    async fn self_(
+    async fn self_(&self, current: &Current) -> Result<Option<rich::EchoPrx>, DispatchError> {
+        Ok(Some(rich::EchoPrx::unchecked_cast(
+            current.adapter.create_proxy(current.id.clone()),
+        )))
+    }
+    async fn relay(
         &self,
-        current: &Current,
-    ) -> Result<Option<floe::codegen::ProxyData>, DispatchError> {
-        Ok(Some(floe::codegen::ProxyData::new(current.id.clone())))
+        e: Option<rich::EchoPrx>,
+        o: Option<Option<floe::codegen::Proxy>>,
+        _: &Current,
+    ) -> Result<(Option<rich::EchoPrx>, Option<floe::codegen::Proxy>), DispatchError> {
+        Ok((e, o.flatten()))
     }
 }
 

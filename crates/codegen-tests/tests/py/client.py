@@ -36,6 +36,13 @@ def main():
         assert sub.find("there") is Ice.Unset
         me = sub._self()
         assert me.ice_getIdentity() == Ice.Identity("echo", ""), me
+        other = communicator.stringToProxy("other:tcp -h 127.0.0.1 -p 1")
+        (r, back) = sub.relay(me, other)
+        assert r.ice_getIdentity() == me.ice_getIdentity(), r
+        assert back.ice_getIdentity() == Ice.Identity("other", ""), back
+        r.ice_ping()
+        (r, back) = sub.relay(None, Ice.Unset)
+        assert r is None and back is None, (r, back)
         # A oneway call of a void operation.
         sub.ice_oneway().putPrims(Rich.Prims())
         sub.ice_ping()

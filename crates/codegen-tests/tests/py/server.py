@@ -47,6 +47,9 @@ class EchoI(Rich.SubEcho):
     def _self(self, current):  # `self` is escaped by the Python mapping
         return Rich.EchoPrx.uncheckedCast(current.adapter.createProxy(current.id))
 
+    def relay(self, e, o, current):
+        return (e, None if o is Ice.Unset else o)
+
     def find(self, name, current):
         return Rich.Point(5, 6) if name == "here" else Ice.Unset
 

@@ -30,6 +30,24 @@ def main():
         assert g.bytesLen(b"\x01\x02\x03") == 3
         assert g.color(PyGreet.Color.blue) == PyGreet.Color.green
         g.nothing()
+
+        # Fancy extends Greeter (a Rust supertrait), with out-parameters and
+        # a derived exception.
+        base = communicator.stringToProxy("fancy:tcp -h 127.0.0.1 -p %s -t 10000" % sys.argv[2])
+        f = PyGreet.FancyPrx.checkedCast(base)
+        assert f is not None, "checkedCast to Fancy failed"
+        assert PyGreet.GreeterPrx.checkedCast(base) is not None
+        ids = f.ice_ids()
+        assert ids == ["::Ice::Object", "::PyGreet::Fancy", "::PyGreet::Greeter"], ids
+        assert f.greet("base", 2) == "hello base x2"
+        assert f.split("ab") == (2, "AB"), f.split("ab")
+        assert f.pair(4) == (8, "4"), f.pair(4)
+        try:
+            f.split("")
+            raise AssertionError("split('') did not raise")
+        except PyGreet.Oops as e:
+            assert isinstance(e, PyGreet.Worse), e
+            assert e.reason == "empty" and e.code == 7, e
     print("ok")
 
 

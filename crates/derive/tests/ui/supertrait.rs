@@ -1,10 +1,8 @@
-#[floe::interface(module = "M")]
-pub trait Base {
-    async fn ping(&self);
-}
+// A supertrait must be a `#[floe::interface]` trait.
+pub trait NotAnInterface {}
 
 #[floe::interface(module = "M")]
-pub trait Derived: Base {
+pub trait Derived: NotAnInterface {
     async fn pong(&self);
 }
 

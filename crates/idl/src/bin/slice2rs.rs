@@ -49,6 +49,10 @@ struct Cli {
     /// proxies become `Option<ProxyData>`), for crates without floe-runtime.
     #[arg(long)]
     no_interfaces: bool,
+    /// Map proxy-typed values to `Option<ProxyData>` (plain data) instead
+    /// of live typed proxies.
+    #[arg(long)]
+    proxy_data: bool,
     /// Allow underscores in Slice identifiers (deprecated: use [["underscore"]]).
     #[arg(long)]
     underscore: bool,
@@ -134,6 +138,7 @@ fn main() -> ExitCode {
                 } else if !cli.validate {
                     let settings = floe_idl::codegen::Settings {
                         interfaces: !cli.no_interfaces,
+                        proxy_data: cli.proxy_data,
                     };
                     match floe_idl::codegen::generate(&out.model, &settings) {
                         Ok(code) => {

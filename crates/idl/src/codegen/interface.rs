@@ -146,6 +146,18 @@ impl Gen<'_> {
                 #(#proxy_methods)*
             }
 
+            impl #c::ProxyType for #prx {
+                fn write_proxy(&self, enc: &mut #c::Encoder) {
+                    #c::ProxyType::write_proxy(&self.0, enc)
+                }
+                fn from_proxy_data(
+                    data: #c::ProxyData,
+                    dec: &#c::Decoder,
+                ) -> #c::WireResult<Self> {
+                    <#c::Proxy as #c::ProxyType>::from_proxy_data(data, dec).map(Self)
+                }
+            }
+
             impl ::core::ops::Deref for #prx {
                 type Target = #c::Proxy;
                 fn deref(&self) -> &#c::Proxy {
@@ -270,9 +282,14 @@ impl Gen<'_> {
     /// How an in-parameter is taken by the proxy method: by value for
     /// numbers and enums, else by reference.
     fn borrowed(&self, from: Option<ModuleId>, s: &Slot) -> (TokenStream, bool) {
+        let c = codegen_path();
         let by_value = self.is_copy(s.ty);
         let t = match s.ty {
             _ if by_value => self.rust_type(from, s.ty),
+            _ if self.is_external_value(s.ty) => {
+                let t = self.rust_type(from, s.ty);
+                quote!(<#t as #c::ProxyArg>::Arg<'_>)
+            }
             Type::String => quote!(&str),
             Type::Named(id) => match &self.model.def(id).kind {
                 DefKind::Sequence(seq) if seq.element == Type::Byte => quote!(&[u8]),
@@ -402,6 +419,17 @@ impl Gen<'_> {
         let writes = ins.iter().map(|s| {
             let v = &s.var;
             let (_, by_value) = self.borrowed(from, s);
+            if self.is_external_value(s.ty) {
+                let t = self.rust_type(from, s.ty);
+                let arg = quote!(<#t as #c::ProxyArg>::arg_ref);
+                return match s.tag {
+                    None => quote!(enc_.write(#arg(&#v));),
+                    Some(tag) => {
+                        let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
+                        quote!(enc_.write_optional(#tag, #v.as_ref().map(|a_| #arg(a_)));)
+                    }
+                };
+            }
             match s.tag {
                 None if by_value => quote!(enc_.write(&#v);),
                 None => quote!(enc_.write(#v);),
@@ -444,6 +472,21 @@ impl Gen<'_> {
             }
         });
         let result_expr = self.result_expr(op);
+        // Results that may hold proxies need the communicator to decode.
+        let live = outs.iter().any(|s| self.may_hold_proxy(s.ty));
+        let (reply_decoder, proxy_param, proxy_arg) = if live {
+            (
+                quote!(proxy_.reply_decoder(encaps)?),
+                quote!(proxy_: &#c::Proxy,),
+                quote!(&self.0,),
+            )
+        } else {
+            (
+                quote!(#c::Decoder::from_encapsulation(encaps)?),
+                TokenStream::new(),
+                TokenStream::new(),
+            )
+        };
         let decode_ok = if outs.is_empty() {
             quote! {
                 let _ = encaps;
@@ -451,7 +494,7 @@ impl Gen<'_> {
             }
         } else {
             quote! {
-                let mut dec = #c::Decoder::from_encapsulation(encaps)?;
+                let mut dec = #reply_decoder;
                 #factories
                 #(#reads)*
                 dec.finish_encapsulation()?;
@@ -459,6 +502,11 @@ impl Gen<'_> {
             }
         };
         let many = many_args(op.in_params().count() + 1);
+        let live_binding = if live {
+            quote!(let proxy_ = &self.0;)
+        } else {
+            TokenStream::new()
+        };
         if op.throws.is_empty() {
             quote! {
                 #doc
@@ -471,6 +519,7 @@ impl Gen<'_> {
                     #twoway_check
                     let params = #params;
                     let encaps = self.0.invoke(#wire_name, #mode, params).await?.into_ok()?;
+                    #live_binding
                     #decode_ok
                 }
             }
@@ -505,7 +554,7 @@ impl Gen<'_> {
                         #c::Response::UserException(encaps) => {
                             let mut registry = #c::UserExceptionRegistry::new();
                             #(registry.register::<#accepted>();)*
-                            let mut dec = #c::Decoder::from_encapsulation(encaps)?;
+                            let mut dec = self.0.reply_decoder(encaps)?;
                             #factories
                             let ex = match dec.read_user_exception(&registry) {
                                 ::core::result::Result::Ok(ex) => ex,
@@ -520,10 +569,10 @@ impl Gen<'_> {
                             return ::core::result::Result::Err(#c::Error::UnknownUserException(ex.ice_id().to_owned()));
                         }
                     };
-                    fn decode_reply(encaps: #c::Encapsulation) -> #c::Result<#result> {
+                    fn decode_reply(#proxy_param encaps: #c::Encapsulation) -> #c::Result<#result> {
                         #decode_ok
                     }
-                    decode_reply(encaps).map(::core::result::Result::Ok)
+                    decode_reply(#proxy_arg encaps).map(::core::result::Result::Ok)
                 }
             }
         }
@@ -720,6 +769,14 @@ impl Gen<'_> {
         let decode = if ins.is_empty() {
             quote! {
                 let mut dec = #c::Decoder::from_encapsulation(params)?;
+                dec.finish_encapsulation()?;
+            }
+        } else if ins.iter().any(|s| self.may_hold_proxy(s.ty)) {
+            // Parameters that may hold proxies need the communicator.
+            quote! {
+                let mut dec = current.params_decoder(params)?;
+                #factories
+                #(#reads)*
                 dec.finish_encapsulation()?;
             }
         } else {

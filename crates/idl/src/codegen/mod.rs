@@ -22,7 +22,8 @@
 //! | `class C` | `pub struct C` implementing `Value`; references are `Option<ClassRef<C>>` |
 //! | `exception X` | `pub struct X` implementing `UserException` |
 //! | `interface I` | `IPrx` (typed proxy), trait `I` (servant), `IDispatcher` |
-//! | `I*` | `Option<ProxyData>` (wrap with `IPrx::unchecked_cast` once a communicator makes it a `Proxy`) |
+//! | `I*` | `Option<IPrx>`, a live typed proxy (decoders get the communicator from the runtime: `Proxy::reply_decoder`, `Current::params_decoder`, `Communicator::decoder_context`) |
+//! | `Object*` | `Option<Proxy>`, the untyped proxy (Ice's `ObjectPrx`) |
 //! | `Object`, `Value` | `Option<ValuePtr>` |
 //! | `optional(n) T` | `Option<T>` |
 //!
@@ -48,16 +49,30 @@ use ident::{doc_attrs, module_ident, type_ident};
 pub struct Settings {
     /// Generate typed proxies, servant traits and dispatchers for
     /// interfaces (needs `floe-runtime`). When false only data types are
-    /// generated. Proxy-typed values (`I*` members, parameters, results)
-    /// are `Option<ProxyData>` either way: turning proxy data into a live
-    /// proxy needs a communicator, which the runtime does not offer to
-    /// decoders yet.
+    /// generated. Proxy-typed values (`I*`, `Object*`) are then
+    /// `Option<ProxyData>` (plain data) instead of `Option<IPrx>` and
+    /// `Option<Proxy>`.
     pub interfaces: bool,
+    /// Map proxy-typed values to `Option<ProxyData>` (plain data, no
+    /// communicator needed to decode) even when interfaces are generated,
+    /// for code that handles proxies as data. Default: live proxies.
+    pub proxy_data: bool,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { interfaces: true }
+        Settings {
+            interfaces: true,
+            proxy_data: false,
+        }
+    }
+}
+
+impl Settings {
+    /// Whether proxy-typed values are live proxies (`Option<IPrx>`,
+    /// `Option<Proxy>`) rather than `Option<ProxyData>`.
+    fn live_proxies(&self) -> bool {
+        self.interfaces && !self.proxy_data
     }
 }
 
@@ -236,7 +251,12 @@ impl Gen<'_> {
             Type::Object | Type::Value | Type::LocalObject => {
                 quote!(::core::option::Option<#c::ValuePtr>)
             }
-            Type::ObjectProxy | Type::Proxy(_) => quote!(::core::option::Option<#c::ProxyData>),
+            Type::ObjectProxy => self.untyped_proxy(),
+            Type::Proxy(id) if self.has_typed_proxy(id) => {
+                let p = self.path_to(from, id, "Prx");
+                quote!(::core::option::Option<#p>)
+            }
+            Type::Proxy(_) => self.untyped_proxy(),
             Type::Named(id) => {
                 let def = self.model.def(id);
                 if let Some(special) = well_known(&def.scoped) {
@@ -253,6 +273,63 @@ impl Gen<'_> {
                     _ => self.path_to(from, id, ""),
                 }
             }
+        }
+    }
+
+    /// `Option<Proxy>` (Ice's `ObjectPrx`), or `Option<ProxyData>` when
+    /// no runtime code is generated or [`Settings::proxy_data`] asks.
+    fn untyped_proxy(&self) -> TokenStream {
+        let c = codegen_path();
+        if self.settings.live_proxies() {
+            quote!(::core::option::Option<#c::Proxy>)
+        } else {
+            quote!(::core::option::Option<#c::ProxyData>)
+        }
+    }
+
+    /// Whether interface `id` has a generated typed proxy (`IPrx`): it is
+    /// defined (here or in an included file), not local, and interfaces
+    /// are generated.
+    pub(crate) fn has_typed_proxy(&self, id: DefId) -> bool {
+        let def = self.model.def(id);
+        self.settings.live_proxies()
+            && !def.local
+            && matches!(&def.kind, DefKind::Interface(i) if i.defined)
+    }
+
+    /// Whether values of `ty` may hold proxies (classes may: their
+    /// members are not all known here), so that decoding them needs a
+    /// decoder carrying the communicator.
+    pub(crate) fn may_hold_proxy(&self, ty: Type) -> bool {
+        self.may_hold_proxy_depth(ty, 0)
+    }
+
+    fn may_hold_proxy_depth(&self, ty: Type, depth: usize) -> bool {
+        if depth > 64 {
+            return true;
+        }
+        match ty {
+            Type::ObjectProxy | Type::Proxy(_) | Type::Object | Type::Value => true,
+            Type::Named(id) => {
+                let def = self.model.def(id);
+                if well_known(&def.scoped).is_some() {
+                    return false;
+                }
+                match &def.kind {
+                    DefKind::Class(_) | DefKind::Interface(_) => true,
+                    DefKind::Struct(s) => s
+                        .members
+                        .iter()
+                        .any(|m| self.may_hold_proxy_depth(m.ty, depth + 1)),
+                    DefKind::Sequence(s) => self.may_hold_proxy_depth(s.element, depth + 1),
+                    DefKind::Dictionary(d) => {
+                        self.may_hold_proxy_depth(d.key, depth + 1)
+                            || self.may_hold_proxy_depth(d.value, depth + 1)
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
         }
     }
 

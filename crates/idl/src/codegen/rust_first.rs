@@ -66,6 +66,20 @@ fn is_wire_type_impl(i: &syn::ItemImpl) -> bool {
 }
 
 impl Gen<'_> {
+    /// Whether `ty` is a Rust-first struct or enum named by path (an
+    /// [`EXTERNAL`] struct stand-in): proxies take it as
+    /// `<T as ProxyArg>::Arg<'_>`, by value for enums and by reference
+    /// for structs, as they take Slice-defined ones.
+    pub(crate) fn is_external_value(&self, ty: Type) -> bool {
+        match ty {
+            Type::Named(id) => {
+                let def = self.model.def(id);
+                def.has_metadata(EXTERNAL) && matches!(def.kind, DefKind::Struct(_))
+            }
+            _ => false,
+        }
+    }
+
     /// Whether `ty` refers (through sequences and dictionaries) to an
     /// [`EXTERNAL`] definition.
     fn mentions_external(&self, ty: Type, depth: usize) -> bool {

@@ -81,6 +81,21 @@ pub mod demo {
             ::core::result::Result::Ok(())
         }
     }
+    impl ::floe::codegen::ProxyType for HelloPrx {
+        fn write_proxy(&self, enc: &mut ::floe::codegen::Encoder) {
+            ::floe::codegen::ProxyType::write_proxy(&self.0, enc)
+        }
+        fn from_proxy_data(
+            data: ::floe::codegen::ProxyData,
+            dec: &::floe::codegen::Decoder,
+        ) -> ::floe::codegen::WireResult<Self> {
+            <::floe::codegen::Proxy as ::floe::codegen::ProxyType>::from_proxy_data(
+                    data,
+                    dec,
+                )
+                .map(Self)
+        }
+    }
     impl ::core::ops::Deref for HelloPrx {
         type Target = ::floe::codegen::Proxy;
         fn deref(&self) -> &::floe::codegen::Proxy {

@@ -798,7 +798,7 @@ pub mod rich {
                     let mut registry = ::floe::codegen::UserExceptionRegistry::new();
                     registry.register::<BaseError>();
                     registry.register::<DerivedError>();
-                    let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
+                    let mut dec = self.0.reply_decoder(encaps)?;
                     dec.set_value_factories(super::value_factories());
                     let ex = match dec.read_user_exception(&registry) {
                         ::core::result::Result::Ok(ex) => ex,
@@ -851,9 +851,7 @@ pub mod rich {
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
         pub async fn self_(
             &self,
-        ) -> ::floe::codegen::Result<
-            ::core::option::Option<::floe::codegen::ProxyData>,
-        > {
+        ) -> ::floe::codegen::Result<::core::option::Option<EchoPrx>> {
             if !self.0.mode().is_twoway() {
                 return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
             }
@@ -863,10 +861,62 @@ pub mod rich {
                 .invoke("self", ::floe::codegen::OperationMode::Idempotent, params)
                 .await?
                 .into_ok()?;
-            let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
+            let proxy_ = &self.0;
+            let mut dec = proxy_.reply_decoder(encaps)?;
             let ret = dec.read()?;
             dec.finish_encapsulation()?;
             ::core::result::Result::Ok(ret)
+        }
+        /// Proxies as parameters and results: returns `e`, `back` is `o`.
+        ///
+        /// # Errors
+        ///
+        /// Any invocation error; a user exception is `Error::UnknownUserException`.
+        pub async fn relay(
+            &self,
+            e: &::core::option::Option<EchoPrx>,
+            o: ::core::option::Option<&::core::option::Option<::floe::codegen::Proxy>>,
+        ) -> ::floe::codegen::Result<
+            (
+                ::core::option::Option<EchoPrx>,
+                ::core::option::Option<::floe::codegen::Proxy>,
+            ),
+        > {
+            if !self.0.mode().is_twoway() {
+                return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
+            }
+            let params = self
+                .0
+                .encode_params(|enc_| {
+                    enc_.write(e);
+                    enc_.write_optional(1, o);
+                });
+            let encaps = self
+                .0
+                .invoke("relay", ::floe::codegen::OperationMode::Normal, params)
+                .await?
+                .into_ok()?;
+            let proxy_ = &self.0;
+            let mut dec = proxy_.reply_decoder(encaps)?;
+            let out_back = dec.read()?;
+            let ret = dec.read()?;
+            dec.finish_encapsulation()?;
+            ::core::result::Result::Ok((ret, out_back))
+        }
+    }
+    impl ::floe::codegen::ProxyType for EchoPrx {
+        fn write_proxy(&self, enc: &mut ::floe::codegen::Encoder) {
+            ::floe::codegen::ProxyType::write_proxy(&self.0, enc)
+        }
+        fn from_proxy_data(
+            data: ::floe::codegen::ProxyData,
+            dec: &::floe::codegen::Decoder,
+        ) -> ::floe::codegen::WireResult<Self> {
+            <::floe::codegen::Proxy as ::floe::codegen::ProxyType>::from_proxy_data(
+                    data,
+                    dec,
+                )
+                .map(Self)
         }
     }
     impl ::core::ops::Deref for EchoPrx {
@@ -948,7 +998,22 @@ pub mod rich {
             current: &::floe::codegen::Current,
         ) -> impl ::core::future::Future<
             Output = ::core::result::Result<
-                ::core::option::Option<::floe::codegen::ProxyData>,
+                ::core::option::Option<EchoPrx>,
+                ::floe::codegen::DispatchError,
+            >,
+        > + ::core::marker::Send;
+        /// Proxies as parameters and results: returns `e`, `back` is `o`.
+        fn relay(
+            &self,
+            e: ::core::option::Option<EchoPrx>,
+            o: ::core::option::Option<::core::option::Option<::floe::codegen::Proxy>>,
+            current: &::floe::codegen::Current,
+        ) -> impl ::core::future::Future<
+            Output = ::core::result::Result<
+                (
+                    ::core::option::Option<EchoPrx>,
+                    ::core::option::Option<::floe::codegen::Proxy>,
+                ),
                 ::floe::codegen::DispatchError,
             >,
         > + ::core::marker::Send;
@@ -1073,9 +1138,7 @@ pub mod rich {
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
-                        let mut dec = ::floe::codegen::Decoder::from_encapsulation(
-                            params,
-                        )?;
+                        let mut dec = current.params_decoder(params)?;
                         dec.set_value_factories(super::value_factories());
                         let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
@@ -1224,6 +1287,46 @@ pub mod rich {
                         )
                     })
                 }
+                "relay" => {
+                    if !(matches!(
+                        current.mode, ::floe::codegen::OperationMode::Normal
+                    )) {
+                        return ::floe::codegen::Dispatch::ready(
+                            ::core::result::Result::Err(
+                                ::floe::codegen::WireError::marshal(
+                                        ::std::format!(
+                                            "unexpected operation mode. expected = {} received = {:?}",
+                                            "Normal", current.mode
+                                        ),
+                                    )
+                                    .into(),
+                            ),
+                        );
+                    }
+                    ::floe::codegen::Dispatch::future(async move {
+                        let mut dec = current.params_decoder(params)?;
+                        let e_ = dec.read()?;
+                        let o_ = dec.read_optional_value(1)?;
+                        dec.finish_encapsulation()?;
+                        let (ret, out_back) = <T as Echo>::relay(
+                                &*self.0,
+                                e_,
+                                o_,
+                                &current,
+                            )
+                            .await?;
+                        ::core::result::Result::<
+                            _,
+                            ::floe::codegen::DispatchError,
+                        >::Ok(
+                            current
+                                .encode_reply(|enc| {
+                                    enc.write(&out_back);
+                                    enc.write(&ret);
+                                }),
+                        )
+                    })
+                }
                 _ => {
                     ::floe::codegen::Dispatch::ready(
                         ::core::result::Result::Err(
@@ -1259,13 +1362,11 @@ pub mod rich {
         /// Slice member `any`.
         pub any: ::core::option::Option<::floe::codegen::ValuePtr>,
         /// Slice member `obj`.
-        pub obj: ::core::option::Option<::floe::codegen::ProxyData>,
+        pub obj: ::core::option::Option<::floe::codegen::Proxy>,
         /// Slice member `echo`.
-        pub echo: ::core::option::Option<::floe::codegen::ProxyData>,
+        pub echo: ::core::option::Option<EchoPrx>,
         /// Slice member `maybeEcho`.
-        pub maybe_echo: ::core::option::Option<
-            ::core::option::Option<::floe::codegen::ProxyData>,
-        >,
+        pub maybe_echo: ::core::option::Option<::core::option::Option<EchoPrx>>,
         /// Slice member `fwd`.
         pub fwd: ::core::option::Option<::floe::codegen::ClassRef<Forward>>,
     }
@@ -1694,7 +1795,7 @@ pub mod rich {
                     let mut registry = ::floe::codegen::UserExceptionRegistry::new();
                     registry.register::<BaseError>();
                     registry.register::<DerivedError>();
-                    let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
+                    let mut dec = self.0.reply_decoder(encaps)?;
                     dec.set_value_factories(super::value_factories());
                     let ex = match dec.read_user_exception(&registry) {
                         ::core::result::Result::Ok(ex) => ex,
@@ -1747,9 +1848,7 @@ pub mod rich {
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
         pub async fn self_(
             &self,
-        ) -> ::floe::codegen::Result<
-            ::core::option::Option<::floe::codegen::ProxyData>,
-        > {
+        ) -> ::floe::codegen::Result<::core::option::Option<EchoPrx>> {
             if !self.0.mode().is_twoway() {
                 return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
             }
@@ -1759,10 +1858,62 @@ pub mod rich {
                 .invoke("self", ::floe::codegen::OperationMode::Idempotent, params)
                 .await?
                 .into_ok()?;
-            let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
+            let proxy_ = &self.0;
+            let mut dec = proxy_.reply_decoder(encaps)?;
             let ret = dec.read()?;
             dec.finish_encapsulation()?;
             ::core::result::Result::Ok(ret)
+        }
+        /// Proxies as parameters and results: returns `e`, `back` is `o`.
+        ///
+        /// # Errors
+        ///
+        /// Any invocation error; a user exception is `Error::UnknownUserException`.
+        pub async fn relay(
+            &self,
+            e: &::core::option::Option<EchoPrx>,
+            o: ::core::option::Option<&::core::option::Option<::floe::codegen::Proxy>>,
+        ) -> ::floe::codegen::Result<
+            (
+                ::core::option::Option<EchoPrx>,
+                ::core::option::Option<::floe::codegen::Proxy>,
+            ),
+        > {
+            if !self.0.mode().is_twoway() {
+                return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
+            }
+            let params = self
+                .0
+                .encode_params(|enc_| {
+                    enc_.write(e);
+                    enc_.write_optional(1, o);
+                });
+            let encaps = self
+                .0
+                .invoke("relay", ::floe::codegen::OperationMode::Normal, params)
+                .await?
+                .into_ok()?;
+            let proxy_ = &self.0;
+            let mut dec = proxy_.reply_decoder(encaps)?;
+            let out_back = dec.read()?;
+            let ret = dec.read()?;
+            dec.finish_encapsulation()?;
+            ::core::result::Result::Ok((ret, out_back))
+        }
+    }
+    impl ::floe::codegen::ProxyType for SubEchoPrx {
+        fn write_proxy(&self, enc: &mut ::floe::codegen::Encoder) {
+            ::floe::codegen::ProxyType::write_proxy(&self.0, enc)
+        }
+        fn from_proxy_data(
+            data: ::floe::codegen::ProxyData,
+            dec: &::floe::codegen::Decoder,
+        ) -> ::floe::codegen::WireResult<Self> {
+            <::floe::codegen::Proxy as ::floe::codegen::ProxyType>::from_proxy_data(
+                    data,
+                    dec,
+                )
+                .map(Self)
         }
     }
     impl ::core::ops::Deref for SubEchoPrx {
@@ -1944,9 +2095,7 @@ pub mod rich {
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
-                        let mut dec = ::floe::codegen::Decoder::from_encapsulation(
-                            params,
-                        )?;
+                        let mut dec = current.params_decoder(params)?;
                         dec.set_value_factories(super::value_factories());
                         let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
@@ -2095,6 +2244,46 @@ pub mod rich {
                         )
                     })
                 }
+                "relay" => {
+                    if !(matches!(
+                        current.mode, ::floe::codegen::OperationMode::Normal
+                    )) {
+                        return ::floe::codegen::Dispatch::ready(
+                            ::core::result::Result::Err(
+                                ::floe::codegen::WireError::marshal(
+                                        ::std::format!(
+                                            "unexpected operation mode. expected = {} received = {:?}",
+                                            "Normal", current.mode
+                                        ),
+                                    )
+                                    .into(),
+                            ),
+                        );
+                    }
+                    ::floe::codegen::Dispatch::future(async move {
+                        let mut dec = current.params_decoder(params)?;
+                        let e_ = dec.read()?;
+                        let o_ = dec.read_optional_value(1)?;
+                        dec.finish_encapsulation()?;
+                        let (ret, out_back) = <T as Echo>::relay(
+                                &*self.0,
+                                e_,
+                                o_,
+                                &current,
+                            )
+                            .await?;
+                        ::core::result::Result::<
+                            _,
+                            ::floe::codegen::DispatchError,
+                        >::Ok(
+                            current
+                                .encode_reply(|enc| {
+                                    enc.write(&out_back);
+                                    enc.write(&ret);
+                                }),
+                        )
+                    })
+                }
                 _ => {
                     ::floe::codegen::Dispatch::ready(
                         ::core::result::Result::Err(
@@ -2208,6 +2397,21 @@ pub mod rich {
                 .into_ok()?;
             let _ = encaps;
             ::core::result::Result::Ok(())
+        }
+    }
+    impl ::floe::codegen::ProxyType for NamesPrx {
+        fn write_proxy(&self, enc: &mut ::floe::codegen::Encoder) {
+            ::floe::codegen::ProxyType::write_proxy(&self.0, enc)
+        }
+        fn from_proxy_data(
+            data: ::floe::codegen::ProxyData,
+            dec: &::floe::codegen::Decoder,
+        ) -> ::floe::codegen::WireResult<Self> {
+            <::floe::codegen::Proxy as ::floe::codegen::ProxyType>::from_proxy_data(
+                    data,
+                    dec,
+                )
+                .map(Self)
         }
     }
     impl ::core::ops::Deref for NamesPrx {

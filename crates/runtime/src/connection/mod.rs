@@ -62,6 +62,49 @@ const COPY_LIMIT: usize = 16 * 1024;
 /// the connection's write queue ([`Writer::wait_queued_below`]).
 const SEND_HIGH_WATER: usize = 1024 * 1024;
 
+/// A request's parameters as the frame writer takes them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Params<'a> {
+    /// A whole encapsulation, 6-byte header included.
+    Encapsulation(&'a Bytes),
+    /// The data of an encapsulation in `EncodingVersion`; the writer adds
+    /// the header (e.g. an encapsulation received from a peer and
+    /// forwarded: the data is shared, not copied).
+    Body(floe_wire::EncodingVersion, &'a Bytes),
+}
+
+impl Params<'_> {
+    /// Bytes of the whole encapsulation on the wire.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Params::Encapsulation(b) => b.len(),
+            Params::Body(_, b) => b.len() + 6,
+        }
+    }
+
+    /// The bytes sent after the frame head (and the header, for `Body`).
+    fn data(&self) -> &Bytes {
+        match self {
+            Params::Encapsulation(b) | Params::Body(_, b) => b,
+        }
+    }
+
+    /// The whole encapsulation in one buffer (copies a `Body`), for the
+    /// batch and datagram paths.
+    pub(crate) fn framed(&self) -> Bytes {
+        match self {
+            Params::Encapsulation(b) => (*b).clone(),
+            Params::Body(encoding, body) => {
+                let mut buf = BytesMut::with_capacity(body.len() + 6);
+                buf.extend_from_slice(&((body.len() + 6) as i32).to_le_bytes());
+                buf.extend_from_slice(&[encoding.major, encoding.minor]);
+                buf.extend_from_slice(body);
+                buf.freeze()
+            }
+        }
+    }
+}
+
 /// Above this many queued bytes the connection task stops reading.
 const WRITE_HIGH_WATER: usize = 8 * 1024 * 1024;
 
@@ -391,7 +434,7 @@ impl Connection {
     pub(crate) async fn invoke(
         &self,
         head: &RequestHead<'_>,
-        params: &Bytes,
+        params: Params<'_>,
         twoway: bool,
         compress: bool,
         timeout: Option<Duration>,
@@ -412,21 +455,7 @@ impl Connection {
             table: &inner.requests,
             id,
         });
-        let mut buf = BytesMut::with_capacity(
-            64 + head.operation.len()
-                + if params.len() <= COPY_LIMIT {
-                    params.len()
-                } else {
-                    0
-                },
-        );
-        head.encode_head(&mut buf, id, params.len(), CompressionStatus::NotSupported);
-        let big = (params.len() > COPY_LIMIT && !compress).then(|| params.clone());
-        if big.is_none() {
-            buf.extend_from_slice(params);
-        }
-        inner
-            .send_frame(buf, compress, big)
+        self.send_request(head, id, params, compress)
             .map_err(|e| (e, false))?;
         let Some(rx) = rx else {
             // Oneway: return once earlier messages are (nearly) written.
@@ -456,6 +485,40 @@ impl Connection {
             Ok(Err(e)) => Err((e, true)),
             Err(_) => Err((Error::ConnectionLost("connection task ended".into()), true)),
         }
+    }
+
+    /// Writes (or queues) one Request frame with request id `id`; never
+    /// waits. Large parameters go beside the frame head in a vectored
+    /// write, shared, not copied.
+    pub(crate) fn send_request(
+        &self,
+        head: &RequestHead<'_>,
+        id: i32,
+        params: Params<'_>,
+        compress: bool,
+    ) -> Result<()> {
+        if !self.is_active() {
+            return Err(self.end_error().unwrap_or(Error::ConnectionManuallyClosed));
+        }
+        let data = params.data();
+        let copied = data.len() <= COPY_LIMIT || compress;
+        let mut buf = BytesMut::with_capacity(
+            64 + head.operation.len() + if copied { data.len() } else { 0 },
+        );
+        head.encode_head(&mut buf, id, params.len(), CompressionStatus::NotSupported);
+        if let Params::Body(encoding, body) = params {
+            // Size as an i32: the body came in a frame bounded by
+            // Ice.MessageSizeMax, or was built here.
+            buf.extend_from_slice(&((body.len() + 6) as i32).to_le_bytes());
+            buf.extend_from_slice(&[encoding.major, encoding.minor]);
+        }
+        let big = if copied {
+            buf.extend_from_slice(data);
+            None
+        } else {
+            Some(data.clone())
+        };
+        self.inner.send_frame(buf, compress, big)
     }
 
     /// Whether two handles are the same connection.

@@ -10,6 +10,7 @@ use super::slice::{SliceTypeId, SlicedData};
 use super::value::{ClassRef, UnknownSlicedValue, ValuePtr, ValueType};
 use super::ClassFormat;
 use crate::encoder::Encoder;
+use crate::version::ENCODING_1_0;
 
 /// Per-encapsulation state for writing class instances: instance ids,
 /// registered type ids, and the instances and slices being written.
@@ -36,7 +37,9 @@ struct WriteFrame {
 /// A slice whose flags and size are patched by `end_slice`.
 #[derive(Debug)]
 struct OpenSlice {
-    flags_pos: usize,
+    /// Where the flags byte is; `None` for an encoding-1.0 exception slice
+    /// (type id and size only).
+    flags_pos: Option<usize>,
     size_pos: Option<usize>,
     flags: u8,
     /// Indirection table (sliced format): instances referenced by this slice.
@@ -145,6 +148,10 @@ impl Encoder {
 
     /// Runs `write` (which writes an exception's slices) in an exception frame.
     pub(crate) fn write_exception_frame(&mut self, write: impl FnOnce(&mut Encoder)) {
+        if self.encoding() == ENCODING_1_0 {
+            // `usesClasses`: floe writes no class members in encoding 1.0.
+            self.write_bool(false);
+        }
         self.class_writer().frames.push(WriteFrame {
             exception: true,
             first_slice: true,
@@ -166,6 +173,23 @@ impl Encoder {
     /// If called outside `write_slices` (no instance or exception is being
     /// written): a bug in the calling code, never caused by input.
     pub fn start_slice(&mut self, type_id: &str, compact_id: Option<u32>, last: bool) {
+        if self.encoding() == ENCODING_1_0 && self.in_exception_frame() {
+            // Encoding 1.0: every exception slice is its type id and an
+            // int32 size that counts itself; no flags.
+            self.write_string(type_id);
+            let size_pos = Some(self.start_fsize());
+            if let Some(frame) = self.class_writer().frames.last_mut() {
+                frame.first_slice = false;
+                frame.slice = Some(OpenSlice {
+                    flags_pos: None,
+                    size_pos,
+                    flags: 0,
+                    table: Vec::new(),
+                    table_index: HashMap::new(),
+                });
+            }
+            return;
+        }
         let sliced = self.class_format() == ClassFormat::Sliced;
         let flags_pos = self.len();
         let writer = self.class_writer();
@@ -210,7 +234,7 @@ impl Encoder {
             f |= flags::IS_LAST_SLICE;
         }
         let slice = OpenSlice {
-            flags_pos,
+            flags_pos: Some(flags_pos),
             size_pos,
             flags: f,
             table: Vec::new(),
@@ -235,6 +259,14 @@ impl Encoder {
             .last_mut()
             .and_then(|f| f.slice.take())
             .expect("Encoder::end_slice without Encoder::start_slice");
+        let Some(flags_pos) = slice.flags_pos else {
+            // Encoding-1.0 exception slice: optional members are not
+            // marshaled in 1.0, so only the size is left.
+            if let Some(pos) = slice.size_pos {
+                self.patch_slice_size(pos);
+            }
+            return;
+        };
         let mut f = slice.flags;
         if f & flags::HAS_OPTIONAL_MEMBERS != 0 {
             self.write_u8(0xff);
@@ -249,7 +281,15 @@ impl Encoder {
                 self.write_instance(value);
             }
         }
-        self.buffer_mut()[slice.flags_pos] = f;
+        self.buffer_mut()[flags_pos] = f;
+    }
+
+    /// Whether the innermost thing being written is a user exception.
+    fn in_exception_frame(&mut self) -> bool {
+        self.class_writer()
+            .frames
+            .last()
+            .is_some_and(|f| f.exception)
     }
 
     /// Patches the int32 slice size at `pos`: it counts itself.
@@ -340,6 +380,44 @@ mod tests {
         fn read_slices(&mut self, _dec: &mut Decoder) -> Result<()> {
             Ok(())
         }
+    }
+
+    /// A two-slice exception with a string member in each slice.
+    #[derive(Debug, Default)]
+    struct Ex;
+    impl crate::exception::UserException for Ex {
+        fn ice_id(&self) -> &'static str {
+            "::T::D"
+        }
+        fn ice_ids(&self) -> &'static [&'static str] {
+            &["::T::D", "::T::B"]
+        }
+        fn write_slices(&self, enc: &mut Encoder) {
+            enc.start_slice("::T::D", None, false);
+            enc.write_string("d");
+            enc.end_slice();
+            enc.start_slice("::T::B", None, true);
+            enc.write_string("b");
+            enc.end_slice();
+        }
+        fn read_slices(&mut self, _dec: &mut Decoder) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn exception_in_both_encodings() {
+        let mut enc = Encoder::new();
+        enc.write_user_exception(&Ex);
+        assert_eq!(&enc.finish()[..], b"\x00\x06::T::D\x01d\x20\x06::T::B\x01b");
+        // 1.0: usesClasses, then per slice the type id and a size that
+        // counts itself.
+        let mut enc = Encoder::with_buffer(Default::default(), crate::version::ENCODING_1_0);
+        enc.write_user_exception(&Ex);
+        assert_eq!(
+            &enc.finish()[..],
+            b"\x00\x06::T::D\x06\x00\x00\x00\x01d\x06::T::B\x06\x00\x00\x00\x01b"
+        );
     }
 
     #[test]

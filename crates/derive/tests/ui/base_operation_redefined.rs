@@ -1,0 +1,11 @@
+#[floe::interface(module = "M")]
+pub trait Base {
+    async fn ping(&self);
+}
+
+#[floe::interface(module = "M")]
+pub trait Derived: Base {
+    async fn ping(&self);
+}
+
+fn main() {}

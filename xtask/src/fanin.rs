@@ -1,0 +1,660 @@
+//! The fan-in comparison of `cargo xtask compare` (`--fanin` runs it
+//! alone; a full run includes it): floe-storm and IceStorm 3.7 (icebox +
+//! `libIceStormService`) side by side, the same client both ways.
+//!
+//! Both brokers run for the whole comparison on free loopback ports. Each
+//! round runs every fan-in workload once per broker, in an order that
+//! alternates every round, as one `fanin_client` process
+//! (`examples/fanin_client.rs`: 4 oneway publishers → 1 oneway subscriber,
+//! see `examples/fanin_common/mod.rs`). Per (workload, broker) the report
+//! gives the median payload MB/s over the rounds, the messages lost (all
+//! rounds together) and the ratio floe-storm/IceStorm of the medians;
+//! targets: ≥ 2× IceStorm at 10 KB, ≥ 1.3× at 100 KB and 1 MB, 0 lost.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::{cargo, install, on_path, run_checked, workspace_root, DynError};
+
+/// The two columns.
+pub const BROKERS: [&str; 2] = ["floe-storm", "icestorm"];
+
+/// Every fan-in workload, in report order (as `fanin_client` names them).
+pub fn all_workloads() -> Vec<String> {
+    let mut w = Vec::new();
+    for kind in ["bytes", "floats", "data"] {
+        for size in [10_000, 100_000, 1_000_000] {
+            w.push(format!("fanin_{kind}_{size}"));
+        }
+    }
+    w
+}
+
+/// How the fan-in comparison runs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Rounds of alternating runs.
+    pub rounds: usize,
+    /// `BENCH_SCALE` for the client (factor on message counts).
+    pub scale: f64,
+    /// Build the client and floe-storm first.
+    pub build: bool,
+    /// The workloads to run.
+    pub workloads: Vec<String>,
+}
+
+/// One broker's samples for one workload.
+#[derive(Clone, Debug, Default)]
+pub struct Cell {
+    /// Payload MB/s (10⁶ bytes) received, one per round.
+    pub mb_s: Vec<f64>,
+    /// Messages lost, one per round.
+    pub lost: Vec<u64>,
+    /// Messages sent per round (the last seen).
+    pub sent: u64,
+}
+
+impl Cell {
+    /// Median MB/s.
+    pub fn median(&self) -> Option<f64> {
+        crate::compare::median(&self.mb_s)
+    }
+    /// Messages lost over all rounds.
+    pub fn lost_total(&self) -> u64 {
+        self.lost.iter().sum()
+    }
+}
+
+/// workload → broker → cell.
+pub type Results = BTreeMap<String, BTreeMap<String, Cell>>;
+
+/// What a fan-in comparison produced.
+pub struct Report {
+    /// Markdown: the results and targets table.
+    pub table: String,
+    /// The `"fanin": {...}` member of `target/compare.json`, on one line.
+    pub json: String,
+    /// Runs that failed.
+    pub failures: Vec<String>,
+    /// The options it ran with.
+    pub options: Options,
+}
+
+/// The speed target for a workload: 2× at 10 KB, 1.3× above.
+pub fn target_ratio(workload: &str) -> f64 {
+    if workload.ends_with("_10000") {
+        2.0
+    } else {
+        1.3
+    }
+}
+
+/// floe-storm's median over IceStorm's, if both were measured.
+pub fn ratio(results: &Results, workload: &str) -> Option<f64> {
+    let row = results.get(workload)?;
+    Some(row.get("floe-storm")?.median()? / row.get("icestorm")?.median()?)
+}
+
+/// Whether the workload's targets hold: speed ratio and 0 lost (floe-storm).
+pub fn met(results: &Results, workload: &str) -> Option<bool> {
+    let r = ratio(results, workload)?;
+    let lost = results.get(workload)?.get("floe-storm")?.lost_total();
+    Some(r >= target_ratio(workload) && lost == 0)
+}
+
+/// A running broker; dropping it kills and reaps the process.
+struct Broker {
+    child: Child,
+    /// Its TopicManager proxy, stringified.
+    topic_manager: String,
+    _dir: PathBuf,
+}
+
+impl Drop for Broker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> Result<u16, DynError> {
+    let l = TcpListener::bind(("127.0.0.1", 0))?;
+    Ok(l.local_addr()?.port())
+}
+
+/// A fresh, empty directory under `target/fanin/`.
+fn fresh_dir(name: &str) -> Result<PathBuf, DynError> {
+    let dir = workspace_root().join("target/fanin").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// Waits until `port` accepts connections.
+fn wait_listening(port: u16, what: &str, child: &mut Child) -> Result<(), DynError> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(format!("{what} exited ({status})").into());
+        }
+        if Instant::now() > deadline {
+            return Err(format!("{what} did not listen on port {port} within 30s").into());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(())
+}
+
+/// Broker settings shared by both: the 1 MB messages need a larger
+/// `Ice.MessageSizeMax` than the 1 MB default once framed.
+const MESSAGE_SIZE_MAX: &str = "Ice.MessageSizeMax=102400";
+
+impl Broker {
+    /// floe-storm's binary on two free ports.
+    fn floe_storm(bin: &Path, logs: &Path) -> Result<Broker, DynError> {
+        let dir = fresh_dir("floe-storm")?;
+        let (tm, publish) = (free_port()?, free_port()?);
+        let log = std::fs::File::create(logs.join("floe-storm.log"))?;
+        let mut child = Command::new(bin)
+            .arg(format!(
+                "--IceStorm.TopicManager.Endpoints=tcp -h 127.0.0.1 -p {tm}"
+            ))
+            .arg(format!(
+                "--IceStorm.Publish.Endpoints=tcp -h 127.0.0.1 -p {publish}"
+            ))
+            .arg(format!("--{MESSAGE_SIZE_MAX}"))
+            .arg("--data-dir")
+            .arg(dir.join("db"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
+        let ready = wait_listening(tm, "floe-storm", &mut child);
+        let broker = Broker {
+            child,
+            topic_manager: format!("IceStorm/TopicManager:tcp -h 127.0.0.1 -p {tm}"),
+            _dir: dir,
+        };
+        ready.map(|()| broker)
+    }
+
+    /// IceStorm 3.7 in icebox on two free ports.
+    fn icestorm(logs: &Path) -> Result<Broker, DynError> {
+        let dir = fresh_dir("icestorm")?;
+        let (tm, publish) = (free_port()?, free_port()?);
+        let db = dir.join("db");
+        std::fs::create_dir_all(&db)?;
+        let service = dir.join("config.service");
+        std::fs::write(
+            &service,
+            format!(
+                "IceStorm.InstanceName=IceStorm\n\
+                 IceStorm.TopicManager.Endpoints=tcp -h 127.0.0.1 -p {tm}\n\
+                 IceStorm.Publish.Endpoints=tcp -h 127.0.0.1 -p {publish}\n\
+                 IceStorm.LMDB.Path={}\n\
+                 {MESSAGE_SIZE_MAX}\n",
+                db.display()
+            ),
+        )?;
+        let log = std::fs::File::create(logs.join("icestorm.log"))?;
+        let mut child = Command::new("icebox")
+            .arg(format!(
+                "--IceBox.Service.IceStorm=IceStormService,37:createIceStorm --Ice.Config={}",
+                service.display()
+            ))
+            .arg(format!("--{MESSAGE_SIZE_MAX}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .map_err(|e| format!("cannot start icebox: {e}"))?;
+        let ready = wait_listening(tm, "icebox (IceStorm)", &mut child);
+        let broker = Broker {
+            child,
+            topic_manager: format!("IceStorm/TopicManager:tcp -h 127.0.0.1 -p {tm}"),
+            _dir: dir,
+        };
+        ready.map(|()| broker)
+    }
+
+    fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+/// One result line of `fanin_client`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// `workload`.
+    pub workload: String,
+    /// `mb_s`.
+    pub mb_s: f64,
+    /// `sent`.
+    pub sent: u64,
+    /// `lost`.
+    pub lost: u64,
+}
+
+/// Parses one `fanin_client` line; `None` for anything else.
+pub fn parse_line(line: &str) -> Option<Sample> {
+    let line = line.trim();
+    if !line.starts_with('{') {
+        return None;
+    }
+    let field = |key: &str| {
+        let pat = format!("\"{key}\":");
+        let at = line.find(&pat)? + pat.len();
+        let rest = &line[at..];
+        let end = rest.find([',', '}']).unwrap_or(rest.len());
+        Some(rest[..end].trim().trim_matches('"').to_string())
+    };
+    Some(Sample {
+        workload: field("workload")?,
+        mb_s: field("mb_s")?.parse().ok()?,
+        sent: field("sent")?.parse().ok()?,
+        lost: field("lost")?.parse().ok()?,
+    })
+}
+
+/// Runs the client once against `broker` for `workload`.
+fn run_client(
+    client: &Path,
+    broker: &Broker,
+    label: &str,
+    workload: &str,
+    scale: f64,
+) -> Result<Sample, DynError> {
+    let mut child = Command::new(client)
+        .arg(&broker.topic_manager)
+        .arg(label)
+        .arg(workload)
+        .env("BENCH_SCALE", scale.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", client.display()))?;
+    // Invariant: both were set to piped above.
+    let out = child.stdout.take().expect("piped stdout");
+    let err = child.stderr.take().expect("piped stderr");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let lines: Vec<String> = BufReader::new(out).lines().map_while(Result::ok).collect();
+        let _ = tx.send(lines);
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut BufReader::new(err), &mut s);
+        s
+    });
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let status = loop {
+        match child.try_wait()? {
+            Some(s) => break Some(s),
+            None if Instant::now() > deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            None => std::thread::sleep(Duration::from_millis(20)),
+        }
+    };
+    let lines = rx.recv_timeout(Duration::from_secs(5)).unwrap_or_default();
+    let err = err.join().unwrap_or_default();
+    match status {
+        None => Err(format!("{label} client timed out").into()),
+        Some(s) if !s.success() => {
+            Err(format!("{label} client failed ({s}): {}", err.trim()).into())
+        }
+        Some(_) => lines
+            .iter()
+            .filter_map(|l| parse_line(l))
+            .find(|s| s.workload == workload)
+            .ok_or_else(|| format!("{label} client printed no result for {workload}").into()),
+    }
+}
+
+/// Builds what is needed and returns (client, floe-storm binary).
+fn build(build: bool) -> Result<(PathBuf, PathBuf), DynError> {
+    let root = workspace_root();
+    if build {
+        run_checked(cargo().args([
+            "build",
+            "--release",
+            "-p",
+            "floe",
+            "--example",
+            "fanin_client",
+        ]))?;
+        run_checked(cargo().args([
+            "build",
+            "--release",
+            "-p",
+            "floe-storm",
+            "--bin",
+            "floe-storm",
+        ]))?;
+        if std::env::var_os("FLOE_NO_INTEROP").is_some_and(|v| v == "1") {
+            println!("xtask: FLOE_NO_INTEROP=1, not installing Ice packages");
+        } else {
+            install::debian_packages()?;
+        }
+    }
+    if !on_path("icebox") {
+        return Err("`icebox` not found (Debian package zeroc-icebox)".into());
+    }
+    let client = root.join("target/release/examples/fanin_client");
+    let storm = root.join("target/release/floe-storm");
+    for bin in [&client, &storm] {
+        if !bin.is_file() {
+            return Err(format!("not built: {}", bin.display()).into());
+        }
+    }
+    Ok((client, storm))
+}
+
+/// Runs the fan-in comparison.
+pub fn run(opts: &Options) -> Result<Report, DynError> {
+    let (client, storm) = build(opts.build)?;
+    let logs = workspace_root().join("target/compare-logs");
+    std::fs::create_dir_all(&logs)?;
+    let mut brokers = [Broker::floe_storm(&storm, &logs)?, Broker::icestorm(&logs)?];
+    println!(
+        "xtask: fan-in: {} round(s) × {} workload(s) × [{}], BENCH_SCALE={}",
+        opts.rounds,
+        opts.workloads.len(),
+        BROKERS.join(", "),
+        opts.scale
+    );
+    let mut results = Results::new();
+    let mut failures = Vec::new();
+    for round in 0..opts.rounds {
+        for w in &opts.workloads {
+            for k in 0..BROKERS.len() {
+                let i = (k + round) % BROKERS.len();
+                let name = BROKERS[i];
+                if !brokers[i].is_running() {
+                    println!("xtask: {name} died; restarting");
+                    brokers[i] = if i == 0 {
+                        Broker::floe_storm(&storm, &logs)?
+                    } else {
+                        Broker::icestorm(&logs)?
+                    };
+                }
+                match run_client(&client, &brokers[i], name, w, opts.scale) {
+                    Ok(s) => {
+                        println!(
+                            "  round {}/{} {w:<24} {name:<10} {:>9.1} MB/s  lost {}",
+                            round + 1,
+                            opts.rounds,
+                            s.mb_s,
+                            s.lost
+                        );
+                        let cell = results
+                            .entry(w.clone())
+                            .or_default()
+                            .entry(name.to_string())
+                            .or_default();
+                        cell.mb_s.push(s.mb_s);
+                        cell.lost.push(s.lost);
+                        cell.sent = s.sent;
+                    }
+                    Err(e) => {
+                        println!("  round {}/{} {w} {name}: {e}", round + 1, opts.rounds);
+                        failures.push(format!("fan-in {w} / {name}: {e}"));
+                    }
+                }
+            }
+        }
+    }
+    drop(brokers);
+    let table = table(&results, &opts.workloads);
+    let json = json(&results, &opts.workloads, opts);
+    Ok(Report {
+        table,
+        json,
+        failures,
+        options: opts.clone(),
+    })
+}
+
+fn fmt_opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or_else(|| "—".to_string(), |x| format!("{x:.digits$}"))
+}
+
+/// The Markdown table: one row per workload.
+pub fn table(results: &Results, workloads: &[String]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "| workload | floe-storm MB/s | IceStorm MB/s | ratio | target | floe-storm lost | IceStorm lost | met | rounds |"
+    );
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---|---:|");
+    for w in workloads {
+        let Some(row) = results.get(w) else { continue };
+        let cell = |b: &str| row.get(b);
+        let med = |b: &str| cell(b).and_then(Cell::median);
+        let lost = |b: &str| cell(b).map_or("—".to_string(), |c| c.lost_total().to_string());
+        let rounds = cell("floe-storm").map_or(0, |c| c.mb_s.len());
+        let _ = writeln!(
+            s,
+            "| {w} | {} | {} | {} | ≥ {:.1}× | {} | {} | {} | {rounds} |",
+            fmt_opt(med("floe-storm"), 1),
+            fmt_opt(med("icestorm"), 1),
+            fmt_opt(ratio(results, w), 2),
+            target_ratio(w),
+            lost("floe-storm"),
+            lost("icestorm"),
+            match met(results, w) {
+                Some(true) => "met",
+                Some(false) => "**not met**",
+                None => "not measured",
+            },
+        );
+    }
+    s
+}
+
+/// The `"fanin": {...}` member of `target/compare.json`, on one line.
+pub fn json(results: &Results, workloads: &[String], opts: &Options) -> String {
+    let nums = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{x:.3}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let num = |v: Option<f64>| v.map_or_else(|| "null".into(), |x| format!("{x:.3}"));
+    let mut s = format!(
+        "\"fanin\": {{\"rounds\": {}, \"bench_scale\": {}, \"publishers\": 4, \"subscribers\": 1, \"results\": {{",
+        opts.rounds, opts.scale
+    );
+    let mut first = true;
+    for w in workloads {
+        let Some(row) = results.get(w) else { continue };
+        let _ = write!(s, "{}\"{w}\": {{", if first { "" } else { ", " });
+        first = false;
+        for (i, b) in BROKERS.iter().enumerate() {
+            if let Some(c) = row.get(*b) {
+                let lost: Vec<String> = c.lost.iter().map(u64::to_string).collect();
+                let _ = write!(
+                    s,
+                    "\"{b}\": {{\"sent\": {}, \"median_mb_s\": {}, \"mb_s\": [{}], \"lost\": [{}]}}, ",
+                    c.sent,
+                    num(c.median()),
+                    nums(&c.mb_s),
+                    lost.join(", ")
+                );
+            } else if i == 0 {
+                let _ = write!(s, "\"{b}\": null, ");
+            }
+        }
+        let _ = write!(
+            s,
+            "\"ratio\": {}, \"target_ratio\": {}, \"met\": {}}}",
+            num(ratio(results, w)),
+            target_ratio(w),
+            met(results, w).map_or("null".to_string(), |m| m.to_string())
+        );
+    }
+    s.push_str("}}");
+    s
+}
+
+/// The `## Fan-in` section of `docs/performance.md`.
+pub fn document_section(report: &Report) -> String {
+    let o = &report.options;
+    let mut d = String::new();
+    let _ = writeln!(
+        d,
+        "{SECTION_HEADING}\n\n\
+         4 publishers → 1 subscriber through the broker, CODAC messages of \
+         `benches/Bench.ice` (`Messages::publish{{Bytes,Floats,Data}}OneWay`), on 127.0.0.1: \
+         **floe-storm** (`crates/storm`, release) and **IceStorm** 3.7 (`icebox` with \
+         `libIceStormService`, Debian package). The client is the same floe program both ways \
+         (`examples/fanin_client.rs`): each publisher has its own communicator and connection \
+         and publishes with a oneway proxy (as IceStorm publishers do); the subscriber is a \
+         oneway proxy (IceStorm's recommendation for throughput; twoway delivery is limited \
+         to 5 requests in flight per subscriber by both brokers) and decodes every message. \
+         Both brokers run with their default settings plus `Ice.MessageSizeMax=102400`. MB/s \
+         is payload received (10⁶ bytes) from the first timed publish to the last message \
+         received; lost = sent − received once nothing arrived for 3 s (all rounds \
+         together). Each cell is the median over {} alternating round(s), `BENCH_SCALE={}`; \
+         ratio = floe-storm / IceStorm. Targets: ≥ 2× IceStorm at 10 KB, ≥ 1.3× at 100 KB \
+         and 1 MB, 0 lost.\n",
+        o.rounds, o.scale
+    );
+    d.push_str(&report.table);
+    if !report.failures.is_empty() {
+        d.push_str("\nFailed runs:\n\n");
+        for f in &report.failures {
+            let _ = writeln!(d, "- {}", f.replace('\n', " "));
+        }
+    }
+    d.push('\n');
+    d
+}
+
+/// The heading of the fan-in section in `docs/performance.md`.
+pub const SECTION_HEADING: &str = "## Fan-in through the broker (floe-storm vs IceStorm)";
+
+/// `doc` with its fan-in section replaced by `section` (or inserted before
+/// the hand-written notes, or appended).
+pub fn replace_section(doc: &str, section: &str) -> String {
+    if let Some(start) = doc.find(SECTION_HEADING) {
+        let after = start + SECTION_HEADING.len();
+        let end = [doc[after..].find("\n## "), doc[after..].find("\n---\n")]
+            .into_iter()
+            .flatten()
+            .min()
+            .map_or(doc.len(), |e| after + e + 1);
+        return format!("{}{section}{}", &doc[..start], &doc[end..]);
+    }
+    match doc.find("\n---\n") {
+        Some(at) => format!("{}{section}{}", &doc[..at + 1], &doc[at + 1..]),
+        None => format!("{doc}\n{section}"),
+    }
+}
+
+/// `json` (a `target/compare.json`) with its `"fanin"` member replaced by
+/// `member` (one line), or added as the last member.
+pub fn replace_json_member(json: &str, member: &str) -> String {
+    let mut lines: Vec<String> = json
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("\"fanin\":"))
+        .map(String::from)
+        .collect();
+    // The closing brace of the top-level object, and the member before it.
+    let Some(close) = lines.iter().rposition(|l| l.trim() == "}") else {
+        return format!("{{\n  {member}\n}}\n");
+    };
+    if close > 0 {
+        let prev = &mut lines[close - 1];
+        let trimmed = prev.trim_end().trim_end_matches(',').to_string();
+        if trimmed.trim() != "{" {
+            *prev = format!("{trimmed},");
+        }
+    }
+    lines.insert(close, format!("  {member}"));
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_client_line() {
+        let s = parse_line(
+            r#"{"impl":"icestorm","workload":"fanin_bytes_10000","calls":12000,"seconds":1.05,"us_per_call":87.8,"mbit_s":910.6,"mb_s":113.830,"sent":12000,"received":11990,"lost":10}"#,
+        )
+        .unwrap();
+        assert_eq!(s.workload, "fanin_bytes_10000");
+        assert_eq!(s.mb_s, 113.83);
+        assert_eq!((s.sent, s.lost), (12000, 10));
+        assert!(parse_line("noise").is_none());
+    }
+
+    #[test]
+    fn ratios_and_targets() {
+        let mut r = Results::new();
+        let mut put = |w: &str, b: &str, mb: f64, lost: u64| {
+            let c = r
+                .entry(w.to_string())
+                .or_default()
+                .entry(b.to_string())
+                .or_default();
+            c.mb_s.push(mb);
+            c.lost.push(lost);
+        };
+        put("fanin_bytes_10000", "floe-storm", 1000.0, 0);
+        put("fanin_bytes_10000", "icestorm", 480.0, 0);
+        put("fanin_bytes_100000", "floe-storm", 1300.0, 1);
+        put("fanin_bytes_100000", "icestorm", 1000.0, 0);
+        assert_eq!(met(&r, "fanin_bytes_10000"), Some(true));
+        // Fast enough, but a message was lost.
+        assert_eq!(met(&r, "fanin_bytes_100000"), Some(false));
+        assert_eq!(met(&r, "fanin_bytes_1000000"), None);
+        let opts = Options {
+            rounds: 1,
+            scale: 1.0,
+            build: false,
+            workloads: all_workloads(),
+        };
+        let j = json(&r, &all_workloads(), &opts);
+        assert_eq!(j.matches('{').count(), j.matches('}').count());
+        assert!(!j.contains('\n'));
+    }
+
+    #[test]
+    fn json_member_is_replaced_or_added() {
+        let base = "{\n  \"machine\": {},\n  \"targets\": [\n  ]\n}\n";
+        let one = replace_json_member(base, "\"fanin\": {\"a\": 1}");
+        assert_eq!(
+            one,
+            "{\n  \"machine\": {},\n  \"targets\": [\n  ],\n  \"fanin\": {\"a\": 1}\n}\n"
+        );
+        let two = replace_json_member(&one, "\"fanin\": {\"a\": 2}");
+        assert_eq!(two, one.replace("\"a\": 1", "\"a\": 2"));
+    }
+
+    #[test]
+    fn doc_section_is_replaced_or_inserted() {
+        let doc = "# t\n\n## Results\n\nx\n\n---\n\nnotes\n";
+        let s1 = format!("{SECTION_HEADING}\n\none\n\n");
+        let d1 = replace_section(doc, &s1);
+        assert!(d1.contains("x\n\n## Fan-in"), "{d1}");
+        assert!(d1.ends_with("one\n\n---\n\nnotes\n"), "{d1}");
+        let s2 = format!("{SECTION_HEADING}\n\ntwo\n\n");
+        let d2 = replace_section(&d1, &s2);
+        assert_eq!(d2, d1.replace("one", "two"));
+    }
+}
