@@ -352,12 +352,18 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
     };
 
     let targets = report::targets(&opts.workloads);
-    let table = report::table(&results, &opts.workloads, &names);
+    let mut table = if results.is_empty() {
+        String::new()
+    } else {
+        report::table(&results, &opts.workloads, &names)
+    };
     let mut targets_table = report::targets_table(&results, &targets);
-    let mut table = table;
     if !idle_results.is_empty() {
         targets_table.push_str(&report::idle_target_rows(&idle_results, idle::TARGET_BYTES));
-        table.push_str(&format!("\n{}", report::idle_table(&idle_results, &names)));
+        if !table.is_empty() {
+            table.push('\n');
+        }
+        table.push_str(&report::idle_table(&idle_results, &names));
     }
     println!("\n{table}\n{targets_table}");
     let runtime_note = runtime_comparison(&results);
