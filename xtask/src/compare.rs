@@ -89,9 +89,22 @@ usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
   --scale F     BENCH_SCALE for the clients (factor on their call counts)
   --write-doc   write docs/performance.md even for a partial run
   --no-build    use the binaries already built
+  --default-malloc  run every server and client with glibc malloc's own
+                dynamic mmap/trim thresholds (default: the fixed ones of
+                MALLOC_TUNABLES, the same for every implementation)
   --fanin       only the broker fan-in comparison (floe-storm vs IceStorm 3.7,
                 4 publishers -> 1 subscriber; workloads fanin_{bytes,floats,data}_
                 {10000,100000,1000000}); a full run includes it";
+
+/// glibc malloc settings every bench process runs with (unless
+/// `--default-malloc`): fixed mmap and trim thresholds. With glibc's
+/// dynamic ones, whether a freed 0.1–10 MB message returns its pages to the
+/// kernel (to be faulted in again, zeroed, by the next message) depends on
+/// the order of earlier allocations, not on the RPC stack being measured:
+/// measured on the 1 MB CODAC rows, the servers took 350–500 page faults
+/// per message one way and about 5 the other.
+const MALLOC_TUNABLES: &str =
+    "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864";
 
 /// Command-line options.
 #[derive(Debug)]
@@ -103,6 +116,7 @@ struct Options {
     scale: f64,
     write_doc: bool,
     build: bool,
+    default_malloc: bool,
     /// Run the fan-in comparison (with these workloads).
     fanin: Option<Vec<String>>,
     /// Run the client/server comparison.
@@ -118,6 +132,7 @@ impl Options {
         let mut scale = None;
         let mut write_doc = false;
         let mut build = true;
+        let mut default_malloc = false;
         let mut fanin_only = false;
         let mut it = args.iter().peekable();
         // Values of a list flag: comma- or space-separated, up to the next flag.
@@ -133,6 +148,7 @@ impl Options {
                 "--quick" => quick = true,
                 "--write-doc" => write_doc = true,
                 "--no-build" => build = false,
+                "--default-malloc" => default_malloc = true,
                 "--fanin" => fanin_only = true,
                 "--rounds" => {
                     let n = it.next().and_then(|n| n.parse::<usize>().ok());
@@ -164,6 +180,7 @@ impl Options {
                 build,
                 fanin: Some(w),
                 pairs: false,
+                default_malloc,
             });
         }
         let known = all_workloads();
@@ -189,6 +206,7 @@ impl Options {
             scale: scale.unwrap_or(if quick { 0.05 } else { 1.0 }),
             write_doc,
             build,
+            default_malloc,
             fanin: full.then(crate::fanin::all_workloads),
             pairs: true,
         })
@@ -198,6 +216,10 @@ impl Options {
 /// Runs the comparison.
 pub fn run(args: &[String]) -> Result<(), DynError> {
     let opts = Options::parse(args)?;
+    if !opts.default_malloc {
+        // Inherited by every server and client started below.
+        std::env::set_var("GLIBC_TUNABLES", MALLOC_TUNABLES);
+    }
     if !opts.pairs {
         return run_fanin_only(&opts);
     }
@@ -330,12 +352,18 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
     };
 
     let targets = report::targets(&opts.workloads);
-    let table = report::table(&results, &opts.workloads, &names);
+    let mut table = if results.is_empty() {
+        String::new()
+    } else {
+        report::table(&results, &opts.workloads, &names)
+    };
     let mut targets_table = report::targets_table(&results, &targets);
-    let mut table = table;
     if !idle_results.is_empty() {
         targets_table.push_str(&report::idle_target_rows(&idle_results, idle::TARGET_BYTES));
-        table.push_str(&format!("\n{}", report::idle_table(&idle_results, &names)));
+        if !table.is_empty() {
+            table.push('\n');
+        }
+        table.push_str(&report::idle_table(&idle_results, &names));
     }
     println!("\n{table}\n{targets_table}");
     let runtime_note = runtime_comparison(&results);
@@ -349,6 +377,14 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
         ("bench_scale".to_string(), opts.scale.to_string()),
         ("quick".to_string(), opts.quick.to_string()),
         ("impls".to_string(), names.join(",")),
+        (
+            "glibc_tunables".to_string(),
+            if opts.default_malloc {
+                "default".to_string()
+            } else {
+                MALLOC_TUNABLES.to_string()
+            },
+        ),
     ];
     let json_path = workspace_root().join("target/compare.json");
     let mut json = report::json(&results, &idle_results, &targets, &machine, &settings);
@@ -548,12 +584,32 @@ fn document(
          that make sense without an RPC layer). One server per implementation runs for the \
          whole comparison; each (round, workload, implementation) is a fresh client process \
          and connection; the order of implementations rotates every round. {} round(s), \
-         `BENCH_SCALE={}` (a factor on the call counts; only the raw client reads it so \
-         far); each cell is the median over the rounds. Ratios are floe's median \
+         `BENCH_SCALE={}` (a factor on every client's call counts; every client makes \
+         the same untimed warm-up calls before a workload); each cell is the median over the rounds. Ratios are floe's median \
          time per call divided by the other's (below 1: floe is faster); for throughput \
          targets the speed ratio is its inverse. The machine is shared and noisy: treat \
          differences under ~10% on latency rows as noise.\n",
         opts.rounds, opts.scale
+    );
+    let _ = writeln!(
+        d,
+        "Memory allocator: {}\n\n\
+         Idle connections (`idle` row): a fresh server per implementation and round, ACM \
+         off; {} connections are opened and validated (the server's ValidateConnection \
+         read) by a helper process and held; the server's `VmRSS` growth divided by \
+         the connection count is reported (user-space memory only; kernel socket \
+         buffers are not in `VmRSS`).\n",
+        if opts.default_malloc {
+            "glibc malloc with its default dynamic thresholds (`--default-malloc`).".to_string()
+        } else {
+            format!(
+                "every server and client (all columns alike) runs with \
+                 `GLIBC_TUNABLES={MALLOC_TUNABLES}` (fixed mmap/trim thresholds: freed \
+                 messages stay in the heap instead of being unmapped and faulted in again; \
+                 `--default-malloc` turns this off)."
+            )
+        },
+        idle::CONNECTIONS
     );
     let _ = writeln!(d, "## Targets\n\n{targets_table}");
     let _ = writeln!(d, "## tokio runtime flavour\n\n{runtime_note}\n");

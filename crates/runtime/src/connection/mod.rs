@@ -61,6 +61,10 @@ const COPY_LIMIT: usize = 16 * 1024;
 /// already a shared buffer, so only small ones are worth copying.
 const BODY_COPY_LIMIT: usize = 2 * 1024;
 
+/// A oneway invocation returns only once at most this many bytes wait in
+/// the connection's write queue ([`Writer::wait_queued_below`]).
+const SEND_HIGH_WATER: usize = 1024 * 1024;
+
 /// A request's parameters as the frame writer takes them.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Params<'a> {
@@ -471,6 +475,14 @@ impl Connection {
         self.send_request(head, id, params, compress)
             .map_err(|e| (e, false))?;
         let Some(rx) = rx else {
+            // Oneway: return once earlier messages are (nearly) written.
+            if inner.writer.queued_bytes() > SEND_HIGH_WATER {
+                inner
+                    .writer
+                    .wait_queued_below(SEND_HIGH_WATER, inner.config.write_timeout)
+                    .await
+                    .map_err(|e| (e, true))?;
+            }
             return Ok(ReplyBody::Ok(floe_wire::Encapsulation::empty(
                 floe_wire::ENCODING_1_1,
             )));

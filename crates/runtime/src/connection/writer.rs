@@ -191,6 +191,50 @@ impl Writer {
         Ok(())
     }
 
+    /// Senders' back-pressure: waits until at most `limit` bytes are
+    /// queued, writing the queue as the socket takes it (alongside the
+    /// connection task). A oneway caller thus waits while its earlier
+    /// messages are still unsent, as Ice's synchronous oneways do, instead
+    /// of queueing without bound.
+    ///
+    /// # Errors
+    ///
+    /// The connection's error, or [`Error::Timeout`] if the socket accepted
+    /// nothing for `timeout`.
+    pub(crate) async fn wait_queued_below(
+        &self,
+        limit: usize,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<(), Error> {
+        // Without a write timeout, re-check now and then: the connection
+        // task may fail the writer (peer gone) while we wait.
+        const RECHECK: std::time::Duration = std::time::Duration::from_secs(1);
+        loop {
+            {
+                let st = self.lock();
+                if let Some(e) = &st.error {
+                    return Err(e.clone());
+                }
+                if st.queued_bytes <= limit {
+                    return Ok(());
+                }
+            }
+            let ready = match timeout {
+                Some(t) => tokio::time::timeout(t, self.stream.writable())
+                    .await
+                    .map_err(|_| self.fail(Error::Timeout))?,
+                None => match tokio::time::timeout(RECHECK, self.stream.writable()).await {
+                    Ok(r) => r,
+                    Err(_) => continue,
+                },
+            };
+            if let Err(e) = ready {
+                return Err(self.fail(Error::from_io(&e)));
+            }
+            self.write_queued()?;
+        }
+    }
+
     /// One non-blocking vectored write of the queue's head.
     fn write_queued(&self) -> Result<(), Error> {
         let mut st = self.lock();
