@@ -2,10 +2,11 @@
 //! --current-thread]`. Listens on `127.0.0.1:PORT` (TCP_NODELAY), prints
 //! `Bench ready`, serves `floe.bench.Bench` and exits on `Shutdown`.
 //!
-//! Runtime flavour: the multi-thread runtime is the default. On the 2-core
-//! bench machine the two flavours measured alike for `latency` within noise
-//! (see the numbers in the commit adding this file); `--current-thread`
-//! selects the other.
+//! Runtime flavour: tokio's multi-thread runtime is the default, as it was
+//! the faster for `latency` when both were tried against the current-thread
+//! client (2 loaded cores, BENCH_SCALE=0.1, alternating runs: multi-thread
+//! 277 and 296 µs/call, current-thread 309 and 341 µs/call).
+//! `--current-thread` selects the other flavour.
 
 #[path = "../messages.rs"]
 mod messages;
