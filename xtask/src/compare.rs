@@ -1,5 +1,5 @@
-//! `cargo xtask compare`: floe side by side with Ice for C++ 3.7 and a raw
-//! TCP socket, in one run on one machine.
+//! `cargo xtask compare`: floe side by side with Ice for C++ 3.7, a raw
+//! TCP socket and tonic (gRPC), in one run on one machine.
 //!
 //! Every pair (server + client, [`process::Pair`]) is built in release
 //! ([`build`]); one server per implementation listens on a free loopback
@@ -85,7 +85,7 @@ usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
   --quick       a subset, 1 round, BENCH_SCALE=0.05 (smoke test)
   --rounds N    rounds of alternating runs (default 5; 1 with --quick)
   --workloads   only these workloads (names as printed by the clients)
-  --impls       only these columns: floe, floe-ct, ice-cpp, raw
+  --impls       only these columns: floe, floe-ct, ice-cpp, raw, tonic
   --scale F     BENCH_SCALE for the clients (factor on their call counts)
   --write-doc   write docs/performance.md even for a partial run
   --no-build    use the binaries already built
@@ -576,12 +576,14 @@ fn document(
     let _ = writeln!(
         d,
         "\n## Method\n\n\
-         Four columns, each a server and a client process implementing \
+         Five columns, each a server and a client process implementing \
          `benches/Bench.ice` on 127.0.0.1: **floe** (`examples/bench_{{server,client}}.rs`, tokio multi-thread \
          runtime), **floe-ct** (the same with `--current-thread` on both sides), **ice-cpp** \
          (Ice for C++ 3.7, C++11 mapping, `benches/cpp/`, g++ -O2) and **raw** (blocking \
          std TCP, `benches/raw/`, messages of the same sizes as Ice's; only the workloads \
-         that make sense without an RPC layer). One server per implementation runs for the \
+         that make sense without an RPC layer) and **tonic** (gRPC over HTTP/2, \
+         `benches/tonic/`, prost messages with `bytes::Bytes` payloads, tokio current-thread \
+         client, multi-thread server; only `latency`, `byteseq_send`, `byteseq_recv`). One server per implementation runs for the \
          whole comparison; each (round, workload, implementation) is a fresh client process \
          and connection; the order of implementations rotates every round. {} round(s), \
          `BENCH_SCALE={}` (a factor on every client's call counts; every client makes \

@@ -3,7 +3,8 @@
 //! the raw TCP baseline (`benches/raw/`), both in release, and the Ice for
 //! C++ 3.7 pair (`benches/cpp/bench_{server,client}.cpp`, slice2cpp and
 //! g++ -O2 into `target/bench-cpp/`), installing Debian's Ice packages
-//! first if they are missing.
+//! first if they are missing, and the tonic (gRPC) pair (`benches/tonic/`,
+//! a standalone crate outside the workspace, into `target/bench-tonic/`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,6 +15,9 @@ use crate::{cargo, install, on_path, run_checked, workspace_root, DynError};
 
 /// Workloads the raw baseline has an equivalent for.
 pub const RAW_WORKLOADS: &[&str] = &["latency", "oneway", "byteseq_send", "byteseq_recv"];
+
+/// Workloads the tonic (gRPC) pair has an equivalent for.
+pub const TONIC_WORKLOADS: &[&str] = &["latency", "byteseq_send", "byteseq_recv"];
 
 /// Builds every pair that can be built; a pair that cannot is left out with
 /// a printed reason, so one missing implementation does not stop the rest.
@@ -65,13 +69,19 @@ pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
         extra_args: Vec::new(),
         workloads: Some(RAW_WORKLOADS),
     });
-    for p in &pairs {
-        for bin in [&p.server, &p.client] {
-            if !bin.is_file() {
-                return Err(format!("{} not built: {}", p.name, bin.display()).into());
-            }
-        }
+    match tonic_pair(build) {
+        Ok(p) => pairs.push(p),
+        Err(e) => println!("xtask: no tonic column: {e}"),
     }
+    // A pair whose binaries are missing (`--no-build`) is left out, so
+    // `--impls` can pick among the pairs that are there.
+    pairs.retain(|p| {
+        let missing = [&p.server, &p.client].into_iter().find(|b| !b.is_file());
+        if let Some(bin) = missing {
+            println!("xtask: no {} column: not built: {}", p.name, bin.display());
+        }
+        missing.is_none()
+    });
     Ok(pairs)
 }
 
@@ -131,6 +141,41 @@ fn cpp_pair(build: bool) -> Result<Pair, DynError> {
                     .arg(bin)
                     .args(["-lIce++11", "-lpthread"]),
             )?;
+        }
+    }
+    Ok(pair)
+}
+
+/// The tonic pair, built in release from `benches/tonic/` (its own
+/// Cargo.lock, `--locked`) into `target/bench-tonic/`, apart from the
+/// workspace so tonic's dependencies never enter the default build.
+fn tonic_pair(build: bool) -> Result<Pair, DynError> {
+    let root = workspace_root();
+    let manifest = root.join("benches/tonic/Cargo.toml");
+    if !manifest.is_file() {
+        return Err(format!("{} not found", manifest.display()).into());
+    }
+    let target = root.join("target/bench-tonic");
+    let bin = target.join("release");
+    let pair = Pair {
+        name: "tonic",
+        server: bin.join("tonic_bench_server"),
+        client: bin.join("tonic_bench_client"),
+        extra_args: Vec::new(),
+        workloads: Some(TONIC_WORKLOADS),
+    };
+    if build {
+        run_checked(
+            cargo()
+                .args(["build", "--release", "--locked", "--manifest-path"])
+                .arg(&manifest)
+                .arg("--target-dir")
+                .arg(&target),
+        )?;
+    }
+    for b in [&pair.server, &pair.client] {
+        if !b.is_file() {
+            return Err(format!("not built: {}", b.display()).into());
         }
     }
     Ok(pair)

@@ -198,9 +198,9 @@ pub fn table(results: &Results, workloads: &[String], impls: &[&str]) -> String 
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "| workload | impl | median µs/call | median Mbit/s | min–max µs/call | rounds | floe/ice-cpp time | floe/raw time |"
+        "| workload | impl | median µs/call | median Mbit/s | min–max µs/call | rounds | floe/ice-cpp time | floe/raw time | floe/tonic time |"
     );
-    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|");
     for w in workloads {
         let Some(row) = results.get(w) else { continue };
         for (i, imp) in impls.iter().enumerate() {
@@ -214,12 +214,13 @@ pub fn table(results: &Results, workloads: &[String], impls: &[&str]) -> String 
             };
             let ratios = if imp.starts_with("floe") {
                 format!(
-                    "{} | {}",
+                    "{} | {} | {}",
                     fmt_opt(time_ratio(results, w, imp, "ice-cpp"), 2),
-                    fmt_opt(time_ratio(results, w, imp, "raw"), 2)
+                    fmt_opt(time_ratio(results, w, imp, "raw"), 2),
+                    fmt_opt(time_ratio(results, w, imp, "tonic"), 2)
                 )
             } else {
-                " | ".to_string()
+                " |  | ".to_string()
             };
             let _ = writeln!(
                 s,
