@@ -16,8 +16,8 @@ pub use floe_runtime::{
 };
 pub use floe_wire::class::{SlicedData, ValueFactoryRegistry};
 pub use floe_wire::{
-    ClassRef, Context, Decode, Decoder, Encapsulation, Encode, Encoder, Identity, OptionalFormat,
-    OptionalKind, ProxyData, ProxyType, UserException, UserExceptionRegistry, UserExceptionType,
-    Value, ValuePtr, ValueType, WireType,
+    ClassRef, CompactString, Context, Decode, Decoder, Encapsulation, Encode, Encoder, Identity,
+    OptionalFormat, OptionalKind, ProxyData, ProxyType, UserException, UserExceptionRegistry,
+    UserExceptionType, Value, ValuePtr, ValueType, WireType,
 };
 pub use floe_wire::{Error as WireError, Result as WireResult};

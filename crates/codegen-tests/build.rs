@@ -16,6 +16,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "../idl/tests/codegen/Rich.ice".to_owned(),
             format!("{ICE_SLICE}/IceStorm/IceStorm.ice"),
         ])?;
+        // Rich.ice again with `string` members as CompactString.
+        let compact = Path::new(&std::env::var("OUT_DIR")?).join("compact");
+        std::fs::create_dir_all(&compact)?;
+        floe_idl::Builder::new()
+            .include(ICE_SLICE)
+            .out_dir(&compact)
+            .compact_strings(true)
+            .compile(&["../idl/tests/codegen/Rich.ice"])?;
     } else {
         println!("cargo::rustc-cfg=floe_no_ice_slice");
     }

@@ -8,7 +8,10 @@
 use bytes::Bytes;
 use floe::wire::{Decoder, Encoder, Result};
 
-floe::slice!("benches/Bench.ice");
+// `string` members (StringDouble::s, SignalData::name) are CompactStrings:
+// short strings decode without an allocation, as C++ keeps them in
+// std::string's small-string buffer.
+floe::slice!("benches/Bench.ice", compact_strings);
 
 pub use bench::*;
 
@@ -105,7 +108,7 @@ pub fn make_data_message(size: usize) -> DataMessage {
         times: (0..100).map(|i| i as f32).collect(),
         signals: (0..signals)
             .map(|s| SignalData {
-                name: format!("signal{s}"),
+                name: format!("signal{s}").into(),
                 samples: (0..100).map(|i| (s * 100 + i) as f32).collect(),
             })
             .collect(),

@@ -20,6 +20,13 @@ pub mod rich_gen {
 #[cfg(not(floe_no_ice_slice))]
 pub use rich_gen::rich;
 
+/// `crates/idl/tests/codegen/Rich.ice` generated with
+/// `Builder::compact_strings(true)`: `string` members are `CompactString`s.
+#[cfg(not(floe_no_ice_slice))]
+pub mod rich_compact_gen {
+    include!(concat!(env!("OUT_DIR"), "/compact/Rich.rs"));
+}
+
 /// `IceStorm/IceStorm.ice` from /usr/share/ice/slice.
 #[cfg(not(floe_no_ice_slice))]
 pub mod ice_storm_gen {

@@ -95,6 +95,37 @@ mod rich_tests {
         roundtrip(&p);
     }
 
+    /// `string` members generated as `CompactString` (Builder::
+    /// compact_strings) read and write the same bytes as `String` ones, and
+    /// keep their Slice defaults.
+    #[test]
+    fn compact_string_members_are_wire_identical() {
+        use floe_codegen_tests::rich_compact_gen::rich as compact;
+        let p = compact::Prims::default();
+        assert_eq!(p.s, "def");
+        let _: &floe::codegen::CompactString = &p.s;
+        assert_eq!(encode(&p), encode(&rich::Prims::default()));
+        let m = mixed();
+        let bytes = encode(&m);
+        let back: compact::Mixed = Decoder::new(bytes.clone()).read().unwrap();
+        assert_eq!(back.r#type, "t");
+        assert!(!back.r#type.is_heap_allocated());
+        assert_eq!(encode(&back), bytes);
+        let long = rich::Mixed {
+            r#type: "a string longer than twenty-four bytes, on the heap".into(),
+            ..mixed()
+        };
+        let back: compact::Mixed = Decoder::new(encode(&long)).read().unwrap();
+        assert_eq!(back.r#type, long.r#type);
+        assert_eq!(encode(&back), encode(&long));
+        // Invalid UTF-8 is refused as for `String`.
+        let mut bad = encode(&m).to_vec();
+        bad[1] = 0xff;
+        assert!(Decoder::new(Bytes::from(bad))
+            .read::<compact::Mixed>()
+            .is_err());
+    }
+
     #[test]
     fn enums() {
         assert_eq!(&roundtrip(&rich::Sparse::C)[..], &[0xff, 0x2c, 1, 0, 0]);

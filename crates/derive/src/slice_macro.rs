@@ -8,29 +8,43 @@ use quote::quote;
 use syn::parse::{Parse, ParseStream};
 use syn::{LitStr, Token};
 
-/// `"file.ice"` then optional `, include = "dir"` pairs.
+/// `"file.ice"` then optional `, include = "dir"` pairs and flags
+/// (`compact_strings`).
 struct SliceInput {
     file: LitStr,
     includes: Vec<LitStr>,
+    compact_strings: bool,
 }
 
 impl Parse for SliceInput {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let file: LitStr = input.parse()?;
         let mut includes = Vec::new();
+        let mut compact_strings = false;
         while input.peek(Token![,]) {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
                 break;
             }
             let key: syn::Ident = input.parse()?;
+            if key == "compact_strings" {
+                compact_strings = true;
+                continue;
+            }
             if key != "include" {
-                return Err(syn::Error::new(key.span(), "expected `include = \"dir\"`"));
+                return Err(syn::Error::new(
+                    key.span(),
+                    "expected `include = \"dir\"` or `compact_strings`",
+                ));
             }
             input.parse::<Token![=]>()?;
             includes.push(input.parse()?);
         }
-        Ok(SliceInput { file, includes })
+        Ok(SliceInput {
+            file,
+            includes,
+            compact_strings,
+        })
     }
 }
 
@@ -46,6 +60,8 @@ impl Parse for SliceInput {
 ///
 /// ```text
 /// floe::slice!("slice/Hello.ice", include = "/usr/share/ice/slice");
+/// // `string` members of structs, classes and exceptions as `CompactString`:
+/// floe::slice!("slice/Bench.ice", compact_strings);
 /// ```
 pub fn slice(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     match syn::parse2::<SliceInput>(input) {
@@ -69,7 +85,11 @@ fn expand(input: &SliceInput) -> syn::Result<proc_macro2::TokenStream> {
     }
     let out = floe_idl::compile(&path, &opts)
         .map_err(|fail| syn::Error::new(span, format!("Slice errors:\n{}", fail.rendered())))?;
-    let code = floe_idl::codegen::generate_tokens(&out.model, &Default::default());
+    let settings = floe_idl::codegen::Settings {
+        compact_strings: input.compact_strings,
+        ..Default::default()
+    };
+    let code = floe_idl::codegen::generate_tokens(&out.model, &settings);
     let tracked = std::iter::once(path.clone())
         .chain(out.dependencies.iter().map(|d| absolute(&root, d)))
         .map(|p| {
@@ -117,6 +137,11 @@ mod tests {
             syn::parse_str(r#""a.ice", include = "slice", include = "/usr/share/ice/slice""#)
                 .unwrap();
         assert_eq!(input.includes.len(), 2);
+        assert!(!input.compact_strings);
         assert!(syn::parse_str::<SliceInput>(r#""a.ice", exclude = "x""#).is_err());
+        let input: SliceInput =
+            syn::parse_str(r#""a.ice", compact_strings, include = "slice""#).unwrap();
+        assert!(input.compact_strings);
+        assert_eq!(input.includes.len(), 1);
     }
 }

@@ -114,6 +114,15 @@ impl Builder {
         self
     }
 
+    /// Maps `string` data members of structs, classes and exceptions to
+    /// `CompactString` (kept inline up to 24 bytes: decoding a short string
+    /// allocates nothing) instead of `String` (default false;
+    /// `--compact-strings`). Same bytes on the wire.
+    pub fn compact_strings(&mut self, on: bool) -> &mut Self {
+        self.settings.compact_strings = on;
+        self
+    }
+
     /// Allows the reserved `Ice` prefix in identifiers (`--ice`).
     pub fn ice_prefix(&mut self, on: bool) -> &mut Self {
         self.options.ice_prefix = on;

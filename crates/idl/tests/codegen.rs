@@ -103,3 +103,40 @@ fn every_system_slice_file_generates() {
         "suspiciously little code: {generated} bytes"
     );
 }
+
+/// `["rust:type:CompactString"]` maps one `string` member to
+/// `CompactString`; `Settings::compact_strings` maps all of them
+/// (parameters stay `&str`/`String`).
+#[test]
+fn compact_string_members() {
+    let dir = std::env::temp_dir().join(format!("floe-compact-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("Compact.ice");
+    std::fs::write(
+        &file,
+        "module M {\n\
+         struct S { [\"rust:type:CompactString\"] string a = \"x\"; string b; }\n\
+         interface I { string op(string p); }\n\
+         }\n",
+    )
+    .unwrap();
+    let out = floe_idl::compile(&file, &Default::default()).unwrap();
+    let code = floe_idl::codegen::generate(&out.model, &Default::default()).unwrap();
+    assert!(
+        code.contains("pub a: ::floe::codegen::CompactString"),
+        "{code}"
+    );
+    assert!(code.contains("pub b: ::std::string::String"), "{code}");
+    assert!(code.contains("CompactString::const_new(\"x\")"), "{code}");
+    let all = floe_idl::codegen::Settings {
+        compact_strings: true,
+        ..Default::default()
+    };
+    let code = floe_idl::codegen::generate(&out.model, &all).unwrap();
+    assert!(
+        code.contains("pub b: ::floe::codegen::CompactString"),
+        "{code}"
+    );
+    assert!(code.contains("p: &str"), "{code}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasher, Hash};
 
 use bytes::Bytes;
+use compact_str::CompactString;
 
 use crate::decoder::Decoder;
 use crate::encoder::Encoder;
@@ -114,6 +115,10 @@ impl Encoder {
     /// Writes a sequence: count, then the elements.
     pub fn write_seq<T: Encode>(&mut self, items: &[T]) {
         self.write_size(items.len());
+        // At least this much is written: growing the buffer once up front
+        // beats doubling it (and copying what was written) as it fills.
+        self.buffer_mut()
+            .reserve(items.len().saturating_mul(T::MIN_WIRE_SIZE));
         T::encode_slice(items, self);
     }
 
@@ -368,6 +373,28 @@ impl Decode for String {
     #[inline]
     fn decode(dec: &mut Decoder) -> Result<Self> {
         dec.read_string()
+    }
+}
+
+/// A Slice `string` kept inline when short (up to 24 bytes): decoding one
+/// allocates nothing, which matters for sequences of small structs with
+/// string members. Chosen per data member by the code generator
+/// (`["rust:type:CompactString"]`, or `Settings::compact_strings`); the wire
+/// form is a `string`'s.
+impl WireType for CompactString {
+    const MIN_WIRE_SIZE: usize = 1;
+    const OPTIONAL_KIND: OptionalKind = OptionalKind::Plain(OptionalFormat::VSize);
+}
+impl Encode for CompactString {
+    #[inline]
+    fn encode(&self, enc: &mut Encoder) {
+        enc.write_string(self)
+    }
+}
+impl Decode for CompactString {
+    #[inline]
+    fn decode(dec: &mut Decoder) -> Result<Self> {
+        dec.read_compact_string()
     }
 }
 

@@ -11,6 +11,7 @@
 //! stack.
 
 use bytes::{Buf, Bytes};
+use compact_str::CompactString;
 
 use crate::error::{Error, Result};
 use crate::optional::OptionalFormat;
@@ -322,6 +323,33 @@ impl Decoder {
     /// Out of bounds if the size exceeds the data; [`Error::Marshal`] if the
     /// bytes are not UTF-8.
     pub fn read_string(&mut self) -> Result<String> {
+        self.read_str_with(str::to_owned)
+    }
+
+    /// Reads a string into a [`CompactString`]: strings of up to 24 bytes
+    /// are kept inline, without a heap allocation (like C++'s
+    /// small-string optimisation). The wire form is that of
+    /// [`read_string`](Self::read_string).
+    ///
+    /// ```
+    /// use floe_wire::Decoder;
+    /// let mut dec = Decoder::new(bytes::Bytes::from_static(b"\x05hello"));
+    /// let s = dec.read_compact_string().unwrap();
+    /// assert_eq!(s, "hello");
+    /// assert!(!s.is_heap_allocated());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`read_string`](Self::read_string).
+    pub fn read_compact_string(&mut self) -> Result<CompactString> {
+        self.read_str_with(|s| CompactString::new(s))
+    }
+
+    /// Reads a string's size and bytes, checks them as UTF-8 and hands the
+    /// `str` (borrowed from the input) to `make`.
+    #[inline]
+    fn read_str_with<T>(&mut self, make: impl FnOnce(&str) -> T) -> Result<T> {
         let n = self.read_size()?;
         self.need(n)?;
         let bytes = &self.buf[..n];
@@ -333,10 +361,10 @@ impl Decoder {
         } else {
             std::str::from_utf8(bytes)
                 .map_err(|e| Error::marshal(format!("string is not valid UTF-8: {e}")))?
-        }
-        .to_owned();
+        };
+        let value = make(s);
         self.buf.advance(n);
-        Ok(s)
+        Ok(value)
     }
 
     /// Reads an enumerator value of an enum whose largest enumerator is

@@ -51,6 +51,8 @@ pub mod version;
 
 pub use class::{ClassFormat, ClassRef, Value, ValuePtr, ValueType};
 pub use codec::{Decode, Encode, WireType};
+/// The inline small-string type of `["rust:type:CompactString"]` members.
+pub use compact_str::CompactString;
 pub use decoder::{Decoder, DecoderContext, Encapsulation};
 pub use encoder::{EncapsulationMark, Encoder};
 pub use endpoint::{

@@ -53,6 +53,10 @@ struct Cli {
     /// of live typed proxies.
     #[arg(long)]
     proxy_data: bool,
+    /// Map `string` data members of structs, classes and exceptions to
+    /// `CompactString` (inline up to 24 bytes) instead of `String`.
+    #[arg(long)]
+    compact_strings: bool,
     /// Allow underscores in Slice identifiers (deprecated: use [["underscore"]]).
     #[arg(long)]
     underscore: bool,
@@ -139,6 +143,7 @@ fn main() -> ExitCode {
                     let settings = floe_idl::codegen::Settings {
                         interfaces: !cli.no_interfaces,
                         proxy_data: cli.proxy_data,
+                        compact_strings: cli.compact_strings,
                     };
                     match floe_idl::codegen::generate(&out.model, &settings) {
                         Ok(code) => {

@@ -74,7 +74,7 @@ impl Gen<'_> {
                 let f = field_ident(&m.name);
                 let v = match &m.default {
                     Some(v) => {
-                        let v = self.value_expr(from, m.ty, v, false);
+                        let v = self.member_default(from, m, v);
                         if m.tag.is_some() {
                             quote!(::core::option::Option::Some(#v))
                         } else {

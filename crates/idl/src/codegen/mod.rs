@@ -57,6 +57,12 @@ pub struct Settings {
     /// communicator needed to decode) even when interfaces are generated,
     /// for code that handles proxies as data. Default: live proxies.
     pub proxy_data: bool,
+    /// Map every `string` data member of a struct, class or exception to
+    /// `CompactString` (inline up to 24 bytes, no allocation to decode a
+    /// short string) instead of `String`. One member can opt in alone with
+    /// `["rust:type:CompactString"]`. Parameters, return values and
+    /// sequence elements stay `String`. Same bytes on the wire.
+    pub compact_strings: bool,
 }
 
 impl Default for Settings {
@@ -64,6 +70,7 @@ impl Default for Settings {
         Settings {
             interfaces: true,
             proxy_data: false,
+            compact_strings: false,
         }
     }
 }
@@ -370,12 +377,41 @@ impl Gen<'_> {
 
     /// The member's Rust type: `Option<T>` when optional.
     pub(crate) fn member_type(&self, from: Option<ModuleId>, m: &DataMember) -> TokenStream {
-        let t = self.rust_type(from, m.ty);
+        let t = if self.is_compact_string(m) {
+            let c = codegen_path();
+            quote!(#c::CompactString)
+        } else {
+            self.rust_type(from, m.ty)
+        };
         if m.tag.is_some() {
             quote!(::core::option::Option<#t>)
         } else {
             t
         }
+    }
+
+    /// Whether data member `m` is a `CompactString` (see
+    /// [`Settings::compact_strings`]).
+    pub(crate) fn is_compact_string(&self, m: &DataMember) -> bool {
+        m.ty == Type::String
+            && (self.settings.compact_strings || has_rust_type(&m.metadata, "CompactString"))
+    }
+
+    /// The default value of data member `m` (without the `Option` of an
+    /// optional member).
+    pub(crate) fn member_default(
+        &self,
+        from: Option<ModuleId>,
+        m: &DataMember,
+        v: &crate::model::ConstValue,
+    ) -> TokenStream {
+        if self.is_compact_string(m) {
+            if let crate::model::ConstValue::String(s) = v {
+                let c = codegen_path();
+                return quote!(#c::CompactString::const_new(#s));
+            }
+        }
+        self.value_expr(from, m.ty, v, false)
     }
 
     /// Required members in declaration order, then optional members by

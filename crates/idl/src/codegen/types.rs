@@ -65,7 +65,7 @@ impl Gen<'_> {
             let inits = s.members.iter().map(|m| {
                 let f = field_ident(&m.name);
                 let v = match &m.default {
-                    Some(v) => self.value_expr(from, m.ty, v, false),
+                    Some(v) => self.member_default(from, m, v),
                     None => quote!(::core::default::Default::default()),
                 };
                 quote!(#f: #v,)
