@@ -265,34 +265,35 @@ macro_rules! fixed_number {
                 dec.$r()
             }
             fn decode_vec(dec: &mut Decoder, n: usize) -> Result<Vec<Self>> {
-                let bytes = dec.read_bytes(n * $n)?;
-                #[cfg(target_endian = "little")]
-                {
-                    let mut v = Vec::<$t>::with_capacity(n);
-                    // SAFETY: `bytes` holds exactly `n * size_of::<$t>()`
-                    // bytes (read_bytes checked them), `v` has room for `n`
-                    // values, the regions do not overlap, and any bit
-                    // pattern is a valid number; on a little-endian target
-                    // the wire form is the memory form.
-                    unsafe {
-                        std::ptr::copy_nonoverlapping(
-                            bytes.as_ptr(),
-                            v.as_mut_ptr().cast::<u8>(),
-                            n * $n,
-                        );
-                        v.set_len(n);
+                dec.read_slice_with(n * $n, |bytes| {
+                    #[cfg(target_endian = "little")]
+                    {
+                        let mut v = Vec::<$t>::with_capacity(n);
+                        // SAFETY: `bytes` holds exactly `n * size_of::<$t>()`
+                        // bytes (read_slice_with checked them), `v` has room
+                        // for `n` values, the regions do not overlap, and any
+                        // bit pattern is a valid number; on a little-endian
+                        // target the wire form is the memory form.
+                        unsafe {
+                            std::ptr::copy_nonoverlapping(
+                                bytes.as_ptr(),
+                                v.as_mut_ptr().cast::<u8>(),
+                                n * $n,
+                            );
+                            v.set_len(n);
+                        }
+                        v
                     }
-                    Ok(v)
-                }
-                #[cfg(not(target_endian = "little"))]
-                Ok(bytes
-                    .chunks_exact($n)
-                    .map(|c| {
-                        let mut a = [0u8; $n];
-                        a.copy_from_slice(c);
-                        <$t>::from_le_bytes(a)
-                    })
-                    .collect())
+                    #[cfg(not(target_endian = "little"))]
+                    bytes
+                        .chunks_exact($n)
+                        .map(|c| {
+                            let mut a = [0u8; $n];
+                            a.copy_from_slice(c);
+                            <$t>::from_le_bytes(a)
+                        })
+                        .collect()
+                })
             }
         }
     };
@@ -324,7 +325,7 @@ impl Decode for u8 {
         dec.read_u8()
     }
     fn decode_vec(dec: &mut Decoder, n: usize) -> Result<Vec<Self>> {
-        Ok(dec.read_bytes(n)?.to_vec())
+        dec.read_slice_with(n, <[u8]>::to_vec)
     }
 }
 
@@ -345,7 +346,7 @@ impl Decode for bool {
         dec.read_bool()
     }
     fn decode_vec(dec: &mut Decoder, n: usize) -> Result<Vec<Self>> {
-        Ok(dec.read_bytes(n)?.iter().map(|b| *b != 0).collect())
+        dec.read_slice_with(n, |b| b.iter().map(|b| *b != 0).collect())
     }
 }
 

@@ -301,6 +301,22 @@ impl Decoder {
         Ok(self.buf.split_to(n))
     }
 
+    /// Hands the next `n` bytes to `f` as a borrowed slice and moves past
+    /// them: for values copied out of the input (numeric sequences), this
+    /// saves the reference-count traffic of a [`read_bytes`](Self::read_bytes)
+    /// slice.
+    ///
+    /// # Errors
+    ///
+    /// Out of bounds if fewer than `n` bytes remain.
+    #[inline]
+    pub fn read_slice_with<T>(&mut self, n: usize, f: impl FnOnce(&[u8]) -> T) -> Result<T> {
+        self.need(n)?;
+        let value = f(&self.buf[..n]);
+        self.buf.advance(n);
+        Ok(value)
+    }
+
     /// Skips `n` bytes.
     #[inline]
     pub fn skip(&mut self, n: usize) -> Result<()> {

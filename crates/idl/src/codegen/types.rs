@@ -182,11 +182,12 @@ impl Gen<'_> {
             quote! {
                 fn decode_vec(dec: &mut #c::Decoder, n: usize) -> #c::WireResult<::std::vec::Vec<Self>> {
                     // `n` was checked against the bytes present (n * MIN_WIRE_SIZE).
-                    let bytes = dec.read_bytes(n * #size_lit)?;
-                    Ok(bytes
-                        .chunks_exact(#size_lit)
-                        .map(|c| Self { #(#fields)* })
-                        .collect())
+                    dec.read_slice_with(n * #size_lit, |bytes| {
+                        bytes
+                            .chunks_exact(#size_lit)
+                            .map(|c| Self { #(#fields)* })
+                            .collect()
+                    })
                 }
             },
         )

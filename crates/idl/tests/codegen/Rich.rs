@@ -171,15 +171,17 @@ pub mod rich {
             dec: &mut ::floe::codegen::Decoder,
             n: usize,
         ) -> ::floe::codegen::WireResult<::std::vec::Vec<Self>> {
-            let bytes = dec.read_bytes(n * 8)?;
-            Ok(
-                bytes
-                    .chunks_exact(8)
-                    .map(|c| Self {
-                        x: <i32>::from_le_bytes([c[0], c[1], c[2], c[3]]),
-                        y: <i32>::from_le_bytes([c[4], c[5], c[6], c[7]]),
-                    })
-                    .collect(),
+            dec.read_slice_with(
+                n * 8,
+                |bytes| {
+                    bytes
+                        .chunks_exact(8)
+                        .map(|c| Self {
+                            x: <i32>::from_le_bytes([c[0], c[1], c[2], c[3]]),
+                            y: <i32>::from_le_bytes([c[4], c[5], c[6], c[7]]),
+                        })
+                        .collect()
+                },
             )
         }
     }
@@ -322,38 +324,40 @@ pub mod rich {
             dec: &mut ::floe::codegen::Decoder,
             n: usize,
         ) -> ::floe::codegen::WireResult<::std::vec::Vec<Self>> {
-            let bytes = dec.read_bytes(n * 28)?;
-            Ok(
-                bytes
-                    .chunks_exact(28)
-                    .map(|c| Self {
-                        bo: c[0] != 0,
-                        by: c[1],
-                        sh: <i16>::from_le_bytes([c[2], c[3]]),
-                        i: <i32>::from_le_bytes([c[4], c[5], c[6], c[7]]),
-                        l: <i64>::from_le_bytes([
-                            c[8],
-                            c[9],
-                            c[10],
-                            c[11],
-                            c[12],
-                            c[13],
-                            c[14],
-                            c[15],
-                        ]),
-                        f: <f32>::from_le_bytes([c[16], c[17], c[18], c[19]]),
-                        d: <f64>::from_le_bytes([
-                            c[20],
-                            c[21],
-                            c[22],
-                            c[23],
-                            c[24],
-                            c[25],
-                            c[26],
-                            c[27],
-                        ]),
-                    })
-                    .collect(),
+            dec.read_slice_with(
+                n * 28,
+                |bytes| {
+                    bytes
+                        .chunks_exact(28)
+                        .map(|c| Self {
+                            bo: c[0] != 0,
+                            by: c[1],
+                            sh: <i16>::from_le_bytes([c[2], c[3]]),
+                            i: <i32>::from_le_bytes([c[4], c[5], c[6], c[7]]),
+                            l: <i64>::from_le_bytes([
+                                c[8],
+                                c[9],
+                                c[10],
+                                c[11],
+                                c[12],
+                                c[13],
+                                c[14],
+                                c[15],
+                            ]),
+                            f: <f32>::from_le_bytes([c[16], c[17], c[18], c[19]]),
+                            d: <f64>::from_le_bytes([
+                                c[20],
+                                c[21],
+                                c[22],
+                                c[23],
+                                c[24],
+                                c[25],
+                                c[26],
+                                c[27],
+                            ]),
+                        })
+                        .collect()
+                },
             )
         }
     }
