@@ -52,7 +52,7 @@ pub use floe_runtime as runtime;
 pub use floe_wire as wire;
 
 pub use floe_derive::slice;
-pub use floe_wire::{Decode, Decoder, Encode, Encoder, Identity};
+pub use floe_wire::{CompactString, Decode, Decoder, Encode, Encoder, Identity};
 
 #[doc(hidden)]
 pub use floe_derive::__interface_inherit;

@@ -498,6 +498,9 @@ impl<'c> Builder<'c> {
             }
         }
         match name.as_str() {
+            // A `string` kept inline when short (floe::CompactString); the
+            // same bytes on the wire as `String`.
+            "CompactString" if plain => Some(Type::String),
             "Bytes" if plain => Some(self.synthetic(
                 "ByteSeq".into(),
                 vec![],

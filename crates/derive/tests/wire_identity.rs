@@ -386,3 +386,27 @@ fn derived_classes_encode_identically() {
         );
     }
 }
+
+/// A Rust-first struct may hold a `CompactString` where Slice says
+/// `string`: same bytes as `String`, exported as `string`.
+#[test]
+fn compact_string_fields_encode_as_strings() {
+    #[derive(Clone, Debug, Default, PartialEq, floe::Struct)]
+    #[floe(module = "WireTest")]
+    pub struct Named {
+        pub name: floe::CompactString,
+        pub d: f64,
+    }
+    let v = Named {
+        name: "hello".into(),
+        d: 3.25,
+    };
+    let bytes = encaps(|e| e.write(&v));
+    let expected = encaps(|e| {
+        e.write("hello");
+        e.write(&3.25f64);
+    });
+    assert_eq!(bytes, expected);
+    let back: Named = decoder(&bytes).read().expect("decodes");
+    assert_eq!(back, v);
+}
