@@ -17,9 +17,10 @@
 //! - flushes what senders could not write directly (see `writer.rs`);
 //! - runs ACM (heartbeats, idle close, §1.5) and the graceful close (§1.4).
 //!
-//! Callers write their request frames themselves (see `writer.rs`),
+//! Twoway callers write their request frames themselves (see `writer.rs`),
 //! then await the reply on a oneshot channel: one hop, from the connection
-//! task to the caller, per twoway call.
+//! task to the caller, per twoway call. Oneway requests are queued for the
+//! connection task, which writes consecutive ones together.
 
 pub mod acm;
 pub(crate) mod request_table;
@@ -472,7 +473,12 @@ impl Connection {
             table: &inner.requests,
             id,
         });
-        self.send_request(head, id, params, compress)
+        // A oneway request is queued for the connection task instead of
+        // written here: consecutive oneways coalesce into few vectored
+        // writes (as Ice queues them while the connection is busy), and it
+        // is written as soon as this task yields. Twoway requests are
+        // written directly: their caller waits for the reply anyway.
+        self.send_request_inner(head, id, params, compress, !twoway)
             .map_err(|e| (e, false))?;
         let Some(rx) = rx else {
             // Oneway: return once earlier messages are (nearly) written.
@@ -514,6 +520,19 @@ impl Connection {
         params: Params<'_>,
         compress: bool,
     ) -> Result<()> {
+        self.send_request_inner(head, id, params, compress, false)
+    }
+
+    /// [`Connection::send_request`]; with `deferred`, the frame is queued
+    /// for the connection task to write ([`Writer::send_deferred`]).
+    fn send_request_inner(
+        &self,
+        head: &RequestHead<'_>,
+        id: i32,
+        params: Params<'_>,
+        compress: bool,
+        deferred: bool,
+    ) -> Result<()> {
         if !self.is_active() {
             return Err(self.end_error().unwrap_or(Error::ConnectionManuallyClosed));
         }
@@ -544,7 +563,11 @@ impl Connection {
         } else {
             Some(data.clone())
         };
-        self.inner.send_frame(buf, compress, big)
+        if deferred {
+            self.inner.send_frame_deferred(buf, compress, big)
+        } else {
+            self.inner.send_frame(buf, compress, big)
+        }
     }
 
     /// Whether two handles are the same connection.
@@ -564,9 +587,33 @@ impl ConnectionInner {
     /// Sends a whole frame, compressing it when asked and large enough
     /// (§5); `extra` is a large payload to send after `frame` without
     /// copying (never combined with compression).
-    fn send_frame(&self, mut frame: BytesMut, compress: bool, extra: Option<Bytes>) -> Result<()> {
+    fn send_frame(&self, frame: BytesMut, compress: bool, extra: Option<Bytes>) -> Result<()> {
+        let frame = self.maybe_compress(frame, compress, extra.is_some());
+        match extra {
+            Some(payload) => self.writer.send(&mut [frame.freeze(), payload]),
+            None => self.writer.send(&mut [frame.freeze()]),
+        }
+    }
+
+    /// [`ConnectionInner::send_frame`] through the connection task's queue.
+    fn send_frame_deferred(
+        &self,
+        frame: BytesMut,
+        compress: bool,
+        extra: Option<Bytes>,
+    ) -> Result<()> {
+        let frame = self.maybe_compress(frame, compress, extra.is_some());
+        match extra {
+            Some(payload) => self.writer.send_deferred(&mut [frame.freeze(), payload]),
+            None => self.writer.send_deferred(&mut [frame.freeze()]),
+        }
+    }
+
+    /// `frame` compressed when asked and large enough (§5), or marked as
+    /// accepting a compressed reply.
+    fn maybe_compress(&self, mut frame: BytesMut, compress: bool, has_extra: bool) -> BytesMut {
         if compress {
-            if frame.len() >= COMPRESSION_THRESHOLD && extra.is_none() {
+            if frame.len() >= COMPRESSION_THRESHOLD && !has_extra {
                 match compress_frame(&frame, self.config.compression_level) {
                     Ok(c) => frame = c,
                     Err(e) => {
@@ -578,10 +625,7 @@ impl ConnectionInner {
                 frame[9] = CompressionStatus::Supported as u8;
             }
         }
-        match extra {
-            Some(payload) => self.writer.send(&mut [frame.freeze(), payload]),
-            None => self.writer.send(&mut [frame.freeze()]),
-        }
+        frame
     }
 
     /// Starts a graceful close (the connection task carries it out).

@@ -11,6 +11,13 @@
 //! Frames are never interleaved: the queue is appended to only under the
 //! lock, and the direct path is taken only when the queue is empty.
 //!
+//! Oneway requests skip the direct attempt ([`Writer::send_deferred`]):
+//! they are queued and the connection task writes them, so a caller
+//! sending oneways back to back pays a fraction of a syscall per message
+//! (64 frames per `writev`) instead of one each; they leave as soon as the
+//! calling task yields, and a oneway caller waits once more than 1 MiB is
+//! queued. Twoway requests and replies keep the direct path.
+//!
 //! Nothing here awaits while holding the lock, and a sender never owns
 //! half-written state, so dropping a caller's future cannot corrupt the
 //! stream.
@@ -82,6 +89,32 @@ impl Writer {
         let ns = self.epoch.elapsed().as_nanos() as u64;
         self.last_write.store(ns, Ordering::Relaxed);
         self.send_uncounted(parts)
+    }
+
+    /// Queues one message for the connection task to write, without trying
+    /// the socket first: messages sent back to back this way leave in few
+    /// vectored writes instead of one syscall each (oneway requests).
+    ///
+    /// # Errors
+    ///
+    /// The connection's error if it is closed or a write failed.
+    pub(crate) fn send_deferred(&self, parts: &mut [Bytes]) -> Result<(), Error> {
+        let ns = self.epoch.elapsed().as_nanos() as u64;
+        self.last_write.store(ns, Ordering::Relaxed);
+        let mut st = self.lock();
+        if let Some(e) = &st.error {
+            return Err(e.clone());
+        }
+        let was_empty = st.queue.is_empty();
+        for b in parts.iter().filter(|b| !b.is_empty()) {
+            st.queued_bytes += b.len();
+            st.queue.push_back(b.clone());
+        }
+        drop(st);
+        if was_empty {
+            self.queued.notify_one();
+        }
+        Ok(())
     }
 
     /// When the last counted message was sent.
