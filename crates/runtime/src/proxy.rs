@@ -250,7 +250,8 @@ impl Proxy {
     }
 
     /// Oneway mode. A oneway invocation returns once its request is
-    /// queued on the connection; the connection task writes queued
+    /// written or queued on the connection: small requests (up to 16 KB
+    /// of parameters) are queued and the connection task writes queued
     /// requests together as soon as the calling task yields (back to back
     /// oneways cost a fraction of a syscall each). More than 1 MiB queued
     /// makes the next oneway wait.

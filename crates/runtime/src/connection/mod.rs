@@ -473,12 +473,14 @@ impl Connection {
             table: &inner.requests,
             id,
         });
-        // A oneway request is queued for the connection task instead of
-        // written here: consecutive oneways coalesce into few vectored
+        // A small oneway request is queued for the connection task instead
+        // of written here: consecutive oneways coalesce into few vectored
         // writes (as Ice queues them while the connection is busy), and it
         // is written as soon as this task yields. Twoway requests are
-        // written directly: their caller waits for the reply anyway.
-        self.send_request_inner(head, id, params, compress, !twoway)
+        // written directly (their caller waits for the reply anyway), and
+        // so are large oneways, where a syscall per message costs little.
+        let deferred = !twoway && params.len() <= COPY_LIMIT;
+        self.send_request_inner(head, id, params, compress, deferred)
             .map_err(|e| (e, false))?;
         let Some(rx) = rx else {
             // Oneway: return once earlier messages are (nearly) written.

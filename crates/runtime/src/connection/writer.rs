@@ -11,7 +11,8 @@
 //! Frames are never interleaved: the queue is appended to only under the
 //! lock, and the direct path is taken only when the queue is empty.
 //!
-//! Oneway requests skip the direct attempt ([`Writer::send_deferred`]):
+//! Small oneway requests (up to 16 KB of parameters) skip the direct
+//! attempt ([`Writer::send_deferred`]):
 //! they are queued and the connection task writes them, so a caller
 //! sending oneways back to back pays a fraction of a syscall per message
 //! (64 frames per `writev`) instead of one each; they leave as soon as the
