@@ -250,11 +250,12 @@ impl Proxy {
     }
 
     /// Oneway mode. A oneway invocation returns once its request is
-    /// written or queued on the connection: small requests (up to 16 KB
-    /// of parameters) are queued and the connection task writes queued
-    /// requests together as soon as the calling task yields (back to back
-    /// oneways cost a fraction of a syscall each). More than 1 MiB queued
-    /// makes the next oneway wait.
+    /// written or queued on the connection. A oneway on an idle connection
+    /// is written before the call returns; small ones (up to 16 KB of
+    /// parameters) sent back to back, within 20 µs of the previous write,
+    /// are queued and the connection task writes them together as soon as
+    /// the calling task yields (a fraction of a syscall each). More than
+    /// 1 MiB queued makes the next oneway wait.
     pub fn ice_oneway(&self) -> Proxy {
         self.ice_mode(InvocationMode::Oneway)
     }

@@ -558,3 +558,49 @@ async fn hold_defers_dispatch_until_activate() {
     c2.destroy().await;
     s.communicator.destroy().await;
 }
+
+/// Back-to-back oneways are coalesced by the connection task but keep
+/// their order (also relative to a later twoway); a oneway sent after a
+/// pause is written before the call returns, so aborting the connection
+/// right after it does not lose it.
+#[tokio::test]
+async fn oneway_bursts_keep_order_and_idle_oneways_are_written_at_once() {
+    let s = server(Properties::new()).await;
+    let (c, p) = client_proxy(&s, Properties::new());
+    p.ice_ping().await.unwrap();
+    s.servant.seen.lock().unwrap().clear();
+    let ow = p.ice_oneway();
+    let ops: Vec<String> = (0..2000).map(|i| format!("b{i}")).collect();
+    for op in &ops {
+        ow.invoke(op, OperationMode::Normal, p.empty_params())
+            .await
+            .unwrap();
+    }
+    p.invoke("o", OperationMode::Normal, p.empty_params())
+        .await
+        .unwrap();
+    let mut expected: Vec<String> = ops.iter().map(|o| format!(":{o}")).collect();
+    expected.push(":o".into());
+    assert_eq!(*s.servant.seen.lock().unwrap(), expected);
+
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let conn = p.ice_get_connection().await.unwrap();
+    ow.invoke("idle", OperationMode::Normal, p.empty_params())
+        .await
+        .unwrap();
+    conn.abort();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !s.servant.seen.lock().unwrap().contains(&":idle".to_string())
+        && std::time::Instant::now() < deadline
+    {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(s
+        .servant
+        .seen
+        .lock()
+        .unwrap()
+        .contains(&":idle".to_string()));
+    c.destroy().await;
+    s.communicator.destroy().await;
+}

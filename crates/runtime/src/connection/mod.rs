@@ -62,6 +62,11 @@ const COPY_LIMIT: usize = 16 * 1024;
 /// already a shared buffer, so only small ones are worth copying.
 const BODY_COPY_LIMIT: usize = 2 * 1024;
 
+/// A small oneway request sent within this long after the previous write
+/// on its connection is queued for the connection task (coalesced with the
+/// rest of its burst) instead of written at once.
+const COALESCE_WINDOW: Duration = Duration::from_micros(20);
+
 /// A oneway invocation returns only once at most this many bytes wait in
 /// the connection's write queue ([`Writer::wait_queued_below`]).
 const SEND_HIGH_WATER: usize = 1024 * 1024;
@@ -473,13 +478,17 @@ impl Connection {
             table: &inner.requests,
             id,
         });
-        // A small oneway request is queued for the connection task instead
-        // of written here: consecutive oneways coalesce into few vectored
-        // writes (as Ice queues them while the connection is busy), and it
-        // is written as soon as this task yields. Twoway requests are
-        // written directly (their caller waits for the reply anyway), and
-        // so are large oneways, where a syscall per message costs little.
-        let deferred = !twoway && params.len() <= COPY_LIMIT;
+        // A small oneway request that follows another write on this
+        // connection within COALESCE_WINDOW (a burst) is queued for the
+        // connection task instead of written here: back-to-back oneways
+        // coalesce into few vectored writes (as Ice queues them while the
+        // connection is busy) and leave as soon as this task yields. A
+        // oneway after a pause is written before the call returns, as Ice
+        // does on an idle connection. Twoway requests are written directly
+        // (their caller waits for the reply anyway), and so are large
+        // oneways, where a syscall per message costs little.
+        let deferred =
+            !twoway && params.len() <= COPY_LIMIT && inner.writer.wrote_within(COALESCE_WINDOW);
         self.send_request_inner(head, id, params, compress, deferred)
             .map_err(|e| (e, false))?;
         let Some(rx) = rx else {

@@ -11,8 +11,9 @@
 //! Frames are never interleaved: the queue is appended to only under the
 //! lock, and the direct path is taken only when the queue is empty.
 //!
-//! Small oneway requests (up to 16 KB of parameters) skip the direct
-//! attempt ([`Writer::send_deferred`]):
+//! Small oneway requests (up to 16 KB of parameters) sent in a burst
+//! (within 20 µs of the previous write) skip the direct attempt
+//! ([`Writer::send_deferred`]):
 //! they are queued and the connection task writes them, so a caller
 //! sending oneways back to back pays a fraction of a syscall per message
 //! (64 frames per `writev`) instead of one each; they leave as soon as the
@@ -116,6 +117,14 @@ impl Writer {
             self.queued.notify_one();
         }
         Ok(())
+    }
+
+    /// Whether a counted message was sent less than `window` ago.
+    pub(crate) fn wrote_within(&self, window: std::time::Duration) -> bool {
+        let last = self.last_write.load(Ordering::Relaxed);
+        last != 0
+            && (self.epoch.elapsed().as_nanos() as u64).saturating_sub(last)
+                < window.as_nanos() as u64
     }
 
     /// When the last counted message was sent.
