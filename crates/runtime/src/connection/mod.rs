@@ -55,6 +55,8 @@ use writer::Writer;
 
 /// Reads ask the kernel for at least this much room.
 const READ_CHUNK: usize = 16 * 1024;
+/// Room kept past the end of a partly read frame (see `handle_buffered`).
+const READ_SLACK: usize = 1024;
 /// Parameters up to this size are copied into the frame buffer; larger ones
 /// are sent beside it in a vectored write.
 const COPY_LIMIT: usize = 16 * 1024;
@@ -1223,8 +1225,13 @@ fn handle_buffered(
                 conn.handle_frame(frame, dispatches)?;
             }
             FrameCheck::Incomplete { need } => {
-                if buf.capacity() - buf.len() < need {
-                    buf.reserve(need.max(READ_CHUNK));
+                // Room for the rest of the frame and a little more: the read
+                // that completes the frame then leaves room unfilled, which
+                // tells `read_some` the socket is drained (no `EAGAIN` read
+                // before waiting for the next message).
+                let room = need + READ_SLACK;
+                if buf.capacity() - buf.len() < room {
+                    buf.reserve(room.max(READ_CHUNK));
                 }
                 return Ok(());
             }
