@@ -590,7 +590,12 @@ async fn oneway_bursts_keep_order_and_idle_oneways_are_written_at_once() {
         .unwrap();
     conn.abort();
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while !s.servant.seen.lock().unwrap().contains(&":idle".to_string())
+    while !s
+        .servant
+        .seen
+        .lock()
+        .unwrap()
+        .contains(&":idle".to_string())
         && std::time::Instant::now() < deadline
     {
         tokio::time::sleep(Duration::from_millis(5)).await;

@@ -1085,7 +1085,7 @@ async fn run(conn: Arc<ConnectionInner>) {
                     break Error::from_io(&e);
                 }
                 let read = if buf.capacity() == 0 {
-                    read_first(&conn.stream, &mut buf)
+                    read_first(&conn.stream, &mut buf, max)
                 } else {
                     if buf.capacity() - buf.len() < 1024 {
                         buf.reserve(READ_CHUNK);
@@ -1104,6 +1104,12 @@ async fn run(conn: Arc<ConnectionInner>) {
                         acm.read();
                         if let Err(e) = handle_buffered(&conn, &mut buf, max, &mut dispatches) {
                             break e;
+                        }
+                        if buf.is_empty() && buf.capacity() < 1024 {
+                            // Only the slack of a large frame is left: let
+                            // the next read start with a probe, which sizes
+                            // the buffer to the frame it finds.
+                            buf = BytesMut::new();
                         }
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
@@ -1173,7 +1179,12 @@ fn read_some(stream: &TcpStream, buf: &mut BytesMut) -> std::io::Result<usize> {
 /// readable once before anything came, and most connections of a busy
 /// server sit idle: neither should cost a `READ_CHUNK` allocation (whose
 /// allocator bookkeeping alone dirties a page per idle connection).
-fn read_first(stream: &TcpStream, buf: &mut BytesMut) -> std::io::Result<usize> {
+///
+/// When the probe holds a frame header whose size is acceptable (at most
+/// `max` bytes, `Ice.MessageSizeMax`; never when there is no limit), `buf` is sized for the
+/// whole frame at once: a large message is then read straight into one
+/// buffer, without a `READ_CHUNK` buffer that is copied and dropped.
+fn read_first(stream: &TcpStream, buf: &mut BytesMut, max: usize) -> std::io::Result<usize> {
     let mut probe = [0u8; 1024];
     let mut got: Option<usize> = None;
     let res = stream.try_io(tokio::io::Interest::READABLE, || {
@@ -1191,10 +1202,23 @@ fn read_first(stream: &TcpStream, buf: &mut BytesMut) -> std::io::Result<usize> 
         (Ok(n), None) => n,
     };
     if n > 0 {
-        buf.reserve(READ_CHUNK);
+        let frame = probe_frame_size(&probe[..n]).filter(|&size| max != 0 && size <= max);
+        let room = frame.map_or(0, |size| size.saturating_add(READ_SLACK));
+        buf.reserve(room.max(READ_CHUNK));
         buf.extend_from_slice(&probe[..n]);
     }
     Ok(n)
+}
+
+/// The size field of a protocol 1.0 frame header at the start of `bytes`,
+/// if `bytes` holds a whole header with Ice's magic; never trusted beyond
+/// sizing a buffer (the caller bounds it, `check` validates the frame).
+fn probe_frame_size(bytes: &[u8]) -> Option<usize> {
+    if bytes.len() < HEADER_SIZE || bytes[..4] != *b"IceP" {
+        return None;
+    }
+    let size = i32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]);
+    usize::try_from(size).ok().filter(|&s| s >= HEADER_SIZE)
 }
 
 /// `bytes` as the uninitialised buffer `recv` takes.
@@ -1236,5 +1260,26 @@ fn handle_buffered(
                 return Ok(());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probe_frame_size_reads_only_plausible_headers() {
+        let mut h = [0u8; HEADER_SIZE];
+        h[..4].copy_from_slice(b"IceP");
+        h[10..14].copy_from_slice(&500_014i32.to_le_bytes());
+        assert_eq!(probe_frame_size(&h), Some(500_014));
+        assert_eq!(probe_frame_size(&h[..HEADER_SIZE - 1]), None);
+        h[10..14].copy_from_slice(&(-1i32).to_le_bytes());
+        assert_eq!(probe_frame_size(&h), None);
+        h[10..14].copy_from_slice(&3i32.to_le_bytes());
+        assert_eq!(probe_frame_size(&h), None);
+        h[0] = b'X';
+        h[10..14].copy_from_slice(&100i32.to_le_bytes());
+        assert_eq!(probe_frame_size(&h), None);
     }
 }
