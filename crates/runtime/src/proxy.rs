@@ -441,7 +441,9 @@ impl Proxy {
     /// Sends a oneway request with an encapsulation as in
     /// [`Proxy::invoke_encapsulation`] **now, without awaiting**, if this
     /// is a oneway proxy whose connection is established: the frame is
-    /// written, or queued behind what the connection has not written yet.
+    /// written, or queued behind what the connection has not written yet
+    /// (or, within a burst of small oneways, queued to be written with the
+    /// rest of the burst, as by [`Proxy::ice_oneway`] invocations).
     /// `None` when that is not possible (another mode, no connection yet,
     /// or it was lost): use [`Proxy::invoke_encapsulation`], which connects
     /// and retries.
@@ -471,7 +473,7 @@ impl Proxy {
             context: context.unwrap_or(&p.context),
         };
         let body = Params::Body(params.encoding, &params.data);
-        Some(conn.send_request(&head, 0, body, self.is_compressed()))
+        Some(conn.send_oneway_request(&head, body, self.is_compressed()))
     }
 
     async fn invoke_params(

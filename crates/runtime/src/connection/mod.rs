@@ -489,9 +489,8 @@ impl Connection {
         // does on an idle connection. Twoway requests are written directly
         // (their caller waits for the reply anyway), and so are large
         // oneways, where a syscall per message costs little.
-        let deferred =
-            !twoway && params.len() <= COPY_LIMIT && inner.writer.wrote_within(COALESCE_WINDOW);
-        self.send_request_inner(head, id, params, compress, deferred)
+        let deferred = !twoway && self.coalesces(&params);
+        self.send_request(head, id, params, compress, deferred)
             .map_err(|e| (e, false))?;
         let Some(rx) = rx else {
             // Oneway: return once earlier messages are (nearly) written.
@@ -523,22 +522,31 @@ impl Connection {
         }
     }
 
-    /// Writes (or queues) one Request frame with request id `id`; never
-    /// waits. Large parameters go beside the frame head in a vectored
-    /// write, shared, not copied.
-    pub(crate) fn send_request(
+    /// Whether a oneway request with `params` is part of a burst and is
+    /// queued for the connection task (see [`Connection::invoke`]).
+    fn coalesces(&self, params: &Params<'_>) -> bool {
+        params.len() <= COPY_LIMIT && self.inner.writer.wrote_within(COALESCE_WINDOW)
+    }
+
+    /// Sends a oneway request now, without waiting: written at once, or,
+    /// within a burst of small oneways, queued for the connection task to
+    /// write together with the rest of the burst.
+    pub(crate) fn send_oneway_request(
         &self,
         head: &RequestHead<'_>,
-        id: i32,
         params: Params<'_>,
         compress: bool,
     ) -> Result<()> {
-        self.send_request_inner(head, id, params, compress, false)
+        let deferred = self.coalesces(&params);
+        self.send_request(head, 0, params, compress, deferred)
     }
 
-    /// [`Connection::send_request`]; with `deferred`, the frame is queued
-    /// for the connection task to write ([`Writer::send_deferred`]).
-    fn send_request_inner(
+    /// Writes (or queues) one Request frame with request id `id`; never
+    /// waits. Large parameters go beside the frame head in a vectored
+    /// write, shared, not copied.
+    /// With `deferred`, the frame is queued for the connection task to
+    /// write ([`Writer::send_deferred`]).
+    fn send_request(
         &self,
         head: &RequestHead<'_>,
         id: i32,
