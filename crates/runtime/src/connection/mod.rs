@@ -1168,7 +1168,10 @@ fn read_some(stream: &TcpStream, buf: &mut BytesMut) -> std::io::Result<usize> {
         // capacity.
         unsafe { buf.set_len(buf.len() + n) };
         got = Some(n);
-        if n > 0 && n < room {
+        // In the middle of a large frame the sender is usually still
+        // writing: keep the readiness, so the next pass reads again before
+        // the task sleeps (an `EAGAIN` at worst).
+        if n > 0 && n < room && !mid_frame(buf) {
             Err(std::io::ErrorKind::WouldBlock.into())
         } else {
             Ok(n)
@@ -1179,6 +1182,12 @@ fn read_some(stream: &TcpStream, buf: &mut BytesMut) -> std::io::Result<usize> {
         (Err(e), None) => Err(e),
         (Ok(n), None) => Ok(n),
     }
+}
+
+/// Whether `buf` starts with a frame header announcing more than
+/// `READ_CHUNK` bytes that have not all arrived.
+fn mid_frame(buf: &[u8]) -> bool {
+    probe_frame_size(buf).is_some_and(|size| size > READ_CHUNK && buf.len() < size)
 }
 
 /// [`read_some`] for a connection without a read buffer (a new one, or
