@@ -79,16 +79,20 @@ fn throughput(current: Current, params: Encapsulation, replies: &Replies) -> Dis
             std::hint::black_box(read_string_double_seq(&mut dec)?);
         }
         // The reply is encoded per call, as a typed servant would.
-        "recvByteSeq" => return Ok(replies.bytes.clone()),
+        "recvByteSeq" => return Ok(replies.bytes.clone().into()),
         "recvFixedSeq" => {
-            return Ok(current.encode_reply(|e| write_fixed_seq(e, &replies.fixed)));
+            return Ok(current
+                .encode_reply(|e| write_fixed_seq(e, &replies.fixed))
+                .into());
         }
         "recvStringDoubleSeq" => {
-            return Ok(current.encode_reply(|e| write_string_double_seq(e, &replies.strdbl)));
+            return Ok(current
+                .encode_reply(|e| write_string_double_seq(e, &replies.strdbl))
+                .into());
         }
         _ => return Err(floe::runtime::DispatchError::operation_not_exist()),
     }
-    Ok(current.empty_reply())
+    Ok(current.empty_reply().into())
 }
 
 /// What the `recv*` operations answer (sizes fixed by the benches).

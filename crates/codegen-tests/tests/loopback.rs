@@ -93,6 +93,11 @@ async fn bench_throughput() {
         t.recv_byte_seq(1000).await.unwrap(),
         Bytes::from(vec![7u8; 1000])
     );
+    // Above 16 KB the result is sent beside the reply head, not copied.
+    assert_eq!(
+        t.recv_byte_seq(300_000).await.unwrap(),
+        Bytes::from(vec![7u8; 300_000])
+    );
     let fixed = vec![bench::Fixed { i: 1, j: 2, d: 3.0 }; 10];
     t.send_fixed_seq(&fixed).await.unwrap();
     let back = t.recv_fixed_seq(50_000).await.unwrap();

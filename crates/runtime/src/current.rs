@@ -7,6 +7,7 @@ use floe_wire::{Context, Encoder, EncodingVersion, Identity};
 
 use crate::connection::Connection;
 use crate::object_adapter::ObjectAdapter;
+use crate::servant::ReplyData;
 
 /// The request being dispatched.
 #[derive(Clone, Debug)]
@@ -101,6 +102,41 @@ impl Current {
     /// ```
     pub fn encode_reply(&self, write: impl FnOnce(&mut Encoder)) -> Bytes {
         encode_encapsulation(self.encoding, 64, write)
+    }
+
+    /// A results encapsulation whose data is what `write_prefix` writes
+    /// followed by the bytes of `payload` (e.g. a `sequence<byte>` result:
+    /// `write_prefix` writes its size). A large payload is not copied: the
+    /// connection sends it beside the reply head. Generated dispatchers use
+    /// this for a trailing `sequence<byte>` result.
+    ///
+    /// ```no_run
+    /// # fn f(current: floe_runtime::Current, data: bytes::Bytes) {
+    /// let reply = current.encode_reply_with_payload(|enc| enc.write_size(data.len()), &data);
+    /// # }
+    /// ```
+    pub fn encode_reply_with_payload(
+        &self,
+        write_prefix: impl FnOnce(&mut Encoder),
+        payload: &Bytes,
+    ) -> ReplyData {
+        /// Payloads up to this size are copied into the head.
+        const COPY_LIMIT: usize = 16 * 1024;
+        let mut enc = Encoder::with_buffer(BytesMut::with_capacity(64), self.encoding);
+        let mark = enc.start_encapsulation(self.encoding);
+        write_prefix(&mut enc);
+        if payload.len() <= COPY_LIMIT {
+            enc.write_raw(payload);
+            enc.end_encapsulation(mark);
+            return ReplyData::new(enc.finish());
+        }
+        enc.end_encapsulation(mark);
+        let mut head = enc.into_inner();
+        // The encapsulation's size counts the payload sent after the head.
+        let size = head.len() + payload.len();
+        let size = i32::try_from(size).expect("an encapsulation is at most i32::MAX bytes");
+        head[..4].copy_from_slice(&size.to_le_bytes());
+        ReplyData::split(head.freeze(), payload.clone())
     }
 }
 

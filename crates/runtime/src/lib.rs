@@ -64,4 +64,6 @@ pub use floe_wire::{Context, Encapsulation, EncodingVersion, Identity};
 pub use object_adapter::ObjectAdapter;
 pub use properties::Properties;
 pub use proxy::{InvocationMode, Proxy, Response};
-pub use servant::{servant_fn, Dispatch, DispatchError, DispatchFuture, DispatchResult, Servant};
+pub use servant::{
+    servant_fn, Dispatch, DispatchError, DispatchFuture, DispatchResult, ReplyData, Servant,
+};

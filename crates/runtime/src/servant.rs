@@ -20,7 +20,66 @@ use crate::current::Current;
 /// What a servant answers: the results encapsulation (6-byte header
 /// included, in the request's encoding, see [`Current::encode_reply`]) or
 /// an error that becomes reply status 1–7.
-pub type DispatchResult = Result<Bytes, DispatchError>;
+pub type DispatchResult = Result<ReplyData, DispatchError>;
+
+/// A results encapsulation (6-byte header included) as the connection
+/// sends it: one buffer, or a head and a large payload written after it
+/// without being copied ([`Current::encode_reply_with_payload`], e.g. a
+/// `sequence<byte>` result the servant returned as `Bytes`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplyData {
+    head: Bytes,
+    payload: Bytes,
+}
+
+impl ReplyData {
+    /// A whole encapsulation in one buffer.
+    pub fn new(encapsulation: Bytes) -> Self {
+        ReplyData {
+            head: encapsulation,
+            payload: Bytes::new(),
+        }
+    }
+
+    /// An encapsulation made of `head` (its 6-byte header, whose size
+    /// counts `payload` too, and the data before the payload) then
+    /// `payload`.
+    pub(crate) fn split(head: Bytes, payload: Bytes) -> Self {
+        ReplyData { head, payload }
+    }
+
+    /// Bytes of the whole encapsulation.
+    pub fn len(&self) -> usize {
+        self.head.len() + self.payload.len()
+    }
+
+    /// Whether it holds no bytes at all (not a valid encapsulation).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The head and the payload (empty unless split).
+    pub fn parts(&self) -> (&Bytes, &Bytes) {
+        (&self.head, &self.payload)
+    }
+
+    /// The whole encapsulation in one buffer (copied when split).
+    pub fn to_bytes(&self) -> Bytes {
+        if self.payload.is_empty() {
+            return self.head.clone();
+        }
+        let mut b = bytes::BytesMut::with_capacity(self.len());
+        b.extend_from_slice(&self.head);
+        b.extend_from_slice(&self.payload);
+        b.freeze()
+    }
+}
+
+impl From<Bytes> for ReplyData {
+    fn from(encapsulation: Bytes) -> Self {
+        ReplyData::new(encapsulation)
+    }
+}
 
 /// A boxed dispatch future.
 pub type DispatchFuture = Pin<Box<dyn Future<Output = DispatchResult> + Send + 'static>>;
@@ -34,14 +93,21 @@ pub enum Dispatch {
 }
 
 impl Dispatch {
-    /// A ready result.
-    pub fn ready(result: DispatchResult) -> Self {
-        Dispatch::Ready(result)
+    /// A ready result (the encapsulation as `Bytes` or [`ReplyData`]).
+    pub fn ready<R: Into<ReplyData>>(result: Result<R, DispatchError>) -> Self {
+        Dispatch::Ready(result.map(Into::into))
+    }
+
+    /// A failed dispatch (reply status 1–7).
+    pub fn error(e: DispatchError) -> Self {
+        Dispatch::Ready(Err(e))
     }
 
     /// An asynchronous dispatch.
-    pub fn future(f: impl Future<Output = DispatchResult> + Send + 'static) -> Self {
-        Dispatch::Pending(Box::pin(f))
+    pub fn future<R: Into<ReplyData>>(
+        f: impl Future<Output = Result<R, DispatchError>> + Send + 'static,
+    ) -> Self {
+        Dispatch::Pending(Box::pin(async move { f.await.map(Into::into) }))
     }
 }
 
@@ -146,7 +212,7 @@ impl From<crate::Error> for DispatchError {
 ///     fn dispatch(self: Arc<Self>, current: Current, _params: Encapsulation) -> Dispatch {
 ///         match current.operation.as_str() {
 ///             "o" => Dispatch::ready(Ok(current.empty_reply())),
-///             _ => Dispatch::ready(Err(DispatchError::operation_not_exist())),
+///             _ => Dispatch::error(DispatchError::operation_not_exist()),
 ///         }
 ///     }
 ///     fn ice_id(&self) -> &str { "::Cap::Hello" }

@@ -51,7 +51,7 @@ impl Servant for Echo {
                 tokio::time::sleep(Duration::from_millis(ms as u64)).await;
                 Ok(current.encode_reply(|e| e.write_i32(ms)))
             }),
-            "fail" => Dispatch::ready(Err(DispatchError::unknown("boom"))),
+            "fail" => Dispatch::error(DispatchError::unknown("boom")),
             "idem" => Dispatch::ready(
                 current
                     .check_mode(OperationMode::Idempotent)
@@ -63,11 +63,11 @@ impl Servant for Echo {
                 Dispatch::ready(Ok(bytes))
             }
             "panic" => panic!("servant bug"),
-            "panic_async" => Dispatch::future(async move { panic!("async servant bug") }),
-            "user" => Dispatch::ready(Err(DispatchError::UserException(
+            "panic_async" => Dispatch::future::<Bytes>(async move { panic!("async servant bug") }),
+            "user" => Dispatch::error(DispatchError::UserException(
                 current.encode_reply(|e| e.write_u8(0x20)),
-            ))),
-            _ => Dispatch::ready(Err(DispatchError::operation_not_exist())),
+            )),
+            _ => Dispatch::error(DispatchError::operation_not_exist()),
         }
     }
 

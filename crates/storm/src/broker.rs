@@ -158,10 +158,10 @@ impl Broker {
     /// (`current.id` picks the object; built-ins included).
     pub fn dispatch_topic_manager(&self, current: Current, params: Encapsulation) -> Dispatch {
         let Some(servant) = self.locate(&current.id) else {
-            return Dispatch::ready(Err(DispatchError::object_not_exist()));
+            return Dispatch::error(DispatchError::object_not_exist());
         };
         if !current.facet.is_empty() {
-            return Dispatch::ready(Err(DispatchError::facet_not_exist()));
+            return Dispatch::error(DispatchError::facet_not_exist());
         }
         dispatch_to(servant, current, params)
     }
@@ -170,7 +170,7 @@ impl Broker {
     pub fn dispatch_publish(&self, current: Current, params: Encapsulation) -> Dispatch {
         let inst = &self.inst;
         if current.id.category != inst.name() {
-            return Dispatch::ready(Err(DispatchError::object_not_exist()));
+            return Dispatch::error(DispatchError::object_not_exist());
         }
         let name = current.id.name.as_str();
         let target = if let Some(t) = name.strip_suffix(".publish").and_then(|n| inst.topic(n)) {
@@ -181,10 +181,10 @@ impl Broker {
             self.per_subscriber(name)
         };
         let Some((topic, target)) = target else {
-            return Dispatch::ready(Err(DispatchError::object_not_exist()));
+            return Dispatch::error(DispatchError::object_not_exist());
         };
         if !current.facet.is_empty() {
-            return Dispatch::ready(Err(DispatchError::facet_not_exist()));
+            return Dispatch::error(DispatchError::facet_not_exist());
         }
         match target {
             PublishTarget::All => Dispatch::ready(publisher::publish(&topic, current, params)),
@@ -279,6 +279,7 @@ fn builtin(
     Some(
         Decoder::from_encapsulation(params)
             .and_then(|mut dec| answer(&mut dec))
+            .map(Into::into)
             .map_err(DispatchError::from),
     )
 }

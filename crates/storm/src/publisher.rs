@@ -24,7 +24,7 @@ fn event_of(current: Current, params: Encapsulation) -> Arc<Event> {
 pub fn publish(topic: &Topic, current: Current, params: Encapsulation) -> DispatchResult {
     let reply = current.empty_reply();
     topic.publish(&event_of(current, params));
-    Ok(reply)
+    Ok(reply.into())
 }
 
 /// `I/topic.T.publish.<id>`: publishes to subscriber `<id>` only;
@@ -37,7 +37,7 @@ pub fn publish_to(
 ) -> DispatchResult {
     let reply = current.empty_reply();
     if topic.publish_to(subscriber, &event_of(current, params)) {
-        Ok(reply)
+        Ok(reply.into())
     } else {
         Err(DispatchError::object_not_exist())
     }

@@ -127,7 +127,7 @@ async fn reply(d: Dispatch) -> Reply {
         Dispatch::Pending(f) => f.await,
     };
     match r {
-        Ok(b) => Reply::Ok(b),
+        Ok(b) => Reply::Ok(b.to_bytes()),
         Err(DispatchError::UserException(b)) => Reply::UserException(b),
         Err(DispatchError::ObjectNotExist(_)) => Reply::ObjectNotExist,
         Err(DispatchError::FacetNotExist(_)) => Reply::FacetNotExist,

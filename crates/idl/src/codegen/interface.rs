@@ -203,7 +203,7 @@ impl Gen<'_> {
                 ) -> #c::Dispatch {
                     match current.operation.as_str() {
                         #(#arms)*
-                        _ => #c::Dispatch::ready(::core::result::Result::Err(#c::DispatchError::operation_not_exist())),
+                        _ => #c::Dispatch::error(#c::DispatchError::operation_not_exist()),
                     }
                 }
                 fn ice_id(&self) -> &str {
@@ -836,8 +836,29 @@ impl Gen<'_> {
                 }
             }
         });
+        // A trailing `sequence<byte>` result goes beside the reply head,
+        // shared rather than copied (as in-parameters do on the proxy side).
+        let payload = outs
+            .last()
+            .filter(|s| s.tag.is_none() && self.is_bytes(s.ty))
+            .filter(|_| !outs.iter().any(|s| self.may_hold_class(s.ty, 0)));
         let reply = if outs.is_empty() {
             quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.empty_reply()))
+        } else if let Some(last) = payload {
+            let v = &last.var;
+            let writes = outs[..outs.len() - 1].iter().map(|s| {
+                let v = &s.var;
+                match s.tag {
+                    None => quote!(enc.write(&#v);),
+                    Some(tag) => {
+                        let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
+                        quote!(enc.write_optional(#tag, #v.as_ref());)
+                    }
+                }
+            });
+            quote!(::core::result::Result::<_, #c::DispatchError>::Ok(
+                current.encode_reply_with_payload(|enc| { #(#writes)* enc.write_size(#v.len()); }, &#v)
+            ))
         } else {
             quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.encode_reply(|enc| { #(#writes)* })))
         };
@@ -898,14 +919,14 @@ impl Gen<'_> {
         quote! {
             #wire_name => {
                 if !(#mode_ok) {
-                    return #c::Dispatch::ready(::core::result::Result::Err(
+                    return #c::Dispatch::error(
                         #c::WireError::marshal(::std::format!(
                             "unexpected operation mode. expected = {} received = {:?}",
                             #expected,
                             current.mode
                         ))
                         .into(),
-                    ));
+                    );
                 }
                 #c::Dispatch::future(async move {
                     #decode

@@ -193,16 +193,14 @@ pub mod demo {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -229,16 +227,14 @@ pub mod demo {
                         current.mode, ::floe::codegen::OperationMode::Nonmutating |
                         ::floe::codegen::OperationMode::Idempotent
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Idempotent", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Idempotent", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -254,10 +250,8 @@ pub mod demo {
                     })
                 }
                 _ => {
-                    ::floe::codegen::Dispatch::ready(
-                        ::core::result::Result::Err(
-                            ::floe::codegen::DispatchError::operation_not_exist(),
-                        ),
+                    ::floe::codegen::Dispatch::error(
+                        ::floe::codegen::DispatchError::operation_not_exist(),
                     )
                 }
             }

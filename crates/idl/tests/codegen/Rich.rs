@@ -1436,16 +1436,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -1465,16 +1463,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -1494,16 +1490,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -1523,16 +1517,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -1551,16 +1543,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -1596,16 +1586,14 @@ pub mod rich {
                         current.mode, ::floe::codegen::OperationMode::Nonmutating |
                         ::floe::codegen::OperationMode::Idempotent
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Idempotent", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Idempotent", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -1656,16 +1644,14 @@ pub mod rich {
                         current.mode, ::floe::codegen::OperationMode::Nonmutating |
                         ::floe::codegen::OperationMode::Idempotent
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Idempotent", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Idempotent", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -1689,16 +1675,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -1729,16 +1713,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -1755,9 +1737,12 @@ pub mod rich {
                             ::floe::codegen::DispatchError,
                         >::Ok(
                             current
-                                .encode_reply(|enc| {
-                                    enc.write(&ret);
-                                }),
+                                .encode_reply_with_payload(
+                                    |enc| {
+                                        enc.write_size(ret.len());
+                                    },
+                                    &ret,
+                                ),
                         )
                     })
                 }
@@ -1765,16 +1750,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -1797,10 +1780,8 @@ pub mod rich {
                     })
                 }
                 _ => {
-                    ::floe::codegen::Dispatch::ready(
-                        ::core::result::Result::Err(
-                            ::floe::codegen::DispatchError::operation_not_exist(),
-                        ),
+                    ::floe::codegen::Dispatch::error(
+                        ::floe::codegen::DispatchError::operation_not_exist(),
                     )
                 }
             }
@@ -2805,16 +2786,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -2839,16 +2818,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -2868,16 +2845,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -2897,16 +2872,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -2926,16 +2899,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -2954,16 +2925,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -2999,16 +2968,14 @@ pub mod rich {
                         current.mode, ::floe::codegen::OperationMode::Nonmutating |
                         ::floe::codegen::OperationMode::Idempotent
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Idempotent", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Idempotent", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -3059,16 +3026,14 @@ pub mod rich {
                         current.mode, ::floe::codegen::OperationMode::Nonmutating |
                         ::floe::codegen::OperationMode::Idempotent
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Idempotent", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Idempotent", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -3092,16 +3057,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -3132,16 +3095,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -3158,9 +3119,12 @@ pub mod rich {
                             ::floe::codegen::DispatchError,
                         >::Ok(
                             current
-                                .encode_reply(|enc| {
-                                    enc.write(&ret);
-                                }),
+                                .encode_reply_with_payload(
+                                    |enc| {
+                                        enc.write_size(ret.len());
+                                    },
+                                    &ret,
+                                ),
                         )
                     })
                 }
@@ -3168,16 +3132,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -3200,10 +3162,8 @@ pub mod rich {
                     })
                 }
                 _ => {
-                    ::floe::codegen::Dispatch::ready(
-                        ::core::result::Result::Err(
-                            ::floe::codegen::DispatchError::operation_not_exist(),
-                        ),
+                    ::floe::codegen::Dispatch::error(
+                        ::floe::codegen::DispatchError::operation_not_exist(),
                     )
                 }
             }
@@ -3469,16 +3429,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -3520,16 +3478,14 @@ pub mod rich {
                     if !(matches!(
                         current.mode, ::floe::codegen::OperationMode::Normal
                     )) {
-                        return ::floe::codegen::Dispatch::ready(
-                            ::core::result::Result::Err(
-                                ::floe::codegen::WireError::marshal(
-                                        ::std::format!(
-                                            "unexpected operation mode. expected = {} received = {:?}",
-                                            "Normal", current.mode
-                                        ),
-                                    )
-                                    .into(),
-                            ),
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
                         );
                     }
                     ::floe::codegen::Dispatch::future(async move {
@@ -3549,10 +3505,8 @@ pub mod rich {
                     })
                 }
                 _ => {
-                    ::floe::codegen::Dispatch::ready(
-                        ::core::result::Result::Err(
-                            ::floe::codegen::DispatchError::operation_not_exist(),
-                        ),
+                    ::floe::codegen::Dispatch::error(
+                        ::floe::codegen::DispatchError::operation_not_exist(),
                     )
                 }
             }

@@ -47,7 +47,7 @@ use tokio::sync::{watch, Notify};
 use crate::current::Current;
 use crate::error::{Error, Result};
 use crate::object_adapter::ObjectAdapter;
-use crate::servant::{Dispatch, DispatchError, DispatchResult};
+use crate::servant::{Dispatch, DispatchError, DispatchResult, ReplyData};
 use crate::trace::{event_if, TraceLevels};
 use acm::{AcmConfig, AcmMonitor};
 use request_table::{PendingGuard, RequestTable};
@@ -886,27 +886,36 @@ impl ConnectionInner {
             Err(DispatchError::UserException(_)) => ReplyStatus::UserException,
             Err(_) => ReplyStatus::UnknownException,
         };
-        let sent = match result {
-            Ok(encaps) | Err(DispatchError::UserException(encaps)) => {
+        let data = match result {
+            Ok(reply) => Ok(reply),
+            Err(DispatchError::UserException(encaps)) => Ok(ReplyData::new(encaps)),
+            Err(e) => Err(e),
+        };
+        let sent = match data {
+            Ok(reply) => {
+                let (head, payload) = reply.parts();
+                let len = reply.len();
+                // Small results are copied behind the reply head (one
+                // buffer); a large part goes beside it, shared.
+                let copy_head = head.len() <= COPY_LIMIT;
+                let copy_payload = copy_head && payload.len() <= COPY_LIMIT;
                 let mut buf = BytesMut::with_capacity(
-                    32 + if encaps.len() <= COPY_LIMIT {
-                        encaps.len()
-                    } else {
-                        0
-                    },
+                    32 + if copy_head { head.len() } else { 0 }
+                        + if copy_payload { payload.len() } else { 0 },
                 );
-                Reply::encode_head(
-                    &mut buf,
-                    rid,
-                    status,
-                    encaps.len(),
-                    CompressionStatus::NotSupported,
-                );
-                if encaps.len() <= COPY_LIMIT || compress {
-                    buf.extend_from_slice(&encaps);
+                Reply::encode_head(&mut buf, rid, status, len, CompressionStatus::NotSupported);
+                if compress || (copy_head && copy_payload) {
+                    buf.extend_from_slice(head);
+                    buf.extend_from_slice(payload);
                     self.send_frame(buf, compress, None)
+                } else if copy_head {
+                    buf.extend_from_slice(head);
+                    self.send_frame(buf, false, Some(payload.clone()))
+                } else if payload.is_empty() {
+                    self.send_frame(buf, false, Some(head.clone()))
                 } else {
-                    self.send_frame(buf, false, Some(encaps))
+                    self.writer
+                        .send(&mut [buf.freeze(), head.clone(), payload.clone()])
                 }
             }
             Err(e) => {
@@ -993,7 +1002,7 @@ fn builtin(
     current: &Current,
     params: &floe_wire::Encapsulation,
 ) -> Option<DispatchResult> {
-    Some(match current.operation.as_str() {
+    let result: std::result::Result<Bytes, DispatchError> = match current.operation.as_str() {
         "ice_ping" => Ok(current.empty_reply()),
         "ice_isA" => (|| {
             let mut dec = floe_wire::Decoder::from_encapsulation(params.clone())?;
@@ -1012,7 +1021,8 @@ fn builtin(
             }
         })),
         _ => return None,
-    })
+    };
+    Some(result.map(ReplyData::new))
 }
 
 /// The connection task: reads and handles frames, polls dispatches,

@@ -362,7 +362,7 @@ impl TestI {
             }
             _ => return Err(DispatchError::operation_not_exist()),
         };
-        Ok(reply)
+        Ok(reply.into())
     }
 }
 
@@ -372,7 +372,7 @@ async fn sleep_ms(current: Current, params: Encapsulation) -> DispatchResult {
     let ms = d.read_i32()?;
     d.finish_encapsulation()?;
     tokio::time::sleep(Duration::from_millis(ms.max(0) as u64)).await;
-    Ok(current.encode_reply(|e| e.write_i32(ms)))
+    Ok(current.encode_reply(|e| e.write_i32(ms)).into())
 }
 
 /// callCallback(name, a, b): calls Callback::add(a, b) on `name` over the
@@ -409,7 +409,7 @@ async fn call_callback(current: Current, params: Encapsulation) -> DispatchResul
             ))
         }
     };
-    Ok(current.encode_reply(|e| e.write_i32(sum)))
+    Ok(current.encode_reply(|e| e.write_i32(sum)).into())
 }
 
 impl Servant for TestI {
@@ -447,7 +447,9 @@ impl Servant for CallbackI {
             let b = d.read_i32()?;
             d.finish_encapsulation()?;
             self.calls.fetch_add(1, Ordering::SeqCst);
-            Ok(current.encode_reply(|e| e.write_i32(a.wrapping_add(b))))
+            Ok(current
+                .encode_reply(|e| e.write_i32(a.wrapping_add(b)))
+                .into())
         })();
         Dispatch::ready(result)
     }
