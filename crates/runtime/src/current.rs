@@ -7,7 +7,7 @@ use floe_wire::{Context, Encoder, EncodingVersion, Identity};
 
 use crate::connection::Connection;
 use crate::object_adapter::ObjectAdapter;
-use crate::servant::ReplyData;
+use crate::servant::{DispatchError, ReplyData};
 
 /// The request being dispatched.
 #[derive(Clone, Debug)]
@@ -115,11 +115,16 @@ impl Current {
     /// let reply = current.encode_reply_with_payload(|enc| enc.write_size(data.len()), &data);
     /// # }
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// `::Ice::MemoryLimitException` (as status 5) when the encapsulation
+    /// would exceed the 2 GB an encapsulation's size can express.
     pub fn encode_reply_with_payload(
         &self,
         write_prefix: impl FnOnce(&mut Encoder),
         payload: &Bytes,
-    ) -> ReplyData {
+    ) -> Result<ReplyData, DispatchError> {
         /// Payloads up to this size are copied into the head.
         const COPY_LIMIT: usize = 16 * 1024;
         let mut enc = Encoder::with_buffer(BytesMut::with_capacity(64), self.encoding);
@@ -128,15 +133,19 @@ impl Current {
         if payload.len() <= COPY_LIMIT {
             enc.write_raw(payload);
             enc.end_encapsulation(mark);
-            return ReplyData::new(enc.finish());
+            return Ok(ReplyData::new(enc.finish()));
         }
         enc.end_encapsulation(mark);
         let mut head = enc.into_inner();
         // The encapsulation's size counts the payload sent after the head.
         let size = head.len() + payload.len();
-        let size = i32::try_from(size).expect("an encapsulation is at most i32::MAX bytes");
+        let size = i32::try_from(size).map_err(|_| {
+            DispatchError::UnknownLocalException(format!(
+                "::Ice::MemoryLimitException:\nreply encapsulation of {size} bytes exceeds 2 GB"
+            ))
+        })?;
         head[..4].copy_from_slice(&size.to_le_bytes());
-        ReplyData::split(head.freeze(), payload.clone())
+        Ok(ReplyData::split(head.freeze(), payload.clone()))
     }
 }
 

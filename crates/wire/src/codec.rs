@@ -360,44 +360,39 @@ impl Encode for str {
         enc.write_string(self)
     }
 }
-impl WireType for String {
-    const MIN_WIRE_SIZE: usize = 1;
-    const OPTIONAL_KIND: OptionalKind = OptionalKind::Plain(OptionalFormat::VSize);
-}
-impl Encode for String {
-    #[inline]
-    fn encode(&self, enc: &mut Encoder) {
-        enc.write_string(self)
-    }
-}
-impl Decode for String {
-    #[inline]
-    fn decode(dec: &mut Decoder) -> Result<Self> {
-        dec.read_string()
-    }
+/// An owned Slice `string`, read by `$read`.
+macro_rules! owned_string {
+    ($(#[$doc:meta])* $t:ty, $read:ident) => {
+        $(#[$doc])*
+        impl WireType for $t {
+            const MIN_WIRE_SIZE: usize = 1;
+            const OPTIONAL_KIND: OptionalKind = OptionalKind::Plain(OptionalFormat::VSize);
+        }
+        impl Encode for $t {
+            #[inline]
+            fn encode(&self, enc: &mut Encoder) {
+                enc.write_string(self)
+            }
+        }
+        impl Decode for $t {
+            #[inline]
+            fn decode(dec: &mut Decoder) -> Result<Self> {
+                dec.$read()
+            }
+        }
+    };
 }
 
-/// A Slice `string` kept inline when short (up to 24 bytes): decoding one
-/// allocates nothing, which matters for sequences of small structs with
-/// string members. Chosen per data member by the code generator
-/// (`["rust:type:CompactString"]`, or `Settings::compact_strings`); the wire
-/// form is a `string`'s.
-impl WireType for CompactString {
-    const MIN_WIRE_SIZE: usize = 1;
-    const OPTIONAL_KIND: OptionalKind = OptionalKind::Plain(OptionalFormat::VSize);
-}
-impl Encode for CompactString {
-    #[inline]
-    fn encode(&self, enc: &mut Encoder) {
-        enc.write_string(self)
-    }
-}
-impl Decode for CompactString {
-    #[inline]
-    fn decode(dec: &mut Decoder) -> Result<Self> {
-        dec.read_compact_string()
-    }
-}
+owned_string!(String, read_string);
+owned_string!(
+    /// A Slice `string` kept inline when short (up to 24 bytes): decoding
+    /// one allocates nothing, which matters for sequences of small structs
+    /// with string members. Chosen per data member by the code generator
+    /// (`["rust:type:CompactString"]`, or `Settings::compact_strings`); the
+    /// wire form is a `string`'s.
+    CompactString,
+    read_compact_string
+);
 
 /// `sequence<byte>` as a zero-copy slice of the received frame.
 impl WireType for Bytes {

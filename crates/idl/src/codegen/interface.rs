@@ -826,7 +826,7 @@ impl Gen<'_> {
         };
         let outs = self.out_wire(op);
         let result_pat = self.result_expr(op);
-        let writes = outs.iter().map(|s| {
+        let write = |s: &Slot| {
             let v = &s.var;
             match s.tag {
                 None => quote!(enc.write(&#v);),
@@ -835,7 +835,7 @@ impl Gen<'_> {
                     quote!(enc.write_optional(#tag, #v.as_ref());)
                 }
             }
-        });
+        };
         // A trailing `sequence<byte>` result goes beside the reply head,
         // shared rather than copied (as in-parameters do on the proxy side).
         let payload = outs
@@ -846,20 +846,10 @@ impl Gen<'_> {
             quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.empty_reply()))
         } else if let Some(last) = payload {
             let v = &last.var;
-            let writes = outs[..outs.len() - 1].iter().map(|s| {
-                let v = &s.var;
-                match s.tag {
-                    None => quote!(enc.write(&#v);),
-                    Some(tag) => {
-                        let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
-                        quote!(enc.write_optional(#tag, #v.as_ref());)
-                    }
-                }
-            });
-            quote!(::core::result::Result::<_, #c::DispatchError>::Ok(
-                current.encode_reply_with_payload(|enc| { #(#writes)* enc.write_size(#v.len()); }, &#v)
-            ))
+            let writes = outs[..outs.len() - 1].iter().map(write);
+            quote!(current.encode_reply_with_payload(|enc| { #(#writes)* enc.write_size(#v.len()); }, &#v))
         } else {
+            let writes = outs.iter().map(write);
             quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.encode_reply(|enc| { #(#writes)* })))
         };
         let args: Vec<Ident> = args.collect();

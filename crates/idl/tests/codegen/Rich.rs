@@ -1732,18 +1732,13 @@ pub mod rich {
                         dec.finish_encapsulation()?;
                         let ret = <T as Echo>::echo_bytes(&*self.0, n_, data_, &current)
                             .await?;
-                        ::core::result::Result::<
-                            _,
-                            ::floe::codegen::DispatchError,
-                        >::Ok(
-                            current
-                                .encode_reply_with_payload(
-                                    |enc| {
-                                        enc.write_size(ret.len());
-                                    },
-                                    &ret,
-                                ),
-                        )
+                        current
+                            .encode_reply_with_payload(
+                                |enc| {
+                                    enc.write_size(ret.len());
+                                },
+                                &ret,
+                            )
                     })
                 }
                 "contextValue" => {
@@ -3114,18 +3109,13 @@ pub mod rich {
                         dec.finish_encapsulation()?;
                         let ret = <T as Echo>::echo_bytes(&*self.0, n_, data_, &current)
                             .await?;
-                        ::core::result::Result::<
-                            _,
-                            ::floe::codegen::DispatchError,
-                        >::Ok(
-                            current
-                                .encode_reply_with_payload(
-                                    |enc| {
-                                        enc.write_size(ret.len());
-                                    },
-                                    &ret,
-                                ),
-                        )
+                        current
+                            .encode_reply_with_payload(
+                                |enc| {
+                                    enc.write_size(ret.len());
+                                },
+                                &ret,
+                            )
                     })
                 }
                 "contextValue" => {

@@ -584,11 +584,7 @@ impl Connection {
         } else {
             Some(data.clone())
         };
-        if deferred {
-            self.inner.send_frame_deferred(buf, compress, big)
-        } else {
-            self.inner.send_frame(buf, compress, big)
-        }
+        self.inner.send_frame_as(buf, compress, big, deferred)
     }
 
     /// Whether two handles are the same connection.
@@ -609,24 +605,25 @@ impl ConnectionInner {
     /// (§5); `extra` is a large payload to send after `frame` without
     /// copying (never combined with compression).
     fn send_frame(&self, frame: BytesMut, compress: bool, extra: Option<Bytes>) -> Result<()> {
-        let frame = self.maybe_compress(frame, compress, extra.is_some());
-        match extra {
-            Some(payload) => self.writer.send(&mut [frame.freeze(), payload]),
-            None => self.writer.send(&mut [frame.freeze()]),
-        }
+        self.send_frame_as(frame, compress, extra, false)
     }
 
-    /// [`ConnectionInner::send_frame`] through the connection task's queue.
-    fn send_frame_deferred(
+    /// [`ConnectionInner::send_frame`]; with `deferred`, through the
+    /// connection task's queue ([`Writer::send_deferred`]).
+    fn send_frame_as(
         &self,
         frame: BytesMut,
         compress: bool,
         extra: Option<Bytes>,
+        deferred: bool,
     ) -> Result<()> {
         let frame = self.maybe_compress(frame, compress, extra.is_some());
-        match extra {
-            Some(payload) => self.writer.send_deferred(&mut [frame.freeze(), payload]),
-            None => self.writer.send_deferred(&mut [frame.freeze()]),
+        // An empty part is skipped by the writer.
+        let mut parts = [frame.freeze(), extra.unwrap_or_default()];
+        if deferred {
+            self.writer.send_deferred(&mut parts)
+        } else {
+            self.writer.send(&mut parts)
         }
     }
 

@@ -48,6 +48,16 @@ struct WriteState {
     error: Option<Error>,
 }
 
+impl WriteState {
+    /// Appends the non-empty `parts` to the queue.
+    fn push(&mut self, parts: &[Bytes]) {
+        for b in parts.iter().filter(|b| !b.is_empty()) {
+            self.queued_bytes += b.len();
+            self.queue.push_back(b.clone());
+        }
+    }
+}
+
 /// The write half of a connection, shared by senders and the connection task.
 pub(crate) struct Writer {
     stream: Arc<TcpStream>,
@@ -108,10 +118,7 @@ impl Writer {
             return Err(e.clone());
         }
         let was_empty = st.queue.is_empty();
-        for b in parts.iter().filter(|b| !b.is_empty()) {
-            st.queued_bytes += b.len();
-            st.queue.push_back(b.clone());
-        }
+        st.push(parts);
         drop(st);
         if was_empty {
             self.queued.notify_one();
@@ -163,15 +170,9 @@ impl Writer {
             if first >= parts.len() {
                 return Ok(());
             }
-            for b in parts[first..].iter().filter(|b| !b.is_empty()) {
-                st.queued_bytes += b.len();
-                st.queue.push_back(b.clone());
-            }
+            st.push(&parts[first..]);
         } else {
-            for b in parts.iter().filter(|b| !b.is_empty()) {
-                st.queued_bytes += b.len();
-                st.queue.push_back(b.clone());
-            }
+            st.push(parts);
         }
         drop(st);
         self.queued.notify_one();
