@@ -1,8 +1,9 @@
-//! Raw TCP baseline client: `raw_bench_client PORT [WORKLOAD...]`, with the
+//! Raw TCP baseline client: `raw_bench_client PORT [--spin] [WORKLOAD...]`, with the
 //! CLI and JSON lines of `bench_client` (`"impl":"raw"`). Workloads:
 //! `latency`, `oneway`, `byteseq_send`, `byteseq_recv`, `shutdown` (all but
 //! `shutdown` when none is named). Call counts are the floe client's, scaled
 //! by the `BENCH_SCALE` environment variable (a factor, default 1).
+//! `--spin` reads and writes in a busy loop (see [`common::Stream`]).
 
 #[path = "common.rs"]
 mod common;
@@ -43,7 +44,7 @@ fn scaled(calls: usize) -> usize {
 }
 
 struct Client {
-    stream: TcpStream,
+    stream: Stream,
     reader: FrameReader,
     next_id: i32,
 }
@@ -133,9 +134,10 @@ fn run(c: &mut Client, workload: &str) -> std::io::Result<()> {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let spin = take_spin_flag(&mut args);
     let Some(port) = args.first().and_then(|p| p.parse::<u16>().ok()) else {
-        eprintln!("usage: raw_bench_client PORT [WORKLOAD...]");
+        eprintln!("usage: raw_bench_client PORT [--spin] [WORKLOAD...]");
         std::process::exit(2)
     };
     let mut workloads: Vec<&str> = args[1..].iter().map(String::as_str).collect();
@@ -156,9 +158,13 @@ fn main() {
             std::process::exit(1)
         }
     };
-    if let Err(e) = stream.set_nodelay(true) {
-        eprintln!("raw_bench_client: TCP_NODELAY: {e}");
-    }
+    let stream = match Stream::new(stream, spin) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("raw_bench_client: socket options: {e}");
+            std::process::exit(1)
+        }
+    };
     let mut c = Client {
         stream,
         reader: FrameReader::new(RECV_REPLY_HEAD + BYTESEQ_SIZE),

@@ -16,7 +16,8 @@
 
 #![allow(dead_code)]
 
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
 
 /// Header size (as Ice's).
 pub const HEADER_SIZE: usize = 14;
@@ -118,4 +119,57 @@ impl FrameReader {
             self.end += n;
         }
     }
+}
+
+/// A connected socket (`TCP_NODELAY` on), blocking, or with `spin`
+/// non-blocking and retried in a busy loop on `WouldBlock`: the raw floor
+/// for floe's busy polling (`floe.BusyPoll`), where a peer that answers
+/// quickly is read without the thread going to sleep.
+pub struct Stream {
+    inner: TcpStream,
+    spin: bool,
+}
+
+impl Stream {
+    pub fn new(inner: TcpStream, spin: bool) -> io::Result<Stream> {
+        inner.set_nodelay(true)?;
+        inner.set_nonblocking(spin)?;
+        Ok(Stream { inner, spin })
+    }
+
+    /// Runs `op` until it does not report `WouldBlock` (only a spinning
+    /// stream reports it).
+    fn retry<T>(&mut self, mut op: impl FnMut(&mut TcpStream) -> io::Result<T>) -> io::Result<T> {
+        loop {
+            match op(&mut self.inner) {
+                Err(e) if self.spin && e.kind() == io::ErrorKind::WouldBlock => {
+                    std::hint::spin_loop()
+                }
+                r => return r,
+            }
+        }
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.retry(|s| s.read(buf))
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.retry(|s| s.write(buf))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Whether `--spin` is among the arguments (removed from them).
+pub fn take_spin_flag(args: &mut Vec<String>) -> bool {
+    let before = args.len();
+    args.retain(|a| a != "--spin");
+    args.len() != before
 }

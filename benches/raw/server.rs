@@ -1,7 +1,9 @@
-//! Raw TCP baseline server: `raw_bench_server PORT`. Listens on
+//! Raw TCP baseline server: `raw_bench_server PORT [--spin]`. Listens on
 //! `127.0.0.1:PORT`, prints `Bench ready`, and answers the frames of
 //! [`common`] with one blocking thread per connection; exits on a shutdown
 //! frame. It parses nothing but the header: the floor for an RPC runtime.
+//! With `--spin` its sockets are non-blocking and read in a busy loop
+//! (see [`common::Stream`]).
 
 #[path = "common.rs"]
 mod common;
@@ -11,8 +13,8 @@ use std::net::{TcpListener, TcpStream};
 
 use common::*;
 
-fn serve(mut stream: TcpStream) -> std::io::Result<()> {
-    stream.set_nodelay(true)?;
+fn serve(stream: TcpStream, spin: bool) -> std::io::Result<()> {
+    let mut stream = Stream::new(stream, spin)?;
     let mut reader = FrameReader::new(BYTESEQ_SIZE + SEND_HEAD);
     let mut empty_reply = frame(EMPTY_REPLY, 2, 0, 0);
     // The last recvByteSeq reply built, reused while the size asked is the same.
@@ -59,8 +61,10 @@ fn serve(mut stream: TcpStream) -> std::io::Result<()> {
 }
 
 fn main() {
-    let Some(port) = std::env::args().nth(1).and_then(|p| p.parse::<u16>().ok()) else {
-        eprintln!("usage: raw_bench_server PORT");
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let spin = take_spin_flag(&mut args);
+    let Some(port) = args.first().and_then(|p| p.parse::<u16>().ok()) else {
+        eprintln!("usage: raw_bench_server PORT [--spin]");
         std::process::exit(2)
     };
     let listener = match TcpListener::bind(("127.0.0.1", port)) {
@@ -76,7 +80,7 @@ fn main() {
         match stream {
             Ok(s) => {
                 std::thread::spawn(move || {
-                    if let Err(e) = serve(s) {
+                    if let Err(e) = serve(s, spin) {
                         eprintln!("raw_bench_server: connection: {e}");
                     }
                 });

@@ -5,8 +5,8 @@
 //! ([`build`]); one server per implementation listens on a free loopback
 //! port for the whole run. Each round runs every workload once per
 //! implementation, one client process per (workload, implementation), in
-//! an order that rotates every round (floe, floe-ct, ice-cpp, raw, then
-//! floe-ct, ice-cpp, raw, floe, ...) so slow drifts of a noisy machine hit
+//! an order that rotates every round (floe, floe-ct, floe-poll, ice-cpp,
+//! raw, ..., then floe-ct, floe-poll, ice-cpp, raw, ..., floe) so slow drifts of a noisy machine hit
 //! every column alike. The medians over the rounds are compared
 //! ([`report`]): a table per workload, the targets met or not, then
 //! `target/compare.json` and (for full runs, or with `--write-doc`)
@@ -85,7 +85,8 @@ usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
   --quick       a subset, 1 round, BENCH_SCALE=0.05 (smoke test)
   --rounds N    rounds of alternating runs (default 5; 1 with --quick)
   --workloads   only these workloads (names as printed by the clients)
-  --impls       only these columns: floe, floe-ct, ice-cpp, raw, tonic
+  --impls       only these columns: floe, floe-ct, floe-poll, ice-cpp, raw,
+                raw-spin, tonic
   --scale F     BENCH_SCALE for the clients (factor on their call counts)
   --write-doc   write docs/performance.md even for a partial run
   --no-build    use the binaries already built
@@ -299,7 +300,7 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
                 match run_client(pair, servers[i].port, &[w], opts.scale, limit) {
                     Ok(samples) => {
                         for s in samples.iter().filter(|s| &s.workload == w) {
-                            if s.implementation != pair.name.trim_end_matches("-ct") {
+                            if !pair.reports(&s.implementation) {
                                 println!(
                                     "xtask: warning: {} client reports impl `{}`",
                                     pair.name, s.implementation
@@ -576,12 +577,17 @@ fn document(
     let _ = writeln!(
         d,
         "\n## Method\n\n\
-         Five columns, each a server and a client process implementing \
+         Seven columns, each a server and a client process implementing \
          `benches/Bench.ice` on 127.0.0.1: **floe** (`examples/bench_{{server,client}}.rs`, tokio multi-thread \
-         runtime), **floe-ct** (the same with `--current-thread` on both sides), **ice-cpp** \
-         (Ice for C++ 3.7, C++11 mapping, `benches/cpp/`, g++ -O2) and **raw** (blocking \
+         runtime, default settings), **floe-ct** (the same with `--current-thread` on both sides), \
+         **floe-poll** (current-thread and `floe.BusyPoll={}` on both sides: after a write a \
+         connection polls its socket for the answer for up to {} µs instead of sleeping, \
+         trading CPU for latency; only the workloads where a caller waits for a reply), **ice-cpp** \
+         (Ice for C++ 3.7, C++11 mapping, `benches/cpp/`, g++ -O2), **raw** (blocking \
          std TCP, `benches/raw/`, messages of the same sizes as Ice's; only the workloads \
-         that make sense without an RPC layer) and **tonic** (gRPC over HTTP/2, \
+         that make sense without an RPC layer), **raw-spin** (the raw pair with `--spin`: \
+         non-blocking sockets read in a busy loop, the floor for floe-poll; `latency` only) \
+         and **tonic** (gRPC over HTTP/2, \
          `benches/tonic/`, prost messages with `bytes::Bytes` payloads, tokio current-thread \
          client, multi-thread server; only `latency`, `byteseq_send`, `byteseq_recv`). One server per implementation runs for the \
          whole comparison; each (round, workload, implementation) is a fresh client process \
@@ -591,7 +597,10 @@ fn document(
          time per call divided by the other's (below 1: floe is faster); for throughput \
          targets the speed ratio is its inverse. The machine is shared and noisy: treat \
          differences under ~10% on latency rows as noise.\n",
-        opts.rounds, opts.scale
+        build::BUSY_POLL_US,
+        build::BUSY_POLL_US,
+        opts.rounds,
+        opts.scale
     );
     let _ = writeln!(
         d,

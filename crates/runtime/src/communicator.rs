@@ -105,6 +105,10 @@ pub(crate) fn connection_config(
             (t > 0).then(|| Duration::from_millis(t as u64))
         },
         trace: crate::trace::TraceLevels::from_properties(props),
+        busy_poll: match props.get_int_or("floe.BusyPoll", 0) {
+            us if us > 0 => Some(Duration::from_micros(us.min(1_000_000) as u64)),
+            _ => None,
+        },
     }
 }
 

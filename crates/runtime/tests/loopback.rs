@@ -609,3 +609,112 @@ async fn oneway_bursts_keep_order_and_idle_oneways_are_written_at_once() {
     c.destroy().await;
     s.communicator.destroy().await;
 }
+
+/// Properties with `floe.BusyPoll` set (µs).
+fn busy_poll(us: u32) -> Properties {
+    let props = Properties::new();
+    props.set("floe.BusyPoll", &us.to_string());
+    props
+}
+
+/// The calls of [`busy_poll_current_thread`] and [`busy_poll_multi_thread`]:
+/// quick replies (read while polling), slow ones (the poll gives up and the
+/// reply comes through the I/O driver), large frames, oneways, concurrent
+/// callers, and the server closing while the client polls.
+async fn busy_poll_calls() {
+    let s = server(busy_poll(200)).await;
+    let (c, p) = client_proxy(&s, busy_poll(200));
+    for i in 0..500 {
+        let data = format!("call {i}");
+        let r = p
+            .invoke(
+                "echo",
+                OperationMode::Normal,
+                bytes_params(&p, data.as_bytes()),
+            )
+            .await
+            .unwrap()
+            .into_ok()
+            .unwrap();
+        assert_eq!(&r.data[..], data.as_bytes());
+    }
+    // Slower than the poll window: answered through readiness.
+    for ms in [1, 5] {
+        let params = p.encode_params(|e| e.write_i32(ms));
+        p.invoke("sleep", OperationMode::Normal, params)
+            .await
+            .unwrap();
+    }
+    // Frames larger than a read: the rest of a frame is read on readiness.
+    let big = vec![3u8; 700_000];
+    for _ in 0..3 {
+        let r = p
+            .invoke("echo", OperationMode::Normal, bytes_params(&p, &big))
+            .await
+            .unwrap()
+            .into_ok()
+            .unwrap();
+        assert_eq!(r.data.len(), big.len());
+    }
+    let before = s.servant.calls.load(Ordering::SeqCst);
+    let ow = p.ice_oneway();
+    for _ in 0..100 {
+        ow.invoke("o", OperationMode::Normal, p.empty_params())
+            .await
+            .unwrap();
+    }
+    p.ice_ping().await.unwrap();
+    assert_eq!(s.servant.calls.load(Ordering::SeqCst), before + 100);
+    let mut tasks = Vec::new();
+    for i in 0..4 {
+        let p = p.clone();
+        tasks.push(tokio::spawn(async move {
+            for j in 0..100 {
+                let data = format!("{i}/{j}");
+                let r = p
+                    .invoke(
+                        "echo",
+                        OperationMode::Normal,
+                        bytes_params(&p, data.as_bytes()),
+                    )
+                    .await
+                    .unwrap()
+                    .into_ok()
+                    .unwrap();
+                assert_eq!(&r.data[..], data.as_bytes());
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    // The connection is aborted while a reply is awaited: the call fails
+    // at once, and the server (which sees the socket close) serves the
+    // next connection.
+    let conn = p.ice_get_connection().await.unwrap();
+    let params = p.encode_params(|e| e.write_i32(300));
+    let pending = tokio::spawn({
+        let p = p.clone();
+        async move { p.invoke("sleep", OperationMode::Normal, params).await }
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    conn.abort();
+    let r = tokio::time::timeout(Duration::from_secs(5), pending)
+        .await
+        .expect("the call ends when the connection is lost")
+        .unwrap();
+    assert!(r.is_err(), "{r:?}");
+    p.ice_ping().await.unwrap();
+    c.destroy().await;
+    s.communicator.destroy().await;
+}
+
+#[tokio::test]
+async fn busy_poll_current_thread() {
+    busy_poll_calls().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn busy_poll_multi_thread() {
+    busy_poll_calls().await;
+}

@@ -1,6 +1,7 @@
 //! Builds the bench pairs `cargo xtask compare` runs: floe's
-//! (`examples/bench_{server,client}.rs`, also run with `--current-thread`),
-//! the raw TCP baseline (`benches/raw/`), both in release, and the Ice for
+//! (`examples/bench_{server,client}.rs`, also run with `--current-thread`,
+//! and with `--current-thread --floe.BusyPoll=50`), the raw TCP baseline
+//! (`benches/raw/`, also with `--spin`), both in release, and the Ice for
 //! C++ 3.7 pair (`benches/cpp/bench_{server,client}.cpp`, slice2cpp and
 //! g++ -O2 into `target/bench-cpp/`), installing Debian's Ice packages
 //! first if they are missing, and the tonic (gRPC) pair (`benches/tonic/`,
@@ -15,6 +16,37 @@ use crate::{cargo, install, on_path, run_checked, workspace_root, DynError};
 
 /// Workloads the raw baseline has an equivalent for.
 pub const RAW_WORKLOADS: &[&str] = &["latency", "oneway", "byteseq_send", "byteseq_recv"];
+
+/// Workloads the raw baseline runs with `--spin` (busy polling): the
+/// round trip, the floor for floe's `floe.BusyPoll`.
+pub const RAW_SPIN_WORKLOADS: &[&str] = &["latency"];
+
+/// Workloads `floe-poll` runs: those where a caller waits for a reply,
+/// which is what busy polling shortens (oneway rows would not change).
+pub const POLL_WORKLOADS: &[&str] = &[
+    "latency",
+    "byteseq_send",
+    "byteseq_recv",
+    "fixed_send",
+    "fixed_recv",
+    "strdbl_send",
+    "strdbl_recv",
+    "codac_bytes_twoway_10000",
+    "codac_bytes_twoway_100000",
+    "codac_bytes_twoway_1000000",
+    "codac_bytes_twoway_10000000",
+    "codac_floats_twoway_10000",
+    "codac_floats_twoway_100000",
+    "codac_floats_twoway_1000000",
+    "codac_floats_twoway_10000000",
+    "codac_data_twoway_10000",
+    "codac_data_twoway_100000",
+    "codac_data_twoway_1000000",
+    "codac_data_twoway_10000000",
+];
+
+/// How long `floe-poll` busy-polls after a write (`floe.BusyPoll`, µs).
+pub const BUSY_POLL_US: u32 = 50;
 
 /// Workloads the tonic (gRPC) pair has an equivalent for.
 pub const TONIC_WORKLOADS: &[&str] = &["latency", "byteseq_send", "byteseq_recv"];
@@ -53,6 +85,15 @@ pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
         pairs.push(Pair {
             name: "floe-ct",
             extra_args: vec!["--current-thread".into()],
+            ..floe.clone()
+        });
+        pairs.push(Pair {
+            name: "floe-poll",
+            extra_args: vec![
+                "--current-thread".into(),
+                format!("--floe.BusyPoll={BUSY_POLL_US}"),
+            ],
+            workloads: Some(POLL_WORKLOADS),
             ..floe
         });
     } else {
@@ -62,12 +103,19 @@ pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
         Ok(p) => pairs.push(p),
         Err(e) => println!("xtask: no ice-cpp column: {e}"),
     }
-    pairs.push(Pair {
+    let raw = Pair {
         name: "raw",
         server: examples.join("raw_bench_server"),
         client: examples.join("raw_bench_client"),
         extra_args: Vec::new(),
         workloads: Some(RAW_WORKLOADS),
+    };
+    pairs.push(raw.clone());
+    pairs.push(Pair {
+        name: "raw-spin",
+        extra_args: vec!["--spin".into()],
+        workloads: Some(RAW_SPIN_WORKLOADS),
+        ..raw
     });
     match tonic_pair(build) {
         Ok(p) => pairs.push(p),

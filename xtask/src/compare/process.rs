@@ -17,7 +17,8 @@ const READY_TIMEOUT: Duration = Duration::from_secs(30);
 /// One implementation's server/client pair and its extra arguments.
 #[derive(Clone, Debug)]
 pub struct Pair {
-    /// Column name: `floe`, `floe-ct`, `ice-cpp`, `raw`.
+    /// Column name: `floe`, `floe-ct`, `floe-poll`, `ice-cpp`, `raw`,
+    /// `raw-spin`, `tonic`.
     pub name: &'static str,
     /// Server binary.
     pub server: PathBuf,
@@ -33,6 +34,16 @@ impl Pair {
     /// Whether this pair has an equivalent of `workload`.
     pub fn supports(&self, workload: &str) -> bool {
         self.workloads.is_none_or(|w| w.contains(&workload))
+    }
+
+    /// Whether a client of this pair reports itself as `implementation`
+    /// (`floe-ct` and `floe-poll` run floe's client, `raw-spin` raw's).
+    pub fn reports(&self, implementation: &str) -> bool {
+        self.name == implementation
+            || self
+                .name
+                .strip_prefix(implementation)
+                .is_some_and(|variant| variant.starts_with('-'))
     }
 }
 

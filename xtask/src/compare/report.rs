@@ -198,9 +198,9 @@ pub fn table(results: &Results, workloads: &[String], impls: &[&str]) -> String 
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "| workload | impl | median µs/call | median Mbit/s | min–max µs/call | rounds | floe/ice-cpp time | floe/raw time | floe/tonic time |"
+        "| workload | impl | median µs/call | median Mbit/s | min–max µs/call | rounds | floe/ice-cpp time | floe/raw time | floe/raw-spin time | floe/tonic time |"
     );
-    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for w in workloads {
         let Some(row) = results.get(w) else { continue };
         for (i, imp) in impls.iter().enumerate() {
@@ -213,14 +213,11 @@ pub fn table(results: &Results, workloads: &[String], impls: &[&str]) -> String 
                 format!("{min:.1}–{max:.1}")
             };
             let ratios = if imp.starts_with("floe") {
-                format!(
-                    "{} | {} | {}",
-                    fmt_opt(time_ratio(results, w, imp, "ice-cpp"), 2),
-                    fmt_opt(time_ratio(results, w, imp, "raw"), 2),
-                    fmt_opt(time_ratio(results, w, imp, "tonic"), 2)
-                )
+                ["ice-cpp", "raw", "raw-spin", "tonic"]
+                    .map(|other| fmt_opt(time_ratio(results, w, imp, other), 2))
+                    .join(" | ")
             } else {
-                " |  | ".to_string()
+                " |  |  | ".to_string()
             };
             let _ = writeln!(
                 s,
@@ -235,17 +232,20 @@ pub fn table(results: &Results, workloads: &[String], impls: &[&str]) -> String 
     s
 }
 
-/// The targets as a Markdown table, for `floe` and `floe-ct`.
+/// The floe columns the targets are evaluated for.
+pub const TARGET_COLUMNS: [&str; 3] = ["floe", "floe-ct", "floe-poll"];
+
+/// The targets as a Markdown table, for every [`TARGET_COLUMNS`] column.
 pub fn targets_table(results: &Results, targets: &[Target]) -> String {
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "| workload | target | floe (time ratio) | met | floe-ct (time ratio) | met |"
-    );
-    let _ = writeln!(s, "|---|---|---:|---|---:|---|");
+    let _ = write!(s, "| workload | target |");
+    for col in TARGET_COLUMNS {
+        let _ = write!(s, " {col} (time ratio) | met |");
+    }
+    let _ = writeln!(s, "\n|---|---|{}", "---:|---|".repeat(TARGET_COLUMNS.len()));
     for t in targets {
         let mut cols = String::new();
-        for col in ["floe", "floe-ct"] {
+        for col in TARGET_COLUMNS {
             match t.evaluate(results, col) {
                 Some((r, met)) => {
                     let _ = write!(
@@ -331,7 +331,7 @@ pub fn json(
     s.push_str("\n  },\n  \"targets\": [");
     let mut first = true;
     for t in targets {
-        for col in ["floe", "floe-ct"] {
+        for col in TARGET_COLUMNS {
             let (ratio, met) = match t.evaluate(results, col) {
                 Some((r, m)) => (format!("{r:.4}"), m.to_string()),
                 None => ("null".into(), "null".into()),

@@ -23,6 +23,7 @@
 //! connection task, which writes consecutive ones together.
 
 pub mod acm;
+mod read;
 pub(crate) mod request_table;
 pub(crate) mod writer;
 
@@ -50,13 +51,10 @@ use crate::object_adapter::ObjectAdapter;
 use crate::servant::{Dispatch, DispatchError, DispatchResult, ReplyData};
 use crate::trace::{event_if, TraceLevels};
 use acm::{AcmConfig, AcmMonitor};
+use read::{READ_CHUNK, READ_SLACK};
 use request_table::{PendingGuard, RequestTable};
 use writer::Writer;
 
-/// Reads ask the kernel for at least this much room.
-const READ_CHUNK: usize = 16 * 1024;
-/// Room kept past the end of a partly read frame (see `handle_buffered`).
-const READ_SLACK: usize = 1024;
 /// Parameters up to this size are copied into the frame buffer; larger ones
 /// are sent beside it in a vectored write.
 const COPY_LIMIT: usize = 16 * 1024;
@@ -154,6 +152,9 @@ pub(crate) struct ConnectionConfig {
     pub(crate) write_timeout: Option<Duration>,
     /// `Ice.Trace.*` / `Ice.Warn.*` levels.
     pub(crate) trace: TraceLevels,
+    /// `floe.BusyPoll`: how long after a write the connection task polls
+    /// the socket for the answer instead of sleeping (`None`: never).
+    pub(crate) busy_poll: Option<Duration>,
 }
 
 /// What is known about a connection's endpoints.
@@ -190,6 +191,8 @@ pub(crate) struct ConnectionInner {
     state: AtomicU8,
     /// Wakes the connection task for a graceful close.
     close_requested: Notify,
+    /// Wakes the connection task to busy-poll for a reply (`floe.BusyPoll`).
+    poll_requested: Notify,
     /// Becomes `true` once the socket is closed.
     closed_tx: watch::Sender<bool>,
     /// The error that ended the connection, once it ended.
@@ -321,6 +324,7 @@ impl Connection {
             }),
             state: AtomicU8::new(ACTIVE),
             close_requested: Notify::new(),
+            poll_requested: Notify::new(),
             closed_tx,
             end_error: Mutex::new(None),
             wait_for_requests: AtomicBool::new(false),
@@ -492,6 +496,9 @@ impl Connection {
         let deferred = !twoway && self.coalesces(&params);
         self.send_request(head, id, params, compress, deferred)
             .map_err(|e| (e, false))?;
+        if twoway && inner.config.busy_poll.is_some() {
+            inner.poll_requested.notify_one();
+        }
         let Some(rx) = rx else {
             // Oneway: return once earlier messages are (nearly) written.
             if inner.writer.queued_bytes() > SEND_HIGH_WATER {
@@ -1041,6 +1048,10 @@ async fn run(conn: Arc<ConnectionInner>) {
     let close_requested = conn.close_requested.notified();
     tokio::pin!(close_requested);
     close_requested.as_mut().enable();
+    let busy_poll = conn.config.busy_poll;
+    let poll_requested = conn.poll_requested.notified();
+    tokio::pin!(poll_requested);
+    poll_requested.as_mut().enable();
     let end: Error = loop {
         let state = conn.state.load(Ordering::Acquire);
         if state == CLOSED {
@@ -1074,6 +1085,32 @@ async fn run(conn: Arc<ConnectionInner>) {
         let can_read = dispatches.len() < conn.config.max_dispatches
             && conn.writer.queued_bytes() < WRITE_HIGH_WATER;
         let deadline = close_deadline;
+        if let Some(window) =
+            busy_poll.filter(|_| can_read && dispatches.is_empty() && buf.is_empty())
+        {
+            // `floe.BusyPoll`: right after this connection wrote, an answer
+            // (the reply to our request, or the peer's next request after
+            // our reply) is likely within microseconds: poll for it
+            // instead of sleeping until the I/O driver reports it. The
+            // rest of a partly received frame is left to readiness: it
+            // comes as fast as the peer writes it.
+            let expecting = conn.info.incoming || conn.requests.len() > 0;
+            let until = conn.writer.last_write() + window;
+            if expecting && !conn.writer.has_queued() && std::time::Instant::now() < until {
+                let polled = read::busy_poll(&conn.stream, &mut buf, max, until, || {
+                    conn.writer.has_queued() || conn.state.load(Ordering::Acquire) != ACTIVE
+                })
+                .await;
+                if let Some(read) = polled {
+                    if let Some(e) =
+                        after_read(&conn, read, &mut buf, &mut dispatches, &mut acm, close_sent)
+                    {
+                        break e;
+                    }
+                    continue;
+                }
+            }
+        }
         let has_queued = conn.writer.has_queued();
         tokio::select! {
             biased;
@@ -1096,40 +1133,14 @@ async fn run(conn: Arc<ConnectionInner>) {
                 close_requested.as_mut().enable();
             }
             r = conn.stream.readable(), if can_read => {
-                if let Err(e) = r {
-                    break Error::from_io(&e);
+                let read = r.and_then(|()| read::read(&conn.stream, &mut buf, max, false));
+                if let Some(e) = after_read(&conn, read, &mut buf, &mut dispatches, &mut acm, close_sent) {
+                    break e;
                 }
-                let read = if buf.capacity() == 0 {
-                    read_first(&conn.stream, &mut buf, max)
-                } else {
-                    if buf.capacity() - buf.len() < 1024 {
-                        buf.reserve(READ_CHUNK);
-                    }
-                    read_some(&conn.stream, &mut buf)
-                };
-                match read {
-                    Ok(0) => {
-                        break if close_sent {
-                            Error::ConnectionManuallyClosed
-                        } else {
-                            Error::ConnectionLost("peer closed the connection".into())
-                        };
-                    }
-                    Ok(_) => {
-                        acm.read();
-                        if let Err(e) = handle_buffered(&conn, &mut buf, max, &mut dispatches) {
-                            break e;
-                        }
-                        if buf.is_empty() && buf.capacity() < 1024 {
-                            // Only the slack of a large frame is left: let
-                            // the next read start with a probe, which sizes
-                            // the buffer to the frame it finds.
-                            buf = BytesMut::new();
-                        }
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-                    Err(e) => break Error::from_io(&e),
-                }
+            }
+            _ = &mut poll_requested, if busy_poll.is_some() => {
+                poll_requested.set(conn.poll_requested.notified());
+                poll_requested.as_mut().enable();
             }
             _ = acm.tick() => {
                 if let Some(e) = acm.check(&conn, dispatches.len()) {
@@ -1159,97 +1170,39 @@ async fn run(conn: Arc<ConnectionInner>) {
     conn.terminate(end);
 }
 
-/// One non-blocking read into `buf`'s spare capacity. When the read did not
-/// fill the spare room the socket is drained, so readiness is cleared right
-/// away (through `try_io` reporting `WouldBlock` after the data was taken):
-/// this saves the extra `read` returning `EAGAIN` that a plain
-/// `try_read_buf` loop makes per message. Tokio's readiness ticks make this
-/// safe: data arriving after our read sets readiness again.
-fn read_some(stream: &TcpStream, buf: &mut BytesMut) -> std::io::Result<usize> {
-    let mut got: Option<usize> = None;
-    let res = stream.try_io(tokio::io::Interest::READABLE, || {
-        let spare = buf.spare_capacity_mut();
-        let room = spare.len();
-        let n = socket2::SockRef::from(stream).recv(spare)?;
-        // SAFETY: `recv` initialised the first `n` bytes of the spare
-        // capacity.
-        unsafe { buf.set_len(buf.len() + n) };
-        got = Some(n);
-        // In the middle of a large frame the sender is usually still
-        // writing: keep the readiness, so the next pass reads again before
-        // the task sleeps (an `EAGAIN` at worst).
-        if n > 0 && n < room && !mid_frame(buf) {
-            Err(std::io::ErrorKind::WouldBlock.into())
+/// Handles the outcome of a read into `buf`: frames are handled, and the
+/// error that ends the connection (the peer closed it, or the read or a
+/// frame failed) is returned.
+fn after_read(
+    conn: &Arc<ConnectionInner>,
+    read: std::io::Result<usize>,
+    buf: &mut BytesMut,
+    dispatches: &mut DispatchSet,
+    acm: &mut AcmMonitor,
+    close_sent: bool,
+) -> Option<Error> {
+    match read {
+        Ok(0) => Some(if close_sent {
+            Error::ConnectionManuallyClosed
         } else {
-            Ok(n)
+            Error::ConnectionLost("peer closed the connection".into())
+        }),
+        Ok(_) => {
+            acm.read();
+            if let Err(e) = handle_buffered(conn, buf, conn.config.message_size_max, dispatches) {
+                return Some(e);
+            }
+            if buf.is_empty() && buf.capacity() < 1024 {
+                // Only the slack of a large frame is left: let the next
+                // read start with a probe, which sizes the buffer to the
+                // frame it finds.
+                *buf = BytesMut::new();
+            }
+            None
         }
-    });
-    match (res, got) {
-        (_, Some(n)) => Ok(n),
-        (Err(e), None) => Err(e),
-        (Ok(n), None) => Ok(n),
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => None,
+        Err(e) => Some(Error::from_io(&e)),
     }
-}
-
-/// Whether `buf` starts with a frame header announcing more than
-/// `READ_CHUNK` bytes that have not all arrived.
-fn mid_frame(buf: &[u8]) -> bool {
-    probe_frame_size(buf).is_some_and(|size| size > READ_CHUNK && buf.len() < size)
-}
-
-/// [`read_some`] for a connection without a read buffer (a new one, or
-/// one whose last frame was big): reads into a small stack buffer and
-/// allocates `buf` only when bytes arrived. Tokio reports a new socket
-/// readable once before anything came, and most connections of a busy
-/// server sit idle: neither should cost a `READ_CHUNK` allocation (whose
-/// allocator bookkeeping alone dirties a page per idle connection).
-///
-/// When the probe holds a frame header whose size is acceptable (at most
-/// `max` bytes, `Ice.MessageSizeMax`; never when there is no limit), `buf` is sized for the
-/// whole frame at once: a large message is then read straight into one
-/// buffer, without a `READ_CHUNK` buffer that is copied and dropped.
-fn read_first(stream: &TcpStream, buf: &mut BytesMut, max: usize) -> std::io::Result<usize> {
-    let mut probe = [0u8; 1024];
-    let mut got: Option<usize> = None;
-    let res = stream.try_io(tokio::io::Interest::READABLE, || {
-        let n = socket2::SockRef::from(stream).recv(as_uninit(&mut probe))?;
-        got = Some(n);
-        if n > 0 && n < probe.len() {
-            Err(std::io::ErrorKind::WouldBlock.into())
-        } else {
-            Ok(n)
-        }
-    });
-    let n = match (res, got) {
-        (_, Some(n)) => n,
-        (Err(e), None) => return Err(e),
-        (Ok(n), None) => n,
-    };
-    if n > 0 {
-        let frame = probe_frame_size(&probe[..n]).filter(|&size| max != 0 && size <= max);
-        let room = frame.map_or(0, |size| size.saturating_add(READ_SLACK));
-        buf.reserve(room.max(READ_CHUNK));
-        buf.extend_from_slice(&probe[..n]);
-    }
-    Ok(n)
-}
-
-/// The size field of a protocol 1.0 frame header at the start of `bytes`,
-/// if `bytes` holds a whole header with Ice's magic; never trusted beyond
-/// sizing a buffer (the caller bounds it, `check` validates the frame).
-fn probe_frame_size(bytes: &[u8]) -> Option<usize> {
-    if bytes.len() < HEADER_SIZE || bytes[..4] != *b"IceP" {
-        return None;
-    }
-    let size = i32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]);
-    usize::try_from(size).ok().filter(|&s| s >= HEADER_SIZE)
-}
-
-/// `bytes` as the uninitialised buffer `recv` takes.
-fn as_uninit(bytes: &mut [u8]) -> &mut [std::mem::MaybeUninit<u8>] {
-    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, and `recv` only
-    // writes initialised bytes, so `bytes` stays initialised.
-    unsafe { &mut *(bytes as *mut [u8] as *mut [std::mem::MaybeUninit<u8>]) }
 }
 
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {
@@ -1284,26 +1237,5 @@ fn handle_buffered(
                 return Ok(());
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn probe_frame_size_reads_only_plausible_headers() {
-        let mut h = [0u8; HEADER_SIZE];
-        h[..4].copy_from_slice(b"IceP");
-        h[10..14].copy_from_slice(&500_014i32.to_le_bytes());
-        assert_eq!(probe_frame_size(&h), Some(500_014));
-        assert_eq!(probe_frame_size(&h[..HEADER_SIZE - 1]), None);
-        h[10..14].copy_from_slice(&(-1i32).to_le_bytes());
-        assert_eq!(probe_frame_size(&h), None);
-        h[10..14].copy_from_slice(&3i32.to_le_bytes());
-        assert_eq!(probe_frame_size(&h), None);
-        h[0] = b'X';
-        h[10..14].copy_from_slice(&100i32.to_le_bytes());
-        assert_eq!(probe_frame_size(&h), None);
     }
 }

@@ -1,0 +1,194 @@
+//! Reading a connection's socket: non-blocking reads sized to the frames
+//! they find, and optional busy polling (`floe.BusyPoll`).
+//!
+//! Reads normally go through tokio's readiness (`try_io`), and a read that
+//! leaves room unfilled clears it at once, so a message costs one `recv`
+//! and no `EAGAIN`. A busy poll bypasses readiness: the connection task
+//! calls `recv` itself, yielding to the runtime between attempts, for a
+//! bounded time after the connection wrote. A peer that answers within that
+//! time is read without the task (and its CPU) going to sleep, which on a
+//! virtual machine saves a wake-up of tens of microseconds per message.
+
+use std::io;
+use std::mem::MaybeUninit;
+use std::time::Instant;
+
+use bytes::BytesMut;
+use floe_wire::protocol::HEADER_SIZE;
+use tokio::net::TcpStream;
+
+/// Reads ask the kernel for at least this much room.
+pub(super) const READ_CHUNK: usize = 16 * 1024;
+/// Room kept past the end of a partly read frame (see `handle_buffered`).
+pub(super) const READ_SLACK: usize = 1024;
+/// A busy poll yields to the runtime at least this often.
+const YIELD_EVERY: std::time::Duration = std::time::Duration::from_micros(5);
+/// A read buffer with less room than this grows by `READ_CHUNK` first.
+const MIN_ROOM: usize = 1024;
+
+/// Reads what the socket holds into `buf`, through tokio's readiness
+/// (`direct == false`) or straight from the socket (`direct == true`, busy
+/// polling; readiness is left alone, so a later readiness event costs at
+/// most one `EAGAIN` read).
+///
+/// A connection without a read buffer (a new one, or one whose last frame
+/// was big) reads into a small stack buffer first and allocates `buf` only
+/// when bytes arrived: tokio reports a new socket readable once before
+/// anything came, and most connections of a busy server sit idle, so
+/// neither should cost a `READ_CHUNK` allocation. When that probe holds a
+/// frame header whose size is acceptable (at most `max` bytes,
+/// `Ice.MessageSizeMax`; never when there is no limit), `buf` is sized for
+/// the whole frame at once, so a large message is read straight into one
+/// buffer.
+///
+/// Otherwise one read fills `buf`'s spare capacity. When it does not fill
+/// the spare room the socket is drained, and readiness is cleared right
+/// away (through `try_io` reporting `WouldBlock` after the data was taken):
+/// this saves the extra `read` returning `EAGAIN` that a plain
+/// `try_read_buf` loop makes per message. Tokio's readiness ticks make this
+/// safe: data arriving after our read sets readiness again. In the middle
+/// of a large frame the sender is usually still writing, so readiness is
+/// kept and the next pass reads again before the task sleeps.
+pub(super) fn read(
+    stream: &TcpStream,
+    buf: &mut BytesMut,
+    max: usize,
+    direct: bool,
+) -> io::Result<usize> {
+    if buf.capacity() == 0 {
+        let mut probe = [0u8; MIN_ROOM];
+        let n = recv(stream, direct, || {
+            let n = socket2::SockRef::from(stream).recv(as_uninit(&mut probe))?;
+            Ok((n, n > 0 && n < MIN_ROOM))
+        })?;
+        if n > 0 {
+            let frame = probe_frame_size(&probe[..n]).filter(|&size| max != 0 && size <= max);
+            let room = frame.map_or(0, |size| size.saturating_add(READ_SLACK));
+            buf.reserve(room.max(READ_CHUNK));
+            buf.extend_from_slice(&probe[..n]);
+        }
+        return Ok(n);
+    }
+    if buf.capacity() - buf.len() < MIN_ROOM {
+        buf.reserve(READ_CHUNK);
+    }
+    recv(stream, direct, || {
+        let spare = buf.spare_capacity_mut();
+        let room = spare.len();
+        let n = socket2::SockRef::from(stream).recv(spare)?;
+        // SAFETY: `recv` initialised the first `n` bytes of the spare
+        // capacity.
+        unsafe { buf.set_len(buf.len() + n) };
+        Ok((n, n > 0 && n < room && !mid_frame(buf)))
+    })
+}
+
+/// Runs `f` (one `recv`, returning the byte count and whether the socket
+/// is drained), inside `try_io` unless `direct`.
+fn recv(
+    stream: &TcpStream,
+    direct: bool,
+    mut f: impl FnMut() -> io::Result<(usize, bool)>,
+) -> io::Result<usize> {
+    if direct {
+        return f().map(|(n, _)| n);
+    }
+    let mut got: Option<usize> = None;
+    let res = stream.try_io(tokio::io::Interest::READABLE, || {
+        let (n, drained) = f()?;
+        got = Some(n);
+        if drained {
+            Err(io::ErrorKind::WouldBlock.into())
+        } else {
+            Ok(n)
+        }
+    });
+    match (res, got) {
+        (_, Some(n)) => Ok(n),
+        (Err(e), None) => Err(e),
+        (Ok(n), None) => Ok(n),
+    }
+}
+
+/// Busy-polls the socket until `until`: a direct [`read`] per pass, and a
+/// `yield_now` between passes so that the runtime runs its other tasks
+/// and polls its I/O driver (without blocking) meanwhile. Returns the first
+/// read that did not find the socket empty, or `None` when `until` passed
+/// or `interrupted` says the connection task has other work.
+pub(super) async fn busy_poll(
+    stream: &TcpStream,
+    buf: &mut BytesMut,
+    max: usize,
+    until: Instant,
+    interrupted: impl Fn() -> bool,
+) -> Option<io::Result<usize>> {
+    loop {
+        // Poll for a few microseconds before each yield: a yield is a trip
+        // through the scheduler (and on the multi-thread runtime may wake
+        // an idle worker), while other tasks wait at most that long.
+        let now = Instant::now();
+        if now >= until {
+            return None;
+        }
+        let slice_end = until.min(now + YIELD_EVERY);
+        loop {
+            match read(stream, buf, max, true) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                r => return Some(r),
+            }
+            if Instant::now() >= slice_end {
+                break;
+            }
+            std::hint::spin_loop();
+        }
+        tokio::task::yield_now().await;
+        if interrupted() {
+            return None;
+        }
+    }
+}
+
+/// Whether `buf` starts with a frame header announcing more than
+/// `READ_CHUNK` bytes that have not all arrived.
+fn mid_frame(buf: &[u8]) -> bool {
+    probe_frame_size(buf).is_some_and(|size| size > READ_CHUNK && buf.len() < size)
+}
+
+/// The size field of a protocol 1.0 frame header at the start of `bytes`,
+/// if `bytes` holds a whole header with Ice's magic; never trusted beyond
+/// sizing a buffer (the caller bounds it, `check` validates the frame).
+fn probe_frame_size(bytes: &[u8]) -> Option<usize> {
+    if bytes.len() < HEADER_SIZE || bytes[..4] != *b"IceP" {
+        return None;
+    }
+    let size = i32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]);
+    usize::try_from(size).ok().filter(|&s| s >= HEADER_SIZE)
+}
+
+/// `bytes` as the uninitialised buffer `recv` takes.
+fn as_uninit(bytes: &mut [u8]) -> &mut [MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, and `recv` only
+    // writes initialised bytes, so `bytes` stays initialised.
+    unsafe { &mut *(bytes as *mut [u8] as *mut [MaybeUninit<u8>]) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probe_frame_size_reads_only_plausible_headers() {
+        let mut h = [0u8; HEADER_SIZE];
+        h[..4].copy_from_slice(b"IceP");
+        h[10..14].copy_from_slice(&500_014i32.to_le_bytes());
+        assert_eq!(probe_frame_size(&h), Some(500_014));
+        assert_eq!(probe_frame_size(&h[..HEADER_SIZE - 1]), None);
+        h[10..14].copy_from_slice(&(-1i32).to_le_bytes());
+        assert_eq!(probe_frame_size(&h), None);
+        h[10..14].copy_from_slice(&3i32.to_le_bytes());
+        assert_eq!(probe_frame_size(&h), None);
+        h[0] = b'X';
+        h[10..14].copy_from_slice(&100i32.to_le_bytes());
+        assert_eq!(probe_frame_size(&h), None);
+    }
+}
