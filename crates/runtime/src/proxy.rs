@@ -445,8 +445,11 @@ impl Proxy {
     /// (or, within a burst of small oneways, queued to be written with the
     /// rest of the burst, as by [`Proxy::ice_oneway`] invocations).
     /// `None` when that is not possible (another mode, no connection yet,
-    /// or it was lost): use [`Proxy::invoke_encapsulation`], which connects
-    /// and retries.
+    /// or it was lost) or would grow the connection's write queue past
+    /// 1 MiB (the peer reads slower than we send): use
+    /// [`Proxy::invoke_encapsulation`], which connects, retries and waits
+    /// for the queue to drain, or keep the message in a bounded queue of
+    /// your own.
     pub fn try_send_oneway_now(
         &self,
         operation: &str,
@@ -473,7 +476,7 @@ impl Proxy {
             context: context.unwrap_or(&p.context),
         };
         let body = Params::Body(params.encoding, &params.data);
-        Some(conn.send_oneway_request(&head, body, self.is_compressed()))
+        conn.try_send_oneway_request(&head, body, self.is_compressed())
     }
 
     async fn invoke_params(

@@ -32,8 +32,11 @@
 //!   and the delivery task cannot fall behind for lack of CPU time. The
 //!   count of events handed to the task and not yet finished (`pending`)
 //!   decides, under a lock, so the direct path never overtakes queued
-//!   events. Anything it cannot do (no connection yet, a failure) goes
-//!   through the queue and the task, which applies the failure policy.
+//!   events. Anything it cannot do (no connection yet, a failure, or more
+//!   than 1 MiB already waiting in the connection's write queue because the
+//!   subscriber reads slower than events come) goes through the queue and
+//!   the task, which applies the failure and overflow policies: the write
+//!   queue is never an unbounded queue behind the bounded one.
 
 use std::collections::VecDeque;
 use std::future::poll_fn;

@@ -254,3 +254,96 @@ async fn subscribers_keep_receiving_after_a_broker_restart() {
     comm.destroy().await;
     server.shutdown().await;
 }
+
+/// A oneway subscriber that accepts the broker's connection and never reads
+/// from it: its socket fills, then the broker's write queue for it, then its
+/// subscriber queue, which drops events past `IceStorm.Send.QueueBytesMax`.
+/// The publisher is never held up, and the broker's memory for the
+/// subscriber stays bounded (the connection's write queue is not an
+/// unbounded queue behind the subscriber queue).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscriber_that_stops_reading_costs_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = StormConfig {
+        topic_manager_endpoints: "tcp -h 127.0.0.1 -p 0".into(),
+        publish_endpoints: "tcp -h 127.0.0.1 -p 0".into(),
+        data_dir: dir.path().to_path_buf(),
+        queue_bytes_max: 4 << 20,
+        ..StormConfig::default()
+    };
+    let server = Server::start(config, Communicator::new()).await.unwrap();
+    let comm = Communicator::new();
+    let tm = comm.string_to_proxy(&server.topic_manager_proxy()).unwrap();
+    let topic = proxy_call(
+        &comm,
+        &tm,
+        "create",
+        OperationMode::Normal,
+        tm.encode_params(|e| e.write_string("stuck")),
+    )
+    .await;
+
+    // The subscriber: validates the connection, then never reads.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let held = tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        tokio::io::AsyncWriteExt::write_all(
+            &mut socket,
+            &floe::wire::protocol::VALIDATE_CONNECTION,
+        )
+        .await
+        .unwrap();
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        drop(socket);
+    });
+    let data: ProxyData = format!("stuck -o:tcp -h 127.0.0.1 -p {port}")
+        .parse()
+        .unwrap();
+    let params = topic.encode_params(|e| {
+        e.write(&QosDict::new());
+        e.write(&data);
+    });
+    let publisher = proxy_call(
+        &comm,
+        &topic,
+        "subscribeAndGetPublisher",
+        OperationMode::Normal,
+        params,
+    )
+    .await
+    .ice_oneway();
+
+    let n = 2_000u64;
+    let payload = vec![7u8; 32 * 1024];
+    let started = Instant::now();
+    for _ in 0..n {
+        let mut enc = Encoder::new();
+        let m = enc.start_encapsulation(floe::wire::ENCODING_1_1);
+        enc.write_raw(&payload);
+        enc.end_encapsulation(m);
+        publisher
+            .invoke("tick", OperationMode::Normal, enc.finish())
+            .await
+            .unwrap();
+    }
+    publisher.ice_twoway().ice_ping().await.unwrap();
+    let published = started.elapsed();
+    let stuck = server.broker().topic("stuck").unwrap();
+    let counters = stuck.counters();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while counters.events_in.load(Ordering::Relaxed) < n && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let dropped = counters.dropped.load(Ordering::Relaxed);
+    // 64 MB published; what is not dropped fits in the subscriber queue
+    // (4 MiB), the connection's write queue (about 1 MiB) and the socket
+    // buffers: well under a quarter of it.
+    assert!(
+        dropped >= n * 3 / 4,
+        "dropped {dropped} of {n} events (published in {published:?})"
+    );
+    held.abort();
+    comm.destroy().await;
+    server.shutdown().await;
+}

@@ -537,15 +537,21 @@ impl Connection {
 
     /// Sends a oneway request now, without waiting: written at once, or,
     /// within a burst of small oneways, queued for the connection task to
-    /// write together with the rest of the burst.
-    pub(crate) fn send_oneway_request(
+    /// write together with the rest of the burst. `None` (nothing sent)
+    /// when more than `SEND_HIGH_WATER` bytes already wait to be written:
+    /// the peer does not keep up, and the caller must wait or keep the
+    /// message in a queue of its own, which it can bound.
+    pub(crate) fn try_send_oneway_request(
         &self,
         head: &RequestHead<'_>,
         params: Params<'_>,
         compress: bool,
-    ) -> Result<()> {
+    ) -> Option<Result<()>> {
+        if self.inner.writer.queued_bytes() > SEND_HIGH_WATER {
+            return None;
+        }
         let deferred = self.coalesces(&params);
-        self.send_request(head, 0, params, compress, deferred)
+        Some(self.send_request(head, 0, params, compress, deferred))
     }
 
     /// Writes (or queues) one Request frame with request id `id`; never
