@@ -445,17 +445,18 @@ impl Proxy {
     /// (or, within a burst of small oneways, queued to be written with the
     /// rest of the burst, as by [`Proxy::ice_oneway`] invocations).
     /// `None` when that is not possible (another mode, no connection yet,
-    /// or it was lost) or would grow the connection's write queue past
-    /// 1 MiB (the peer reads slower than we send): use
-    /// [`Proxy::invoke_encapsulation`], which connects, retries and waits
-    /// for the queue to drain, or keep the message in a bounded queue of
-    /// your own.
+    /// or it was lost) or when more than `max_queued` bytes already wait
+    /// in the connection's write queue (the peer reads slower than we
+    /// send): use [`Proxy::invoke_encapsulation`], which connects, retries
+    /// and waits for the queue to drain below 1 MiB, or keep the message
+    /// in a bounded queue of your own.
     pub fn try_send_oneway_now(
         &self,
         operation: &str,
         mode: OperationMode,
         params: &Encapsulation,
         context: Option<&Context>,
+        max_queued: usize,
     ) -> Option<Result<()>> {
         let p = &*self.inner;
         if p.mode != InvocationMode::Oneway {
@@ -476,7 +477,7 @@ impl Proxy {
             context: context.unwrap_or(&p.context),
         };
         let body = Params::Body(params.encoding, &params.data);
-        conn.try_send_oneway_request(&head, body, self.is_compressed())
+        conn.try_send_oneway_request(&head, body, self.is_compressed(), max_queued)
     }
 
     async fn invoke_params(

@@ -74,11 +74,11 @@ async fn forwarded_encapsulations_arrive_unchanged() {
     // No connection cached yet on this proxy: not sent now.
     let fresh = client.string_to_proxy(&p.to_string()).unwrap().ice_oneway();
     assert!(fresh
-        .try_send_oneway_now("x", OperationMode::Normal, &small, None)
+        .try_send_oneway_now("x", OperationMode::Normal, &small, None, usize::MAX)
         .is_none());
     // Twoway proxies never send "now".
     assert!(p
-        .try_send_oneway_now("x", OperationMode::Normal, &small, None)
+        .try_send_oneway_now("x", OperationMode::Normal, &small, None, usize::MAX)
         .is_none());
     oneway
         .invoke_encapsulation("o0", OperationMode::Normal, &large, None)
@@ -86,7 +86,7 @@ async fn forwarded_encapsulations_arrive_unchanged() {
         .unwrap();
     for (i, e) in [&small, &large].into_iter().enumerate() {
         oneway
-            .try_send_oneway_now(&format!("n{i}"), OperationMode::Normal, e, None)
+            .try_send_oneway_now(&format!("n{i}"), OperationMode::Normal, e, None, usize::MAX)
             .expect("connection established")
             .unwrap();
     }

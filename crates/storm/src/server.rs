@@ -169,9 +169,15 @@ impl SubscriberSink for ProxySink {
         })
     }
 
-    fn try_deliver_now(&self, ev: &Event) -> Option<Result<(), DeliveryError>> {
+    fn try_deliver_now(&self, ev: &Event, max_queued: usize) -> Option<Result<(), DeliveryError>> {
         self.proxy
-            .try_send_oneway_now(&ev.operation, ev.mode, &ev.params, Some(&ev.context))
+            .try_send_oneway_now(
+                &ev.operation,
+                ev.mode,
+                &ev.params,
+                Some(&ev.context),
+                max_queued,
+            )
             .map(|r| r.map_err(delivery_error))
     }
 }

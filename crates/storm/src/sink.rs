@@ -49,11 +49,18 @@ pub trait SubscriberSink: Send + Sync + 'static {
     /// dispatch, without waiting (a non-blocking write, or queued behind
     /// what the connection has not written yet); `None` when that is not
     /// possible (no established connection, not oneway), and the event
-    /// goes through the subscriber's queue and task instead. Only called
-    /// when nothing of this subscriber is queued or in flight, so order is
-    /// kept. The default never sends now.
-    fn try_deliver_now(&self, event: &Event) -> Option<Result<(), DeliveryError>> {
-        let _ = event;
+    /// goes through the subscriber's queue and task instead; also `None`
+    /// when more than `max_queued` bytes already wait to be written to the
+    /// subscriber (it reads slower than events come: the write queue must
+    /// not become an unbounded queue behind the subscriber's bounded one).
+    /// Only called when nothing of this subscriber is queued or in flight,
+    /// so order is kept. The default never sends now.
+    fn try_deliver_now(
+        &self,
+        event: &Event,
+        max_queued: usize,
+    ) -> Option<Result<(), DeliveryError>> {
+        let _ = (event, max_queued);
         None
     }
 }

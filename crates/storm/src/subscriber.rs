@@ -33,10 +33,13 @@
 //!   count of events handed to the task and not yet finished (`pending`)
 //!   decides, under a lock, so the direct path never overtakes queued
 //!   events. Anything it cannot do (no connection yet, a failure, or more
-//!   than 1 MiB already waiting in the connection's write queue because the
-//!   subscriber reads slower than events come) goes through the queue and
-//!   the task, which applies the failure and overflow policies: the write
-//!   queue is never an unbounded queue behind the bounded one.
+//!   than `queue_bytes_max` already waiting in the connection's write
+//!   queue because the subscriber reads slower than events come) goes
+//!   through the queue and the task, which applies the failure and
+//!   overflow policies: the write queue is never an unbounded queue behind
+//!   the bounded one, and a subscriber holds at most twice
+//!   `queue_bytes_max` of the broker's memory (the delivery task itself
+//!   waits while more than 1 MiB waits to be written).
 
 use std::collections::VecDeque;
 use std::future::poll_fn;
@@ -320,7 +323,9 @@ impl Subscriber {
         if self.shared.pending.load(Ordering::Acquire) == 0 {
             // A failure goes through the queue: the task retries the event
             // and applies the failure policy.
-            if let Some(Ok(())) = self.sink.try_deliver_now(event) {
+            // The connection's write queue may hold as much as the
+            // subscriber queue: at most twice `queue_bytes_max` in all.
+            if let Some(Ok(())) = self.sink.try_deliver_now(event, self.queue_bytes_max) {
                 self.shared.overflowing.store(false, Ordering::Relaxed);
                 self.shared.delivered.fetch_add(1, Ordering::Relaxed);
                 self.counters.events_out.fetch_add(1, Ordering::Relaxed);
@@ -961,7 +966,11 @@ mod tests {
                 Ok(())
             })
         }
-        fn try_deliver_now(&self, event: &Event) -> Option<Result<(), DeliveryError>> {
+        fn try_deliver_now(
+            &self,
+            event: &Event,
+            _max_queued: usize,
+        ) -> Option<Result<(), DeliveryError>> {
             if !self.0.now.load(Ordering::SeqCst) {
                 return None;
             }

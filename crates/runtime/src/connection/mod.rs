@@ -538,16 +538,17 @@ impl Connection {
     /// Sends a oneway request now, without waiting: written at once, or,
     /// within a burst of small oneways, queued for the connection task to
     /// write together with the rest of the burst. `None` (nothing sent)
-    /// when more than `SEND_HIGH_WATER` bytes already wait to be written:
-    /// the peer does not keep up, and the caller must wait or keep the
-    /// message in a queue of its own, which it can bound.
+    /// when more than `max_queued` bytes already wait to be written: the
+    /// peer does not keep up, and the caller must wait or keep the message
+    /// in a queue of its own, which it can bound.
     pub(crate) fn try_send_oneway_request(
         &self,
         head: &RequestHead<'_>,
         params: Params<'_>,
         compress: bool,
+        max_queued: usize,
     ) -> Option<Result<()>> {
-        if self.inner.writer.queued_bytes() > SEND_HIGH_WATER {
+        if self.inner.writer.queued_bytes() > max_queued {
             return None;
         }
         let deferred = self.coalesces(&params);
