@@ -1,7 +1,8 @@
 //! Small-call latency over loopback TCP against an in-process floe server
 //! (`support`): twoway `o()`, oneway `o()` (with a twoway `o()` every 1,000
 //! to keep the queue bounded) and batch oneway `o()` flushed every 1,000,
-//! on tokio's multi-thread and current-thread runtimes.
+//! on tokio's multi-thread and current-thread runtimes; twoway `o()` again
+//! with `floe.BusyPoll=50`.
 //!
 //! `cargo bench --bench latency`. For floe side by side with Ice C++ and a
 //! raw socket, use `cargo xtask compare`.
@@ -11,7 +12,7 @@ mod support;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use floe::runtime::OperationMode;
+use floe::runtime::{OperationMode, Properties};
 use support::Bench;
 
 const NORMAL: OperationMode = OperationMode::Normal;
@@ -67,6 +68,25 @@ fn latency(c: &mut Criterion) {
         });
         g.finish();
     }
+    // `floe.BusyPoll=50` on both communicators (multi-thread runtime: the
+    // in-process server polls on one worker while the client polls on the
+    // other; see docs/performance-notes.md for the two-process figures).
+    let props = Properties::new();
+    props.set("floe.BusyPoll", "50");
+    let bench = Bench::start_with(false, props);
+    let empty = bench.a.empty_params();
+    let mut g = c.benchmark_group("latency_busy_poll");
+    g.bench_function("twoway_o", |b| {
+        b.to_async(&bench.rt).iter(|| async {
+            // Invariant: the in-process server answers `o()`.
+            bench
+                .a
+                .invoke("o", NORMAL, empty.clone())
+                .await
+                .expect("o()")
+        })
+    });
+    g.finish();
 }
 
 criterion_group! {

@@ -11,7 +11,9 @@ mod bench_common;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use floe::runtime::{servant_fn, Communicator, Current, Dispatch, DispatchResult, Proxy};
+use floe::runtime::{
+    servant_fn, Communicator, Current, Dispatch, DispatchResult, Properties, Proxy,
+};
 use floe::wire::{Decoder, Encapsulation};
 use floe::Identity;
 use tokio::runtime::Runtime;
@@ -106,9 +108,15 @@ impl Bench {
     /// Starts the server and connects the client; `current_thread` picks
     /// tokio's current-thread runtime instead of the multi-thread one.
     pub fn start(current_thread: bool) -> Bench {
+        Bench::start_with(current_thread, Properties::new())
+    }
+
+    /// [`Bench::start`] with `props` for both communicators (e.g.
+    /// `floe.BusyPoll`).
+    pub fn start_with(current_thread: bool, props: Properties) -> Bench {
         let rt = bench_common::build_runtime(current_thread);
         let (server, client, a, t) = rt.block_on(async {
-            let server = Communicator::new();
+            let server = Communicator::with_properties(props.clone());
             // Invariant: a loopback port-0 endpoint always parses and binds
             // on a machine that runs benchmarks.
             let adapter = server
@@ -137,7 +145,7 @@ impl Bench {
                 .expect("servant t");
             adapter.activate();
             let endpoints = adapter.endpoints().to_vec();
-            let client = Communicator::new();
+            let client = Communicator::with_properties(props);
             let a = client.create_proxy(Identity::from_name("a"), endpoints.clone());
             let t = client.create_proxy(Identity::from_name("t"), endpoints);
             // Connect before measuring.
