@@ -140,12 +140,12 @@ async fn throughput(c: &Ctx, w: &str) -> Result<()> {
             bulk!(
                 w,
                 t,
-                calls(200),
+                calls(BYTESEQ_CALLS),
                 500_000,
                 t.send_byte_seq(seq.clone()).await?
             )
         }
-        "byteseq_recv" => bulk!(w, t, calls(200), 500_000, {
+        "byteseq_recv" => bulk!(w, t, calls(BYTESEQ_CALLS), 500_000, {
             let b = t.recv_byte_seq(500_000).await?;
             check_len(w, b.len(), 500_000);
         }),

@@ -34,6 +34,10 @@ fn report(workload: &str, calls: usize, seconds: f64, payload: usize) {
 /// clients make.
 const WARM_UP_CALLS: usize = 10;
 
+/// 500,000-byte calls per `byteseq_*` run (the same in every bench client): enough
+/// for a quarter second, so one scheduling hiccup does not decide the median.
+const BYTESEQ_CALLS: usize = 2_000;
+
 /// `calls` scaled by `BENCH_SCALE`, at least 1.
 fn scaled(calls: usize) -> usize {
     let scale = std::env::var("BENCH_SCALE")
@@ -100,7 +104,7 @@ fn run(c: &mut Client, workload: &str) -> std::io::Result<()> {
             for _ in 0..WARM_UP_CALLS {
                 c.twoway(&mut req)?;
             }
-            let n = scaled(200);
+            let n = scaled(BYTESEQ_CALLS);
             let start = Instant::now();
             for _ in 0..n {
                 c.twoway(&mut req)?;
@@ -113,7 +117,7 @@ fn run(c: &mut Client, workload: &str) -> std::io::Result<()> {
             for _ in 0..WARM_UP_CALLS {
                 c.twoway(&mut req)?;
             }
-            let n = scaled(200);
+            let n = scaled(BYTESEQ_CALLS);
             let start = Instant::now();
             for _ in 0..n {
                 let size = c.twoway(&mut req)?;

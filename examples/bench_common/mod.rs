@@ -19,6 +19,11 @@ pub use bench::*;
 /// connection establishment and first-touch allocations are not measured.
 pub const WARM_UP_CALLS: usize = 10;
 
+/// 500,000-byte calls per `byteseq_*` run (the same in every bench client:
+/// raw, Ice C++, tonic): enough for a quarter second, so one scheduling
+/// hiccup does not decide the median.
+pub const BYTESEQ_CALLS: usize = 2_000;
+
 /// The `BENCH_SCALE` factor on call and repetition counts (default 1).
 ///
 /// Exits with status 2 when the variable is set but is not a positive

@@ -22,6 +22,10 @@ const WORKLOADS: &[&str] = &["latency", "byteseq_send", "byteseq_recv"];
 /// Untimed calls before each byte-sequence workload, as the other clients make.
 const WARM_UP_CALLS: usize = 10;
 
+/// 500,000-byte calls per `byteseq_*` run (the same in every bench client): enough
+/// for a quarter second, so one scheduling hiccup does not decide the median.
+const BYTESEQ_CALLS: usize = 2_000;
+
 type DynError = Box<dyn std::error::Error>;
 
 /// Prints one result line; `payload` is the payload bytes of one call.
@@ -67,7 +71,7 @@ async fn run(c: &mut BenchClient<Channel>, workload: &str) -> Result<(), DynErro
             for _ in 0..WARM_UP_CALLS {
                 c.send_byte_seq(ByteSeq { seq: seq.clone() }).await?;
             }
-            let n = scaled(200);
+            let n = scaled(BYTESEQ_CALLS);
             let start = Instant::now();
             for _ in 0..n {
                 c.send_byte_seq(ByteSeq { seq: seq.clone() }).await?;
@@ -81,7 +85,7 @@ async fn run(c: &mut BenchClient<Channel>, workload: &str) -> Result<(), DynErro
             for _ in 0..WARM_UP_CALLS {
                 c.recv_byte_seq(req.clone()).await?;
             }
-            let n = scaled(200);
+            let n = scaled(BYTESEQ_CALLS);
             let start = Instant::now();
             for _ in 0..n {
                 let reply = c.recv_byte_seq(req.clone()).await?.into_inner();
