@@ -11,11 +11,27 @@ mod support;
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use floe::runtime::{OperationMode, Properties};
 use support::Bench;
 
 const NORMAL: OperationMode = OperationMode::Normal;
+
+/// Twoway `o()` round trips on `bench`.
+fn twoway_o(g: &mut BenchmarkGroup<'_, WallTime>, bench: &Bench) {
+    let empty = bench.a.empty_params();
+    g.bench_function("twoway_o", |b| {
+        b.to_async(&bench.rt).iter(|| async {
+            // Invariant: the in-process server answers `o()`.
+            bench
+                .a
+                .invoke("o", NORMAL, empty.clone())
+                .await
+                .expect("o()")
+        })
+    });
+}
 
 fn latency(c: &mut Criterion) {
     for (flavour, current_thread) in [("multi_thread", false), ("current_thread", true)] {
@@ -24,16 +40,7 @@ fn latency(c: &mut Criterion) {
         let oneway = bench.a.ice_oneway();
         let batch = bench.a.ice_batch_oneway();
         let mut g = c.benchmark_group(format!("latency_{flavour}"));
-        g.bench_function("twoway_o", |b| {
-            b.to_async(&bench.rt).iter(|| async {
-                // Invariant: the in-process server answers `o()`.
-                bench
-                    .a
-                    .invoke("o", NORMAL, empty.clone())
-                    .await
-                    .expect("o()")
-            })
-        });
+        twoway_o(&mut g, &bench);
         g.throughput(Throughput::Elements(1000));
         g.bench_function("oneway_o_x1000", |b| {
             b.to_async(&bench.rt).iter(|| async {
@@ -74,18 +81,8 @@ fn latency(c: &mut Criterion) {
     let props = Properties::new();
     props.set("floe.BusyPoll", "50");
     let bench = Bench::start_with(false, props);
-    let empty = bench.a.empty_params();
     let mut g = c.benchmark_group("latency_busy_poll");
-    g.bench_function("twoway_o", |b| {
-        b.to_async(&bench.rt).iter(|| async {
-            // Invariant: the in-process server answers `o()`.
-            bench
-                .a
-                .invoke("o", NORMAL, empty.clone())
-                .await
-                .expect("o()")
-        })
-    });
+    twoway_o(&mut g, &bench);
     g.finish();
 }
 

@@ -120,6 +120,34 @@ fn bytes_params(p: &Proxy, data: &[u8]) -> Bytes {
     p.encode_params(|e| e.write_raw(data))
 }
 
+/// One `echo` call through `p`, checking the reply.
+async fn echo(p: &Proxy, data: &[u8]) {
+    let r = p
+        .invoke("echo", OperationMode::Normal, bytes_params(p, data))
+        .await
+        .unwrap()
+        .into_ok()
+        .unwrap();
+    assert_eq!(&r.data[..], data);
+}
+
+/// `tasks` spawned tasks each make `calls` `echo` calls through `p` at
+/// once, checking every reply.
+async fn echo_from_tasks(p: &Proxy, tasks: usize, calls: usize) {
+    let mut running = Vec::new();
+    for i in 0..tasks {
+        let p = p.clone();
+        running.push(tokio::spawn(async move {
+            for j in 0..calls {
+                echo(&p, format!("{i}-{j}").as_bytes()).await;
+            }
+        }));
+    }
+    for t in running {
+        t.await.unwrap();
+    }
+}
+
 #[tokio::test]
 async fn twoway_oneway_and_builtins() {
     let s = server(Properties::new()).await;
@@ -176,29 +204,7 @@ async fn twoway_oneway_and_builtins() {
 async fn concurrent_calls_multi_thread() {
     let s = server(Properties::new()).await;
     let (c, p) = client_proxy(&s, Properties::new());
-    let mut tasks = Vec::new();
-    for i in 0..8 {
-        let p = p.clone();
-        tasks.push(tokio::spawn(async move {
-            for j in 0..200 {
-                let data = format!("{i}-{j}");
-                let r = p
-                    .invoke(
-                        "echo",
-                        OperationMode::Normal,
-                        bytes_params(&p, data.as_bytes()),
-                    )
-                    .await
-                    .unwrap()
-                    .into_ok()
-                    .unwrap();
-                assert_eq!(&r.data[..], data.as_bytes());
-            }
-        }));
-    }
-    for t in tasks {
-        t.await.unwrap();
-    }
+    echo_from_tasks(&p, 8, 200).await;
     // Async dispatches overlap: 4 sleeps of 200 ms take well under 800 ms.
     let start = std::time::Instant::now();
     let mut sleeps = Vec::new();
@@ -625,18 +631,7 @@ async fn busy_poll_calls() {
     let s = server(busy_poll(200)).await;
     let (c, p) = client_proxy(&s, busy_poll(200));
     for i in 0..500 {
-        let data = format!("call {i}");
-        let r = p
-            .invoke(
-                "echo",
-                OperationMode::Normal,
-                bytes_params(&p, data.as_bytes()),
-            )
-            .await
-            .unwrap()
-            .into_ok()
-            .unwrap();
-        assert_eq!(&r.data[..], data.as_bytes());
+        echo(&p, format!("call {i}").as_bytes()).await;
     }
     // Slower than the poll window: answered through readiness.
     for ms in [1, 5] {
@@ -648,13 +643,7 @@ async fn busy_poll_calls() {
     // Frames larger than a read: the rest of a frame is read on readiness.
     let big = vec![3u8; 700_000];
     for _ in 0..3 {
-        let r = p
-            .invoke("echo", OperationMode::Normal, bytes_params(&p, &big))
-            .await
-            .unwrap()
-            .into_ok()
-            .unwrap();
-        assert_eq!(r.data.len(), big.len());
+        echo(&p, &big).await;
     }
     let before = s.servant.calls.load(Ordering::SeqCst);
     let ow = p.ice_oneway();
@@ -665,29 +654,7 @@ async fn busy_poll_calls() {
     }
     p.ice_ping().await.unwrap();
     assert_eq!(s.servant.calls.load(Ordering::SeqCst), before + 100);
-    let mut tasks = Vec::new();
-    for i in 0..4 {
-        let p = p.clone();
-        tasks.push(tokio::spawn(async move {
-            for j in 0..100 {
-                let data = format!("{i}/{j}");
-                let r = p
-                    .invoke(
-                        "echo",
-                        OperationMode::Normal,
-                        bytes_params(&p, data.as_bytes()),
-                    )
-                    .await
-                    .unwrap()
-                    .into_ok()
-                    .unwrap();
-                assert_eq!(&r.data[..], data.as_bytes());
-            }
-        }));
-    }
-    for t in tasks {
-        t.await.unwrap();
-    }
+    echo_from_tasks(&p, 4, 100).await;
     // The connection is aborted while a reply is awaited: the call fails
     // at once, and the server (which sees the socket close) serves the
     // next connection.

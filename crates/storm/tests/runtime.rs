@@ -42,20 +42,25 @@ async fn proxy_call(
     comm.string_to_proxy(&data.unwrap().to_string()).unwrap()
 }
 
+/// Creates topic `name` on `server`'s TopicManager; its proxy.
+async fn create_topic(comm: &Communicator, server: &Server, name: &str) -> Proxy {
+    let tm = comm.string_to_proxy(&server.topic_manager_proxy()).unwrap();
+    proxy_call(
+        comm,
+        &tm,
+        "create",
+        OperationMode::Normal,
+        tm.encode_params(|e| e.write_string(name)),
+    )
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn floe_publisher_to_floe_subscribers() {
     let dir = tempfile::tempdir().unwrap();
     let server = start(dir.path()).await;
     let comm = Communicator::new();
-    let tm = comm.string_to_proxy(&server.topic_manager_proxy()).unwrap();
-    let topic = proxy_call(
-        &comm,
-        &tm,
-        "create",
-        OperationMode::Normal,
-        tm.encode_params(|e| e.write_string("perf")),
-    )
-    .await;
+    let topic = create_topic(&comm, &server, "perf").await;
 
     let adapter = comm
         .create_object_adapter_with_endpoints("Sub", "tcp -h 127.0.0.1 -p 0")
@@ -279,15 +284,7 @@ async fn a_subscriber_that_stops_reading_costs_bounded_memory() {
     };
     let server = Server::start(config, Communicator::new()).await.unwrap();
     let comm = Communicator::new();
-    let tm = comm.string_to_proxy(&server.topic_manager_proxy()).unwrap();
-    let topic = proxy_call(
-        &comm,
-        &tm,
-        "create",
-        OperationMode::Normal,
-        tm.encode_params(|e| e.write_string("stuck")),
-    )
-    .await;
+    let topic = create_topic(&comm, &server, "stuck").await;
 
     // The subscriber: validates the connection, then never reads.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -17,33 +17,17 @@ use crate::{cargo, install, on_path, run_checked, workspace_root, DynError};
 /// Workloads the raw baseline has an equivalent for.
 pub const RAW_WORKLOADS: &[&str] = &["latency", "oneway", "byteseq_send", "byteseq_recv"];
 
-/// Workloads the raw baseline runs with `--spin` (busy polling): the
-/// round trip, the floor for floe's `floe.BusyPoll`.
-pub const RAW_SPIN_WORKLOADS: &[&str] = &["latency"];
+/// The raw baseline with `--spin` (busy polling) runs only the round
+/// trip: the floor for floe's `floe.BusyPoll`.
+fn raw_spin_runs(workload: &str) -> bool {
+    workload == "latency"
+}
 
-/// Workloads `floe-poll` runs: those where a caller waits for a reply,
-/// which is what busy polling shortens (oneway rows would not change).
-pub const POLL_WORKLOADS: &[&str] = &[
-    "latency",
-    "byteseq_send",
-    "byteseq_recv",
-    "fixed_send",
-    "fixed_recv",
-    "strdbl_send",
-    "strdbl_recv",
-    "codac_bytes_twoway_10000",
-    "codac_bytes_twoway_100000",
-    "codac_bytes_twoway_1000000",
-    "codac_bytes_twoway_10000000",
-    "codac_floats_twoway_10000",
-    "codac_floats_twoway_100000",
-    "codac_floats_twoway_1000000",
-    "codac_floats_twoway_10000000",
-    "codac_data_twoway_10000",
-    "codac_data_twoway_100000",
-    "codac_data_twoway_1000000",
-    "codac_data_twoway_10000000",
-];
+/// `floe-poll` runs the workloads where a caller waits for a reply, which
+/// is what busy polling shortens (oneway and batch rows would not change).
+fn poll_runs(workload: &str) -> bool {
+    !workload.contains("oneway") && workload != "batch" && workload != super::IDLE
+}
 
 /// How long `floe-poll` busy-polls after a write (`floe.BusyPoll`, µs).
 pub const BUSY_POLL_US: u32 = 50;
@@ -93,7 +77,7 @@ pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
                 "--current-thread".into(),
                 format!("--floe.BusyPoll={BUSY_POLL_US}"),
             ],
-            workloads: Some(POLL_WORKLOADS),
+            workloads: Some(poll_runs),
             ..floe
         });
     } else {
@@ -108,13 +92,13 @@ pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
         server: examples.join("raw_bench_server"),
         client: examples.join("raw_bench_client"),
         extra_args: Vec::new(),
-        workloads: Some(RAW_WORKLOADS),
+        workloads: Some(|w| RAW_WORKLOADS.contains(&w)),
     };
     pairs.push(raw.clone());
     pairs.push(Pair {
         name: "raw-spin",
         extra_args: vec!["--spin".into()],
-        workloads: Some(RAW_SPIN_WORKLOADS),
+        workloads: Some(raw_spin_runs),
         ..raw
     });
     match tonic_pair(build) {
@@ -210,7 +194,7 @@ fn tonic_pair(build: bool) -> Result<Pair, DynError> {
         server: bin.join("tonic_bench_server"),
         client: bin.join("tonic_bench_client"),
         extra_args: Vec::new(),
-        workloads: Some(TONIC_WORKLOADS),
+        workloads: Some(|w| TONIC_WORKLOADS.contains(&w)),
     };
     if build {
         run_checked(
@@ -247,4 +231,25 @@ fn stale(target: &Path, inputs: &[&PathBuf]) -> bool {
         .iter()
         .filter_map(|i| modified(i))
         .any(|m: SystemTime| m > t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn poll_and_spin_columns_run_the_request_reply_workloads() {
+        let all = super::super::all_workloads();
+        let polled: Vec<&str> = all
+            .iter()
+            .map(String::as_str)
+            .filter(|w| poll_runs(w))
+            .collect();
+        assert_eq!(polled.len(), 7 + 12);
+        assert!(polled.contains(&"latency") && polled.contains(&"codac_data_twoway_10000"));
+        for w in ["oneway", "batch", "codac_bytes_oneway_10000", "idle"] {
+            assert!(!poll_runs(w), "{w}");
+        }
+        assert!(raw_spin_runs("latency") && !raw_spin_runs("byteseq_send"));
+    }
 }

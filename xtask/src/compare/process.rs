@@ -26,14 +26,14 @@ pub struct Pair {
     pub client: PathBuf,
     /// Arguments after `PORT` for both server and client.
     pub extra_args: Vec<String>,
-    /// Workloads this pair implements; `None` for all.
-    pub workloads: Option<&'static [&'static str]>,
+    /// Which workloads this pair runs; `None` for all.
+    pub workloads: Option<fn(&str) -> bool>,
 }
 
 impl Pair {
     /// Whether this pair has an equivalent of `workload`.
     pub fn supports(&self, workload: &str) -> bool {
-        self.workloads.is_none_or(|w| w.contains(&workload))
+        self.workloads.is_none_or(|runs| runs(workload))
     }
 
     /// Whether a client of this pair reports itself as `implementation`
