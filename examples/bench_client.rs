@@ -184,14 +184,7 @@ async fn codac(c: &Ctx, w: &str) -> Result<()> {
         parts[2] == "oneway",
         parts[3].parse::<usize>().unwrap_or(0),
     );
-    let reps = scaled(
-        match size {
-            10_000 | 100_000 => 500,
-            1_000_000 => 50,
-            _ => 10,
-        },
-        c.scale,
-    );
+    let reps = scaled(codac_calls(size), c.scale);
     let m = if oneway {
         MessagesPrx::unchecked_cast(c.m.ice_oneway())
     } else {

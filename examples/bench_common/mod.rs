@@ -24,6 +24,22 @@ pub const WARM_UP_CALLS: usize = 10;
 /// hiccup does not decide the median.
 pub const BYTESEQ_CALLS: usize = 2_000;
 
+/// Messages per CODAC run (`codac_*_{size}`), the same in the Ice C++
+/// client: 50–500 MB per run, a tenth of a second or more at the speeds
+/// measured here (with 10–500 messages, runs of 3–30 ms made single
+/// hiccups decide the medians).
+pub fn codac_calls(size: usize) -> usize {
+    if size <= 10_000 {
+        10_000
+    } else if size <= 100_000 {
+        2_000
+    } else if size <= 1_000_000 {
+        500
+    } else {
+        50
+    }
+}
+
 /// The `BENCH_SCALE` factor on call and repetition counts (default 1).
 ///
 /// Exits with status 2 when the variable is set but is not a positive
