@@ -10,6 +10,12 @@
 //! - Each publisher has its own communicator (its own connection to the
 //!   broker, as separate publisher processes would) and publishes with a
 //!   **oneway** proxy, as IceStorm publishers do.
+//! - The subscriber's adapter runs on a tokio runtime of its own (its own
+//!   worker threads), as a separate subscriber process would. On the
+//!   publishers' runtime it was one task among five on two workers, and
+//!   while the publishers wrote it got too few turns to keep up: the
+//!   broker buffered the difference and the run measured the client's
+//!   scheduling more than the broker.
 //! - The subscriber is a `Messages` servant on a **oneway** subscriber
 //!   proxy: IceStorm's documentation recommends oneway subscribers for
 //!   throughput (its clock demo defaults to oneway); twoway delivery would
@@ -177,6 +183,13 @@ impl Messages for Subscriber {
     }
 }
 
+/// The subscriber's own runtime (its own threads, as a separate
+/// subscriber process would have), created on first use.
+fn subscriber_runtime() -> &'static tokio::runtime::Handle {
+    static RT: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
+    RT.get_or_init(|| build_runtime(false)).handle()
+}
+
 /// Properties of every communicator of the run: large messages allowed
 /// (the 1 MB workloads), no retries hiding failures.
 fn properties() -> Properties {
@@ -297,16 +310,28 @@ async fn run_with(
         last: AtomicU64::new(0),
         epoch: Instant::now(),
     });
-    let adapter = sub_comm
-        .create_object_adapter_with_endpoints("FanIn.Subscriber", "tcp -h 127.0.0.1 -p 0")
-        .await?;
-    let sub = adapter
-        .add(
-            Identity::from_name("subscriber"),
-            MessagesDispatcher::new(Subscriber(received.clone())),
-        )?
-        .ice_oneway();
-    adapter.activate();
+    let (adapter, sub) = {
+        let (sub_comm, received) = (sub_comm.clone(), received.clone());
+        subscriber_runtime()
+            .spawn(async move {
+                let adapter = sub_comm
+                    .create_object_adapter_with_endpoints(
+                        "FanIn.Subscriber",
+                        "tcp -h 127.0.0.1 -p 0",
+                    )
+                    .await?;
+                let sub = adapter
+                    .add(
+                        Identity::from_name("subscriber"),
+                        MessagesDispatcher::new(Subscriber(received)),
+                    )?
+                    .ice_oneway();
+                adapter.activate();
+                Ok::<_, BoxError>((adapter, sub))
+            })
+            .await
+            .map_err(|e| format!("subscriber setup: {e}"))??
+    };
     topic
         .invoke(
             "subscribeAndGetPublisher",

@@ -51,7 +51,7 @@ use crate::object_adapter::ObjectAdapter;
 use crate::servant::{Dispatch, DispatchError, DispatchResult, ReplyData};
 use crate::trace::{event_if, TraceLevels};
 use acm::{AcmConfig, AcmMonitor};
-use read::{READ_CHUNK, READ_SLACK};
+use read::{ReadSize, READ_SLACK};
 use request_table::{PendingGuard, RequestTable};
 use writer::Writer;
 
@@ -1041,6 +1041,7 @@ fn builtin(
 async fn run(conn: Arc<ConnectionInner>) {
     // Allocated at the first read: an idle connection holds no read buffer.
     let mut buf = BytesMut::new();
+    let mut size = ReadSize::new();
     let mut dispatches: DispatchSet = FuturesUnordered::new();
     let mut acm = AcmMonitor::new(conn.config.acm.clone());
     let mut close_sent = false;
@@ -1104,14 +1105,20 @@ async fn run(conn: Arc<ConnectionInner>) {
             let expecting = conn.info.incoming || conn.requests.len() > 0;
             let until = conn.writer.last_write() + window;
             if expecting && !conn.writer.has_queued() && std::time::Instant::now() < until {
-                let polled = read::busy_poll(&conn.stream, &mut buf, max, until, || {
+                let polled = read::busy_poll(&conn.stream, &mut buf, &mut size, max, until, || {
                     conn.writer.has_queued() || conn.state.load(Ordering::Acquire) != ACTIVE
                 })
                 .await;
                 if let Some(read) = polled {
-                    if let Some(e) =
-                        after_read(&conn, read, &mut buf, &mut dispatches, &mut acm, close_sent)
-                    {
+                    if let Some(e) = after_read(
+                        &conn,
+                        read,
+                        &mut buf,
+                        &mut size,
+                        &mut dispatches,
+                        &mut acm,
+                        close_sent,
+                    ) {
                         break e;
                     }
                     continue;
@@ -1140,8 +1147,13 @@ async fn run(conn: Arc<ConnectionInner>) {
                 close_requested.as_mut().enable();
             }
             r = conn.stream.readable(), if can_read => {
-                let read = r.and_then(|()| read::read(&conn.stream, &mut buf, max, false));
-                if let Some(e) = after_read(&conn, read, &mut buf, &mut dispatches, &mut acm, close_sent) {
+                let read = r.and_then(|()| {
+                    read::read(&conn.stream, &mut buf, &mut size, max, false)
+                });
+                let ended = after_read(
+                    &conn, read, &mut buf, &mut size, &mut dispatches, &mut acm, close_sent,
+                );
+                if let Some(e) = ended {
                     break e;
                 }
             }
@@ -1184,6 +1196,7 @@ fn after_read(
     conn: &Arc<ConnectionInner>,
     read: std::io::Result<usize>,
     buf: &mut BytesMut,
+    size: &mut ReadSize,
     dispatches: &mut DispatchSet,
     acm: &mut AcmMonitor,
     close_sent: bool,
@@ -1196,13 +1209,16 @@ fn after_read(
         }),
         Ok(_) => {
             acm.read();
-            if let Err(e) = handle_buffered(conn, buf, conn.config.message_size_max, dispatches) {
+            let handled =
+                handle_buffered(conn, buf, size, conn.config.message_size_max, dispatches);
+            size.adapt();
+            if let Err(e) = handled {
                 return Some(e);
             }
-            if buf.is_empty() && buf.capacity() < 1024 {
-                // Only the slack of a large frame is left: let the next
-                // read start with a probe, which sizes the buffer to the
-                // frame it finds.
+            if buf.is_empty() && size.release(buf.capacity()) {
+                // Only the slack of a large frame is left, or a burst's
+                // large buffer: let the next read start with a probe,
+                // which sizes the buffer to the frame it finds.
                 *buf = BytesMut::new();
             }
             None
@@ -1223,12 +1239,14 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 fn handle_buffered(
     conn: &Arc<ConnectionInner>,
     buf: &mut BytesMut,
+    size: &mut ReadSize,
     max: usize,
     dispatches: &mut DispatchSet,
 ) -> Result<()> {
     loop {
         match check(buf, max)? {
             FrameCheck::Complete { len } => {
+                size.frame(len);
                 let frame = buf.split_to(len).freeze();
                 conn.handle_frame(frame, dispatches)?;
             }
@@ -1239,7 +1257,7 @@ fn handle_buffered(
                 // before waiting for the next message).
                 let room = need + READ_SLACK;
                 if buf.capacity() - buf.len() < room {
-                    buf.reserve(room.max(READ_CHUNK));
+                    buf.reserve(room.max(size.room_for(buf.len())));
                 }
                 return Ok(());
             }

@@ -19,12 +19,94 @@ use tokio::net::TcpStream;
 
 /// Reads ask the kernel for at least this much room.
 pub(super) const READ_CHUNK: usize = 16 * 1024;
+/// The most room a read asks for (see [`ReadSize`]).
+const MAX_READ_CHUNK: usize = 64 * 1024;
+/// Frames up to this size count as small (see [`ReadSize`]).
+const SMALL_FRAME: usize = 16 * 1024;
 /// Room kept past the end of a partly read frame (see `handle_buffered`).
 pub(super) const READ_SLACK: usize = 1024;
 /// A busy poll yields to the runtime at least this often.
 const YIELD_EVERY: std::time::Duration = std::time::Duration::from_micros(5);
 /// A read buffer with less room than this grows by `READ_CHUNK` first.
 const MIN_ROOM: usize = 1024;
+
+/// How much room a connection's reads ask for.
+///
+/// A read asks for [`READ_CHUNK`] bytes. When a read fills all its room
+/// and what it brought was small frames (a peer streaming oneways or
+/// events faster than they are read), the next reads ask for four times as
+/// much, up to [`MAX_READ_CHUNK`]: one `recv` then takes dozens of frames
+/// instead of one or two. A read that finds the socket drained halves the
+/// room again, and a large frame puts it back to `READ_CHUNK` at once: a
+/// large frame is read into a buffer of its own size (see [`read`]), and a
+/// big read room would only read a part of the next large frame that has
+/// to be copied into that frame's buffer.
+#[derive(Debug)]
+pub(super) struct ReadSize {
+    chunk: usize,
+    /// The last read filled all the room it had.
+    filled: bool,
+    /// Whole frames handled since the last read, and the largest.
+    frames: usize,
+    largest: usize,
+}
+
+impl ReadSize {
+    pub(super) fn new() -> ReadSize {
+        ReadSize {
+            chunk: READ_CHUNK,
+            filled: false,
+            frames: 0,
+            largest: 0,
+        }
+    }
+
+    /// The room the next read asks for when the buffer has too little.
+    pub(super) fn chunk(&self) -> usize {
+        self.chunk
+    }
+
+    /// The room to reserve beyond `len` buffered bytes: up to a chunk in
+    /// all. Asking for no more lets `BytesMut::reserve` take back the
+    /// buffer's own allocation (when the frames split from it were
+    /// dropped) instead of allocating a new one.
+    pub(super) fn room_for(&self, len: usize) -> usize {
+        self.chunk.saturating_sub(len)
+    }
+
+    /// Whether an empty read buffer with `capacity` bytes of room should
+    /// be let go: when only the slack of a large frame is left, or the
+    /// room of a burst of small frames that is over. While a burst lasts
+    /// the buffer is kept, so that its allocation is taken back by the
+    /// next read (see [`ReadSize::room_for`]) instead of being freed when
+    /// the last frame is dropped and allocated again.
+    pub(super) fn release(&self, capacity: usize) -> bool {
+        self.chunk == READ_CHUNK && !(MIN_ROOM..=2 * READ_CHUNK).contains(&capacity)
+    }
+
+    /// Records a whole frame of `len` bytes taken from the buffer.
+    pub(super) fn frame(&mut self, len: usize) {
+        self.frames += 1;
+        self.largest = self.largest.max(len);
+    }
+
+    /// Adapts the room after the frames of a read were handled.
+    pub(super) fn adapt(&mut self) {
+        if self.largest > SMALL_FRAME {
+            self.chunk = READ_CHUNK;
+        } else if self.filled && self.frames > 0 {
+            self.chunk = (self.chunk * 4).min(MAX_READ_CHUNK);
+        } else if !self.filled {
+            self.chunk = (self.chunk / 2).max(READ_CHUNK);
+        }
+    }
+
+    fn read(&mut self, filled: bool) {
+        self.filled = filled;
+        self.frames = 0;
+        self.largest = 0;
+    }
+}
 
 /// Reads what the socket holds into `buf`, through tokio's readiness
 /// (`direct == false`) or straight from the socket (`direct == true`, busy
@@ -52,6 +134,7 @@ const MIN_ROOM: usize = 1024;
 pub(super) fn read(
     stream: &TcpStream,
     buf: &mut BytesMut,
+    size: &mut ReadSize,
     max: usize,
     direct: bool,
 ) -> io::Result<usize> {
@@ -63,24 +146,29 @@ pub(super) fn read(
         })?;
         if n > 0 {
             let frame = probe_frame_size(&probe[..n]).filter(|&size| max != 0 && size <= max);
-            let room = frame.map_or(0, |size| size.saturating_add(READ_SLACK));
-            buf.reserve(room.max(READ_CHUNK));
+            let room = frame.map_or(0, |frame| frame.saturating_add(READ_SLACK));
+            buf.reserve(room.max(size.chunk()));
             buf.extend_from_slice(&probe[..n]);
         }
+        size.read(false);
         return Ok(n);
     }
     if buf.capacity() - buf.len() < MIN_ROOM {
-        buf.reserve(READ_CHUNK);
+        buf.reserve(size.room_for(buf.len()).max(MIN_ROOM));
     }
-    recv(stream, direct, || {
+    let mut filled = false;
+    let n = recv(stream, direct, || {
         let spare = buf.spare_capacity_mut();
         let room = spare.len();
         let n = socket2::SockRef::from(stream).recv(spare)?;
         // SAFETY: `recv` initialised the first `n` bytes of the spare
         // capacity.
         unsafe { buf.set_len(buf.len() + n) };
+        filled = n == room;
         Ok((n, n > 0 && n < room && !mid_frame(buf)))
-    })
+    })?;
+    size.read(filled);
+    Ok(n)
 }
 
 /// Runs `f` (one `recv`, returning the byte count and whether the socket
@@ -118,6 +206,7 @@ fn recv(
 pub(super) async fn busy_poll(
     stream: &TcpStream,
     buf: &mut BytesMut,
+    size: &mut ReadSize,
     max: usize,
     until: Instant,
     interrupted: impl Fn() -> bool,
@@ -132,7 +221,7 @@ pub(super) async fn busy_poll(
         }
         let slice_end = until.min(now + YIELD_EVERY);
         loop {
-            match read(stream, buf, max, true) {
+            match read(stream, buf, size, max, true) {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                 r => return Some(r),
             }
@@ -190,5 +279,36 @@ mod tests {
         h[0] = b'X';
         h[10..14].copy_from_slice(&100i32.to_le_bytes());
         assert_eq!(probe_frame_size(&h), None);
+    }
+
+    /// One pass: a read (filling its room or not) and the frames it completed.
+    fn pass(size: &mut ReadSize, filled: bool, frames: &[usize]) -> usize {
+        size.read(filled);
+        for &f in frames {
+            size.frame(f);
+        }
+        size.adapt();
+        size.chunk()
+    }
+
+    #[test]
+    fn read_room_grows_while_small_frames_stream_in() {
+        let mut size = ReadSize::new();
+        assert_eq!(size.chunk(), READ_CHUNK);
+        // 10 KB frames faster than they are read: every read fills its room.
+        assert_eq!(pass(&mut size, true, &[10_000]), 4 * READ_CHUNK);
+        assert_eq!(pass(&mut size, true, &[10_000; 6]), MAX_READ_CHUNK);
+        assert_eq!(pass(&mut size, true, &[10_000; 26]), MAX_READ_CHUNK);
+        // The reader caught up: the room shrinks step by step.
+        assert_eq!(pass(&mut size, false, &[10_000; 3]), MAX_READ_CHUNK / 2);
+        assert_eq!(pass(&mut size, false, &[10_000]), MAX_READ_CHUNK / 4);
+        // A large frame: back to the base room at once.
+        assert_eq!(pass(&mut size, true, &[100_000]), READ_CHUNK);
+        // A read that filled its room with part of a frame only: no growth.
+        assert_eq!(pass(&mut size, true, &[]), READ_CHUNK);
+        // Request/reply traffic never fills the room.
+        for _ in 0..10 {
+            assert_eq!(pass(&mut size, false, &[60]), READ_CHUNK);
+        }
     }
 }
