@@ -51,7 +51,7 @@ use crate::object_adapter::ObjectAdapter;
 use crate::servant::{Dispatch, DispatchError, DispatchResult, ReplyData};
 use crate::trace::{event_if, TraceLevels};
 use acm::{AcmConfig, AcmMonitor};
-use read::{ReadSize, READ_SLACK};
+use read::ReadSize;
 use request_table::{PendingGuard, RequestTable};
 use writer::Writer;
 
@@ -1251,14 +1251,11 @@ fn handle_buffered(
                 conn.handle_frame(frame, dispatches)?;
             }
             FrameCheck::Incomplete { need } => {
-                // Room for the rest of the frame and a little more: the read
-                // that completes the frame then leaves room unfilled, which
-                // tells `read_some` the socket is drained (no `EAGAIN` read
-                // before waiting for the next message).
-                let room = need + READ_SLACK;
-                if buf.capacity() - buf.len() < room {
-                    buf.reserve(room.max(size.room_for(buf.len())));
-                }
+                // The next read makes room for the rest (see `read::read`),
+                // after the frames split off here were dispatched: their
+                // buffer can then be taken back instead of a new one
+                // allocated.
+                size.need(need);
                 return Ok(());
             }
         }

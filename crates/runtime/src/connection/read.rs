@@ -23,11 +23,14 @@ pub(super) const READ_CHUNK: usize = 16 * 1024;
 const MAX_READ_CHUNK: usize = 64 * 1024;
 /// Frames up to this size count as small (see [`ReadSize`]).
 const SMALL_FRAME: usize = 16 * 1024;
-/// Room kept past the end of a partly read frame (see `handle_buffered`).
-pub(super) const READ_SLACK: usize = 1024;
+/// Room kept past the end of a partly read frame: the read that completes
+/// the frame then leaves room unfilled, which tells [`read`] the socket is
+/// drained (no `EAGAIN` read before waiting for the next message).
+const READ_SLACK: usize = 1024;
 /// A busy poll yields to the runtime at least this often.
 const YIELD_EVERY: std::time::Duration = std::time::Duration::from_micros(5);
-/// A read buffer with less room than this grows by `READ_CHUNK` first.
+/// The size of the probe read into a connection without a read buffer;
+/// an empty read buffer with less room than this is let go.
 const MIN_ROOM: usize = 1024;
 
 /// How much room a connection's reads ask for.
@@ -44,6 +47,8 @@ const MIN_ROOM: usize = 1024;
 #[derive(Debug)]
 pub(super) struct ReadSize {
     chunk: usize,
+    /// Bytes the partial frame at the end of the buffer still lacks.
+    need: usize,
     /// The last read filled all the room it had.
     filled: bool,
     /// Whole frames handled since the last read, and the largest.
@@ -55,6 +60,7 @@ impl ReadSize {
     pub(super) fn new() -> ReadSize {
         ReadSize {
             chunk: READ_CHUNK,
+            need: 0,
             filled: false,
             frames: 0,
             largest: 0,
@@ -66,12 +72,21 @@ impl ReadSize {
         self.chunk
     }
 
-    /// The room to reserve beyond `len` buffered bytes: up to a chunk in
-    /// all. Asking for no more lets `BytesMut::reserve` take back the
-    /// buffer's own allocation (when the frames split from it were
+    /// Records that the partial frame left in the buffer lacks `need`
+    /// bytes.
+    pub(super) fn need(&mut self, need: usize) {
+        self.need = need;
+    }
+
+    /// The room a read wants beyond `len` buffered bytes: the rest of the
+    /// partial frame and [`READ_SLACK`], and at least a chunk in all.
+    /// Asking for no more than a chunk lets `BytesMut::reserve` take back
+    /// the buffer's own allocation (when the frames split from it were
     /// dropped) instead of allocating a new one.
-    pub(super) fn room_for(&self, len: usize) -> usize {
-        self.chunk.saturating_sub(len)
+    fn room_for(&self, len: usize) -> usize {
+        self.need
+            .saturating_add(READ_SLACK)
+            .max(self.chunk.saturating_sub(len))
     }
 
     /// Whether an empty read buffer with `capacity` bytes of room should
@@ -103,6 +118,7 @@ impl ReadSize {
 
     fn read(&mut self, filled: bool) {
         self.filled = filled;
+        self.need = 0;
         self.frames = 0;
         self.largest = 0;
     }
@@ -153,8 +169,8 @@ pub(super) fn read(
         size.read(false);
         return Ok(n);
     }
-    if buf.capacity() - buf.len() < MIN_ROOM {
-        buf.reserve(size.room_for(buf.len()).max(MIN_ROOM));
+    if buf.capacity() - buf.len() < size.need.saturating_add(READ_SLACK) {
+        buf.reserve(size.room_for(buf.len()));
     }
     let mut filled = false;
     let n = recv(stream, direct, || {
