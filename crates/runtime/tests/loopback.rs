@@ -17,6 +17,8 @@ use floe_runtime::{
 struct Echo {
     calls: AtomicUsize,
     seen: Mutex<Vec<String>>,
+    /// `pattern` calls whose parameters were not [`pattern`]'s bytes.
+    bad: AtomicUsize,
 }
 
 impl Echo {
@@ -24,6 +26,7 @@ impl Echo {
         Arc::new(Echo {
             calls: AtomicUsize::new(0),
             seen: Mutex::new(Vec::new()),
+            bad: AtomicUsize::new(0),
         })
     }
 }
@@ -37,6 +40,12 @@ impl Servant for Echo {
             .push(format!("{}:{}", current.facet, current.operation));
         match current.operation.as_str() {
             "o" => Dispatch::ready(Ok(current.empty_reply())),
+            "pattern" => {
+                if params.data != pattern(params.data.len()) {
+                    self.bad.fetch_add(1, Ordering::SeqCst);
+                }
+                Dispatch::ready(Ok(current.empty_reply()))
+            }
             "echo" => {
                 let data = params.data.clone();
                 Dispatch::ready(Ok(current.encode_reply(|e| e.write_raw(&data))))
@@ -612,6 +621,51 @@ async fn oneway_bursts_keep_order_and_idle_oneways_are_written_at_once() {
         .lock()
         .unwrap()
         .contains(&":idle".to_string()));
+    c.destroy().await;
+    s.communicator.destroy().await;
+}
+
+/// `len` bytes that depend on `len` and their position.
+fn pattern(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i * 7 + len) as u8).collect()
+}
+
+/// A stream of oneways of mixed sizes, written faster than the server
+/// handles them, so that reads fill their room, the read room grows, and
+/// frames straddle the ends of read buffers; then large frames (the room
+/// goes back to its base size) and small ones again. Every frame arrives,
+/// in order and intact.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oneway_streams_of_mixed_sizes_arrive_intact() {
+    let s = server(Properties::new()).await;
+    let (c, p) = client_proxy(&s, Properties::new());
+    p.ice_ping().await.unwrap();
+    s.servant.seen.lock().unwrap().clear();
+    let ow = p.ice_oneway();
+    let sizes = [1, 300, 9_000, 15_000, 17_000, 40_000, 70_000, 2_000, 10_000];
+    let mut sent = 0;
+    for round in 0..3 {
+        let n = if round == 1 { 20 } else { 600 };
+        for i in 0..n {
+            let len = if round == 1 {
+                300_000 + i
+            } else {
+                sizes[i % sizes.len()] + i
+            };
+            let params = p.encode_params(|e| e.write_raw(&pattern(len)));
+            ow.invoke("pattern", OperationMode::Normal, params)
+                .await
+                .unwrap();
+            sent += 1;
+        }
+    }
+    p.invoke("o", OperationMode::Normal, p.empty_params())
+        .await
+        .unwrap();
+    assert_eq!(s.servant.bad.load(Ordering::SeqCst), 0);
+    let seen = s.servant.seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), sent + 1);
+    assert!(seen[..sent].iter().all(|op| op == ":pattern"));
     c.destroy().await;
     s.communicator.destroy().await;
 }

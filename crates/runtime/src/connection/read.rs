@@ -169,7 +169,16 @@ pub(super) fn read(
         size.read(false);
         return Ok(n);
     }
-    if buf.capacity() - buf.len() < size.need.saturating_add(READ_SLACK) {
+    // An empty buffer reads into what room it has left (a frame's slack)
+    // first, like a probe: the frame found there sizes the room. Growing
+    // it first (taking back a large frame's whole buffer) made 500 KB
+    // requests 10–40% slower here, read in more pieces.
+    let want = if buf.is_empty() {
+        MIN_ROOM
+    } else {
+        size.need.saturating_add(READ_SLACK)
+    };
+    if buf.capacity() - buf.len() < want {
         buf.reserve(size.room_for(buf.len()));
     }
     let mut filled = false;
