@@ -597,8 +597,9 @@ pub fn document_section(report: &Report) -> String {
          **floe-storm** (`crates/storm`, release) and **IceStorm** 3.7 (`icebox` with \
          `libIceStormService`, Debian package). The client is the same floe program both ways \
          (`examples/fanin_client.rs`): each publisher has its own communicator and connection \
-         and publishes with a oneway proxy (as IceStorm publishers do); the subscriber is a \
-         oneway proxy (IceStorm's recommendation for throughput; twoway delivery is limited \
+         and publishes with a oneway proxy (as IceStorm publishers do); the publishers share \
+         one tokio runtime and the subscriber has its own (as a separate process would); the \
+         subscriber is a oneway proxy (IceStorm's recommendation for throughput; twoway delivery is limited \
          to 5 requests in flight per subscriber by both brokers) and decodes every message. \
          Both brokers run with their default settings plus `Ice.MessageSizeMax=102400`; \
          floe-storm's per-subscriber queue is raised from its default bound (10,000 events, \
