@@ -378,7 +378,6 @@ async fn run_with(
             return Err(format!("warm-up: {got} of {warm} messages arrived").into());
         }
         received.messages.store(0, Ordering::Relaxed);
-        let start = Instant::now();
         let start_ns = received.epoch.elapsed().as_nanos() as u64;
         received.last.store(start_ns, Ordering::Relaxed);
         let tasks: Vec<_> = prxs
@@ -400,7 +399,6 @@ async fn run_with(
         let got = wait_for(&received, sent, drain).await;
         let last_ns = received.last.load(Ordering::Relaxed);
         let seconds = Duration::from_nanos(last_ns.saturating_sub(start_ns)).as_secs_f64();
-        let _ = start;
         Ok(FanInResult {
             sent,
             received: got,

@@ -72,8 +72,9 @@ impl Current {
     /// Checks the received mode against the operation's declaration, as Ice
     /// servers do (§2.2): a plain operation (`declared` Normal) accepts only
     /// mode 0; an `idempotent` one (declared Idempotent or Nonmutating)
-    /// accepts 1 and 2. For hand-written servants (generated dispatchers
-    /// make the same check inline, with Ice's `MarshalException` text).
+    /// accepts 1 and 2. Meant for hand-written servants: generated
+    /// dispatchers make the same check inline, with Ice's
+    /// `MarshalException` text.
     ///
     /// # Errors
     ///

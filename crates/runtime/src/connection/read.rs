@@ -139,7 +139,9 @@ impl ReadSize {
 /// the whole frame at once, so a large message is read straight into one
 /// buffer.
 ///
-/// Otherwise one read fills `buf`'s spare capacity. When it does not fill
+/// Otherwise one read fills `buf`'s spare capacity, first grown (when it
+/// is short) to the rest of a partial frame or to the room `size` asks
+/// for (see [`ReadSize`]). When it does not fill
 /// the spare room the socket is drained, and readiness is cleared right
 /// away (through `try_io` reporting `WouldBlock` after the data was taken):
 /// this saves the extra `read` returning `EAGAIN` that a plain
