@@ -93,7 +93,8 @@ usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
   --default-malloc  run every server and client with glibc malloc's own
                 dynamic mmap/trim thresholds (default: the fixed ones of
                 MALLOC_TUNABLES, the same for every implementation)
-  --fanin       only the broker fan-in comparison (floe-storm vs IceStorm 3.7,
+  --fanin       only the broker fan-in comparison (floe-storm vs IceStorm 3.7
+                and a raw TCP relay,
                 4 publishers -> 1 subscriber; workloads fanin_{bytes,floats,data}_
                 {10000,100000,1000000}); a full run includes it";
 

@@ -1,0 +1,273 @@
+//! Raw TCP fan-in baseline for `cargo xtask compare --fanin`: the most a
+//! relay process can forward on this machine, to put the brokers' MB/s in
+//! scale.
+//!
+//! - `raw_fanin relay PORT` listens on `127.0.0.1:PORT`. A connection's
+//!   first byte says what it is: `S` a subscriber (it replaces the previous
+//!   one), `P` a publisher (one blocking thread reads its frames and writes
+//!   them, unchanged, to the subscriber under a mutex). A relay parses
+//!   nothing but the frame header and copies every byte twice (socket to
+//!   buffer, buffer to socket), as a broker must without zero-copy tricks;
+//!   there is no queue, no subscriber bookkeeping, no encoding.
+//! - `raw_fanin client PORT IMPL WORKLOAD` runs one fan-in workload
+//!   (`fanin_{bytes,floats,data}_{size}`: only the size matters here)
+//!   through the relay: 4 publisher threads with a connection each and one
+//!   subscriber thread counting frames, and prints the JSON line
+//!   `fanin_client` prints. Frames are the size of the Ice requests a
+//!   publisher sends for the same payload (96 bytes of request head), the
+//!   message counts, warm-up and timing are `fanin_client`'s (timing from
+//!   the first timed publish to the last frame received).
+
+#[path = "common.rs"]
+mod common;
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+/// Bytes of an Ice oneway request for a fan-in publish, without the payload
+/// (header, request id, publisher identity, facet, operation, mode,
+/// context, encapsulation header and sequence size).
+const REQUEST_HEAD: usize = 96;
+/// Publishers per run (as `fanin_client`).
+const PUBLISHERS: usize = 4;
+/// Warm-up frames per publisher (as `fanin_client`).
+const WARM_UP: usize = 5;
+/// A run ends when nothing arrived for this long.
+const DRAIN: Duration = Duration::from_secs(3);
+
+/// Messages per publisher for a payload size, before `BENCH_SCALE` (the
+/// counts of `examples/fanin_common`).
+fn messages_per_publisher(size: usize) -> usize {
+    match size {
+        s if s <= 10_000 => 10_000,
+        s if s <= 100_000 => 1_500,
+        _ => 150,
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["relay", port] => relay(port),
+        ["client", port, label, workload] => client(port, label, workload),
+        _ => Err("usage: raw_fanin relay PORT | raw_fanin client PORT IMPL WORKLOAD".into()),
+    };
+    if let Err(e) = result {
+        eprintln!("raw_fanin: {e}");
+        std::process::exit(1);
+    }
+}
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+fn connect(port: u16) -> std::io::Result<TcpStream> {
+    let s = TcpStream::connect(("127.0.0.1", port))?;
+    s.set_nodelay(true)?;
+    Ok(s)
+}
+
+/// The relay: runs until killed.
+fn relay(port: &str) -> Result<()> {
+    let listener = TcpListener::bind(("127.0.0.1", port.parse::<u16>()?))?;
+    let subscriber: Arc<Mutex<Option<TcpStream>>> = Arc::new(Mutex::new(None));
+    for stream in listener.incoming() {
+        let Ok(mut stream) = stream else { continue };
+        let _ = stream.set_nodelay(true);
+        let mut role = [0u8];
+        match stream.read(&mut role) {
+            Ok(1) if role[0] == b'S' => {
+                *subscriber.lock().unwrap_or_else(|e| e.into_inner()) = Some(stream);
+            }
+            Ok(1) if role[0] == b'P' => {
+                let subscriber = subscriber.clone();
+                std::thread::spawn(move || forward(stream, &subscriber));
+            }
+            // A readiness probe, or junk: closed.
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Copies one publisher's frames to the subscriber until the publisher
+/// closes; frames arriving while there is no subscriber are dropped.
+///
+/// Each read asks for as much as the buffer holds (64 KiB, or the rest of
+/// a larger frame), and all the whole frames it completed go out in one
+/// `write`, so small frames are relayed in batches as a broker coalesces
+/// them, and a large frame is read into place and written once.
+fn forward(mut publisher: TcpStream, subscriber: &Mutex<Option<TcpStream>>) {
+    let mut buf = vec![0u8; 64 << 10];
+    let mut end = 0;
+    loop {
+        // Room for this read: the rest of a frame above 64 KiB, else the buffer.
+        let room = match frame_size(&buf, 0) {
+            Some(size) if end >= HEADER_SIZE && size > 64 << 10 => {
+                if size > 64 << 20 {
+                    return;
+                }
+                if buf.len() < size {
+                    buf.resize(size, 0);
+                }
+                size - end
+            }
+            _ => buf.len() - end,
+        };
+        match publisher.read(&mut buf[end..end + room]) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => end += n,
+        }
+        let mut done = 0;
+        while end - done >= HEADER_SIZE {
+            let size = frame_size(&buf, done).unwrap_or(0);
+            if !(HEADER_SIZE + 4..=64 << 20).contains(&size) {
+                return;
+            }
+            if end - done < size {
+                break;
+            }
+            done += size;
+        }
+        if done > 0 {
+            let mut sub = subscriber.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(s) = sub.as_mut() {
+                if s.write_all(&buf[..done]).is_err() {
+                    *sub = None;
+                }
+            }
+            drop(sub);
+            buf.copy_within(done..end, 0);
+            end -= done;
+        }
+    }
+}
+
+/// The size field of the frame header at `at`, if the header is in `buf`.
+fn frame_size(buf: &[u8], at: usize) -> Option<usize> {
+    let h = buf.get(at + 10..at + HEADER_SIZE)?;
+    Some(u32::from_le_bytes([h[0], h[1], h[2], h[3]]) as usize)
+}
+
+/// The subscriber's counters.
+struct Received {
+    frames: AtomicU64,
+    /// When the last frame arrived, in ns since `epoch`.
+    last: AtomicU64,
+    epoch: Instant,
+}
+
+/// Waits until `received` counts `want` frames or nothing arrived for `DRAIN`.
+fn wait_for(received: &Received, want: u64) -> u64 {
+    let mut last = received.frames.load(Ordering::Relaxed);
+    let mut since = Instant::now();
+    loop {
+        let now = received.frames.load(Ordering::Relaxed);
+        if now >= want {
+            return now;
+        }
+        if now != last {
+            last = now;
+            since = Instant::now();
+        } else if since.elapsed() >= DRAIN {
+            return now;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// One fan-in run through the relay on `port`.
+fn client(port: &str, label: &str, workload: &str) -> Result<()> {
+    let port: u16 = port.parse()?;
+    let size: usize = workload
+        .strip_prefix("fanin_")
+        .and_then(|w| w.rsplit_once('_'))
+        .and_then(|(_, s)| s.parse().ok())
+        .ok_or_else(|| format!("unknown workload `{workload}`"))?;
+    let scale: f64 = std::env::var("BENCH_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0);
+    let per_publisher = ((messages_per_publisher(size) as f64 * scale) as usize).max(1);
+
+    let received = Arc::new(Received {
+        frames: AtomicU64::new(0),
+        last: AtomicU64::new(0),
+        epoch: Instant::now(),
+    });
+    let mut sub = connect(port)?;
+    sub.write_all(b"S")?;
+    let counter = received.clone();
+    let sub_thread = std::thread::spawn(move || {
+        let mut reader = FrameReader::new(64 << 10);
+        while let Ok(frame) = reader.next(&mut sub) {
+            std::hint::black_box(frame);
+            counter.frames.fetch_add(1, Ordering::Relaxed);
+            let ns = counter.epoch.elapsed().as_nanos() as u64;
+            counter.last.fetch_max(ns, Ordering::Relaxed);
+        }
+    });
+    let mut pubs = Vec::new();
+    for _ in 0..PUBLISHERS {
+        let mut p = connect(port)?;
+        p.write_all(b"P")?;
+        pubs.push(p);
+    }
+    let message = Arc::new(frame(REQUEST_HEAD + size, 0, OP_SEND, 0));
+
+    for p in &mut pubs {
+        for _ in 0..WARM_UP {
+            p.write_all(&message)?;
+        }
+    }
+    let warm = (PUBLISHERS * WARM_UP) as u64;
+    let got = wait_for(&received, warm);
+    if got < warm {
+        return Err(format!("warm-up: {got} of {warm} frames arrived").into());
+    }
+    received.frames.store(0, Ordering::Relaxed);
+    let start_ns = received.epoch.elapsed().as_nanos() as u64;
+    received.last.store(start_ns, Ordering::Relaxed);
+    let threads: Vec<_> = pubs
+        .into_iter()
+        .map(|mut p| {
+            let message = message.clone();
+            std::thread::spawn(move || -> std::io::Result<()> {
+                for _ in 0..per_publisher {
+                    p.write_all(&message)?;
+                }
+                Ok(())
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().map_err(|_| "publisher thread panicked")??;
+    }
+    let sent = (PUBLISHERS * per_publisher) as u64;
+    let got = wait_for(&received, sent);
+    let last_ns = received.last.load(Ordering::Relaxed);
+    let seconds = Duration::from_nanos(last_ns.saturating_sub(start_ns)).as_secs_f64();
+    let mb_s = if seconds > 0.0 {
+        (got * size as u64) as f64 / 1e6 / seconds
+    } else {
+        0.0
+    };
+    let us = if got > 0 {
+        seconds * 1e6 / got as f64
+    } else {
+        0.0
+    };
+    println!(
+        "{{\"impl\":\"{label}\",\"workload\":\"{workload}\",\"calls\":{got},\"seconds\":{seconds:.6},\"us_per_call\":{us:.3},\"mbit_s\":{:.3},\"mb_s\":{mb_s:.3},\"sent\":{sent},\"received\":{got},\"lost\":{}}}",
+        mb_s * 8.0,
+        sent.saturating_sub(got)
+    );
+    // The relay sees the subscriber close on its next write; the thread
+    // ends when the relay drops the connection (or at exit).
+    drop(sub_thread);
+    Ok(())
+}
