@@ -542,6 +542,26 @@ async fn connection_ids_and_message_size_max() {
     s.communicator.destroy().await;
 }
 
+/// `Ice.MessageSizeMax=0` (no limit) on both sides: a frame's size claim is
+/// not checked, so the reader grows its buffer with what arrives instead of
+/// reserving the claimed size up front; large frames still arrive intact.
+#[tokio::test]
+async fn no_message_size_limit_reads_large_frames() {
+    let unlimited = || {
+        let props = Properties::new();
+        props.set("Ice.MessageSizeMax", "0");
+        props
+    };
+    let s = server(unlimited()).await;
+    let (c, p) = client_proxy(&s, unlimited());
+    let big: Vec<u8> = (0..5_000_000u32).map(|i| (i % 251) as u8).collect();
+    echo(&p, &big).await;
+    echo(&p, b"small after large").await;
+    echo(&p, &big[..3_000_000]).await;
+    c.destroy().await;
+    s.communicator.destroy().await;
+}
+
 /// `ObjectAdapter::hold`: requests on an existing connection are not
 /// dispatched, new connections are not accepted, until `activate`.
 #[tokio::test]

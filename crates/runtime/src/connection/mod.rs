@@ -1255,7 +1255,7 @@ fn handle_buffered(
                 // after the frames split off here were dispatched: their
                 // buffer can then be taken back instead of a new one
                 // allocated.
-                size.need(need);
+                size.need(need, buf.len(), max);
                 return Ok(());
             }
         }

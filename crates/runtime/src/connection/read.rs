@@ -29,6 +29,9 @@ const SMALL_FRAME: usize = 16 * 1024;
 const READ_SLACK: usize = 1024;
 /// A busy poll yields to the runtime at least this often.
 const YIELD_EVERY: std::time::Duration = std::time::Duration::from_micros(5);
+/// With no `Ice.MessageSizeMax`, the room made for the rest of a partial
+/// frame is at most the bytes already buffered, and at least this much.
+const UNLIMITED_STEP: usize = 1 << 20;
 /// The size of the probe read into a connection without a read buffer;
 /// an empty read buffer with less room than this is let go.
 const MIN_ROOM: usize = 1024;
@@ -72,10 +75,21 @@ impl ReadSize {
         self.chunk
     }
 
-    /// Records that the partial frame left in the buffer lacks `need`
-    /// bytes.
-    pub(super) fn need(&mut self, need: usize) {
-        self.need = need;
+    /// Records that the partial frame left in the buffer (`buffered`
+    /// bytes) lacks `need` bytes.
+    ///
+    /// With a limit (`max`, `Ice.MessageSizeMax`), the frame's size was
+    /// checked against it and the next read makes room for all of it.
+    /// Without one (`max == 0`) the size is only the peer's claim, and up
+    /// to 2 GiB: the room then grows with what arrives (at most doubling the
+    /// buffer per read, [`UNLIMITED_STEP`] at least), so memory follows the
+    /// bytes received, not the bytes announced.
+    pub(super) fn need(&mut self, need: usize, buffered: usize, max: usize) {
+        self.need = if max == 0 {
+            need.min(buffered.max(UNLIMITED_STEP))
+        } else {
+            need
+        };
     }
 
     /// The room a read wants beyond `len` buffered bytes: the rest of the
@@ -316,6 +330,23 @@ mod tests {
         }
         size.adapt();
         size.chunk()
+    }
+
+    #[test]
+    fn room_for_an_unchecked_frame_grows_with_what_arrived() {
+        let mut size = ReadSize::new();
+        // A 2 GiB claim without Ice.MessageSizeMax: 1 MiB of room, then
+        // doubling with the bytes buffered.
+        size.need(i32::MAX as usize - 14, 14, 0);
+        assert_eq!(size.room_for(14), UNLIMITED_STEP + READ_SLACK);
+        size.need(i32::MAX as usize - 3_000_000, 3_000_000, 0);
+        assert_eq!(size.room_for(3_000_000), 3_000_000 + READ_SLACK);
+        // The last piece: only what is missing.
+        size.need(1_000, 5_000_000, 0);
+        assert_eq!(size.room_for(5_000_000), 1_000 + READ_SLACK);
+        // With a limit the frame was checked against it: all of it at once.
+        size.need(50_000_000, 14, 100 << 20);
+        assert_eq!(size.room_for(14), 50_000_000 + READ_SLACK);
     }
 
     #[test]
