@@ -69,6 +69,7 @@ mod datagram;
 pub mod endpoint;
 pub mod error;
 pub mod object_adapter;
+mod params_size;
 pub mod properties;
 pub mod proxy;
 pub mod servant;

@@ -17,6 +17,7 @@ use crate::connection::{Connection, Params};
 use crate::current::encode_encapsulation;
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
+use crate::params_size::ParamsSize;
 
 /// How a proxy sends requests (§4.10 mode byte).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -107,6 +108,8 @@ pub(crate) struct ProxyInner {
     pub(crate) fixed: Option<Connection>,
     pub(crate) connection_id: String,
     pub(crate) cached: Arc<Mutex<Option<Connection>>>,
+    /// The size of the last parameters encoded, the room for the next.
+    pub(crate) params_size: ParamsSize,
 }
 
 /// An untyped object reference.
@@ -154,6 +157,7 @@ impl Proxy {
                 fixed: None,
                 connection_id: String::new(),
                 cached: Arc::new(Mutex::new(None)),
+                params_size: ParamsSize::default(),
             }),
         }
     }
@@ -575,8 +579,17 @@ impl Proxy {
     }
 
     /// Encodes a parameters encapsulation in this proxy's encoding.
+    ///
+    /// The buffer starts with the size of the proxy's previous parameters
+    /// (see `ParamsSize`), so a request of the same shape as the last one
+    /// is encoded without growing (and copying) its buffer.
     pub fn encode_params(&self, write: impl FnOnce(&mut floe_wire::Encoder)) -> Bytes {
-        encode_encapsulation(self.inner.encoding, 64, write)
+        let size = &self.inner.params_size;
+        let capacity = size.capacity();
+        size.record(
+            encode_encapsulation(self.inner.encoding, capacity, write),
+            capacity,
+        )
     }
 
     /// A decoder for a results (or user exception) encapsulation received
