@@ -645,6 +645,23 @@ async fn oneway_bursts_keep_order_and_idle_oneways_are_written_at_once() {
     s.communicator.destroy().await;
 }
 
+/// A protocol 1.0 request frame to identity `echo`, written by hand (as a
+/// peer would): request id `rid` (0: oneway), parameters `data`.
+fn request_frame(rid: i32, operation: &str, data: &[u8]) -> Vec<u8> {
+    let mut body = rid.to_le_bytes().to_vec();
+    body.extend_from_slice(&[4, b'e', b'c', b'h', b'o', 0, 0]); // identity, facet
+    body.push(operation.len() as u8);
+    body.extend_from_slice(operation.as_bytes());
+    body.extend_from_slice(&[0, 0]); // mode Normal, empty context
+    body.extend_from_slice(&(6 + data.len() as i32).to_le_bytes());
+    body.extend_from_slice(&[1, 1]);
+    body.extend_from_slice(data);
+    let mut frame = b"IceP\x01\x00\x01\x00\x00\x00".to_vec();
+    frame.extend_from_slice(&(14 + body.len() as i32).to_le_bytes());
+    frame.extend_from_slice(&body);
+    frame
+}
+
 /// `len` bytes that depend on `len` and their position.
 fn pattern(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i * 7 + len) as u8).collect()
@@ -686,6 +703,67 @@ async fn oneway_streams_of_mixed_sizes_arrive_intact() {
     let seen = s.servant.seen.lock().unwrap().clone();
     assert_eq!(seen.len(), sent + 1);
     assert!(seen[..sent].iter().all(|op| op == ":pattern"));
+    c.destroy().await;
+    s.communicator.destroy().await;
+}
+
+/// Oneways of a few MB (read with the socket's low-water mark raised, see
+/// `ReadSize::low_water`), each followed by small calls that must not wait
+/// for a mark left behind, and a slow writer whose large oneway arrives in
+/// pieces.
+#[tokio::test]
+async fn large_oneways_then_small_calls_are_not_held_back() {
+    let props = Properties::new();
+    props.set("Ice.MessageSizeMax", "10240");
+    let s = server(props).await;
+    let (c, p) = client_proxy(&s, Properties::new());
+    p.ice_ping().await.unwrap();
+    s.servant.seen.lock().unwrap().clear();
+    let ow = p.ice_oneway();
+    for len in [3_000_000, 300_000, 1_500_000, 2_000_000] {
+        let params = p.encode_params(|e| e.write_raw(&pattern(len)));
+        ow.invoke("pattern", OperationMode::Normal, params)
+            .await
+            .unwrap();
+        // A small oneway right behind, then a twoway: both answered at once.
+        let params = p.encode_params(|e| e.write_raw(&pattern(10)));
+        ow.invoke("pattern", OperationMode::Normal, params)
+            .await
+            .unwrap();
+        tokio::time::timeout(Duration::from_secs(5), echo(&p, b"after a large oneway"))
+            .await
+            .expect("a small call after a large oneway is answered");
+    }
+    assert_eq!(s.servant.bad.load(Ordering::SeqCst), 0);
+    assert_eq!(s.servant.seen.lock().unwrap().len(), 12);
+
+    // A raw client writing a 1 MB oneway in pieces, pausing between them:
+    // the server dispatches it once it is whole, then answers a ping.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let port = s.proxy.to_data().endpoints[0]
+        .port()
+        .expect("a tcp endpoint") as u16;
+    let mut raw = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let mut validate = [0u8; 14];
+    raw.read_exact(&mut validate).await.unwrap();
+    let frame = request_frame(0, "pattern", &pattern(1_000_000));
+    for piece in frame.chunks(300_000) {
+        raw.write_all(piece).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let ping = request_frame(9, "ice_ping", &[]);
+    raw.write_all(&ping).await.unwrap();
+    let mut reply = [0u8; 25];
+    tokio::time::timeout(Duration::from_secs(5), raw.read_exact(&mut reply))
+        .await
+        .expect("the ping after a slowly written oneway is answered")
+        .unwrap();
+    assert_eq!(reply[8], 2, "a reply");
+    assert_eq!(&reply[14..18], &9i32.to_le_bytes());
+    assert_eq!(s.servant.bad.load(Ordering::SeqCst), 0);
+    drop(raw);
     c.destroy().await;
     s.communicator.destroy().await;
 }

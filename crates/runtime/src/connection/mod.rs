@@ -1212,6 +1212,7 @@ fn after_read(
             let handled =
                 handle_buffered(conn, buf, size, conn.config.message_size_max, dispatches);
             size.adapt();
+            size.low_water(&conn.stream);
             if let Err(e) = handled {
                 return Some(e);
             }
@@ -1255,7 +1256,7 @@ fn handle_buffered(
                 // after the frames split off here were dispatched: their
                 // buffer can then be taken back instead of a new one
                 // allocated.
-                size.need(need, buf.len(), max);
+                size.need(buf, need, max);
                 return Ok(());
             }
         }

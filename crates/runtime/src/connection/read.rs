@@ -32,6 +32,11 @@ const YIELD_EVERY: std::time::Duration = std::time::Duration::from_micros(5);
 /// With no `Ice.MessageSizeMax`, the room made for the rest of a partial
 /// frame is at most the bytes already buffered, and at least this much.
 const UNLIMITED_STEP: usize = 1 << 20;
+/// A partial frame lacking at least this much makes the socket report
+/// readable only once that much more has arrived (see [`ReadSize::low_water`]).
+const LOW_WATER_MIN: usize = 256 * 1024;
+/// The most a socket waits for before reporting readable.
+const LOW_WATER_MAX: usize = 1024 * 1024;
 /// The size of the probe read into a connection without a read buffer;
 /// an empty read buffer with less room than this is let go.
 const MIN_ROOM: usize = 1024;
@@ -52,11 +57,16 @@ pub(super) struct ReadSize {
     chunk: usize,
     /// Bytes the partial frame at the end of the buffer still lacks.
     need: usize,
+    /// The partial frame is a oneway or batch request: nobody waits for it.
+    oneway: bool,
     /// The last read filled all the room it had.
     filled: bool,
     /// Whole frames handled since the last read, and the largest.
     frames: usize,
     largest: usize,
+    /// The socket's receive low-water mark (`SO_RCVLOWAT`) as last set; 1
+    /// is the system's default.
+    low_water: usize,
 }
 
 impl ReadSize {
@@ -64,9 +74,11 @@ impl ReadSize {
         ReadSize {
             chunk: READ_CHUNK,
             need: 0,
+            oneway: false,
             filled: false,
             frames: 0,
             largest: 0,
+            low_water: 1,
         }
     }
 
@@ -75,8 +87,8 @@ impl ReadSize {
         self.chunk
     }
 
-    /// Records that the partial frame left in the buffer (`buffered`
-    /// bytes) lacks `need` bytes.
+    /// Records that the partial frame left in the buffer (`partial`, all the
+    /// buffer holds) lacks `need` bytes.
     ///
     /// With a limit (`max`, `Ice.MessageSizeMax`), the frame's size was
     /// checked against it and the next read makes room for all of it.
@@ -84,7 +96,9 @@ impl ReadSize {
     /// to 2 GiB: the room then grows with what arrives (at most doubling the
     /// buffer per read, [`UNLIMITED_STEP`] at least), so memory follows the
     /// bytes received, not the bytes announced.
-    pub(super) fn need(&mut self, need: usize, buffered: usize, max: usize) {
+    pub(super) fn need(&mut self, partial: &[u8], need: usize, max: usize) {
+        self.oneway = is_oneway_request(partial);
+        let buffered = partial.len();
         self.need = if max == 0 {
             need.min(buffered.max(UNLIMITED_STEP))
         } else {
@@ -113,6 +127,30 @@ impl ReadSize {
         self.chunk == READ_CHUNK && !(MIN_ROOM..=2 * READ_CHUNK).contains(&capacity)
     }
 
+    /// Sets the socket's receive low-water mark for the frame being read:
+    /// while a partial **oneway or batch request** lacks [`LOW_WATER_MIN`]
+    /// bytes or more, the socket reports readable only when that much has
+    /// arrived (at most [`LOW_WATER_MAX`]), so a large oneway wakes the
+    /// connection task once instead of at every 64 KiB segment the kernel
+    /// receives (each wake-up is a context switch, tens of microseconds on
+    /// a virtual machine). Twoway requests and replies are read as they
+    /// arrive: someone waits for them, and copying a frame while its end is
+    /// still being sent is faster than copying it all after (500 KB
+    /// requests and replies took 10–20% longer with the mark). Back to 1
+    /// byte as soon as the frame is whole, before anything waits for a
+    /// small frame. Linux only; a no-op elsewhere, or if the system
+    /// refuses.
+    pub(super) fn low_water(&mut self, stream: &TcpStream) {
+        let want = if self.oneway && self.need >= LOW_WATER_MIN {
+            self.need.min(LOW_WATER_MAX)
+        } else {
+            1
+        };
+        if want != self.low_water && set_receive_low_water(stream, want).is_ok() {
+            self.low_water = want;
+        }
+    }
+
     /// Records a whole frame of `len` bytes taken from the buffer.
     pub(super) fn frame(&mut self, len: usize) {
         self.frames += 1;
@@ -133,6 +171,7 @@ impl ReadSize {
     fn read(&mut self, filled: bool) {
         self.filled = filled;
         self.need = 0;
+        self.oneway = false;
         self.frames = 0;
         self.largest = 0;
     }
@@ -198,6 +237,7 @@ pub(super) fn read(
         buf.reserve(size.room_for(buf.len()));
     }
     let mut filled = false;
+    let low_water = size.low_water;
     let n = recv(stream, direct, || {
         let spare = buf.spare_capacity_mut();
         let room = spare.len();
@@ -206,7 +246,10 @@ pub(super) fn read(
         // capacity.
         unsafe { buf.set_len(buf.len() + n) };
         filled = n == room;
-        Ok((n, n > 0 && n < room && !mid_frame(buf)))
+        // In the middle of a large frame the task reads again before
+        // sleeping, unless the low-water mark makes the kernel wake it.
+        let waits_for_more = mid_frame(buf) && low_water == 1;
+        Ok((n, n > 0 && n < room && !waits_for_more))
     })?;
     size.read(filled);
     Ok(n)
@@ -295,6 +338,51 @@ fn probe_frame_size(bytes: &[u8]) -> Option<usize> {
     usize::try_from(size).ok().filter(|&s| s >= HEADER_SIZE)
 }
 
+/// Sets `SO_RCVLOWAT` on `stream`.
+#[cfg(target_os = "linux")]
+fn set_receive_low_water(stream: &TcpStream, bytes: usize) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let value = libc::c_int::try_from(bytes).unwrap_or(libc::c_int::MAX);
+    // SAFETY: a valid socket descriptor (borrowed from `stream` for the
+    // call), and `value` is a `c_int` that lives across the call, as
+    // `SO_RCVLOWAT` expects.
+    let r = unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVLOWAT,
+            (&value as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn set_receive_low_water(_: &TcpStream, _: usize) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+/// Whether `partial`, the start of a frame, is an uncompressed oneway
+/// request (request id 0) or a batch request.
+fn is_oneway_request(partial: &[u8]) -> bool {
+    const REQUEST: u8 = 0;
+    const BATCH_REQUEST: u8 = 1;
+    const COMPRESSED: u8 = 2;
+    if partial.len() < HEADER_SIZE + 4 || partial[..4] != *b"IceP" || partial[9] == COMPRESSED {
+        return false;
+    }
+    match partial[8] {
+        BATCH_REQUEST => true,
+        REQUEST => partial[HEADER_SIZE..HEADER_SIZE + 4] == [0; 4],
+        _ => false,
+    }
+}
+
 /// `bytes` as the uninitialised buffer `recv` takes.
 fn as_uninit(bytes: &mut [u8]) -> &mut [MaybeUninit<u8>] {
     // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, and `recv` only
@@ -322,6 +410,34 @@ mod tests {
         assert_eq!(probe_frame_size(&h), None);
     }
 
+    #[test]
+    fn only_oneway_and_batch_requests_wait_for_a_low_water_mark() {
+        let frame = |kind: u8, compressed: u8, rid: i32| {
+            let mut f = vec![0u8; HEADER_SIZE + 4];
+            f[..4].copy_from_slice(b"IceP");
+            f[4..8].copy_from_slice(&[1, 0, 1, 0]);
+            f[8] = kind;
+            f[9] = compressed;
+            f[10..14].copy_from_slice(&1_000_000i32.to_le_bytes());
+            f[14..18].copy_from_slice(&rid.to_le_bytes());
+            f
+        };
+        assert!(is_oneway_request(&frame(0, 0, 0)));
+        assert!(is_oneway_request(&frame(1, 0, 3)));
+        assert!(!is_oneway_request(&frame(0, 0, 7)), "twoway request");
+        assert!(!is_oneway_request(&frame(2, 0, 0)), "reply");
+        assert!(
+            !is_oneway_request(&frame(0, 2, 0)),
+            "compressed: id unknown"
+        );
+        assert!(!is_oneway_request(&frame(0, 0, 0)[..HEADER_SIZE]));
+        let mut size = ReadSize::new();
+        size.need(&frame(0, 0, 0), 900_000, 0);
+        assert!(size.oneway);
+        size.need(&frame(0, 0, 5), 900_000, 0);
+        assert!(!size.oneway);
+    }
+
     /// One pass: a read (filling its room or not) and the frames it completed.
     fn pass(size: &mut ReadSize, filled: bool, frames: &[usize]) -> usize {
         size.read(filled);
@@ -337,15 +453,15 @@ mod tests {
         let mut size = ReadSize::new();
         // A 2 GiB claim without Ice.MessageSizeMax: 1 MiB of room, then
         // doubling with the bytes buffered.
-        size.need(i32::MAX as usize - 14, 14, 0);
+        size.need(&[0; 14], i32::MAX as usize - 14, 0);
         assert_eq!(size.room_for(14), UNLIMITED_STEP + READ_SLACK);
-        size.need(i32::MAX as usize - 3_000_000, 3_000_000, 0);
+        size.need(&vec![0; 3_000_000], i32::MAX as usize - 3_000_000, 0);
         assert_eq!(size.room_for(3_000_000), 3_000_000 + READ_SLACK);
         // The last piece: only what is missing.
-        size.need(1_000, 5_000_000, 0);
+        size.need(&vec![0; 5_000_000], 1_000, 0);
         assert_eq!(size.room_for(5_000_000), 1_000 + READ_SLACK);
         // With a limit the frame was checked against it: all of it at once.
-        size.need(50_000_000, 14, 100 << 20);
+        size.need(&[0; 14], 50_000_000, 100 << 20);
         assert_eq!(size.room_for(14), 50_000_000 + READ_SLACK);
     }
 
