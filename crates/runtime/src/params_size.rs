@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use bytes::Bytes;
 
 /// Room for parameters when nothing is known yet.
-pub(crate) const MIN_CAPACITY: usize = 64;
+const MIN_CAPACITY: usize = 64;
 /// The most room the hint asks for up front (larger parameters grow as before).
 const MAX_HINT: usize = 64 << 20;
 /// Parameters in a room larger than this and more than twice their size are
@@ -79,7 +79,6 @@ mod tests {
         assert_ne!(out.as_ptr(), small.as_ptr());
         assert_eq!(size.capacity(), MIN_CAPACITY);
         // Beyond the cap the hint stops growing.
-        size.record(Bytes::from(vec![0u8; 10]), 0);
         size.0.store(usize::MAX, Ordering::Relaxed);
         assert_eq!(size.capacity(), MAX_HINT);
     }
