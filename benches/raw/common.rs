@@ -43,6 +43,22 @@ pub const OP_RECV: u8 = b'r';
 /// `shutdown`: the server exits.
 pub const OP_SHUTDOWN: u8 = b'x';
 
+/// Frames above this size are refused.
+pub const MAX_FRAME: usize = 64 << 20;
+
+/// The size field of the frame header starting at `at`, if the whole
+/// header is in `buf`.
+pub fn frame_size(buf: &[u8], at: usize) -> Option<usize> {
+    let h = buf.get(at + 10..at + HEADER_SIZE)?;
+    Some(u32::from_le_bytes([h[0], h[1], h[2], h[3]]) as usize)
+}
+
+/// Whether `size` is a frame size the baseline accepts (room for a request
+/// id, at most [`MAX_FRAME`]).
+pub fn valid_frame_size(size: usize) -> bool {
+    (HEADER_SIZE + 4..=MAX_FRAME).contains(&size)
+}
+
 /// A zero-filled frame of `size` bytes with the header filled in.
 pub fn frame(size: usize, message_type: u8, op: u8, request_id: i32) -> Vec<u8> {
     let mut f = vec![0u8; size];
@@ -85,15 +101,12 @@ impl FrameReader {
     pub fn next(&mut self, stream: &mut impl Read) -> io::Result<&[u8]> {
         loop {
             let avail = self.end - self.start;
-            let need = if avail >= HEADER_SIZE {
-                let h = &self.buf[self.start + 10..self.start + 14];
-                let size = u32::from_le_bytes([h[0], h[1], h[2], h[3]]) as usize;
-                if !(HEADER_SIZE + 4..=64 << 20).contains(&size) {
+            let need = match frame_size(&self.buf[..self.end], self.start) {
+                Some(size) if !valid_frame_size(size) => {
                     return Err(io::Error::new(io::ErrorKind::InvalidData, "frame size"));
                 }
-                size
-            } else {
-                HEADER_SIZE
+                Some(size) => size,
+                None => HEADER_SIZE,
             };
             if avail >= need && avail >= HEADER_SIZE {
                 let frame = self.start..self.start + need;

@@ -106,9 +106,9 @@ fn forward(mut publisher: TcpStream, subscriber: &Mutex<Option<TcpStream>>) {
     let mut end = 0;
     loop {
         // Room for this read: the rest of a frame above 64 KiB, else the buffer.
-        let room = match frame_size(&buf, 0) {
-            Some(size) if end >= HEADER_SIZE && size > 64 << 10 => {
-                if size > 64 << 20 {
+        let room = match frame_size(&buf[..end], 0) {
+            Some(size) if size > 64 << 10 => {
+                if !valid_frame_size(size) {
                     return;
                 }
                 if buf.len() < size {
@@ -123,9 +123,8 @@ fn forward(mut publisher: TcpStream, subscriber: &Mutex<Option<TcpStream>>) {
             Ok(n) => end += n,
         }
         let mut done = 0;
-        while end - done >= HEADER_SIZE {
-            let size = frame_size(&buf, done).unwrap_or(0);
-            if !(HEADER_SIZE + 4..=64 << 20).contains(&size) {
+        while let Some(size) = frame_size(&buf[..end], done) {
+            if !valid_frame_size(size) {
                 return;
             }
             if end - done < size {
@@ -145,12 +144,6 @@ fn forward(mut publisher: TcpStream, subscriber: &Mutex<Option<TcpStream>>) {
             end -= done;
         }
     }
-}
-
-/// The size field of the frame header at `at`, if the header is in `buf`.
-fn frame_size(buf: &[u8], at: usize) -> Option<usize> {
-    let h = buf.get(at + 10..at + HEADER_SIZE)?;
-    Some(u32::from_le_bytes([h[0], h[1], h[2], h[3]]) as usize)
 }
 
 /// The subscriber's counters.

@@ -601,10 +601,7 @@ async fn hold_defers_dispatch_until_activate() {
 #[tokio::test]
 async fn oneway_bursts_keep_order_and_idle_oneways_are_written_at_once() {
     let s = server(Properties::new()).await;
-    let (c, p) = client_proxy(&s, Properties::new());
-    p.ice_ping().await.unwrap();
-    s.servant.seen.lock().unwrap().clear();
-    let ow = p.ice_oneway();
+    let (c, p, ow) = connected_oneway(&s).await;
     let ops: Vec<String> = (0..2000).map(|i| format!("b{i}")).collect();
     for op in &ops {
         ow.invoke(op, OperationMode::Normal, p.empty_params())
@@ -662,6 +659,24 @@ fn request_frame(rid: i32, operation: &str, data: &[u8]) -> Vec<u8> {
     frame
 }
 
+/// A client of `s` that has connected (its ping is not in the servant's
+/// record, which is cleared) and its proxy's oneway twin.
+async fn connected_oneway(s: &Server) -> (Communicator, Proxy, Proxy) {
+    let (c, p) = client_proxy(s, Properties::new());
+    p.ice_ping().await.unwrap();
+    s.servant.seen.lock().unwrap().clear();
+    let ow = p.ice_oneway();
+    (c, p, ow)
+}
+
+/// Sends `pattern(len)` as a `pattern` request through `p`.
+async fn send_pattern(p: &Proxy, len: usize) {
+    let params = p.encode_params(|e| e.write_raw(&pattern(len)));
+    p.invoke("pattern", OperationMode::Normal, params)
+        .await
+        .unwrap();
+}
+
 /// `len` bytes that depend on `len` and their position.
 fn pattern(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i * 7 + len) as u8).collect()
@@ -675,10 +690,7 @@ fn pattern(len: usize) -> Vec<u8> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oneway_streams_of_mixed_sizes_arrive_intact() {
     let s = server(Properties::new()).await;
-    let (c, p) = client_proxy(&s, Properties::new());
-    p.ice_ping().await.unwrap();
-    s.servant.seen.lock().unwrap().clear();
-    let ow = p.ice_oneway();
+    let (c, p, ow) = connected_oneway(&s).await;
     let sizes = [1, 300, 9_000, 15_000, 17_000, 40_000, 70_000, 2_000, 10_000];
     let mut sent = 0;
     for round in 0..3 {
@@ -689,10 +701,7 @@ async fn oneway_streams_of_mixed_sizes_arrive_intact() {
             } else {
                 sizes[i % sizes.len()] + i
             };
-            let params = p.encode_params(|e| e.write_raw(&pattern(len)));
-            ow.invoke("pattern", OperationMode::Normal, params)
-                .await
-                .unwrap();
+            send_pattern(&ow, len).await;
             sent += 1;
         }
     }
@@ -716,20 +725,11 @@ async fn large_oneways_then_small_calls_are_not_held_back() {
     let props = Properties::new();
     props.set("Ice.MessageSizeMax", "10240");
     let s = server(props).await;
-    let (c, p) = client_proxy(&s, Properties::new());
-    p.ice_ping().await.unwrap();
-    s.servant.seen.lock().unwrap().clear();
-    let ow = p.ice_oneway();
+    let (c, p, ow) = connected_oneway(&s).await;
     for len in [3_000_000, 300_000, 1_500_000, 2_000_000] {
-        let params = p.encode_params(|e| e.write_raw(&pattern(len)));
-        ow.invoke("pattern", OperationMode::Normal, params)
-            .await
-            .unwrap();
+        send_pattern(&ow, len).await;
         // A small oneway right behind, then a twoway: both answered at once.
-        let params = p.encode_params(|e| e.write_raw(&pattern(10)));
-        ow.invoke("pattern", OperationMode::Normal, params)
-            .await
-            .unwrap();
+        send_pattern(&ow, 10).await;
         tokio::time::timeout(Duration::from_secs(5), echo(&p, b"after a large oneway"))
             .await
             .expect("a small call after a large oneway is answered");

@@ -14,7 +14,7 @@ use std::mem::MaybeUninit;
 use std::time::Instant;
 
 use bytes::BytesMut;
-use floe_wire::protocol::HEADER_SIZE;
+use floe_wire::protocol::{CompressionStatus, Header, MessageType, HEADER_SIZE};
 use tokio::net::TcpStream;
 
 /// Reads ask the kernel for at least this much room.
@@ -32,8 +32,9 @@ const YIELD_EVERY: std::time::Duration = std::time::Duration::from_micros(5);
 /// With no `Ice.MessageSizeMax`, the room made for the rest of a partial
 /// frame is at most the bytes already buffered, and at least this much.
 const UNLIMITED_STEP: usize = 1 << 20;
-/// A partial frame lacking at least this much makes the socket report
-/// readable only once that much more has arrived (see [`ReadSize::low_water`]).
+/// A partial oneway request lacking at least this much makes the socket
+/// report readable only once that much more has arrived (see
+/// [`ReadSize::low_water`]).
 const LOW_WATER_MIN: usize = 256 * 1024;
 /// The most a socket waits for before reporting readable.
 const LOW_WATER_MAX: usize = 1024 * 1024;
@@ -370,15 +371,12 @@ fn set_receive_low_water(_: &TcpStream, _: usize) -> io::Result<()> {
 /// Whether `partial`, the start of a frame, is an uncompressed oneway
 /// request (request id 0) or a batch request.
 fn is_oneway_request(partial: &[u8]) -> bool {
-    const REQUEST: u8 = 0;
-    const BATCH_REQUEST: u8 = 1;
-    const COMPRESSED: u8 = 2;
-    if partial.len() < HEADER_SIZE + 4 || partial[..4] != *b"IceP" || partial[9] == COMPRESSED {
-        return false;
-    }
-    match partial[8] {
-        BATCH_REQUEST => true,
-        REQUEST => partial[HEADER_SIZE..HEADER_SIZE + 4] == [0; 4],
+    match Header::parse(partial, 0) {
+        Ok(h) if h.compression == CompressionStatus::Compressed => false,
+        Ok(h) if h.message_type == MessageType::BatchRequest => true,
+        Ok(h) if h.message_type == MessageType::Request => {
+            partial.get(HEADER_SIZE..HEADER_SIZE + 4) == Some(&[0; 4])
+        }
         _ => false,
     }
 }
