@@ -8,6 +8,9 @@
 //! kernel does not take is queued; the connection task, woken through a
 //! `Notify`, waits for writability and drains the queue with vectored
 //! writes, so concurrent senders' small frames coalesce into few syscalls.
+//! Senders that queue behind earlier messages also write the queue's head
+//! themselves every 256 KiB they queue ([`Writer::help`]): the queue keeps
+//! draining while the connection task waits for a busy runtime.
 //! Frames are never interleaved: the queue is appended to only under the
 //! lock, and the direct path is taken only when the queue is empty.
 //!
@@ -38,6 +41,11 @@ use crate::error::Error;
 /// At most this many buffers go into one vectored write.
 const MAX_IOV: usize = 64;
 
+/// A sender that queues behind earlier messages writes the queue's head
+/// itself once this many bytes were queued since the last such attempt
+/// (see [`Writer::help`]).
+const HELP_BYTES: usize = 256 * 1024;
+
 struct WriteState {
     /// Bytes accepted but not yet written, in order.
     queue: VecDeque<Bytes>,
@@ -46,6 +54,8 @@ struct WriteState {
     queued_bytes: usize,
     /// Set when writing failed or the connection closed.
     error: Option<Error>,
+    /// Bytes queued since a sender last tried to write the queue itself.
+    unhelped: usize,
 }
 
 impl WriteState {
@@ -53,6 +63,7 @@ impl WriteState {
     fn push(&mut self, parts: &[Bytes]) {
         for b in parts.iter().filter(|b| !b.is_empty()) {
             self.queued_bytes += b.len();
+            self.unhelped += b.len();
             self.queue.push_back(b.clone());
         }
     }
@@ -78,6 +89,7 @@ impl Writer {
                 queue: VecDeque::new(),
                 queued_bytes: 0,
                 error: None,
+                unhelped: 0,
             }),
             queued: Notify::new(),
             last_write: AtomicU64::new(0),
@@ -119,6 +131,10 @@ impl Writer {
         }
         let was_empty = st.queue.is_empty();
         st.push(parts);
+        self.help(&mut st)?;
+        if st.queue.is_empty() {
+            return Ok(());
+        }
         drop(st);
         if was_empty {
             self.queued.notify_one();
@@ -173,6 +189,10 @@ impl Writer {
             st.push(&parts[first..]);
         } else {
             st.push(parts);
+            self.help(&mut st)?;
+            if st.queue.is_empty() {
+                return Ok(());
+            }
         }
         drop(st);
         self.queued.notify_one();
@@ -279,12 +299,43 @@ impl Writer {
         }
     }
 
+    /// A sender's share of the writing: once [`HELP_BYTES`] were queued
+    /// since the last attempt, one non-blocking vectored write of the
+    /// queue's head, straight to the socket.
+    ///
+    /// The connection task alone drains the queue when tokio reports the
+    /// socket writable, and a runtime whose workers are busy with other
+    /// connections (a broker reading four publishers streaming to one
+    /// subscriber) polls neither that task nor the I/O driver for long
+    /// stretches: the subscriber's socket then sat empty while the queue
+    /// grew by gigabytes. Senders that keep queueing keep the socket
+    /// filled instead. The write bypasses tokio's readiness, which is the
+    /// stale part: a full socket costs one `EAGAIN` per [`HELP_BYTES`]
+    /// queued.
+    fn help(&self, st: &mut WriteState) -> Result<(), Error> {
+        if st.unhelped < HELP_BYTES {
+            return Ok(());
+        }
+        st.unhelped = 0;
+        let sock = socket2::SockRef::from(&*self.stream);
+        self.write_head(st, |iov| sock.send_vectored(iov))
+    }
+
     /// One non-blocking vectored write of the queue's head.
     fn write_queued(&self) -> Result<(), Error> {
         let mut st = self.lock();
         if let Some(e) = &st.error {
             return Err(e.clone());
         }
+        self.write_head(&mut st, |iov| self.stream.try_write_vectored(iov))
+    }
+
+    /// Writes the queue's head with `write` and drops what it took.
+    fn write_head(
+        &self,
+        st: &mut WriteState,
+        write: impl FnOnce(&[IoSlice<'_>]) -> std::io::Result<usize>,
+    ) -> Result<(), Error> {
         let res = {
             // On the stack: no allocation per flush.
             let mut iov = [IoSlice::new(&[]); MAX_IOV];
@@ -293,7 +344,7 @@ impl Writer {
                 *slot = IoSlice::new(b);
                 n += 1;
             }
-            self.stream.try_write_vectored(&iov[..n])
+            write(&iov[..n])
         };
         match res {
             Ok(mut n) => {
@@ -347,5 +398,82 @@ fn advance(parts: &mut [Bytes], first: &mut usize, mut n: usize) {
     }
     while *first < parts.len() && parts[*first].is_empty() {
         *first += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::sync::atomic::AtomicUsize;
+
+    /// Bytes accepted by the kernel so far: sent minus still queued.
+    fn written(sent: usize, w: &Writer) -> usize {
+        sent - w.queued_bytes()
+    }
+
+    /// Blocks until the peer's reader has seen `n` bytes.
+    fn wait_read(seen: &AtomicUsize, n: usize) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while seen.load(Ordering::Acquire) < n {
+            assert!(std::time::Instant::now() < deadline, "peer read stalled");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    // No connection task runs here and the test never awaits between
+    // sends: whatever leaves the queue was written by the senders.
+    #[tokio::test(flavor = "current_thread")]
+    async fn senders_queued_behind_others_write_the_queue_themselves() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let stream = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (peer, _) = listener.accept().await.unwrap();
+        let peer = peer.into_std().unwrap();
+        peer.set_nonblocking(false).unwrap();
+        let seen = Arc::new(AtomicUsize::new(0));
+        let reader = {
+            let seen = seen.clone();
+            std::thread::spawn(move || {
+                let mut peer = peer;
+                let mut buf = vec![0u8; 256 * 1024];
+                while let Ok(n @ 1..) = peer.read(&mut buf) {
+                    seen.fetch_add(n, Ordering::Release);
+                }
+            })
+        };
+        let w = Writer::new(Arc::new(stream));
+        let chunk = Bytes::from(vec![7u8; 64 * 1024]);
+        let mut sent = 0;
+        // Send faster than the peer reads until something stays queued.
+        while !w.has_queued() {
+            w.send(&mut [chunk.clone()]).unwrap();
+            sent += chunk.len();
+        }
+        for deferred in [false, true] {
+            // The peer takes everything the kernel accepted: the socket
+            // has room again, and only a sender can use it.
+            wait_read(&seen, written(sent, &w));
+            let before = w.queued_bytes();
+            for _ in 0..HELP_BYTES / chunk.len() {
+                if deferred {
+                    w.send_deferred(&mut [chunk.clone()]).unwrap();
+                } else {
+                    w.send(&mut [chunk.clone()]).unwrap();
+                }
+                sent += chunk.len();
+            }
+            assert!(
+                w.queued_bytes() < before + HELP_BYTES,
+                "deferred={deferred}: nothing written ({before} queued before, {} after)",
+                w.queued_bytes()
+            );
+        }
+        w.drain().await.unwrap();
+        assert_eq!(w.queued_bytes(), 0);
+        wait_read(&seen, sent);
+        drop(w);
+        reader.join().unwrap();
     }
 }
