@@ -41,6 +41,14 @@ use crate::error::Error;
 /// At most this many buffers go into one vectored write.
 const MAX_IOV: usize = 64;
 
+/// Flags of the helpers' `sendmsg`: a peer that reset the connection
+/// gives `EPIPE`, not `SIGPIPE`, whatever the host program does with
+/// signals.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const SEND_FLAGS: libc::c_int = libc::MSG_NOSIGNAL;
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+const SEND_FLAGS: std::ffi::c_int = 0;
+
 /// A sender that queues behind earlier messages writes the queue's head
 /// itself once this many bytes were queued since the last such attempt
 /// (see [`Writer::help`]).
@@ -318,7 +326,7 @@ impl Writer {
         }
         st.unhelped = 0;
         let sock = socket2::SockRef::from(&*self.stream);
-        self.write_head(st, |iov| sock.send_vectored(iov))
+        self.write_head(st, |iov| sock.send_vectored_with_flags(iov, SEND_FLAGS))
     }
 
     /// One non-blocking vectored write of the queue's head.
