@@ -358,13 +358,14 @@ impl Decoder {
     /// # Errors
     ///
     /// As [`read_string`](Self::read_string).
+    #[inline]
     pub fn read_compact_string(&mut self) -> Result<CompactString> {
         self.read_str_with(|s| CompactString::new(s))
     }
 
     /// Reads a string's size and bytes, checks them as UTF-8 and hands the
     /// `str` (borrowed from the input) to `make`.
-    #[inline]
+    #[inline(always)]
     fn read_str_with<T>(&mut self, make: impl FnOnce(&str) -> T) -> Result<T> {
         let n = self.read_size()?;
         self.need(n)?;
