@@ -145,16 +145,17 @@ pub fn pattern(n: usize) -> Bytes {
 /// runtime, the default is the multi-thread runtime (see the bench client's
 /// docs for why).
 pub fn build_runtime(current_thread: bool) -> tokio::runtime::Runtime {
-    let built = if current_thread {
+    let mut builder = if current_thread {
         tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
     } else {
         tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
     };
-    built.unwrap_or_else(|e| {
+    finish_runtime(builder.enable_all())
+}
+
+/// Builds `builder`'s runtime, or exits with a message.
+pub fn finish_runtime(builder: &mut tokio::runtime::Builder) -> tokio::runtime::Runtime {
+    builder.build().unwrap_or_else(|e| {
         eprintln!("bench: cannot build the tokio runtime: {e}");
         std::process::exit(1)
     })

@@ -189,14 +189,11 @@ fn subscriber_runtime() -> &'static tokio::runtime::Handle {
     static RT: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
     RT.get_or_init(|| {
         // Named apart from the publishers' workers, for profiles.
-        tokio::runtime::Builder::new_multi_thread()
-            .thread_name("subscriber")
-            .enable_all()
-            .build()
-            .unwrap_or_else(|e| {
-                eprintln!("fanin: cannot build the subscriber's runtime: {e}");
-                std::process::exit(1)
-            })
+        finish_runtime(
+            tokio::runtime::Builder::new_multi_thread()
+                .thread_name("subscriber")
+                .enable_all(),
+        )
     })
     .handle()
 }

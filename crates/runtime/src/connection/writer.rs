@@ -138,9 +138,7 @@ impl Writer {
             return Err(e.clone());
         }
         let was_empty = st.queue.is_empty();
-        st.push(parts);
-        self.help(&mut st)?;
-        if st.queue.is_empty() {
+        if !self.queue_and_help(&mut st, parts)? {
             return Ok(());
         }
         drop(st);
@@ -195,12 +193,8 @@ impl Writer {
                 return Ok(());
             }
             st.push(&parts[first..]);
-        } else {
-            st.push(parts);
-            self.help(&mut st)?;
-            if st.queue.is_empty() {
-                return Ok(());
-            }
+        } else if !self.queue_and_help(&mut st, parts)? {
+            return Ok(());
         }
         drop(st);
         self.queued.notify_one();
@@ -305,6 +299,14 @@ impl Writer {
             }
             self.write_queued()?;
         }
+    }
+
+    /// Queues `parts` behind what waits and helps write it; whether
+    /// anything is still queued.
+    fn queue_and_help(&self, st: &mut WriteState, parts: &[Bytes]) -> Result<bool, Error> {
+        st.push(parts);
+        self.help(st)?;
+        Ok(!st.queue.is_empty())
     }
 
     /// A sender's share of the writing: once [`HELP_BYTES`] were queued
