@@ -2,7 +2,7 @@
 //!
 //! Concurrency choice: whoever sends (a caller's task for requests, the
 //! connection task for replies) first tries to write the frame **directly**
-//! with a non-blocking `try_write_vectored` while holding a std `Mutex`
+//! with a non-blocking vectored write while holding a std `Mutex`
 //! around the queue: when nothing is queued and the socket has room (the
 //! usual case), a message costs one syscall and no task hop. Only what the
 //! kernel does not take is queued; the connection task, woken through a
@@ -41,9 +41,9 @@ use crate::error::Error;
 /// At most this many buffers go into one vectored write.
 const MAX_IOV: usize = 64;
 
-/// Flags of the helpers' `sendmsg`: a peer that reset the connection
-/// gives `EPIPE`, not `SIGPIPE`, whatever the host program does with
-/// signals.
+/// Flags of every `sendmsg` on the connection: a peer that reset the
+/// connection gives `EPIPE`, not `SIGPIPE`, whatever the host program does
+/// with signals.
 #[cfg(any(target_os = "linux", target_os = "android"))]
 const SEND_FLAGS: libc::c_int = libc::MSG_NOSIGNAL;
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
@@ -177,7 +177,7 @@ impl Writer {
                         IoSlice::new(parts.get(first + 1).map(|b| &b[..]).unwrap_or(&[])),
                         IoSlice::new(parts.get(first + 2).map(|b| &b[..]).unwrap_or(&[])),
                     ];
-                    match self.stream.try_write_vectored(&slices) {
+                    match self.try_send(&slices) {
                         Ok(n) => n,
                         Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
                         Err(e) => {
@@ -337,7 +337,18 @@ impl Writer {
         if let Some(e) = &st.error {
             return Err(e.clone());
         }
-        self.write_head(&mut st, |iov| self.stream.try_write_vectored(iov))
+        self.write_head(&mut st, |iov| self.try_send(iov))
+    }
+
+    /// One non-blocking vectored write through tokio's readiness (as
+    /// `try_write_vectored`; `WouldBlock` clears it), as a `sendmsg` with
+    /// [`SEND_FLAGS`]: a peer that reset the connection gives `EPIPE`, never
+    /// `SIGPIPE`, even in a host program that does not ignore the signal
+    /// (mio's `writev` cannot pass the flag).
+    fn try_send(&self, iov: &[IoSlice<'_>]) -> std::io::Result<usize> {
+        self.stream.try_io(tokio::io::Interest::WRITABLE, || {
+            socket2::SockRef::from(&*self.stream).send_vectored_with_flags(iov, SEND_FLAGS)
+        })
     }
 
     /// Writes the queue's head with `write` and drops what it took.
@@ -485,5 +496,93 @@ mod tests {
         wait_read(&seen, sent);
         drop(w);
         reader.join().unwrap();
+    }
+    /// The environment variable that makes the test below run its child part.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    const SIGPIPE_CHILD: &str = "FLOE_WRITER_SIGPIPE_CHILD";
+
+    /// Writing to a connection the peer reset gives an error, not `SIGPIPE`,
+    /// in a process where the signal has its default action (kill), as in a
+    /// C host program: the test runs itself again as a child process with
+    /// `SIGPIPE` at `SIG_DFL` and checks that the child was not killed.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn writes_to_a_reset_connection_fail_without_sigpipe() {
+        if std::env::var_os(SIGPIPE_CHILD).is_some() {
+            return sigpipe_child();
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "connection::writer::tests::writes_to_a_reset_connection_fail_without_sigpipe",
+                "--test-threads=1",
+            ])
+            .env(SIGPIPE_CHILD, "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "child: {:?}\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            stdout.contains("1 passed"),
+            "the child ran no test:\n{stdout}"
+        );
+    }
+
+    /// The child part: each write path (a direct send, the connection
+    /// task's write of the queue, a helping sender) on a connection whose
+    /// reset was already seen by a read, so that the write gets `EPIPE`.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn sigpipe_child() {
+        // SAFETY: setting a signal's disposition to its default; no handler.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let stream = Arc::new(
+                TcpStream::connect(listener.local_addr().unwrap())
+                    .await
+                    .unwrap(),
+            );
+            let (peer, _) = listener.accept().await.unwrap();
+            // A zero linger makes the close a reset.
+            socket2::SockRef::from(&peer)
+                .set_linger(Some(std::time::Duration::ZERO))
+                .unwrap();
+            drop(peer);
+            // The connection task's read sees the reset first.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+            loop {
+                let mut b = [std::mem::MaybeUninit::new(0u8); 1];
+                match socket2::SockRef::from(&*stream).recv(&mut b) {
+                    Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+                    _ => assert!(std::time::Instant::now() < deadline, "no reset seen"),
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+            }
+            stream.writable().await.unwrap();
+            let chunk = Bytes::from(vec![7u8; 64 * 1024]);
+            // A direct send.
+            let w = Writer::new(stream.clone());
+            assert!(w.send(&mut [chunk.clone()]).is_err(), "direct send");
+            // The connection task's write of the queue.
+            let w = Writer::new(stream.clone());
+            w.send_deferred(&mut [chunk.clone()]).unwrap();
+            assert!(w.write_queued().is_err(), "queued write");
+            // A sender helping after HELP_BYTES queued.
+            let w = Writer::new(stream.clone());
+            let mut res = Ok(());
+            for _ in 0..=HELP_BYTES / chunk.len() {
+                res = res.and_then(|()| w.send_deferred(&mut [chunk.clone()]));
+            }
+            assert!(res.is_err(), "helping sender");
+        });
     }
 }
