@@ -1,6 +1,6 @@
 //! Encoding and decoding throughput of the `Bench.ice` types, no I/O:
 //! `ByteSeq` 500 KB, `FixedSeq` 50,000, `StringDoubleSeq` 50,000,
-//! `DataMessage` 100 KB, and the small frames of the latency path (an `o()`
+//! `DataMessage` 100 KB and 10 MB, and the small frames of the latency path (an `o()`
 //! request, its reply, a batch of 1,000 oneway `o()`).
 //!
 //! `cargo bench --bench codec`. The types' encoding is the bench pair's
@@ -55,7 +55,6 @@ fn sequences(c: &mut Criterion) {
         };
         50_000
     ];
-    let data = make_data_message(100_000);
 
     let mut g = c.benchmark_group("byteseq_500k");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
@@ -90,16 +89,21 @@ fn sequences(c: &mut Criterion) {
     });
     g.finish();
 
-    let mut g = c.benchmark_group("datamessage_100k");
-    let encoded = encaps(|e| write_data_message(e, &data));
-    g.throughput(Throughput::Bytes(encoded.len() as u64));
-    g.bench_function("encode", |b| {
-        b.iter(|| encaps(|e| write_data_message(e, black_box(&data))))
-    });
-    g.bench_function("decode", |b| {
-        b.iter(|| read_data_message(&mut decoder(black_box(&encoded))))
-    });
-    g.finish();
+    for (name, data) in [
+        ("datamessage_100k", make_data_message(100_000)),
+        ("datamessage_10m", make_data_message(10_000_000)),
+    ] {
+        let mut g = c.benchmark_group(name);
+        let encoded = encaps(|e| write_data_message(e, &data));
+        g.throughput(Throughput::Bytes(encoded.len() as u64));
+        g.bench_function("encode", |b| {
+            b.iter(|| encaps(|e| write_data_message(e, black_box(&data))))
+        });
+        g.bench_function("decode", |b| {
+            b.iter(|| read_data_message(&mut decoder(black_box(&encoded))))
+        });
+        g.finish();
+    }
 }
 
 fn frames(c: &mut Criterion) {
