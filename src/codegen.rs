@@ -15,6 +15,7 @@ pub use floe_runtime::{
     Result, Servant,
 };
 pub use floe_wire::class::{SlicedData, ValueFactoryRegistry};
+pub use floe_wire::codec::WireNumber;
 pub use floe_wire::{
     ClassRef, CompactString, Context, Decode, Decoder, Encapsulation, Encode, Encoder, Identity,
     OptionalFormat, OptionalKind, ProxyData, ProxyType, UserException, UserExceptionRegistry,

@@ -214,6 +214,12 @@ mod rich_loopback {
             let data = Bytes::from((0..n).map(|i| i as u8).collect::<Vec<u8>>());
             assert_eq!(echo.echo_bytes(n as i32, data.clone()).await.unwrap(), data);
         }
+        // A trailing number sequence: small (copied into the frame) and
+        // large (written from the caller's slice).
+        for n in [0usize, 3, 250_000] {
+            let data: Vec<i32> = (0..n as i32).map(|i| i.wrapping_mul(-7919)).collect();
+            assert_eq!(echo.echo_ints(n as i32, &data).await.unwrap(), data);
+        }
         // Request contexts: per call, per proxy, and the call's wins.
         let ctx = floe::codegen::Context::from([("k".to_owned(), "v".to_owned())]);
         assert_eq!(

@@ -169,6 +169,12 @@ async fn generated_proxy_calls_python_ice_server() {
         let data = bytes::Bytes::from((0..n).map(|i| i as u8).collect::<Vec<u8>>());
         assert_eq!(echo.echo_bytes(n as i32, data.clone()).await.unwrap(), data);
     }
+    // Number sequences: small (copied into the frame) and large (written
+    // from the caller's slice), as the Python peer decodes them.
+    for n in [3usize, 250_000] {
+        let data: Vec<i32> = (0..n as i32).map(|i| i.wrapping_mul(-7919)).collect();
+        assert_eq!(echo.echo_ints(n as i32, &data).await.unwrap(), data);
+    }
     // Per-call and per-proxy request contexts.
     let ctx = floe::codegen::Context::from([("k".to_owned(), "v".to_owned())]);
     assert_eq!(

@@ -442,6 +442,49 @@ impl Proxy {
         self.invoke_params(operation, mode, params, context).await
     }
 
+    /// [`Proxy::invoke_with_payload`] with a borrowed payload, typically a
+    /// number sequence's memory ([`floe_wire::codec::WireNumber`]): a
+    /// large one is written to the socket from where it is, and copied
+    /// only when the socket does not take it at once (the rest is queued)
+    /// or when the request is compressed, batched or sent as a datagram.
+    /// Generated proxies use it for a trailing
+    /// `sequence<short|int|long|float|double>` parameter.
+    ///
+    /// ```no_run
+    /// # async fn f(proxy: floe_runtime::Proxy) -> floe_runtime::Result<()> {
+    /// use floe_runtime::OperationMode;
+    /// use floe_wire::codec::WireNumber;
+    ///
+    /// let samples = vec![0.5f32; 250_000];
+    /// // `publishFloatsOneWay(FloatSeq message)`: the count, then the floats.
+    /// let prefix = proxy.encode_params_prefix(|enc| enc.write_size(samples.len()));
+    /// proxy
+    ///     .invoke_with_payload_slice(
+    ///         "publishFloatsOneWay",
+    ///         OperationMode::Normal,
+    ///         &prefix,
+    ///         &f32::wire_bytes(&samples),
+    ///         None,
+    ///     )
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Proxy::invoke`].
+    pub async fn invoke_with_payload_slice(
+        &self,
+        operation: &str,
+        mode: OperationMode,
+        prefix: &Bytes,
+        payload: &[u8],
+        context: Option<&Context>,
+    ) -> Result<Response> {
+        let params = Params::Slice(self.inner.encoding, prefix, payload);
+        self.invoke_params(operation, mode, params, context).await
+    }
+
     /// Sends a oneway request with an encapsulation as in
     /// [`Proxy::invoke_encapsulation`] **now, without awaiting**, if this
     /// is a oneway proxy whose connection is established: the frame is

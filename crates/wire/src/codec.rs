@@ -11,6 +11,7 @@
 //!
 //! Generated code implements the traits for structs, enums and proxies.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasher, Hash};
 
@@ -22,6 +23,30 @@ use crate::encoder::Encoder;
 use crate::error::{Error, Result};
 use crate::optional::{OptionalFormat, OptionalKind};
 use crate::version::ENCODING_1_0;
+
+/// A fixed-size number (`short`, `int`, `long`, `float`, `double`): a
+/// sequence of them is its count followed by the numbers' little-endian
+/// bytes, which on a little-endian target are the slice's own memory.
+/// Proxies send such a sequence from the caller's slice, beside the frame
+/// head, instead of copying it into the request (see
+/// `floe_runtime::Proxy::invoke_with_payload_slice`).
+///
+/// ```
+/// use floe_wire::codec::WireNumber;
+///
+/// let samples = [1.0f32, 2.0];
+/// assert_eq!(&*f32::wire_bytes(&samples), &[0, 0, 0x80, 0x3f, 0, 0, 0, 0x40][..]);
+/// ```
+pub trait WireNumber: Encode + Copy + sealed::Sealed {
+    /// The wire form of `items` (without the count): borrowed on a
+    /// little-endian target, encoded on others.
+    fn wire_bytes(items: &[Self]) -> Cow<'_, [u8]>;
+}
+
+mod sealed {
+    /// Only the fixed-size numbers are [`super::WireNumber`]s.
+    pub trait Sealed {}
+}
 
 /// Static facts about how a type looks on the wire.
 pub trait WireType {
@@ -245,23 +270,27 @@ macro_rules! fixed_number {
                 enc.$w(*self)
             }
             fn encode_slice(items: &[Self], enc: &mut Encoder) {
-                let buf = enc.buffer_mut();
+                enc.buffer_mut().extend_from_slice(&<$t>::wire_bytes(items));
+            }
+        }
+        impl sealed::Sealed for $t {}
+        impl WireNumber for $t {
+            #[inline]
+            fn wire_bytes(items: &[Self]) -> Cow<'_, [u8]> {
                 #[cfg(target_endian = "little")]
                 {
                     // SAFETY: the numbers have no padding and every bit
-                    // pattern is a valid `u8`; on a little-endian target
-                    // their memory is their wire form.
-                    let raw = unsafe {
+                    // pattern is a valid `u8`; the slice covers exactly
+                    // the numbers' memory, borrowed as long as `items`.
+                    // On a little-endian target that memory is their
+                    // wire form.
+                    Cow::Borrowed(unsafe {
                         std::slice::from_raw_parts(items.as_ptr().cast::<u8>(), items.len() * $n)
-                    };
-                    buf.extend_from_slice(raw);
+                    })
                 }
                 #[cfg(not(target_endian = "little"))]
                 {
-                    buf.reserve(items.len() * $n);
-                    for v in items {
-                        buf.extend_from_slice(&v.to_le_bytes());
-                    }
+                    Cow::Owned(items.iter().flat_map(|v| v.to_le_bytes()).collect())
                 }
             }
         }

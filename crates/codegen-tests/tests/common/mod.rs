@@ -93,6 +93,15 @@ impl rich::Echo for Echo {
         assert_eq!(n as usize, data.len());
         Ok(data)
     }
+    async fn echo_ints(
+        &self,
+        n: i32,
+        data: Vec<i32>,
+        _: &Current,
+    ) -> Result<Vec<i32>, DispatchError> {
+        assert_eq!(n as usize, data.len());
+        Ok(data)
+    }
     async fn context_value(&self, key: String, current: &Current) -> Result<String, DispatchError> {
         Ok(current.ctx.get(&key).cloned().unwrap_or_default())
     }

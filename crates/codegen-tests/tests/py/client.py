@@ -44,6 +44,8 @@ def main():
         (r, back) = sub.relay(None, Ice.Unset)
         big = bytes(range(256)) * 400
         assert sub.echoBytes(len(big), big) == big
+        ints = list(range(-50000, 50000))
+        assert list(sub.echoInts(len(ints), ints)) == ints
         assert sub.contextValue("k", {"k": "v"}) == "v"
         assert sub.ice_context({"k": "w"}).contextValue("k") == "w"
         assert sub.contextValue("k") == ""

@@ -51,6 +51,10 @@ class EchoI(Rich.SubEcho):
         assert n == len(data), (n, len(data))
         return data
 
+    def echoInts(self, n, data, current):
+        assert n == len(data), (n, len(data))
+        return data
+
     def contextValue(self, key, current):
         return current.ctx.get(key, "")
 

@@ -28,7 +28,11 @@
 //! - A required `sequence<byte>` parameter (mapped to `Bytes`) is taken as
 //!   `impl Into<Bytes>`; when it is the last parameter on the wire, it is
 //!   sent beside the other parameters (`Proxy::invoke_with_payload`): a
-//!   large one goes to the socket in a vectored write, never copied.
+//!   large one goes to the socket in a vectored write, never copied. A
+//!   trailing `sequence<short|int|long|float|double>` (taken as `&[T]`)
+//!   is written from the caller's slice in the same way
+//!   (`Proxy::invoke_with_payload_slice`), copied only if the socket does
+//!   not take it at once.
 //! - Metadata: `["amd"]` (on operations or interfaces) changes nothing:
 //!   servant methods are `async` already, which is what AMD gives Ice
 //!   servants. `["marshaled-result"]` changes nothing either: the results
@@ -343,6 +347,26 @@ impl Gen<'_> {
         }
     }
 
+    /// The element type of a `sequence<short|int|long|float|double>`
+    /// (taken as a slice, `&[T]`, whose memory is the wire form on
+    /// little-endian targets).
+    fn number_element(&self, ty: Type) -> Option<Type> {
+        let Type::Named(id) = ty else {
+            return None;
+        };
+        match &self.model.def(id).kind {
+            DefKind::Sequence(seq)
+                if matches!(
+                    seq.element,
+                    Type::Short | Type::Int | Type::Long | Type::Float | Type::Double
+                ) =>
+            {
+                Some(seq.element)
+            }
+            _ => None,
+        }
+    }
+
     fn is_copy(&self, ty: Type) -> bool {
         match ty {
             Type::Bool
@@ -446,13 +470,15 @@ impl Gen<'_> {
             decl_params.push(quote!(#v: #t));
         }
         // A trailing `sequence<byte>` goes beside the other parameters,
-        // shared rather than copied (not with classes: encoding 1.0 writes
-        // their instances at the end of the encapsulation).
+        // shared rather than copied, and a trailing number sequence is
+        // written from the caller's slice (not with classes: encoding 1.0
+        // writes their instances at the end of the encapsulation).
         let payload = ins
             .last()
-            .filter(|s| s.tag.is_none() && self.is_bytes(s.ty))
+            .filter(|s| s.tag.is_none())
+            .filter(|s| self.is_bytes(s.ty) || self.number_element(s.ty).is_some())
             .filter(|_| !ins.iter().any(|s| self.may_hold_class(s.ty, 0)))
-            .map(|s| s.var.clone());
+            .map(|s| (s.var.clone(), self.number_element(s.ty)));
         let into_bytes: Vec<TokenStream> = ins
             .iter()
             .filter(|s| s.tag.is_none() && self.is_bytes(s.ty))
@@ -463,7 +489,7 @@ impl Gen<'_> {
             .collect();
         let writes = ins
             .iter()
-            .filter(|s| Some(&s.var) != payload.as_ref())
+            .filter(|s| Some(&s.var) != payload.as_ref().map(|(v, _)| v))
             .map(|s| {
                 let v = &s.var;
                 let (_, by_value) = self.borrowed(from, s);
@@ -493,14 +519,30 @@ impl Gen<'_> {
             });
         let mode = self.wire_mode(op);
         let (params, invoke) = match &payload {
-            Some(v) => (
+            Some((v, element)) => (
                 quote! {
                     let prefix_ = self.0.encode_params_prefix(|enc_| {
                         #(#writes)*
                         enc_.write_size(#v.len());
                     });
                 },
-                quote!(self.0.invoke_with_payload(#wire_name, #mode, &prefix_, &#v, context_)),
+                match element {
+                    None => quote! {
+                        self.0.invoke_with_payload(#wire_name, #mode, &prefix_, &#v, context_)
+                    },
+                    Some(e) => {
+                        let e = self.rust_type(from, *e);
+                        quote! {
+                            self.0.invoke_with_payload_slice(
+                                #wire_name,
+                                #mode,
+                                &prefix_,
+                                &<#e as #c::WireNumber>::wire_bytes(#v),
+                                context_,
+                            )
+                        }
+                    }
+                },
             ),
             None => {
                 let params = if ins.is_empty() {

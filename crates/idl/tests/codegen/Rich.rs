@@ -1227,6 +1227,62 @@ pub mod rich {
             dec.finish_encapsulation()?;
             ::core::result::Result::Ok(ret)
         }
+        /// A trailing number sequence (written from the caller's slice): returns `data`.
+        ///
+        /// # Errors
+        ///
+        /// Any invocation error; a user exception is `Error::UnknownUserException`.
+        pub async fn echo_ints(
+            &self,
+            n: i32,
+            data: &[i32],
+        ) -> ::floe::codegen::Result<::std::vec::Vec<i32>> {
+            self.invoke_echo_ints_(n, data, ::core::option::Option::None).await
+        }
+        /// [`Self::echo_ints`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn echo_ints_with_context(
+            &self,
+            n: i32,
+            data: &[i32],
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<::std::vec::Vec<i32>> {
+            self.invoke_echo_ints_(n, data, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_echo_ints_(
+            &self,
+            n: i32,
+            data: &[i32],
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<::std::vec::Vec<i32>> {
+            if !self.0.mode().is_twoway() {
+                return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
+            }
+            let prefix_ = self
+                .0
+                .encode_params_prefix(|enc_| {
+                    enc_.write(&n);
+                    enc_.write_size(data.len());
+                });
+            let encaps = self
+                .0
+                .invoke_with_payload_slice(
+                    "echoInts",
+                    ::floe::codegen::OperationMode::Normal,
+                    &prefix_,
+                    &<i32 as ::floe::codegen::WireNumber>::wire_bytes(data),
+                    context_,
+                )
+                .await?
+                .into_ok()?;
+            let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
+            let ret = dec.read()?;
+            dec.finish_encapsulation()?;
+            ::core::result::Result::Ok(ret)
+        }
         /// The request context's value for `key` (empty when absent).
         ///
         /// # Errors
@@ -1401,6 +1457,18 @@ pub mod rich {
         ) -> impl ::core::future::Future<
             Output = ::core::result::Result<
                 ::floe::codegen::Bytes,
+                ::floe::codegen::DispatchError,
+            >,
+        > + ::core::marker::Send;
+        /// A trailing number sequence (written from the caller's slice): returns `data`.
+        fn echo_ints(
+            &self,
+            n: i32,
+            data: ::std::vec::Vec<i32>,
+            current: &::floe::codegen::Current,
+        ) -> impl ::core::future::Future<
+            Output = ::core::result::Result<
+                ::std::vec::Vec<i32>,
                 ::floe::codegen::DispatchError,
             >,
         > + ::core::marker::Send;
@@ -1739,6 +1807,40 @@ pub mod rich {
                                 },
                                 &ret,
                             )
+                    })
+                }
+                "echoInts" => {
+                    if !(matches!(
+                        current.mode, ::floe::codegen::OperationMode::Normal
+                    )) {
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
+                        );
+                    }
+                    ::floe::codegen::Dispatch::future(async move {
+                        let mut dec = ::floe::codegen::Decoder::from_encapsulation(
+                            params,
+                        )?;
+                        let n_ = dec.read()?;
+                        let data_ = dec.read()?;
+                        dec.finish_encapsulation()?;
+                        let ret = <T as Echo>::echo_ints(&*self.0, n_, data_, &current)
+                            .await?;
+                        ::core::result::Result::<
+                            _,
+                            ::floe::codegen::DispatchError,
+                        >::Ok(
+                            current
+                                .encode_reply(|enc| {
+                                    enc.write(&ret);
+                                }),
+                        )
                     })
                 }
                 "contextValue" => {
@@ -2669,6 +2771,62 @@ pub mod rich {
             dec.finish_encapsulation()?;
             ::core::result::Result::Ok(ret)
         }
+        /// A trailing number sequence (written from the caller's slice): returns `data`.
+        ///
+        /// # Errors
+        ///
+        /// Any invocation error; a user exception is `Error::UnknownUserException`.
+        pub async fn echo_ints(
+            &self,
+            n: i32,
+            data: &[i32],
+        ) -> ::floe::codegen::Result<::std::vec::Vec<i32>> {
+            self.invoke_echo_ints_(n, data, ::core::option::Option::None).await
+        }
+        /// [`Self::echo_ints`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
+        ///
+        /// # Errors
+        ///
+        /// As without a context.
+        pub async fn echo_ints_with_context(
+            &self,
+            n: i32,
+            data: &[i32],
+            context: &::floe::codegen::Context,
+        ) -> ::floe::codegen::Result<::std::vec::Vec<i32>> {
+            self.invoke_echo_ints_(n, data, ::core::option::Option::Some(context)).await
+        }
+        async fn invoke_echo_ints_(
+            &self,
+            n: i32,
+            data: &[i32],
+            context_: ::core::option::Option<&::floe::codegen::Context>,
+        ) -> ::floe::codegen::Result<::std::vec::Vec<i32>> {
+            if !self.0.mode().is_twoway() {
+                return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
+            }
+            let prefix_ = self
+                .0
+                .encode_params_prefix(|enc_| {
+                    enc_.write(&n);
+                    enc_.write_size(data.len());
+                });
+            let encaps = self
+                .0
+                .invoke_with_payload_slice(
+                    "echoInts",
+                    ::floe::codegen::OperationMode::Normal,
+                    &prefix_,
+                    &<i32 as ::floe::codegen::WireNumber>::wire_bytes(data),
+                    context_,
+                )
+                .await?
+                .into_ok()?;
+            let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
+            let ret = dec.read()?;
+            dec.finish_encapsulation()?;
+            ::core::result::Result::Ok(ret)
+        }
         /// The request context's value for `key` (empty when absent).
         ///
         /// # Errors
@@ -3116,6 +3274,40 @@ pub mod rich {
                                 },
                                 &ret,
                             )
+                    })
+                }
+                "echoInts" => {
+                    if !(matches!(
+                        current.mode, ::floe::codegen::OperationMode::Normal
+                    )) {
+                        return ::floe::codegen::Dispatch::error(
+                            ::floe::codegen::WireError::marshal(
+                                    ::std::format!(
+                                        "unexpected operation mode. expected = {} received = {:?}",
+                                        "Normal", current.mode
+                                    ),
+                                )
+                                .into(),
+                        );
+                    }
+                    ::floe::codegen::Dispatch::future(async move {
+                        let mut dec = ::floe::codegen::Decoder::from_encapsulation(
+                            params,
+                        )?;
+                        let n_ = dec.read()?;
+                        let data_ = dec.read()?;
+                        dec.finish_encapsulation()?;
+                        let ret = <T as Echo>::echo_ints(&*self.0, n_, data_, &current)
+                            .await?;
+                        ::core::result::Result::<
+                            _,
+                            ::floe::codegen::DispatchError,
+                        >::Ok(
+                            current
+                                .encode_reply(|enc| {
+                                    enc.write(&ret);
+                                }),
+                        )
                     })
                 }
                 "contextValue" => {

@@ -88,6 +88,10 @@ pub(crate) enum Params<'a> {
     /// (a large byte sequence the caller passed as `Bytes`, sent beside
     /// the frame head instead of copied); the writer adds the header.
     Split(floe_wire::EncodingVersion, &'a Bytes, &'a Bytes),
+    /// As `Split`, with a borrowed payload (a number sequence in the
+    /// caller's memory): a large one is written from where it is and
+    /// copied only if the socket does not take it all at once.
+    Slice(floe_wire::EncodingVersion, &'a Bytes, &'a [u8]),
 }
 
 impl Params<'_> {
@@ -97,38 +101,45 @@ impl Params<'_> {
             Params::Encapsulation(b) => b.len(),
             Params::Body(_, b) => b.len() + 6,
             Params::Split(_, prefix, payload) => prefix.len() + payload.len() + 6,
+            Params::Slice(_, prefix, payload) => prefix.len() + payload.len() + 6,
         }
     }
 
-    /// The bytes sent after the frame head (and the header, for `Body`).
-    fn data(&self) -> &Bytes {
-        match self {
-            Params::Encapsulation(b) | Params::Body(_, b) | Params::Split(_, _, b) => b,
+    /// What is sent after the frame head: the encapsulation header's
+    /// version (`None` when the data is a whole encapsulation), a prefix,
+    /// and the rest, with the `Bytes` it is shared from (`None` when
+    /// borrowed).
+    fn parts(
+        &self,
+    ) -> (
+        Option<floe_wire::EncodingVersion>,
+        &[u8],
+        &[u8],
+        Option<&Bytes>,
+    ) {
+        match *self {
+            Params::Encapsulation(b) => (None, &[], b, Some(b)),
+            Params::Body(encoding, b) => (Some(encoding), &[], b, Some(b)),
+            Params::Split(encoding, prefix, b) => (Some(encoding), prefix, b, Some(b)),
+            Params::Slice(encoding, prefix, b) => (Some(encoding), prefix, b, None),
         }
     }
 
     /// The whole encapsulation in one buffer (copies a `Body`), for the
     /// batch and datagram paths.
     pub(crate) fn framed(&self) -> Bytes {
-        match self {
-            Params::Encapsulation(b) => (*b).clone(),
-            Params::Body(encoding, body) => {
-                let mut buf = BytesMut::with_capacity(body.len() + 6);
-                buf.extend_from_slice(&((body.len() + 6) as i32).to_le_bytes());
-                buf.extend_from_slice(&[encoding.major, encoding.minor]);
-                buf.extend_from_slice(body);
-                buf.freeze()
-            }
-            Params::Split(encoding, prefix, payload) => {
-                let size = prefix.len() + payload.len() + 6;
-                let mut buf = BytesMut::with_capacity(size);
-                buf.extend_from_slice(&(size as i32).to_le_bytes());
-                buf.extend_from_slice(&[encoding.major, encoding.minor]);
-                buf.extend_from_slice(prefix);
-                buf.extend_from_slice(payload);
-                buf.freeze()
-            }
-        }
+        let (encoding, prefix, data, shared) = self.parts();
+        let Some(encoding) = encoding else {
+            // A whole encapsulation already.
+            return shared.map_or_else(|| Bytes::copy_from_slice(data), Bytes::clone);
+        };
+        let size = prefix.len() + data.len() + 6;
+        let mut buf = BytesMut::with_capacity(size);
+        buf.extend_from_slice(&(size as i32).to_le_bytes());
+        buf.extend_from_slice(&[encoding.major, encoding.minor]);
+        buf.extend_from_slice(prefix);
+        buf.extend_from_slice(data);
+        buf.freeze()
     }
 }
 
@@ -575,30 +586,33 @@ impl Connection {
         if !self.is_active() {
             return Err(self.end_error().unwrap_or(Error::ConnectionManuallyClosed));
         }
-        let data = params.data();
+        let (encoding, prefix, data, shared) = params.parts();
         let copied = data.len() <= PARAMS_COPY_LIMIT || compress;
-        let prefix: &[u8] = match params {
-            Params::Split(_, prefix, _) => prefix,
-            _ => &[],
-        };
         let mut buf = BytesMut::with_capacity(
             70 + head.operation.len() + prefix.len() + if copied { data.len() } else { 0 },
         );
         head.encode_head(&mut buf, id, params.len(), CompressionStatus::NotSupported);
-        if let Params::Body(encoding, _) | Params::Split(encoding, _, _) = params {
+        if let Some(encoding) = encoding {
             // Size as an i32: the body came in a frame bounded by
             // Ice.MessageSizeMax, or was built here.
             buf.extend_from_slice(&(params.len() as i32).to_le_bytes());
             buf.extend_from_slice(&[encoding.major, encoding.minor]);
             buf.extend_from_slice(prefix);
         }
-        let big = if copied {
+        if copied {
             buf.extend_from_slice(data);
-            None
-        } else {
-            Some(data.clone())
-        };
-        self.inner.send_frame_as(buf, compress, big, deferred)
+            return self.inner.send_frame_as(buf, compress, None, deferred);
+        }
+        match shared {
+            Some(b) => self
+                .inner
+                .send_frame_as(buf, compress, Some(b.clone()), deferred),
+            None if deferred => {
+                let mut parts = [buf.freeze(), Bytes::copy_from_slice(data)];
+                self.inner.writer.send_deferred(&mut parts)
+            }
+            None => self.inner.writer.send_borrowed(&mut [buf.freeze()], data),
+        }
     }
 
     /// Whether two handles are the same connection.

@@ -138,7 +138,7 @@ impl Writer {
             return Err(e.clone());
         }
         let was_empty = st.queue.is_empty();
-        if !self.queue_and_help(&mut st, parts)? {
+        if !self.queue_and_help(&mut st, parts, &[])? {
             return Ok(());
         }
         drop(st);
@@ -163,6 +163,26 @@ impl Writer {
 
     /// [`Writer::send`] without recording activity (heartbeats).
     pub(crate) fn send_uncounted(&self, parts: &mut [Bytes]) -> Result<(), Error> {
+        self.send_parts(parts, &[])
+    }
+
+    /// [`Writer::send`] of a message whose last part, `tail`, is borrowed
+    /// (e.g. the caller's `&[f32]`, sent from its own memory): written
+    /// straight from `tail` while the socket takes it; only what is left
+    /// over (or everything, behind earlier messages) is copied into the
+    /// queue, before this returns. Nothing refers to `tail` afterwards.
+    ///
+    /// # Errors
+    ///
+    /// As [`Writer::send`].
+    pub(crate) fn send_borrowed(&self, parts: &mut [Bytes], tail: &[u8]) -> Result<(), Error> {
+        let ns = self.epoch.elapsed().as_nanos() as u64;
+        self.last_write.store(ns, Ordering::Relaxed);
+        self.send_parts(parts, tail)
+    }
+
+    /// Sends `parts` then `tail` (may be empty).
+    fn send_parts(&self, parts: &mut [Bytes], mut tail: &[u8]) -> Result<(), Error> {
         let mut st = self.lock();
         if let Some(e) = &st.error {
             return Err(e.clone());
@@ -170,13 +190,17 @@ impl Writer {
         if st.queue.is_empty() {
             // Direct path: write now, as far as the socket takes it.
             let mut first = 0;
-            while first < parts.len() {
+            while first < parts.len() || !tail.is_empty() {
                 let n = {
-                    let slices = [
-                        IoSlice::new(parts.get(first).map(|b| &b[..]).unwrap_or(&[])),
-                        IoSlice::new(parts.get(first + 1).map(|b| &b[..]).unwrap_or(&[])),
-                        IoSlice::new(parts.get(first + 2).map(|b| &b[..]).unwrap_or(&[])),
-                    ];
+                    // Up to three parts, and the tail once every part is in.
+                    let mut slices = [IoSlice::new(&[]); 4];
+                    let owned = (parts.len() - first).min(3);
+                    for (slot, b) in slices.iter_mut().zip(&parts[first..first + owned]) {
+                        *slot = IoSlice::new(b);
+                    }
+                    if first + owned == parts.len() {
+                        slices[owned] = IoSlice::new(tail);
+                    }
                     match self.try_send(&slices) {
                         Ok(n) => n,
                         Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
@@ -187,13 +211,15 @@ impl Writer {
                         }
                     }
                 };
-                advance(parts, &mut first, n);
+                let rest = advance(parts, &mut first, n);
+                tail = &tail[rest.min(tail.len())..];
             }
-            if first >= parts.len() {
+            if first >= parts.len() && tail.is_empty() {
                 return Ok(());
             }
             st.push(&parts[first..]);
-        } else if !self.queue_and_help(&mut st, parts)? {
+            st.push(&[Bytes::copy_from_slice(tail)]);
+        } else if !self.queue_and_help(&mut st, parts, tail)? {
             return Ok(());
         }
         drop(st);
@@ -301,10 +327,16 @@ impl Writer {
         }
     }
 
-    /// Queues `parts` behind what waits and helps write it; whether
-    /// anything is still queued.
-    fn queue_and_help(&self, st: &mut WriteState, parts: &[Bytes]) -> Result<bool, Error> {
+    /// Queues `parts` and a copy of `tail` behind what waits and helps
+    /// write it; whether anything is still queued.
+    fn queue_and_help(
+        &self,
+        st: &mut WriteState,
+        parts: &[Bytes],
+        tail: &[u8],
+    ) -> Result<bool, Error> {
         st.push(parts);
+        st.push(&[Bytes::copy_from_slice(tail)]);
         self.help(st)?;
         Ok(!st.queue.is_empty())
     }
@@ -405,8 +437,9 @@ impl Writer {
     }
 }
 
-/// Advances the parts cursor by `n` written bytes.
-fn advance(parts: &mut [Bytes], first: &mut usize, mut n: usize) {
+/// Advances the parts cursor by `n` written bytes; returns the bytes
+/// written past the last part (into a borrowed tail).
+fn advance(parts: &mut [Bytes], first: &mut usize, mut n: usize) -> usize {
     while n > 0 && *first < parts.len() {
         let len = parts[*first].len();
         if n >= len {
@@ -420,6 +453,7 @@ fn advance(parts: &mut [Bytes], first: &mut usize, mut n: usize) {
     while *first < parts.len() && parts[*first].is_empty() {
         *first += 1;
     }
+    n
 }
 
 #[cfg(test)]
@@ -497,6 +531,56 @@ mod tests {
         drop(w);
         reader.join().unwrap();
     }
+    /// Messages with a borrowed tail leave whole and in order whether the
+    /// socket takes them at once, in part, or only after earlier messages,
+    /// and nothing refers to a tail once `send_borrowed` returned (each is
+    /// overwritten right after).
+    #[tokio::test(flavor = "current_thread")]
+    async fn borrowed_tails_are_sent_whole_and_in_order() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let stream = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (peer, _) = listener.accept().await.unwrap();
+        let peer = peer.into_std().unwrap();
+        peer.set_nonblocking(false).unwrap();
+        // The peer reads only once everything was sent or queued.
+        let (start_tx, start_rx) = std::sync::mpsc::channel::<()>();
+        let reader = std::thread::spawn(move || {
+            let mut peer = peer;
+            start_rx.recv().unwrap();
+            let mut got = Vec::new();
+            peer.read_to_end(&mut got).unwrap();
+            got
+        });
+        let w = Writer::new(Arc::new(stream));
+        let pattern = |n: usize, seed: u8| -> Vec<u8> {
+            (0..n)
+                .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+                .collect()
+        };
+        let mut expected = Vec::new();
+        // Small (written at once), 8 MiB (more than the socket takes: the
+        // rest is copied into the queue), then two behind that queue.
+        for (i, n) in [100usize, 8 << 20, 70_000, 5].into_iter().enumerate() {
+            let head = Bytes::from(pattern(13, 200 + i as u8));
+            let mut tail = pattern(n, i as u8);
+            expected.extend_from_slice(&head);
+            expected.extend_from_slice(&tail);
+            w.send_borrowed(&mut [head], &tail).unwrap();
+            if i == 1 {
+                assert!(w.has_queued(), "the socket took 8 MiB at once");
+            }
+            tail.fill(0xEE);
+        }
+        start_tx.send(()).unwrap();
+        w.drain().await.unwrap();
+        drop(w);
+        let got = reader.join().unwrap();
+        assert_eq!(got.len(), expected.len());
+        assert!(got == expected, "the bytes differ");
+    }
+
     /// The environment variable that makes the test below run its child part.
     #[cfg(any(target_os = "linux", target_os = "android"))]
     const SIGPIPE_CHILD: &str = "FLOE_WRITER_SIGPIPE_CHILD";
