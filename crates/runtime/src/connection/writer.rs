@@ -476,10 +476,8 @@ mod tests {
         }
     }
 
-    // No connection task runs here and the test never awaits between
-    // sends: whatever leaves the queue was written by the senders.
-    #[tokio::test(flavor = "current_thread")]
-    async fn senders_queued_behind_others_write_the_queue_themselves() {
+    /// A connected loopback pair: the writer's side, and a blocking peer.
+    async fn connected_pair() -> (TcpStream, std::net::TcpStream) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let stream = TcpStream::connect(listener.local_addr().unwrap())
             .await
@@ -487,6 +485,14 @@ mod tests {
         let (peer, _) = listener.accept().await.unwrap();
         let peer = peer.into_std().unwrap();
         peer.set_nonblocking(false).unwrap();
+        (stream, peer)
+    }
+
+    // No connection task runs here and the test never awaits between
+    // sends: whatever leaves the queue was written by the senders.
+    #[tokio::test(flavor = "current_thread")]
+    async fn senders_queued_behind_others_write_the_queue_themselves() {
+        let (stream, peer) = connected_pair().await;
         let seen = Arc::new(AtomicUsize::new(0));
         let reader = {
             let seen = seen.clone();
@@ -531,19 +537,14 @@ mod tests {
         drop(w);
         reader.join().unwrap();
     }
+
     /// Messages with a borrowed tail leave whole and in order whether the
     /// socket takes them at once, in part, or only after earlier messages,
     /// and nothing refers to a tail once `send_borrowed` returned (each is
     /// overwritten right after).
     #[tokio::test(flavor = "current_thread")]
     async fn borrowed_tails_are_sent_whole_and_in_order() {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let stream = TcpStream::connect(listener.local_addr().unwrap())
-            .await
-            .unwrap();
-        let (peer, _) = listener.accept().await.unwrap();
-        let peer = peer.into_std().unwrap();
-        peer.set_nonblocking(false).unwrap();
+        let (stream, peer) = connected_pair().await;
         // The peer reads only once everything was sent or queued.
         let (start_tx, start_rx) = std::sync::mpsc::channel::<()>();
         let reader = std::thread::spawn(move || {
@@ -629,13 +630,8 @@ mod tests {
             .build()
             .unwrap();
         rt.block_on(async {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let stream = Arc::new(
-                TcpStream::connect(listener.local_addr().unwrap())
-                    .await
-                    .unwrap(),
-            );
-            let (peer, _) = listener.accept().await.unwrap();
+            let (stream, peer) = connected_pair().await;
+            let stream = Arc::new(stream);
             // A zero linger makes the close a reset.
             socket2::SockRef::from(&peer)
                 .set_linger(Some(std::time::Duration::ZERO))
