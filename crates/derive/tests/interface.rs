@@ -60,6 +60,8 @@ mod rust_first {
             #[floe(tag = 3)] extra: Option<Color>,
             #[floe(tag = 4)] at: Option<Point>,
         ) -> Color;
+        /// A trailing number sequence: written from the caller's slice.
+        async fn total(&self, scale: i32, xs: Vec<f64>) -> f64;
     }
 }
 
@@ -118,6 +120,9 @@ impl rust_first::Greeter for RustServant {
             Default::default()
         })
     }
+    async fn total(&self, scale: i32, xs: Vec<f64>, _: &Current) -> Reply<f64> {
+        Ok(xs.iter().sum::<f64>() * f64::from(scale))
+    }
 }
 
 /// A servant of the Slice-generated trait.
@@ -172,6 +177,9 @@ impl from_slice::greet_test::Greeter for SliceServant {
         } else {
             Default::default()
         })
+    }
+    async fn total(&self, scale: i32, xs: Vec<f64>, _: &Current) -> Reply<f64> {
+        Ok(xs.iter().sum::<f64>() * f64::from(scale))
     }
 }
 
@@ -236,6 +244,13 @@ async fn rust_first_proxy_calls_slice_servant_and_back() {
             .unwrap(),
         Color::Red
     );
+    // A number sequence, small (copied into the frame) and large (written
+    // from the caller's slice).
+    for n in [3usize, 100_000] {
+        let xs: Vec<f64> = (0..n).map(|i| i as f64 * 0.5).collect();
+        let want = xs.iter().sum::<f64>() * 2.0;
+        assert_eq!(p.total(2, &xs).await.unwrap(), want);
+    }
 
     // Slice-generated proxy → Rust-first servant.
     let q = from_slice::greet_test::GreeterPrx::checked_cast(to_rust)
@@ -258,6 +273,11 @@ async fn rust_first_proxy_calls_slice_servant_and_back() {
             .unwrap(),
         SColor::Green
     );
+    for n in [3usize, 100_000] {
+        let xs: Vec<f64> = (0..n).map(|i| i as f64 * 0.25).collect();
+        let want = xs.iter().sum::<f64>() * 3.0;
+        assert_eq!(q.total(3, &xs).await.unwrap(), want);
+    }
     assert_eq!(q.ice_id().await.unwrap(), "::GreetTest::Greeter");
     communicator.destroy().await;
 }
