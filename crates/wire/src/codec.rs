@@ -37,10 +37,53 @@ use crate::version::ENCODING_1_0;
 /// let samples = [1.0f32, 2.0];
 /// assert_eq!(&*f32::wire_bytes(&samples), &[0, 0, 0x80, 0x3f, 0, 0, 0, 0x40][..]);
 /// ```
-pub trait WireNumber: Encode + Copy + sealed::Sealed {
+pub trait WireNumber: Encode + Copy + Send + Sync + 'static + sealed::Sealed {
     /// The wire form of `items` (without the count): borrowed on a
     /// little-endian target, encoded on others.
     fn wire_bytes(items: &[Self]) -> Cow<'_, [u8]>;
+
+    /// The wire form of `items` (without the count) as `Bytes`: the
+    /// vector itself on a little-endian target (no copy; its memory is
+    /// freed when the last `Bytes` is dropped), encoded on others.
+    /// Generated dispatchers send a trailing number-sequence result with
+    /// it, beside the reply head.
+    ///
+    /// ```
+    /// use floe_wire::codec::WireNumber;
+    ///
+    /// let b = i32::into_wire_bytes(vec![1, -1]);
+    /// assert_eq!(&b[..], &[1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff][..]);
+    /// ```
+    fn into_wire_bytes(items: Vec<Self>) -> Bytes {
+        #[cfg(target_endian = "little")]
+        {
+            Bytes::from_owner(NumberVec(items))
+        }
+        #[cfg(not(target_endian = "little"))]
+        {
+            Bytes::from(Self::wire_bytes(&items).into_owned())
+        }
+    }
+}
+
+/// A vector of numbers seen as its bytes (little-endian targets, where
+/// those are the wire form), to own the memory of a `Bytes`.
+#[cfg(target_endian = "little")]
+struct NumberVec<T>(Vec<T>);
+
+#[cfg(target_endian = "little")]
+impl<T: WireNumber> AsRef<[u8]> for NumberVec<T> {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: `WireNumber` is sealed to the fixed-size numbers, which
+        // have no padding, and every bit pattern is a valid `u8`; the
+        // slice covers exactly the vector's elements, borrowed from it.
+        unsafe {
+            std::slice::from_raw_parts(
+                self.0.as_ptr().cast::<u8>(),
+                std::mem::size_of_val(self.0.as_slice()),
+            )
+        }
+    }
 }
 
 mod sealed {

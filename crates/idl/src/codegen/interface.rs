@@ -879,17 +879,32 @@ impl Gen<'_> {
             }
         };
         // A trailing `sequence<byte>` result goes beside the reply head,
-        // shared rather than copied (as in-parameters do on the proxy side).
+        // shared rather than copied (as in-parameters do on the proxy side),
+        // and so does a trailing number sequence, the servant's vector
+        // itself becoming the payload.
         let payload = outs
             .last()
-            .filter(|s| s.tag.is_none() && self.is_bytes(s.ty))
+            .filter(|s| s.tag.is_none())
+            .filter(|s| self.is_bytes(s.ty) || self.number_element(s.ty).is_some())
             .filter(|_| !outs.iter().any(|s| self.may_hold_class(s.ty, 0)));
         let reply = if outs.is_empty() {
             quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.empty_reply()))
         } else if let Some(last) = payload {
             let v = &last.var;
             let writes = outs[..outs.len() - 1].iter().map(write);
-            quote!(current.encode_reply_with_payload(|enc| { #(#writes)* enc.write_size(#v.len()); }, &#v))
+            match self.number_element(last.ty) {
+                None => quote! {
+                    current.encode_reply_with_payload(|enc| { #(#writes)* enc.write_size(#v.len()); }, &#v)
+                },
+                Some(e) => {
+                    let e = self.rust_type(from, e);
+                    quote! {{
+                        let count_ = #v.len();
+                        let payload_ = <#e as #c::WireNumber>::into_wire_bytes(#v);
+                        current.encode_reply_with_payload(|enc| { #(#writes)* enc.write_size(count_); }, &payload_)
+                    }}
+                }
+            }
         } else {
             let writes = outs.iter().map(write);
             quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.encode_reply(|enc| { #(#writes)* })))

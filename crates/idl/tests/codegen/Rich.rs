@@ -1832,15 +1832,19 @@ pub mod rich {
                         dec.finish_encapsulation()?;
                         let ret = <T as Echo>::echo_ints(&*self.0, n_, data_, &current)
                             .await?;
-                        ::core::result::Result::<
-                            _,
-                            ::floe::codegen::DispatchError,
-                        >::Ok(
+                        {
+                            let count_ = ret.len();
+                            let payload_ = <i32 as ::floe::codegen::WireNumber>::into_wire_bytes(
+                                ret,
+                            );
                             current
-                                .encode_reply(|enc| {
-                                    enc.write(&ret);
-                                }),
-                        )
+                                .encode_reply_with_payload(
+                                    |enc| {
+                                        enc.write_size(count_);
+                                    },
+                                    &payload_,
+                                )
+                        }
                     })
                 }
                 "contextValue" => {
@@ -3299,15 +3303,19 @@ pub mod rich {
                         dec.finish_encapsulation()?;
                         let ret = <T as Echo>::echo_ints(&*self.0, n_, data_, &current)
                             .await?;
-                        ::core::result::Result::<
-                            _,
-                            ::floe::codegen::DispatchError,
-                        >::Ok(
+                        {
+                            let count_ = ret.len();
+                            let payload_ = <i32 as ::floe::codegen::WireNumber>::into_wire_bytes(
+                                ret,
+                            );
                             current
-                                .encode_reply(|enc| {
-                                    enc.write(&ret);
-                                }),
-                        )
+                                .encode_reply_with_payload(
+                                    |enc| {
+                                        enc.write_size(count_);
+                                    },
+                                    &payload_,
+                                )
+                        }
                     })
                 }
                 "contextValue" => {
