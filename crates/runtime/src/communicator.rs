@@ -420,7 +420,7 @@ impl Communicator {
             return Ok(());
         }
         let mut frame = BytesMut::with_capacity(64 + params.len());
-        head.encode_head(&mut frame, 0, params.len(), CompressionStatus::NotSupported);
+        head.try_encode_head(&mut frame, 0, params.len(), CompressionStatus::NotSupported)?;
         frame.put_slice(params);
         self.send_datagram_frame(&addr, frame, compress).await
     }

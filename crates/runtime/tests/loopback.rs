@@ -416,6 +416,42 @@ async fn reply_over_the_client_limit_is_a_memory_limit_error() {
     s.communicator.destroy().await;
 }
 
+/// Parameters an Ice frame cannot hold (its size is an `i32`) are refused
+/// with `MemoryLimitException` before anything is sent, and the
+/// connection goes on. The 2 GiB payload is zeroed memory never touched
+/// (nothing reads it); the test is skipped if the system refuses it.
+#[tokio::test]
+async fn parameters_over_2_gib_are_a_memory_limit_error() {
+    const LEN: usize = 1 << 31;
+    let layout = std::alloc::Layout::array::<u8>(LEN).unwrap();
+    // SAFETY: a non-zero size; checked for null below.
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+    if ptr.is_null() {
+        eprintln!("skipped: no 2 GiB of address space");
+        return;
+    }
+    // SAFETY: `ptr` is a live, zero-initialised allocation of LEN bytes,
+    // freed only after the last use of `huge` below.
+    let huge = unsafe { std::slice::from_raw_parts(ptr, LEN) };
+    let s = server(Properties::new()).await;
+    let (c, p) = client_proxy(&s, Properties::new());
+    // As for 2^29 floats.
+    let prefix = p.encode_params_prefix(|e| e.write_size(LEN / 4));
+    let err = p
+        .invoke_with_payload_slice("echo", OperationMode::Normal, &prefix, huge, None)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::Protocol(floe_wire::Error::MemoryLimit { .. })),
+        "{err:?}"
+    );
+    echo(&p, b"still connected").await;
+    c.destroy().await;
+    s.communicator.destroy().await;
+    // SAFETY: allocated above with this layout; `huge` is not used again.
+    unsafe { std::alloc::dealloc(ptr, layout) };
+}
+
 #[tokio::test]
 async fn compression_both_ways() {
     let s = server(Properties::new()).await;

@@ -591,7 +591,9 @@ impl Connection {
         let mut buf = BytesMut::with_capacity(
             70 + head.operation.len() + prefix.len() + if copied { data.len() } else { 0 },
         );
-        head.encode_head(&mut buf, id, params.len(), CompressionStatus::NotSupported);
+        // An Ice frame's size is an i32: larger parameters are refused
+        // (MemoryLimitException), and everything below fits one.
+        head.try_encode_head(&mut buf, id, params.len(), CompressionStatus::NotSupported)?;
         if let Some(encoding) = encoding {
             // Size as an i32: the body came in a frame bounded by
             // Ice.MessageSizeMax, or was built here.

@@ -190,6 +190,11 @@ impl RequestHead<'_> {
     /// already set as if `params_len` bytes of parameters encapsulation
     /// followed. Append the parameters (or send them in a vectored write
     /// after these bytes).
+    ///
+    /// # Panics
+    ///
+    /// If the frame would be over `i32::MAX` bytes (see
+    /// [`RequestHead::try_encode_head`]).
     pub fn encode_head(
         &self,
         buf: &mut BytesMut,
@@ -197,12 +202,39 @@ impl RequestHead<'_> {
         params_len: usize,
         compression: CompressionStatus,
     ) {
+        self.try_encode_head(buf, request_id, params_len, compression)
+            .expect("Ice frames are limited to i32::MAX bytes")
+    }
+
+    /// [`RequestHead::encode_head`], refusing a frame over `i32::MAX`
+    /// bytes (an Ice frame's size is an `i32`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::MemoryLimit`] (Ice's `MemoryLimitException`) when the head
+    /// and `params_len` bytes of parameters would not fit in a frame;
+    /// `buf` is left as it was.
+    pub fn try_encode_head(
+        &self,
+        buf: &mut BytesMut,
+        request_id: i32,
+        params_len: usize,
+        compression: CompressionStatus,
+    ) -> Result<()> {
         let start = buf.len();
         Header::write(buf, MessageType::Request, compression);
         buf.put_i32_le(request_id);
         self.encode_fields(buf);
-        let size = buf.len() - start + params_len;
+        let size = (buf.len() - start).saturating_add(params_len);
+        if i32::try_from(size).is_err() {
+            buf.truncate(start);
+            return Err(Error::MemoryLimit {
+                size,
+                max: i32::MAX as usize,
+            });
+        }
         patch_size(buf, start, size);
+        Ok(())
     }
 
     /// Writes a whole Request frame whose parameters are the already encoded
@@ -240,6 +272,41 @@ mod tests {
     use super::*;
     use crate::protocol::{Message, VALIDATE_CONNECTION};
     use bytes::Bytes;
+
+    #[test]
+    fn a_request_over_i32_max_bytes_is_refused_not_encoded() {
+        let id = Identity::from_name("big");
+        let ctx = Context::new();
+        let head = RequestHead {
+            identity: &id,
+            facet: "",
+            operation: "put",
+            mode: 0,
+            context: &ctx,
+        };
+        let mut buf = BytesMut::from(&b"before"[..]);
+        let err = head
+            .try_encode_head(
+                &mut buf,
+                7,
+                i32::MAX as usize,
+                CompressionStatus::NotSupported,
+            )
+            .unwrap_err();
+        assert!(matches!(err, Error::MemoryLimit { max, .. } if max == i32::MAX as usize));
+        assert_eq!(&buf[..], b"before");
+        // The largest parameters that fit still encode.
+        let mut small = BytesMut::new();
+        head.try_encode_head(&mut small, 7, 0, CompressionStatus::NotSupported)
+            .unwrap();
+        let fits = i32::MAX as usize - small.len();
+        head.try_encode_head(&mut buf, 7, fits, CompressionStatus::NotSupported)
+            .unwrap();
+        assert_eq!(
+            crate::protocol::header::size_field(&buf[6..]),
+            i32::MAX as usize
+        );
+    }
 
     /// protocol_basic.txt, first `o()` on `hello`.
     const O_REQUEST: &str =
