@@ -74,20 +74,23 @@ struct NumberVec<T>(Vec<T>);
 #[cfg(target_endian = "little")]
 impl<T: WireNumber> AsRef<[u8]> for NumberVec<T> {
     fn as_ref(&self) -> &[u8] {
-        // SAFETY: `WireNumber` is sealed to the fixed-size numbers, which
-        // have no padding, and every bit pattern is a valid `u8`; the
-        // slice covers exactly the vector's elements, borrowed from it.
-        unsafe {
-            std::slice::from_raw_parts(
-                self.0.as_ptr().cast::<u8>(),
-                std::mem::size_of_val(self.0.as_slice()),
-            )
-        }
+        number_bytes(&self.0)
     }
 }
 
+/// The memory of `items`, which on a little-endian target is their wire
+/// form.
+#[cfg(target_endian = "little")]
+fn number_bytes<T: sealed::Sealed>(items: &[T]) -> &[u8] {
+    // SAFETY: `Sealed` is implemented only for the fixed-size numbers,
+    // which have no padding, and every bit pattern is a valid `u8`; the
+    // slice covers exactly the numbers' memory, borrowed as long as `items`.
+    unsafe { std::slice::from_raw_parts(items.as_ptr().cast::<u8>(), std::mem::size_of_val(items)) }
+}
+
 mod sealed {
-    /// Only the fixed-size numbers are [`super::WireNumber`]s.
+    /// Only the fixed-size numbers (no padding, any bit pattern valid) are
+    /// [`super::WireNumber`]s.
     pub trait Sealed {}
 }
 
@@ -322,14 +325,7 @@ macro_rules! fixed_number {
             fn wire_bytes(items: &[Self]) -> Cow<'_, [u8]> {
                 #[cfg(target_endian = "little")]
                 {
-                    // SAFETY: the numbers have no padding and every bit
-                    // pattern is a valid `u8`; the slice covers exactly
-                    // the numbers' memory, borrowed as long as `items`.
-                    // On a little-endian target that memory is their
-                    // wire form.
-                    Cow::Borrowed(unsafe {
-                        std::slice::from_raw_parts(items.as_ptr().cast::<u8>(), items.len() * $n)
-                    })
+                    Cow::Borrowed(number_bytes(items))
                 }
                 #[cfg(not(target_endian = "little"))]
                 {

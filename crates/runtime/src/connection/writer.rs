@@ -218,7 +218,9 @@ impl Writer {
                 return Ok(());
             }
             st.push(&parts[first..]);
-            st.push(&[Bytes::copy_from_slice(tail)]);
+            if !tail.is_empty() {
+                st.push(&[Bytes::copy_from_slice(tail)]);
+            }
         } else if !self.queue_and_help(&mut st, parts, tail)? {
             return Ok(());
         }
@@ -336,7 +338,9 @@ impl Writer {
         tail: &[u8],
     ) -> Result<bool, Error> {
         st.push(parts);
-        st.push(&[Bytes::copy_from_slice(tail)]);
+        if !tail.is_empty() {
+            st.push(&[Bytes::copy_from_slice(tail)]);
+        }
         self.help(st)?;
         Ok(!st.queue.is_empty())
     }
