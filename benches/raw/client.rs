@@ -1,9 +1,10 @@
-//! Raw TCP baseline client: `raw_bench_client PORT [--spin] [WORKLOAD...]`, with the
+//! Raw TCP baseline client: `raw_bench_client PORT [--spin|--tokio] [WORKLOAD...]`, with the
 //! CLI and JSON lines of `bench_client` (`"impl":"raw"`). Workloads:
 //! `latency`, `oneway`, `byteseq_send`, `byteseq_recv`, `shutdown` (all but
 //! `shutdown` when none is named). Call counts are the floe client's, scaled
 //! by the `BENCH_SCALE` environment variable (a factor, default 1).
-//! `--spin` reads and writes in a busy loop (see [`common::Stream`]).
+//! `--spin` reads and writes in a busy loop, `--tokio` waits through a tokio
+//! reactor (see [`common::Mode`]).
 
 #[path = "common.rs"]
 mod common;
@@ -139,9 +140,9 @@ fn run(c: &mut Client, workload: &str) -> std::io::Result<()> {
 
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let spin = take_spin_flag(&mut args);
+    let mode = Mode::take(&mut args);
     let Some(port) = args.first().and_then(|p| p.parse::<u16>().ok()) else {
-        eprintln!("usage: raw_bench_client PORT [--spin] [WORKLOAD...]");
+        eprintln!("usage: raw_bench_client PORT [--spin|--tokio] [WORKLOAD...]");
         std::process::exit(2)
     };
     let mut workloads: Vec<&str> = args[1..].iter().map(String::as_str).collect();
@@ -162,7 +163,7 @@ fn main() {
             std::process::exit(1)
         }
     };
-    let stream = match Stream::new(stream, spin) {
+    let stream = match Stream::new(stream, mode) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("raw_bench_client: socket options: {e}");

@@ -134,30 +134,110 @@ impl FrameReader {
     }
 }
 
-/// A connected socket (`TCP_NODELAY` on), blocking, or with `spin`
-/// non-blocking and retried in a busy loop on `WouldBlock`: the raw floor
-/// for floe's busy polling (`floe.BusyPoll`), where a peer that answers
-/// quickly is read without the thread going to sleep.
+/// How a baseline process waits for its socket (a command-line flag, the
+/// same on both sides).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Blocking reads and writes: the thread sleeps inside `read`.
+    Blocking,
+    /// `--spin`: a non-blocking socket retried in a busy loop on
+    /// `WouldBlock`, the floor for floe's busy polling (`floe.BusyPoll`),
+    /// where a peer that answers quickly is read without the thread going
+    /// to sleep.
+    Spin,
+    /// `--tokio`: a non-blocking socket waited for through a tokio
+    /// current-thread runtime's reactor (readiness, `epoll_wait`), the
+    /// floor for any runtime built on tokio. A read that leaves room
+    /// unfilled clears readiness at once (as floe's reads do), so a message
+    /// costs one `recv` and no `EAGAIN`.
+    Tokio,
+}
+
+impl Mode {
+    /// The mode named among `args` (`--spin`, `--tokio`; removed from
+    /// them), blocking when none is.
+    pub fn take(args: &mut Vec<String>) -> Mode {
+        let mode = if args.iter().any(|a| a == "--tokio") {
+            Mode::Tokio
+        } else if args.iter().any(|a| a == "--spin") {
+            Mode::Spin
+        } else {
+            Mode::Blocking
+        };
+        args.retain(|a| a != "--spin" && a != "--tokio");
+        mode
+    }
+}
+
+/// A connected socket (`TCP_NODELAY` on) used in one [`Mode`].
 pub struct Stream {
     inner: TcpStream,
-    spin: bool,
+    mode: Mode,
+    /// [`Mode::Tokio`]: the runtime and a registration of the same socket.
+    reactor: Option<(tokio::runtime::Runtime, tokio::net::TcpStream)>,
 }
 
 impl Stream {
-    pub fn new(inner: TcpStream, spin: bool) -> io::Result<Stream> {
+    pub fn new(inner: TcpStream, mode: Mode) -> io::Result<Stream> {
         inner.set_nodelay(true)?;
-        inner.set_nonblocking(spin)?;
-        Ok(Stream { inner, spin })
+        inner.set_nonblocking(mode != Mode::Blocking)?;
+        let reactor = if mode == Mode::Tokio {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            // A duplicate descriptor of the same socket: readiness is the
+            // socket's, reads and writes go through `inner`.
+            let registered = {
+                let _guard = rt.enter();
+                tokio::net::TcpStream::from_std(inner.try_clone()?)?
+            };
+            Some((rt, registered))
+        } else {
+            None
+        };
+        Ok(Stream {
+            inner,
+            mode,
+            reactor,
+        })
     }
 
-    /// Runs `op` until it does not report `WouldBlock` (only a spinning
-    /// stream reports it).
-    fn retry<T>(&mut self, mut op: impl FnMut(&mut TcpStream) -> io::Result<T>) -> io::Result<T> {
+    /// Runs `op` until it does not report `WouldBlock` (only a spinning or
+    /// tokio stream reports it), spinning or waiting for `interest`.
+    /// `op` returns `Ok(Err(n))` for a read of `n` bytes that found the
+    /// socket drained: with tokio, readiness is then cleared right away.
+    fn retry(
+        &mut self,
+        interest: tokio::io::Interest,
+        mut op: impl FnMut(&mut TcpStream) -> io::Result<Result<usize, usize>>,
+    ) -> io::Result<usize> {
+        let inner = &mut self.inner;
         loop {
-            match op(&mut self.inner) {
-                Err(e) if self.spin && e.kind() == io::ErrorKind::WouldBlock => {
-                    std::hint::spin_loop()
+            let r = match &self.reactor {
+                Some((_, registered)) => {
+                    let mut drained = None;
+                    let r = registered.try_io(interest, || match op(inner)? {
+                        Ok(n) => Ok(n),
+                        Err(n) => {
+                            drained = Some(n);
+                            Err(io::ErrorKind::WouldBlock.into())
+                        }
+                    });
+                    match drained {
+                        Some(n) => Ok(n),
+                        None => r,
+                    }
                 }
+                None => op(inner).map(|r| r.unwrap_or_else(|n| n)),
+            };
+            match r {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => match &self.reactor {
+                    Some((rt, registered)) => {
+                        rt.block_on(registered.ready(interest))?;
+                    }
+                    None if self.mode == Mode::Spin => std::hint::spin_loop(),
+                    None => return Err(e),
+                },
                 r => return r,
             }
         }
@@ -166,23 +246,20 @@ impl Stream {
 
 impl Read for Stream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.retry(|s| s.read(buf))
+        let room = buf.len();
+        self.retry(tokio::io::Interest::READABLE, |s| {
+            let n = s.read(buf)?;
+            Ok(if n > 0 && n < room { Err(n) } else { Ok(n) })
+        })
     }
 }
 
 impl Write for Stream {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.retry(|s| s.write(buf))
+        self.retry(tokio::io::Interest::WRITABLE, |s| s.write(buf).map(Ok))
     }
 
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
-}
-
-/// Whether `--spin` is among the arguments (removed from them).
-pub fn take_spin_flag(args: &mut Vec<String>) -> bool {
-    let before = args.len();
-    args.retain(|a| a != "--spin");
-    args.len() != before
 }

@@ -1,9 +1,10 @@
-//! Raw TCP baseline server: `raw_bench_server PORT [--spin]`. Listens on
+//! Raw TCP baseline server: `raw_bench_server PORT [--spin|--tokio]`. Listens on
 //! `127.0.0.1:PORT`, prints `Bench ready`, and answers the frames of
 //! [`common`] with one blocking thread per connection; exits on a shutdown
 //! frame. It parses nothing but the header: the floor for an RPC runtime.
-//! With `--spin` its sockets are non-blocking and read in a busy loop
-//! (see [`common::Stream`]).
+//! With `--spin` its sockets are non-blocking and read in a busy loop, with
+//! `--tokio` each connection's thread waits through a tokio reactor (see
+//! [`common::Mode`]).
 
 #[path = "common.rs"]
 mod common;
@@ -13,8 +14,8 @@ use std::net::{TcpListener, TcpStream};
 
 use common::*;
 
-fn serve(stream: TcpStream, spin: bool) -> std::io::Result<()> {
-    let mut stream = Stream::new(stream, spin)?;
+fn serve(stream: TcpStream, mode: Mode) -> std::io::Result<()> {
+    let mut stream = Stream::new(stream, mode)?;
     let mut reader = FrameReader::new(BYTESEQ_SIZE + SEND_HEAD);
     let mut empty_reply = frame(EMPTY_REPLY, 2, 0, 0);
     // The last recvByteSeq reply built, reused while the size asked is the same.
@@ -62,9 +63,9 @@ fn serve(stream: TcpStream, spin: bool) -> std::io::Result<()> {
 
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let spin = take_spin_flag(&mut args);
+    let mode = Mode::take(&mut args);
     let Some(port) = args.first().and_then(|p| p.parse::<u16>().ok()) else {
-        eprintln!("usage: raw_bench_server PORT [--spin]");
+        eprintln!("usage: raw_bench_server PORT [--spin|--tokio]");
         std::process::exit(2)
     };
     let listener = match TcpListener::bind(("127.0.0.1", port)) {
@@ -80,7 +81,7 @@ fn main() {
         match stream {
             Ok(s) => {
                 std::thread::spawn(move || {
-                    if let Err(e) = serve(s, spin) {
+                    if let Err(e) = serve(s, mode) {
                         eprintln!("raw_bench_server: connection: {e}");
                     }
                 });

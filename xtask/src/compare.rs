@@ -86,7 +86,7 @@ usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
   --rounds N    rounds of alternating runs (default 5; 1 with --quick)
   --workloads   only these workloads (names as printed by the clients)
   --impls       only these columns: floe, floe-ct, floe-poll, ice-cpp, raw,
-                raw-spin, tonic
+                raw-spin, raw-tokio, tonic
   --scale F     BENCH_SCALE for the clients (factor on their call counts)
   --write-doc   write docs/performance.md even for a partial run
   --no-build    use the binaries already built
@@ -578,16 +578,20 @@ fn document(
     let _ = writeln!(
         d,
         "\n## Method\n\n\
-         Seven columns, each a server and a client process implementing \
+         Eight columns, each a server and a client process implementing \
          `benches/Bench.ice` on 127.0.0.1: **floe** (`examples/bench_{{server,client}}.rs`, tokio multi-thread \
          runtime, default settings), **floe-ct** (the same with `--current-thread` on both sides), \
          **floe-poll** (current-thread and `floe.BusyPoll={}` on both sides: after a write a \
          connection polls its socket for the answer for up to {} µs instead of sleeping, \
-         trading CPU for latency; only the workloads where a caller waits for a reply), **ice-cpp** \
+         trading CPU for latency; every workload, though only those where someone waits for \
+         an answer change), **ice-cpp** \
          (Ice for C++ 3.7, C++11 mapping, `benches/cpp/`, g++ -O2), **raw** (blocking \
          std TCP, `benches/raw/`, messages of the same sizes as Ice's; only the workloads \
          that make sense without an RPC layer), **raw-spin** (the raw pair with `--spin`: \
-         non-blocking sockets read in a busy loop, the floor for floe-poll; `latency` only) \
+         non-blocking sockets read in a busy loop, the floor for floe-poll; `latency` only), \
+         **raw-tokio** (the raw pair with `--tokio`: each side waits for its socket through a \
+         tokio current-thread runtime's reactor, as floe does, with no RPC work: the floor for \
+         any runtime built on tokio; `latency`, `byteseq_send`, `byteseq_recv`) \
          and **tonic** (gRPC over HTTP/2, \
          `benches/tonic/`, prost messages with `bytes::Bytes` payloads, tokio current-thread \
          client, multi-thread server; only `latency`, `byteseq_send`, `byteseq_recv`). One server per implementation runs for the \

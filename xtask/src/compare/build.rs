@@ -1,7 +1,7 @@
 //! Builds the bench pairs `cargo xtask compare` runs: floe's
 //! (`examples/bench_{server,client}.rs`, also run with `--current-thread`,
 //! and with `--current-thread --floe.BusyPoll=50`), the raw TCP baseline
-//! (`benches/raw/`, also with `--spin`), both in release, and the Ice for
+//! (`benches/raw/`, also with `--spin` and with `--tokio`), both in release, and the Ice for
 //! C++ 3.7 pair (`benches/cpp/bench_{server,client}.cpp`, slice2cpp and
 //! g++ -O2 into `target/bench-cpp/`), installing Debian's Ice packages
 //! first if they are missing, and the tonic (gRPC) pair (`benches/tonic/`,
@@ -23,10 +23,11 @@ fn raw_spin_runs(workload: &str) -> bool {
     workload == "latency"
 }
 
-/// `floe-poll` runs the workloads where a caller waits for a reply, which
-/// is what busy polling shortens (oneway and batch rows would not change).
-fn poll_runs(workload: &str) -> bool {
-    !workload.contains("oneway") && workload != "batch" && workload != super::IDLE
+/// The raw baseline with `--tokio` (waiting through a tokio reactor) runs
+/// the workloads where floe's targets are relative to raw: the floor for
+/// any runtime built on tokio.
+fn raw_tokio_runs(workload: &str) -> bool {
+    matches!(workload, "latency" | "byteseq_send" | "byteseq_recv")
 }
 
 /// How long `floe-poll` busy-polls after a write (`floe.BusyPoll`, µs).
@@ -77,7 +78,9 @@ pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
                 "--current-thread".into(),
                 format!("--floe.BusyPoll={BUSY_POLL_US}"),
             ],
-            workloads: Some(poll_runs),
+            // Every workload: floe-poll is a whole configuration, so that
+            // every target is evaluated for it (busy polling changes only
+            // the rows where someone waits for an answer).
             ..floe
         });
     } else {
@@ -99,6 +102,12 @@ pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
         name: "raw-spin",
         extra_args: vec!["--spin".into()],
         workloads: Some(raw_spin_runs),
+        ..raw.clone()
+    });
+    pairs.push(Pair {
+        name: "raw-tokio",
+        extra_args: vec!["--tokio".into()],
+        workloads: Some(raw_tokio_runs),
         ..raw
     });
     match tonic_pair(build) {
@@ -238,18 +247,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn poll_and_spin_columns_run_the_request_reply_workloads() {
-        let all = super::super::all_workloads();
-        let polled: Vec<&str> = all
-            .iter()
-            .map(String::as_str)
-            .filter(|w| poll_runs(w))
-            .collect();
-        assert_eq!(polled.len(), 7 + 12);
-        assert!(polled.contains(&"latency") && polled.contains(&"codac_data_twoway_10000"));
-        for w in ["oneway", "batch", "codac_bytes_oneway_10000", "idle"] {
-            assert!(!poll_runs(w), "{w}");
-        }
+    fn floor_columns_run_the_workloads_they_are_floors_for() {
         assert!(raw_spin_runs("latency") && !raw_spin_runs("byteseq_send"));
+        assert!(raw_tokio_runs("latency") && raw_tokio_runs("byteseq_recv"));
+        assert!(!raw_tokio_runs("oneway") && !raw_tokio_runs("codac_bytes_twoway_10000"));
     }
 }

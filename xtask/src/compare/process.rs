@@ -18,7 +18,7 @@ const READY_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Clone, Debug)]
 pub struct Pair {
     /// Column name: `floe`, `floe-ct`, `floe-poll`, `ice-cpp`, `raw`,
-    /// `raw-spin`, `tonic`.
+    /// `raw-spin`, `raw-tokio`, `tonic`.
     pub name: &'static str,
     /// Server binary.
     pub server: PathBuf,
@@ -37,7 +37,8 @@ impl Pair {
     }
 
     /// Whether a client of this pair reports itself as `implementation`
-    /// (`floe-ct` and `floe-poll` run floe's client, `raw-spin` raw's).
+    /// (`floe-ct` and `floe-poll` run floe's client, `raw-spin` and
+    /// `raw-tokio` raw's).
     pub fn reports(&self, implementation: &str) -> bool {
         self.name == implementation
             || self

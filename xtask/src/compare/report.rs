@@ -69,7 +69,7 @@ pub fn idle_table(idle: &IdleResults, impls: &[&str]) -> String {
 pub fn idle_target_rows(idle: &IdleResults, bound: f64) -> String {
     let ice = fmt_kib(idle.get("ice-cpp").and_then(|v| median(v)));
     let mut cols = String::new();
-    for col in ["floe", "floe-ct"] {
+    for col in TARGET_COLUMNS {
         match idle.get(col).and_then(|v| median(v)) {
             Some(b) => {
                 let _ = write!(
@@ -198,9 +198,9 @@ pub fn table(results: &Results, workloads: &[String], impls: &[&str]) -> String 
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "| workload | impl | median µs/call | median Mbit/s | min–max µs/call | rounds | floe/ice-cpp time | floe/raw time | floe/raw-spin time | floe/tonic time |"
+        "| workload | impl | median µs/call | median Mbit/s | min–max µs/call | rounds | floe/ice-cpp time | floe/raw time | floe/raw-spin time | floe/raw-tokio time | floe/tonic time |"
     );
-    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for w in workloads {
         let Some(row) = results.get(w) else { continue };
         for (i, imp) in impls.iter().enumerate() {
@@ -213,11 +213,11 @@ pub fn table(results: &Results, workloads: &[String], impls: &[&str]) -> String 
                 format!("{min:.1}–{max:.1}")
             };
             let ratios = if imp.starts_with("floe") {
-                ["ice-cpp", "raw", "raw-spin", "tonic"]
+                ["ice-cpp", "raw", "raw-spin", "raw-tokio", "tonic"]
                     .map(|other| fmt_opt(time_ratio(results, w, imp, other), 2))
                     .join(" | ")
             } else {
-                " |  |  | ".to_string()
+                " |  |  |  | ".to_string()
             };
             let _ = writeln!(
                 s,
