@@ -17,9 +17,22 @@
 //!   publisher sends for the same payload (96 bytes of request head), the
 //!   message counts, warm-up and timing are `fanin_client`'s (timing from
 //!   the first timed publish to the last frame received).
+//! - `raw_fanin ice-relay PORT` is the same relay speaking just enough
+//!   IceStorm for `fanin_client` (the client both brokers are measured
+//!   with), so that the floor is measured with the brokers' own client: on a
+//!   2-core machine the client's CPU is part of every column's figure. It
+//!   sends Ice's ValidateConnection to every connection it accepts and
+//!   answers the client's twoway setup calls itself (`create`, `retrieve`,
+//!   `subscribeAndGetPublisher`, `getPublisher`, `destroy`, `ice_ping`):
+//!   the publisher proxy it hands out has the subscriber's own identity, so
+//!   that oneway requests are forwarded **byte for byte**, with no
+//!   rewriting, to the one subscriber connection it opened. See
+//!   [`ice::Control`].
 
 #[path = "common.rs"]
 mod common;
+#[path = "ice_relay.rs"]
+mod ice;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -54,8 +67,12 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["relay", port] => relay(port),
+        ["ice-relay", port] => ice::relay(port),
         ["client", port, label, workload] => client(port, label, workload),
-        _ => Err("usage: raw_fanin relay PORT | raw_fanin client PORT IMPL WORKLOAD".into()),
+        _ => Err(
+            "usage: raw_fanin relay PORT | raw_fanin ice-relay PORT | raw_fanin client PORT IMPL WORKLOAD"
+                .into(),
+        ),
     };
     if let Err(e) = result {
         eprintln!("raw_fanin: {e}");
@@ -85,7 +102,7 @@ fn relay(port: &str) -> Result<()> {
             }
             Ok(1) if role[0] == b'P' => {
                 let subscriber = subscriber.clone();
-                std::thread::spawn(move || forward(stream, &subscriber));
+                std::thread::spawn(move || forward(stream, &subscriber, None));
             }
             // A readiness probe, or junk: closed.
             _ => {}
@@ -94,14 +111,25 @@ fn relay(port: &str) -> Result<()> {
     Ok(())
 }
 
+/// Answers a frame that is not forwarded, on the publisher's connection;
+/// false closes it (see [`forward`]).
+pub(crate) type ControlFn<'a> = &'a mut dyn FnMut(&[u8], &mut TcpStream) -> bool;
+
 /// Copies one publisher's frames to the subscriber until the publisher
 /// closes; frames arriving while there is no subscriber are dropped.
+/// With `control` (the Ice relay), only oneway and batch requests are
+/// copied; every other frame goes to `control` (in order), which answers it
+/// on the publisher's connection or returns false to close it.
 ///
 /// Each read asks for as much as the buffer holds (64 KiB, or the rest of
 /// a larger frame), and all the whole frames it completed go out in one
 /// `write`, so small frames are relayed in batches as a broker coalesces
 /// them, and a large frame is read into place and written once.
-fn forward(mut publisher: TcpStream, subscriber: &Mutex<Option<TcpStream>>) {
+pub(crate) fn forward(
+    mut publisher: TcpStream,
+    subscriber: &Mutex<Option<TcpStream>>,
+    mut control: Option<ControlFn<'_>>,
+) {
     let mut buf = vec![0u8; 64 << 10];
     let mut end = 0;
     loop {
@@ -122,26 +150,50 @@ fn forward(mut publisher: TcpStream, subscriber: &Mutex<Option<TcpStream>>) {
             Ok(0) | Err(_) => return,
             Ok(n) => end += n,
         }
-        let mut done = 0;
+        // Whole frames: `start..done` are copied in one write.
+        let (mut start, mut done) = (0, 0);
         while let Some(size) = frame_size(&buf[..end], done) {
-            if !valid_frame_size(size) {
+            let least = if control.is_some() {
+                HEADER_SIZE
+            } else {
+                HEADER_SIZE + 4
+            };
+            if !(least..=MAX_FRAME).contains(&size) {
                 return;
             }
             if end - done < size {
                 break;
             }
+            let frame = done..done + size;
             done += size;
-        }
-        if done > 0 {
-            let mut sub = subscriber.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(s) = sub.as_mut() {
-                if s.write_all(&buf[..done]).is_err() {
-                    *sub = None;
+            if let Some(control) = control.as_mut() {
+                if !ice::is_forwarded(&buf[frame.clone()]) {
+                    copy(subscriber, &buf[start..frame.start]);
+                    start = done;
+                    if !control(&buf[frame], &mut publisher) {
+                        return;
+                    }
                 }
             }
-            drop(sub);
+        }
+        if done > 0 {
+            copy(subscriber, &buf[start..done]);
             buf.copy_within(done..end, 0);
             end -= done;
+        }
+    }
+}
+
+/// Writes `frames` to the subscriber, if there is one; a subscriber that
+/// fails is dropped.
+fn copy(subscriber: &Mutex<Option<TcpStream>>, frames: &[u8]) {
+    if frames.is_empty() {
+        return;
+    }
+    let mut sub = subscriber.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(s) = sub.as_mut() {
+        if s.write_all(frames).is_err() {
+            *sub = None;
         }
     }
 }
