@@ -9,9 +9,10 @@
 //!   receive: parameters reach servants as slices of the frame);
 //! - delivers replies to waiting callers through the request table (`request_table.rs`);
 //! - dispatches requests to the adapter's servants **inside the task**:
-//!   synchronous servants answer before the next frame is read, async ones
-//!   are polled in a `FuturesUnordered` beside the socket, so there is no
-//!   task hop between socket and servant and no spawn per request. At most
+//!   synchronous servants answer before the next frame is read; an async
+//!   one is polled once at once and, when that does not finish it, joins a
+//!   `FuturesUnordered` polled beside the socket, so there is no task hop
+//!   between socket and servant and no spawn per request. At most
 //!   `max_dispatches` run at once; beyond that the task stops reading
 //!   (back-pressure through TCP);
 //! - flushes what senders could not write directly (see `writer.rs`);
@@ -32,6 +33,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
@@ -48,7 +50,7 @@ use tokio::sync::{watch, Notify};
 use crate::current::Current;
 use crate::error::{Error, Result};
 use crate::object_adapter::ObjectAdapter;
-use crate::servant::{Dispatch, DispatchError, DispatchResult, ReplyData};
+use crate::servant::{Dispatch, DispatchError, DispatchFuture, DispatchResult, ReplyData};
 use crate::trace::{event_if, TraceLevels};
 use acm::{AcmConfig, AcmMonitor};
 use read::ReadSize;
@@ -238,7 +240,71 @@ impl std::fmt::Debug for Connection {
 /// compressed, and the result.
 /// The frame is kept (a refcount, no copy) to fill empty *NotExist fields.
 type Finished = (i32, bool, DispatchResult, Option<Bytes>);
-type DispatchSet = FuturesUnordered<Pin<Box<dyn Future<Output = Finished> + Send>>>;
+
+/// The asynchronous dispatches a connection task runs beside its socket,
+/// and the task's waker.
+///
+/// A dispatch future is polled once where it is made, with the task's
+/// waker: one that is done at once (most servants, even `async` ones) is
+/// answered there, with no allocation for the set and no extra pass of the
+/// task's loop. One that is not joins the set, which polls it again and
+/// from then on wakes the task through its own waker.
+struct DispatchSet {
+    running: FuturesUnordered<Pin<Box<dyn Future<Output = Finished> + Send>>>,
+    waker: Waker,
+}
+
+impl DispatchSet {
+    /// An empty set for the task whose waker is `waker`.
+    fn new(waker: Waker) -> DispatchSet {
+        DispatchSet {
+            running: FuturesUnordered::new(),
+            waker,
+        }
+    }
+
+    /// Dispatches still running.
+    fn len(&self) -> usize {
+        self.running.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.running.is_empty()
+    }
+
+    /// The next dispatch to finish (pending forever while none runs).
+    async fn next(&mut self) -> Option<Finished> {
+        self.running.next().await
+    }
+
+    /// `fut`'s result if it is done on its first poll (a panic counts as
+    /// done, with status 7); otherwise `fut` is returned to be added.
+    fn poll_once(
+        &self,
+        mut fut: DispatchFuture,
+    ) -> std::result::Result<DispatchResult, DispatchFuture> {
+        let mut cx = Context::from_waker(&self.waker);
+        let polled =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fut.as_mut().poll(&mut cx)));
+        match polled {
+            Ok(Poll::Ready(result)) => Ok(result),
+            Ok(Poll::Pending) => Err(fut),
+            Err(p) => Ok(Err(panic_error(p))),
+        }
+    }
+
+    /// Adds a dispatch that was not done on its first poll.
+    fn push(&mut self, rid: i32, compress: bool, fut: DispatchFuture, frame: Option<Bytes>) {
+        use futures_util::FutureExt;
+        self.running.push(Box::pin(async move {
+            let result = std::panic::AssertUnwindSafe(fut)
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|p| Err(panic_error(p)));
+            (rid, compress, result, frame)
+        }));
+    }
+}
 
 impl Connection {
     /// Connects to `addr`, waits for the server's ValidateConnection (§1.3)
@@ -881,16 +947,10 @@ impl ConnectionInner {
             Dispatch::Ready(result) => {
                 self.send_reply(rid, compress, fill_failed(result, frame.as_ref()))
             }
-            Dispatch::Pending(fut) => {
-                use futures_util::FutureExt;
-                dispatches.push(Box::pin(async move {
-                    let result = std::panic::AssertUnwindSafe(fut)
-                        .catch_unwind()
-                        .await
-                        .unwrap_or_else(|p| Err(panic_error(p)));
-                    (rid, compress, result, frame)
-                }));
-            }
+            Dispatch::Pending(fut) => match dispatches.poll_once(fut) {
+                Ok(result) => self.send_reply(rid, compress, fill_failed(result, frame.as_ref())),
+                Err(fut) => dispatches.push(rid, compress, fut, frame),
+            },
         }
     }
 
@@ -1058,7 +1118,8 @@ async fn run(conn: Arc<ConnectionInner>) {
     // Allocated at the first read: an idle connection holds no read buffer.
     let mut buf = BytesMut::new();
     let mut size = ReadSize::new();
-    let mut dispatches: DispatchSet = FuturesUnordered::new();
+    let waker = std::future::poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
+    let mut dispatches = DispatchSet::new(waker);
     let mut acm = AcmMonitor::new(conn.config.acm.clone());
     let mut close_sent = false;
     let mut close_deadline: Option<tokio::time::Instant> = None;
