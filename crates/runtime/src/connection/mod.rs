@@ -654,8 +654,14 @@ impl Connection {
         }
         let (encoding, prefix, data, shared) = params.parts();
         let copied = data.len() <= PARAMS_COPY_LIMIT || compress;
+        // Exactly the frame's size: a full buffer becomes `Bytes` without
+        // a second allocation (one with room to spare needs a shared
+        // header).
         let mut buf = BytesMut::with_capacity(
-            70 + head.operation.len() + prefix.len() + if copied { data.len() } else { 0 },
+            head.encoded_len()
+                + if encoding.is_some() { 6 } else { 0 }
+                + prefix.len()
+                + if copied { data.len() } else { 0 },
         );
         // An Ice frame's size is an i32: larger parameters are refused
         // (MemoryLimitException), and everything below fits one.
@@ -986,8 +992,10 @@ impl ConnectionInner {
                 // buffer); a large part goes beside it, shared.
                 let copy_head = head.len() <= COPY_LIMIT;
                 let copy_payload = copy_head && payload.len() <= COPY_LIMIT;
+                // Exactly the frame's size (see `send_request`).
                 let mut buf = BytesMut::with_capacity(
-                    32 + if copy_head { head.len() } else { 0 }
+                    Reply::HEAD_SIZE
+                        + if copy_head { head.len() } else { 0 }
                         + if copy_payload { payload.len() } else { 0 },
                 );
                 Reply::encode_head(&mut buf, rid, status, len, CompressionStatus::NotSupported);

@@ -197,6 +197,10 @@ impl Reply {
         patch_size(buf, start, size);
     }
 
+    /// Bytes [`Reply::encode_head`] writes: the header, the request id and
+    /// the status byte.
+    pub const HEAD_SIZE: usize = super::header::HEADER_SIZE + 5;
+
     /// Writes the header, request id and status byte of a status-0 or
     /// status-1 reply whose encapsulation (`encaps_len` bytes, header
     /// included) is appended by the caller or sent beside it in a vectored
@@ -214,6 +218,7 @@ impl Reply {
         buf.put_u8(status as u8);
         let size = buf.len() - start + encaps_len;
         patch_size(buf, start, size);
+        debug_assert_eq!(buf.len() - start, Self::HEAD_SIZE);
     }
 }
 

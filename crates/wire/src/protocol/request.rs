@@ -173,7 +173,58 @@ pub struct RequestHead<'a> {
     pub context: &'a Context,
 }
 
+/// Bytes of a size (§4.1: one byte below 255, five from 255).
+fn size_len(n: usize) -> usize {
+    if n < 255 {
+        1
+    } else {
+        5
+    }
+}
+
+/// Bytes of an encoded string.
+fn string_len(s: &str) -> usize {
+    size_len(s.len()) + s.len()
+}
+
 impl RequestHead<'_> {
+    /// Bytes [`RequestHead::encode_head`] writes: the frame header, the
+    /// request id and the fields. A buffer of exactly this size (plus the
+    /// parameters) is frozen into `Bytes` without a second allocation.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use floe_wire::{Context, Identity};
+    /// use floe_wire::protocol::{CompressionStatus, RequestHead};
+    /// let id = Identity::from_name("hello");
+    /// let ctx = Context::from([("k".to_string(), "v".to_string())]);
+    /// let head = RequestHead { identity: &id, facet: "f", operation: "o", mode: 0, context: &ctx };
+    /// let mut buf = BytesMut::new();
+    /// head.encode_head(&mut buf, 1, 0, CompressionStatus::NotSupported);
+    /// assert_eq!(buf.len(), head.encoded_len());
+    /// ```
+    pub fn encoded_len(&self) -> usize {
+        let facet = if self.facet.is_empty() {
+            1
+        } else {
+            1 + string_len(self.facet)
+        };
+        let context: usize = self
+            .context
+            .iter()
+            .map(|(k, v)| string_len(k) + string_len(v))
+            .sum();
+        super::header::HEADER_SIZE
+            + 4
+            + string_len(&self.identity.name)
+            + string_len(&self.identity.category)
+            + facet
+            + string_len(self.operation)
+            + 1
+            + size_len(self.context.len())
+            + context
+    }
+
     /// Writes the request fields (identity to context), without requestId
     /// and without the parameters: the batch-request form.
     pub fn encode_fields(&self, buf: &mut BytesMut) {
@@ -234,6 +285,7 @@ impl RequestHead<'_> {
             });
         }
         patch_size(buf, start, size);
+        debug_assert_eq!(buf.len() - start, self.encoded_len());
         Ok(())
     }
 
@@ -272,6 +324,41 @@ mod tests {
     use super::*;
     use crate::protocol::{Message, VALIDATE_CONNECTION};
     use bytes::Bytes;
+
+    #[test]
+    fn encoded_len_is_what_encode_head_writes() {
+        let long = "n".repeat(300);
+        let ctxs = [
+            Context::new(),
+            Context::from([("k".to_string(), "v".repeat(254))]),
+            (0..300)
+                .map(|i| (format!("key{i}"), long.clone()))
+                .collect(),
+        ];
+        let ids = [
+            Identity::from_name("a"),
+            Identity::new(long.as_str(), "cat"),
+            Identity::new("x", long.as_str()),
+        ];
+        for id in &ids {
+            for ctx in &ctxs {
+                for facet in ["", "f", long.as_str()] {
+                    for operation in ["o", long.as_str()] {
+                        let head = RequestHead {
+                            identity: id,
+                            facet,
+                            operation,
+                            mode: 2,
+                            context: ctx,
+                        };
+                        let mut buf = BytesMut::new();
+                        head.encode_head(&mut buf, 7, 6, CompressionStatus::NotSupported);
+                        assert_eq!(buf.len(), head.encoded_len());
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_request_over_i32_max_bytes_is_refused_not_encoded() {
