@@ -153,12 +153,13 @@ pub(crate) fn forward(
         // Whole frames: `start..done` are copied in one write.
         let (mut start, mut done) = (0, 0);
         while let Some(size) = frame_size(&buf[..end], done) {
-            let least = if control.is_some() {
-                HEADER_SIZE
-            } else {
-                HEADER_SIZE + 4
+            // The Ice relay also gets header-only frames (heartbeats,
+            // CloseConnection); the raw relay only requests.
+            let valid = match control {
+                Some(_) => (HEADER_SIZE..=MAX_FRAME).contains(&size),
+                None => valid_frame_size(size),
             };
-            if !(least..=MAX_FRAME).contains(&size) {
+            if !valid {
                 return;
             }
             if end - done < size {
