@@ -31,18 +31,23 @@ pub fn is_forwarded(frame: &[u8]) -> bool {
 struct Shared {
     port: u16,
     /// The connection to the subscriber, opened by `subscribeAndGetPublisher`.
-    subscriber: Arc<Mutex<Option<TcpStream>>>,
+    subscriber: Arc<super::Subscriber>,
     /// The subscriber's identity: the publisher proxy's identity.
     identity: Mutex<Option<Identity>>,
 }
 
-/// The relay: runs until killed.
-pub fn relay(port: &str) -> Result<()> {
+/// The relay: runs until killed. With `queued`, frames are queued for a
+/// writer thread instead of written by the publishers' threads.
+pub fn relay(port: &str, queued: bool) -> Result<()> {
     let port: u16 = port.parse()?;
     let listener = TcpListener::bind(("127.0.0.1", port))?;
     let shared = Arc::new(Shared {
         port,
-        subscriber: Arc::new(Mutex::new(None)),
+        subscriber: Arc::new(if queued {
+            super::Subscriber::queued()
+        } else {
+            super::Subscriber::direct()
+        }),
         identity: Mutex::new(None),
     });
     for stream in listener.incoming() {
@@ -116,7 +121,7 @@ impl Control<'_> {
                 let subscriber: Option<ProxyData> = dec.read()?;
                 let subscriber = subscriber.ok_or("null subscriber")?;
                 let connection = connect(&subscriber)?;
-                *lock(&self.shared.subscriber) = Some(connection);
+                self.shared.subscriber.set(connection);
                 *lock(&self.shared.identity) = Some(subscriber.identity.clone());
                 results.write(&Some(self.proxy(subscriber.identity)));
             }

@@ -34,10 +34,12 @@ mod common;
 #[path = "ice_relay.rs"]
 mod ice;
 
-use std::io::{Read, Write};
+use std::io::{IoSlice, Read, Write};
+
+use bytes::{Buf, Bytes, BytesMut};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -67,10 +69,11 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["relay", port] => relay(port),
-        ["ice-relay", port] => ice::relay(port),
+        ["ice-relay", port] => ice::relay(port, false),
+        ["ice-relay-queued", port] => ice::relay(port, true),
         ["client", port, label, workload] => client(port, label, workload),
         _ => Err(
-            "usage: raw_fanin relay PORT | raw_fanin ice-relay PORT | raw_fanin client PORT IMPL WORKLOAD"
+            "usage: raw_fanin relay PORT | raw_fanin ice-relay[-queued] PORT | raw_fanin client PORT IMPL WORKLOAD"
                 .into(),
         ),
     };
@@ -91,14 +94,14 @@ fn connect(port: u16) -> std::io::Result<TcpStream> {
 /// The relay: runs until killed.
 fn relay(port: &str) -> Result<()> {
     let listener = TcpListener::bind(("127.0.0.1", port.parse::<u16>()?))?;
-    let subscriber: Arc<Mutex<Option<TcpStream>>> = Arc::new(Mutex::new(None));
+    let subscriber = Arc::new(Subscriber::direct());
     for stream in listener.incoming() {
         let Ok(mut stream) = stream else { continue };
         let _ = stream.set_nodelay(true);
         let mut role = [0u8];
         match stream.read(&mut role) {
             Ok(1) if role[0] == b'S' => {
-                *subscriber.lock().unwrap_or_else(|e| e.into_inner()) = Some(stream);
+                subscriber.set(stream);
             }
             Ok(1) if role[0] == b'P' => {
                 let subscriber = subscriber.clone();
@@ -127,32 +130,35 @@ pub(crate) type ControlFn<'a> = &'a mut dyn FnMut(&[u8], &mut TcpStream) -> bool
 /// them, and a large frame is read into place and written once.
 pub(crate) fn forward(
     mut publisher: TcpStream,
-    subscriber: &Mutex<Option<TcpStream>>,
+    subscriber: &Subscriber,
     mut control: Option<ControlFn<'_>>,
 ) {
-    let mut buf = vec![0u8; 64 << 10];
-    let mut end = 0;
+    // Received and not yet relayed.
+    let mut buf = BytesMut::with_capacity(64 << 10);
     loop {
         // Room for this read: the rest of a frame above 64 KiB, else the buffer.
-        let room = match frame_size(&buf[..end], 0) {
+        let room = match frame_size(&buf, 0) {
             Some(size) if size > 64 << 10 => {
                 if !valid_frame_size(size) {
                     return;
                 }
-                if buf.len() < size {
-                    buf.resize(size, 0);
-                }
-                size - end
+                buf.reserve(size - buf.len());
+                size - buf.len()
             }
-            _ => buf.len() - end,
+            _ => {
+                if buf.capacity() == buf.len() {
+                    buf.reserve(64 << 10);
+                }
+                buf.capacity() - buf.len()
+            }
         };
-        match publisher.read(&mut buf[end..end + room]) {
+        match recv(&publisher, &mut buf, room) {
             Ok(0) | Err(_) => return,
-            Ok(n) => end += n,
+            Ok(_) => {}
         }
         // Whole frames: `start..done` are copied in one write.
         let (mut start, mut done) = (0, 0);
-        while let Some(size) = frame_size(&buf[..end], done) {
+        while let Some(size) = frame_size(&buf, done) {
             // The Ice relay also gets header-only frames (heartbeats,
             // CloseConnection); the raw relay only requests.
             let valid = match control {
@@ -162,41 +168,135 @@ pub(crate) fn forward(
             if !valid {
                 return;
             }
-            if end - done < size {
+            if buf.len() - done < size {
                 break;
             }
             let frame = done..done + size;
             done += size;
             if let Some(control) = control.as_mut() {
                 if !ice::is_forwarded(&buf[frame.clone()]) {
-                    copy(subscriber, &buf[start..frame.start]);
-                    start = done;
-                    if !control(&buf[frame], &mut publisher) {
+                    // What precedes the frame goes first; the frame is
+                    // then at the front of `buf`.
+                    subscriber.send(&mut buf, start..frame.start);
+                    if !control(&buf[..size], &mut publisher) {
                         return;
                     }
+                    buf.advance(size);
+                    (start, done) = (0, 0);
                 }
             }
         }
-        if done > 0 {
-            copy(subscriber, &buf[start..done]);
-            buf.copy_within(done..end, 0);
-            end -= done;
+        subscriber.send(&mut buf, start..done);
+    }
+}
+
+/// Receives at most `room` bytes (within `buf`'s spare capacity) at the
+/// end of `buf`, into memory not written before: a frame buffer is filled
+/// once, by the kernel, as a broker's is (not zeroed first).
+fn recv(stream: &TcpStream, buf: &mut BytesMut, room: usize) -> std::io::Result<usize> {
+    use std::os::fd::AsRawFd;
+    let spare = buf.spare_capacity_mut();
+    let room = room.min(spare.len());
+    // SAFETY: `spare` is valid for writes of `room` bytes, which `recv`
+    // writes at most.
+    let n = unsafe { libc::recv(stream.as_raw_fd(), spare.as_mut_ptr().cast(), room, 0) };
+    let n = usize::try_from(n).map_err(|_| std::io::Error::last_os_error())?;
+    // SAFETY: `recv` initialised the first `n` spare bytes.
+    unsafe { buf.set_len(buf.len() + n) };
+    Ok(n)
+}
+
+/// Where a relay sends the frames it copies.
+pub(crate) enum Subscriber {
+    /// Written from the publisher's thread, under a mutex: a publisher
+    /// waits (in `write`) while the subscriber is behind, so nothing queues.
+    Direct(Mutex<Option<TcpStream>>),
+    /// Queued for a writer thread of the subscriber's own, without bound:
+    /// publishers never wait for the subscriber (as a broker must not let
+    /// them), and what the subscriber has not taken yet is held in memory.
+    Queued(Mutex<Option<mpsc::Sender<Bytes>>>),
+}
+
+impl Subscriber {
+    /// Frames are written by the publishers' threads.
+    pub(crate) fn direct() -> Self {
+        Subscriber::Direct(Mutex::new(None))
+    }
+
+    /// Frames are queued for a writer thread.
+    pub(crate) fn queued() -> Self {
+        Subscriber::Queued(Mutex::new(None))
+    }
+
+    /// Makes `stream` the subscriber (replacing the previous one).
+    pub(crate) fn set(&self, stream: TcpStream) {
+        match self {
+            Subscriber::Direct(s) => *lock(s) = Some(stream),
+            Subscriber::Queued(q) => {
+                let (tx, rx) = mpsc::channel();
+                // Ends when the subscriber fails or is replaced.
+                std::thread::spawn(move || write_queued(stream, &rx));
+                *lock(q) = Some(tx);
+            }
+        }
+    }
+
+    /// Sends the whole frames `buf[frames]` to the subscriber, if there is
+    /// one (a subscriber that fails is dropped), and removes `..frames.end`
+    /// from `buf`. Queued frames are split off `buf`, not copied.
+    fn send(&self, buf: &mut BytesMut, frames: std::ops::Range<usize>) {
+        if frames.is_empty() {
+            buf.advance(frames.end);
+            return;
+        }
+        match self {
+            Subscriber::Direct(s) => {
+                let mut sub = lock(s);
+                if let Some(s) = sub.as_mut() {
+                    if s.write_all(&buf[frames.clone()]).is_err() {
+                        *sub = None;
+                    }
+                }
+                buf.advance(frames.end);
+            }
+            Subscriber::Queued(q) => {
+                buf.advance(frames.start);
+                let chunk = buf.split_to(frames.len()).freeze();
+                let mut tx = lock(q);
+                if tx.as_ref().is_some_and(|tx| tx.send(chunk).is_err()) {
+                    *tx = None;
+                }
+            }
         }
     }
 }
 
-/// Writes `frames` to the subscriber, if there is one; a subscriber that
-/// fails is dropped.
-fn copy(subscriber: &Mutex<Option<TcpStream>>, frames: &[u8]) {
-    if frames.is_empty() {
-        return;
-    }
-    let mut sub = subscriber.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(s) = sub.as_mut() {
-        if s.write_all(frames).is_err() {
-            *sub = None;
+/// The writer thread of a queued subscriber: writes what is queued, as
+/// many chunks as are waiting (up to 64) in one vectored write.
+fn write_queued(mut stream: TcpStream, rx: &mpsc::Receiver<Bytes>) {
+    let mut chunks = Vec::with_capacity(64);
+    while let Ok(first) = rx.recv() {
+        chunks.push(first);
+        while chunks.len() < 64 {
+            match rx.try_recv() {
+                Ok(c) => chunks.push(c),
+                Err(_) => break,
+            }
         }
+        let mut slices: Vec<IoSlice<'_>> = chunks.iter().map(|c| IoSlice::new(c)).collect();
+        let mut slices = &mut slices[..];
+        while !slices.is_empty() {
+            match stream.write_vectored(slices) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => IoSlice::advance_slices(&mut slices, n),
+            }
+        }
+        chunks.clear();
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The subscriber's counters.
