@@ -35,12 +35,12 @@ mod common;
 mod ice;
 
 use std::io::{IoSlice, Read, Write};
-
-use bytes::{Buf, Bytes, BytesMut};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use bytes::{Buf, Bytes, BytesMut};
 
 use common::*;
 
@@ -194,13 +194,9 @@ pub(crate) fn forward(
 /// end of `buf`, into memory not written before: a frame buffer is filled
 /// once, by the kernel, as a broker's is (not zeroed first).
 fn recv(stream: &TcpStream, buf: &mut BytesMut, room: usize) -> std::io::Result<usize> {
-    use std::os::fd::AsRawFd;
     let spare = buf.spare_capacity_mut();
     let room = room.min(spare.len());
-    // SAFETY: `spare` is valid for writes of `room` bytes, which `recv`
-    // writes at most.
-    let n = unsafe { libc::recv(stream.as_raw_fd(), spare.as_mut_ptr().cast(), room, 0) };
-    let n = usize::try_from(n).map_err(|_| std::io::Error::last_os_error())?;
+    let n = socket2::SockRef::from(stream).recv(&mut spare[..room])?;
     // SAFETY: `recv` initialised the first `n` spare bytes.
     unsafe { buf.set_len(buf.len() + n) };
     Ok(n)
