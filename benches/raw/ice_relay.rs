@@ -15,7 +15,7 @@ use floe_wire::{
     Decoder, Encapsulation, Encoder, EndpointData, Identity, ProxyData, TcpEndpoint, ENCODING_1_1,
 };
 
-use super::Result;
+use super::{lock, Result};
 
 /// Whether a whole frame is copied to the subscriber: a oneway request
 /// (request id 0) or a batch. Everything else is for [`Control`].
@@ -30,8 +30,9 @@ pub fn is_forwarded(frame: &[u8]) -> bool {
 /// What the relay's connections share.
 struct Shared {
     port: u16,
-    /// The connection to the subscriber, opened by `subscribeAndGetPublisher`.
-    subscriber: Arc<super::Subscriber>,
+    /// Where forwarded frames go: the subscriber's connection, opened by
+    /// `subscribeAndGetPublisher`.
+    subscriber: super::Subscriber,
     /// The subscriber's identity: the publisher proxy's identity.
     identity: Mutex<Option<Identity>>,
 }
@@ -43,11 +44,11 @@ pub fn relay(port: &str, queued: bool) -> Result<()> {
     let listener = TcpListener::bind(("127.0.0.1", port))?;
     let shared = Arc::new(Shared {
         port,
-        subscriber: Arc::new(if queued {
+        subscriber: if queued {
             super::Subscriber::queued()
         } else {
             super::Subscriber::direct()
-        }),
+        },
         identity: Mutex::new(None),
     });
     for stream in listener.incoming() {
@@ -60,7 +61,7 @@ pub fn relay(port: &str, queued: bool) -> Result<()> {
         std::thread::spawn(move || {
             let mut control = Control { shared: &shared };
             let mut answer = |frame: &[u8], peer: &mut TcpStream| control.answer(frame, peer);
-            super::forward(stream, &shared.subscriber.clone(), Some(&mut answer));
+            super::forward(stream, &shared.subscriber, Some(&mut answer));
         });
     }
     Ok(())
@@ -165,8 +166,4 @@ fn connect(subscriber: &ProxyData) -> Result<TcpStream> {
         return Err("subscriber did not validate the connection".into());
     }
     Ok(s)
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -291,7 +291,9 @@ fn write_queued(mut stream: TcpStream, rx: &mpsc::Receiver<Bytes>) {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+/// Locks `m`, whatever a panicking holder left (the relays' state stays
+/// usable: a stream or a sender).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
