@@ -772,7 +772,8 @@ pub fn document_section(report: &Report) -> String {
          one tokio runtime and the subscriber has its own (as a separate process would); the \
          subscriber is a oneway proxy (IceStorm's recommendation for throughput; twoway delivery is limited \
          to 5 requests in flight per subscriber by both brokers) and decodes every message. \
-         Both brokers run with their default settings plus `Ice.MessageSizeMax=102400`; \
+         Both brokers run with their default settings (floe-storm: one thread, tokio's \
+         current-thread runtime, `floe.Threads=1`) plus `Ice.MessageSizeMax=102400`; \
          floe-storm's per-subscriber queue is raised from its default bound (10,000 events, \
          64 MiB, past which it drops events for a subscriber that does not keep up) to \
          10⁶ events and 4 GiB, as IceStorm's send queue is unbounded by default: the \

@@ -233,3 +233,38 @@ fn main() -> std::process::ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::runtime::RuntimeFlavor;
+
+    fn flavor(threads: Option<&str>) -> std::io::Result<RuntimeFlavor> {
+        let properties = Properties::new();
+        if let Some(t) = threads {
+            properties.set("floe.Threads", t);
+        }
+        Ok(broker_runtime(&properties)?.handle().runtime_flavor())
+    }
+
+    #[test]
+    fn one_thread_by_default() {
+        assert_eq!(flavor(None).unwrap(), RuntimeFlavor::CurrentThread);
+        assert_eq!(flavor(Some(" 1 ")).unwrap(), RuntimeFlavor::CurrentThread);
+    }
+
+    #[test]
+    fn workers_on_request() {
+        assert_eq!(flavor(Some("0")).unwrap(), RuntimeFlavor::MultiThread);
+        assert_eq!(flavor(Some("3")).unwrap(), RuntimeFlavor::MultiThread);
+    }
+
+    #[test]
+    fn bad_thread_counts_are_refused() {
+        for bad in ["-1", "x", "2.5", "1025"] {
+            let e = flavor(Some(bad)).unwrap_err();
+            assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{bad:?}");
+            assert!(e.to_string().contains("floe.Threads"), "{e}");
+        }
+    }
+}
