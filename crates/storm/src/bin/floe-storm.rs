@@ -52,10 +52,7 @@ enum Sub {
 
 /// `floe-storm admin`: exit code 0, or 1 when a command failed.
 fn admin(properties: Properties, commands: Vec<String>) -> std::process::ExitCode {
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let rt = match current_thread_runtime() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the runtime: {e}");
@@ -128,16 +125,21 @@ fn broker_runtime(properties: &Properties) -> std::io::Result<tokio::runtime::Ru
                 format!("floe.Threads={value:?} is not a thread count from 0 to {MAX_THREADS}"),
             )
         })?;
-    match threads {
-        1 => tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build(),
-        0 => tokio::runtime::Runtime::new(),
-        n => tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(n)
-            .enable_all()
-            .build(),
+    if threads == 1 {
+        return current_thread_runtime();
     }
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if threads > 1 {
+        builder.worker_threads(threads);
+    }
+    builder.enable_all().build()
+}
+
+/// Tokio's current-thread runtime with I/O and timers.
+fn current_thread_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
 }
 
 async fn shutdown_signal() {
