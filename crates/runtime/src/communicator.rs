@@ -71,16 +71,21 @@ impl Default for Communicator {
 }
 
 /// Reads the per-connection settings from `props` (`prefix` is
-/// `Ice.ACM.Client`, `Ice.ACM.Server` or `<Adapter>.ACM`).
+/// `Ice.ACM.Client`, `Ice.ACM.Server` or `<Adapter>.ACM`; `adapter` names
+/// the object adapter whose `<Adapter>.MessageSizeMax` and
+/// `<Adapter>.MaxDispatches` override the communicator-wide values).
 pub(crate) fn connection_config(
     props: &Properties,
     acm_prefix: &str,
     server: bool,
-    size_key: Option<&str>,
+    adapter: Option<&str>,
 ) -> ConnectionConfig {
-    let kb = size_key
-        .and_then(|k| props.get(k))
-        .and_then(|v| v.trim().parse::<i64>().ok())
+    let per_adapter = |key: &str| -> Option<i64> {
+        adapter
+            .and_then(|a| props.get(&format!("{a}.{key}")))
+            .and_then(|v| v.trim().parse::<i64>().ok())
+    };
+    let kb = per_adapter("MessageSizeMax")
         .unwrap_or_else(|| props.get_int_or("Ice.MessageSizeMax", 1024));
     let flush_kb = props.get_int_or("Ice.BatchAutoFlushSize", 1024);
     ConnectionConfig {
@@ -95,7 +100,9 @@ pub(crate) fn connection_config(
         } else {
             (flush_kb as usize).saturating_mul(1024)
         },
-        max_dispatches: props.get_int_or("floe.MaxDispatches", 1024).max(1) as usize,
+        max_dispatches: per_adapter("MaxDispatches")
+            .unwrap_or_else(|| props.get_int_or("floe.MaxDispatches", 1024))
+            .max(1) as usize,
         close_timeout: Duration::from_millis(
             props.get_int_or("Ice.Override.CloseTimeout", 10_000).max(1) as u64,
         ),
@@ -270,8 +277,7 @@ impl Communicator {
         } else {
             format!("{name}.ACM")
         };
-        let size_key = format!("{name}.MessageSizeMax");
-        let config = connection_config(props, &acm_prefix, true, Some(&size_key));
+        let config = connection_config(props, &acm_prefix, true, Some(name));
         let adapter = ObjectAdapter::bind(name, self, eps, published, config).await?;
         self.inner
             .adapters

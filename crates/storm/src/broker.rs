@@ -108,13 +108,16 @@ impl Broker {
         self.inst.topic(name)
     }
 
-    /// Stops every subscriber and link task and forgets the topics (the
-    /// store keeps them). Requests dispatched afterwards find no topic.
+    /// Stops every subscriber and link task, logs each topic's statistics
+    /// and forgets the topics (the store keeps them). Requests dispatched
+    /// afterwards find no topic; publishes waiting for room go on without
+    /// the stopped subscribers.
     pub fn close(&self) {
         let topics =
             std::mem::take(&mut *self.inst.topics.write().unwrap_or_else(|p| p.into_inner()));
         for t in topics.values() {
             t.shut_down();
+            t.report();
         }
     }
 
@@ -187,10 +190,8 @@ impl Broker {
             return Dispatch::error(DispatchError::facet_not_exist());
         }
         match target {
-            PublishTarget::All => Dispatch::ready(publisher::publish(&topic, current, params)),
-            PublishTarget::One(sub) => {
-                Dispatch::ready(publisher::publish_to(&topic, &sub, current, params))
-            }
+            PublishTarget::All => publisher::publish(&topic, current, params),
+            PublishTarget::One(sub) => publisher::publish_to(&topic, &sub, current, params),
             PublishTarget::Link => dispatch_to(
                 TopicLinkDispatcher::new(LinkServant::new(topic)),
                 current,

@@ -12,10 +12,11 @@
 //! | `IceStorm.TopicManager.Endpoints` | `tcp -h 127.0.0.1 -p 10000` | TopicManager/Topic/Finder adapter |
 //! | `IceStorm.Publish.Endpoints` | `tcp -h 127.0.0.1 -p 10001` | publisher and link objects |
 //! | `IceStorm.Flush.Timeout` | 1000 ms (min 100) | batch subscriber flush period |
-//! | `IceStorm.Send.Timeout` | 60000 ms | timeout of requests to subscribers |
+//! | `IceStorm.Send.Timeout` | 60000 ms | timeout of requests to subscribers, and how long a subscriber over its budget may make no progress before it is removed; negative: none |
 //! | `IceStorm.Discard.Interval` | 60 s | how long a failed subscriber stays offline |
-//! | `IceStorm.Send.QueueSizeMax` | 10000 | per-subscriber queue capacity (events; floe extension) |
-//! | `IceStorm.Send.QueueBytesMax` | 64 MiB | per-subscriber queue capacity (payload bytes; floe extension) |
+//! | `IceStorm.Send.QueueSizeMax` | -1 (no limit) | events a subscriber's queue holds at most (IceStorm's meaning; values below 1 mean no limit) |
+//! | `IceStorm.Send.QueueSizeMaxPolicy` | `RemoveSubscriber` | at `QueueSizeMax`: remove the subscriber, or `DropEvents` (drop the oldest queued event, counted and logged) |
+//! | `floe.Storm.Send.QueueBytesMax` | 64 MiB | floe's own: a subscriber's byte budget; past it the topic's publishers wait (back-pressure, nothing dropped) |
 //! | `IceStorm.Trace.TopicManager` / `.Topic` / `.Subscriber` | 0 | trace levels |
 //! | `Ice.MessageSizeMax` | 1024 KB | largest accepted frame |
 //! | `IceStorm.LMDB.Path` (or `--data-dir`) | `./floe-storm-data` | database directory |
@@ -24,7 +25,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::subscriber::DeliveryConfig;
+use crate::subscriber::{DeliveryConfig, OverflowPolicy};
+
+/// floe's property for a subscriber's byte budget.
+pub const QUEUE_BYTES_MAX: &str = "floe.Storm.Send.QueueBytesMax";
+
+/// The name [`QUEUE_BYTES_MAX`] had before it was floe's own; still read.
+const OLD_QUEUE_BYTES_MAX: &str = "IceStorm.Send.QueueBytesMax";
 
 /// Errors while reading properties.
 #[derive(Debug, thiserror::Error)]
@@ -62,13 +69,16 @@ pub struct StormConfig {
     pub publish_published_endpoints: Option<String>,
     /// `IceStorm.Flush.Timeout` (at least 100 ms).
     pub flush_timeout: Duration,
-    /// `IceStorm.Send.Timeout`.
-    pub send_timeout: Duration,
+    /// `IceStorm.Send.Timeout` (`None` when negative: no timeout).
+    pub send_timeout: Option<Duration>,
     /// `IceStorm.Discard.Interval`.
     pub discard_interval: Duration,
-    /// `IceStorm.Send.QueueSizeMax` (events per subscriber).
-    pub queue_size_max: usize,
-    /// `IceStorm.Send.QueueBytesMax` (payload bytes per subscriber).
+    /// `IceStorm.Send.QueueSizeMax` (events per subscriber; `None`: no
+    /// limit, the default).
+    pub queue_size_max: Option<usize>,
+    /// `IceStorm.Send.QueueSizeMaxPolicy`.
+    pub queue_size_max_policy: OverflowPolicy,
+    /// `floe.Storm.Send.QueueBytesMax`: a subscriber's byte budget.
     pub queue_bytes_max: usize,
     /// `IceStorm.Trace.TopicManager`.
     pub trace_topic_manager: i32,
@@ -120,6 +130,32 @@ impl StormConfig {
             Ok(Duration::from_millis(int(props, k, d)?.max(0) as u64))
         };
         let size_kb = int(props, "Ice.MessageSizeMax", 1024)?;
+        let send_timeout = int(props, "IceStorm.Send.Timeout", 60_000)?;
+        let queue_size_max = int(props, "IceStorm.Send.QueueSizeMax", -1)?;
+        let policy = props
+            .get("IceStorm.Send.QueueSizeMaxPolicy")
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty());
+        let queue_size_max_policy = match policy.map(OverflowPolicy::parse) {
+            None => OverflowPolicy::RemoveSubscriber,
+            Some(Some(p)) => p,
+            Some(None) => {
+                // IceStorm warns and keeps its default.
+                tracing::warn!(
+                    value = policy.unwrap_or_default(),
+                    "invalid value for IceStorm.Send.QueueSizeMaxPolicy \
+                     (RemoveSubscriber or DropEvents); using RemoveSubscriber"
+                );
+                OverflowPolicy::RemoveSubscriber
+            }
+        };
+        let bytes_key =
+            if !props.contains_key(QUEUE_BYTES_MAX) && props.contains_key(OLD_QUEUE_BYTES_MAX) {
+                tracing::warn!("{OLD_QUEUE_BYTES_MAX} is deprecated: use {QUEUE_BYTES_MAX}");
+                OLD_QUEUE_BYTES_MAX
+            } else {
+                QUEUE_BYTES_MAX
+            };
         Ok(StormConfig {
             instance_name: s("IceStorm.InstanceName", "IceStorm"),
             topic_manager_endpoints: s(
@@ -130,12 +166,13 @@ impl StormConfig {
             publish_endpoints: s("IceStorm.Publish.Endpoints", "tcp -h 127.0.0.1 -p 10001"),
             publish_published_endpoints: opt("IceStorm.Publish.PublishedEndpoints"),
             flush_timeout: ms("IceStorm.Flush.Timeout", 1000)?.max(Duration::from_millis(100)),
-            send_timeout: ms("IceStorm.Send.Timeout", 60_000)?,
+            send_timeout: (send_timeout >= 0).then(|| Duration::from_millis(send_timeout as u64)),
             discard_interval: Duration::from_secs(
                 int(props, "IceStorm.Discard.Interval", 60)?.max(0) as u64,
             ),
-            queue_size_max: int(props, "IceStorm.Send.QueueSizeMax", 10_000)?.max(1) as usize,
-            queue_bytes_max: int(props, "IceStorm.Send.QueueBytesMax", 64 << 20)?.max(1) as usize,
+            queue_size_max: (queue_size_max >= 1).then_some(queue_size_max as usize),
+            queue_size_max_policy,
+            queue_bytes_max: int(props, bytes_key, 64 << 20)?.clamp(1, i64::MAX) as usize,
             trace_topic_manager: int(props, "IceStorm.Trace.TopicManager", 0)? as i32,
             trace_topic: int(props, "IceStorm.Trace.Topic", 0)? as i32,
             trace_subscriber: int(props, "IceStorm.Trace.Subscriber", 0)? as i32,
@@ -154,8 +191,10 @@ impl StormConfig {
         DeliveryConfig {
             discard_interval: self.discard_interval,
             flush_interval: self.flush_timeout,
-            queue_max: self.queue_size_max,
+            queue_size_max: self.queue_size_max,
+            queue_size_max_policy: self.queue_size_max_policy,
             queue_bytes_max: self.queue_bytes_max,
+            send_timeout: self.send_timeout,
         }
     }
 }
@@ -263,7 +302,10 @@ mod tests {
         assert_eq!(c.publish_endpoints, "tcp -h 127.0.0.1 -p 10001");
         assert_eq!(c.flush_timeout, Duration::from_millis(1000));
         assert_eq!(c.discard_interval, Duration::from_secs(60));
-        assert_eq!(c.send_timeout, Duration::from_secs(60));
+        assert_eq!(c.send_timeout, Some(Duration::from_secs(60)));
+        assert_eq!(c.queue_size_max, None, "IceStorm's -1: no limit in events");
+        assert_eq!(c.queue_size_max_policy, OverflowPolicy::RemoveSubscriber);
+        assert_eq!(c.queue_bytes_max, 64 << 20);
         assert_eq!(c.message_size_max, 1024 * 1024);
         assert_eq!(c.data_dir, PathBuf::from("floe-storm-data"));
     }
@@ -295,6 +337,39 @@ mod tests {
             "clamped to 100 ms"
         );
         assert_eq!(c.discard_interval, Duration::from_secs(5));
+    }
+
+    #[test]
+    fn queue_properties_have_icestorm_meanings() {
+        let props = |pairs: &[(&str, &str)]| -> HashMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let c = StormConfig::from_properties(&props(&[
+            ("IceStorm.Send.QueueSizeMax", "-1"),
+            ("IceStorm.Send.QueueSizeMaxPolicy", "DropEvents"),
+            ("IceStorm.Send.Timeout", "-1"),
+            ("floe.Storm.Send.QueueBytesMax", "1048576"),
+        ]))
+        .unwrap();
+        assert_eq!(c.queue_size_max, None, "-1 is no limit, not a queue of one");
+        assert_eq!(c.queue_size_max_policy, OverflowPolicy::DropEvents);
+        assert_eq!(c.send_timeout, None, "negative disables the timeout");
+        assert_eq!(c.queue_bytes_max, 1 << 20);
+        let c = StormConfig::from_properties(&props(&[
+            ("IceStorm.Send.QueueSizeMax", "100"),
+            ("IceStorm.Send.QueueSizeMaxPolicy", "Whatever"),
+            ("IceStorm.Send.QueueBytesMax", "4096"),
+        ]))
+        .unwrap();
+        assert_eq!(c.queue_size_max, Some(100));
+        assert_eq!(c.queue_size_max_policy, OverflowPolicy::RemoveSubscriber);
+        assert_eq!(c.queue_bytes_max, 4096, "the old name is still read");
+        let d = c.delivery();
+        assert_eq!(d.queue_size_max, Some(100));
+        assert_eq!(d.queue_bytes_max, 4096);
     }
 
     #[test]

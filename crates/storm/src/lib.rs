@@ -13,7 +13,9 @@
 //! - [`qos`]: QoS validation, exactly as IceStorm 3.7 does it.
 //! - [`event`]: a published request, shared (`Arc` + `Bytes`) across subscribers.
 //! - [`sink`]: the [`sink::SubscriberSink`] seam between delivery logic and the network.
-//! - [`subscriber`]: per-subscriber bounded queues and the delivery state machine.
+//! - [`subscriber`]: per-subscriber queues, their byte budgets and the delivery state machine.
+//! - [`admission`]: back-pressure: a topic admits an event only while no
+//!   subscriber is over its budget; publishers wait, nothing is dropped.
 //! - [`link`]: federation: the `TopicLink` servant, `EventData`, cost filtering.
 //! - [`store`]: redb persistence, one durable commit per mutation.
 //! - [`config`]: settings from Ice properties.
@@ -27,6 +29,7 @@
 #![warn(missing_docs)]
 
 pub mod admin;
+pub mod admission;
 pub mod broker;
 pub mod config;
 pub mod event;

@@ -73,8 +73,12 @@ impl ice_storm::TopicLink for LinkServant {
             .into_iter()
             .map(Event::from_link)
             .collect::<Result<Vec<_>, _>>()?;
+        // Each waits for room like any publish (back-pressure reaches the
+        // forwarding broker through this call's reply).
         for ev in &events {
-            self.topic.publish(ev);
+            if let Some(wait) = self.topic.publish(ev) {
+                wait.await;
+            }
         }
         Ok(())
     }

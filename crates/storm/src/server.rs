@@ -126,12 +126,13 @@ fn delivery_error(e: RtError) -> DeliveryError {
 /// Sinks that deliver with floe-runtime proxies.
 pub struct RuntimeSinks {
     communicator: Communicator,
-    send_timeout: Duration,
+    send_timeout: Option<Duration>,
 }
 
 impl RuntimeSinks {
-    /// Sinks using `communicator`, with `IceStorm.Send.Timeout`.
-    pub fn new(communicator: Communicator, send_timeout: Duration) -> Self {
+    /// Sinks using `communicator`, with `IceStorm.Send.Timeout` (`None`:
+    /// no timeout).
+    pub fn new(communicator: Communicator, send_timeout: Option<Duration>) -> Self {
         RuntimeSinks {
             communicator,
             send_timeout,
@@ -197,7 +198,7 @@ impl SubscriberSink for LinkSink {
 impl SinkFactory for RuntimeSinks {
     fn subscriber_sink(&self, subscriber: &ProxyData, _qos: &Qos) -> Arc<dyn SubscriberSink> {
         Arc::new(ProxySink {
-            proxy: runtime_proxy(&self.communicator, subscriber, Some(self.send_timeout)),
+            proxy: runtime_proxy(&self.communicator, subscriber, self.send_timeout),
         })
     }
 
@@ -208,7 +209,7 @@ impl SinkFactory for RuntimeSinks {
             link: TopicLinkPrx::unchecked_cast(runtime_proxy(
                 &self.communicator,
                 &twoway,
-                Some(self.send_timeout),
+                self.send_timeout,
             )),
         })
     }
@@ -219,7 +220,7 @@ impl SinkFactory for RuntimeSinks {
         let topic = TopicInternalPrx::unchecked_cast(runtime_proxy(
             &self.communicator,
             &twoway,
-            Some(self.send_timeout),
+            self.send_timeout,
         ));
         Box::pin(async move { topic.get_link_proxy().await.map_err(|e| e.to_string()) })
     }
@@ -263,6 +264,12 @@ pub struct Server {
     reporter: Option<tokio::task::JoinHandle<()>>,
 }
 
+/// The Publish adapter's bound on pending dispatches per connection.
+pub const PUBLISH_MAX_DISPATCHES: &str = "IceStorm.Publish.MaxDispatches";
+
+/// Its default on floe-storm (floe-runtime's own default is 1024).
+pub const DEFAULT_PUBLISH_MAX_DISPATCHES: usize = 32;
+
 /// Period of the statistics log (`IceStorm.Trace.Topic` > 0).
 pub const REPORT_INTERVAL: Duration = Duration::from_secs(30);
 
@@ -292,6 +299,16 @@ impl Server {
         }
         if let Some(p) = &config.publish_published_endpoints {
             props.set("IceStorm.Publish.PublishedEndpoints", p);
+        }
+        // A publish waiting for room keeps its dispatch pending; with this
+        // many pending on a publisher's connection the runtime stops reading
+        // it (back-pressure, `crate::admission`), which bounds what waits
+        // in the broker to this many events per publisher connection.
+        if props.get(PUBLISH_MAX_DISPATCHES).is_none() {
+            props.set(
+                PUBLISH_MAX_DISPATCHES,
+                &DEFAULT_PUBLISH_MAX_DISPATCHES.to_string(),
+            );
         }
         let topic_manager = communicator
             .create_object_adapter_with_endpoints(
@@ -377,9 +394,12 @@ impl Server {
         if let Some(r) = &self.reporter {
             r.abort();
         }
+        // Subscribers stop first (their statistics are logged): publishes
+        // still waiting for room are released, so deactivation does not
+        // wait for a stalled subscriber's `Send.Timeout`.
+        self.broker.close();
         self.topic_manager.deactivate().await;
         self.publish.deactivate().await;
-        self.broker.report();
         // The adapters keep their servants, which hold the broker: remove
         // them so the store is closed when this returns (a restart in the
         // same process can then reopen it).
@@ -387,7 +407,6 @@ impl Server {
         self.topic_manager.remove_default_servant(&instance);
         self.topic_manager.remove_default_servant("IceStorm");
         self.publish.remove_default_servant(&instance);
-        self.broker.close();
         self.communicator.destroy().await;
         let inst = Arc::downgrade(self.broker.instance());
         drop(self.broker);

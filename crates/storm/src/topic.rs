@@ -21,6 +21,7 @@ use std::sync::{Arc, RwLock, Weak};
 use floe::runtime::{Current, DispatchError};
 use floe::wire::{EncodingVersion, Identity, UserException};
 
+use crate::admission::{self, Admission, AdmissionFuture};
 use crate::event::Event;
 use crate::instance::Instance;
 use crate::link::{crosses, linked_topic_name};
@@ -28,7 +29,8 @@ use crate::qos::Qos;
 use crate::slice::ice_storm;
 use crate::store::{StoreError, TopicRecord};
 use crate::subscriber::{
-    identity_to_string, DeliveryStyle, RemovalHook, RemovalReason, Subscriber, TopicCounters,
+    identity_to_string, DeliveryStyle, RemovalHook, RemovalReason, Subscriber, SubscriberState,
+    TopicCounters,
 };
 use crate::types::{
     AlreadySubscribed, BadQoS, InvalidSubscriber, LinkExists, LinkInfo, NoSuchLink, NoSuchTopic,
@@ -128,6 +130,7 @@ pub struct Topic {
     name: String,
     counters: Arc<TopicCounters>,
     state: RwLock<TopicState>,
+    admission: Admission,
 }
 
 impl std::fmt::Debug for Topic {
@@ -143,6 +146,7 @@ impl Topic {
             name: name.to_owned(),
             counters: Arc::new(TopicCounters::default()),
             state: RwLock::new(TopicState::default()),
+            admission: Admission::default(),
         })
     }
 
@@ -180,11 +184,98 @@ impl Topic {
         &self.counters
     }
 
-    /// Fans `event` out to every subscriber, and to every link it may cross.
-    /// Never waits: a full or offline subscriber loses the event alone.
-    pub fn publish(&self, event: &Arc<Event>) {
+    /// Publishes `event` to every subscriber, and to every link it may
+    /// cross, once none of them is over its byte budget
+    /// ([`crate::admission`]). `None` when that was so at once and the event
+    /// is offered already; otherwise the future to await, which waits for
+    /// room (in arrival order) and then offers it.
+    pub fn publish(self: &Arc<Self>, event: &Arc<Event>) -> Option<AdmissionFuture> {
+        self.admit(event, None)
+    }
+
+    /// Delivers `event` to one subscriber only (the per-subscriber
+    /// publisher), after the same admission as [`Topic::publish`] for that
+    /// subscriber; `Err(())` if there is no such subscriber.
+    #[allow(clippy::result_unit_err)]
+    pub fn publish_to(
+        self: &Arc<Self>,
+        subscriber: &str,
+        event: &Arc<Event>,
+    ) -> Result<Option<AdmissionFuture>, ()> {
+        if !self.has_subscriber(subscriber) {
+            return Err(());
+        }
+        Ok(self.admit(event, Some(subscriber.to_owned())))
+    }
+
+    fn admit(
+        self: &Arc<Self>,
+        event: &Arc<Event>,
+        only: Option<String>,
+    ) -> Option<AdmissionFuture> {
+        let turn = match self.admission.try_turn() {
+            Some(_turn) if self.congested(event, only.as_deref()).is_empty() => {
+                self.fan_out(event, only.as_deref());
+                return None;
+            }
+            turn => turn,
+        };
+        let (topic, event) = (self.clone(), event.clone());
+        Some(Box::pin(async move {
+            let _turn = match turn {
+                Some(t) => t,
+                None => topic.admission.turn().await,
+            };
+            loop {
+                let congested = topic.congested(&event, only.as_deref());
+                if congested.is_empty() {
+                    break;
+                }
+                for s in congested {
+                    admission::room_in(&s).await;
+                }
+            }
+            topic.fan_out(&event, only.as_deref());
+        }))
+    }
+
+    /// The subscribers `event` goes to (all, or the one named `only`) that
+    /// are over their budget.
+    fn congested(&self, event: &Event, only: Option<&str>) -> Vec<Arc<SubscriberState>> {
+        let state = self.read();
+        let mut out = Vec::new();
+        for s in &state.subscribers {
+            if only.is_none_or(|id| identity_to_string(&s.proxy.identity) == id)
+                && s.subscriber.state().is_congested()
+            {
+                out.push(s.subscriber.state().clone());
+            }
+        }
+        if only.is_none() {
+            for l in &state.links {
+                if crosses(l.cost, event) && l.subscriber.state().is_congested() {
+                    out.push(l.subscriber.state().clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// Offers an admitted event (to the subscriber named `only`, or to all
+    /// subscribers and the links it may cross).
+    fn fan_out(&self, event: &Arc<Event>, only: Option<&str>) {
         self.counters.events_in.fetch_add(1, Ordering::Relaxed);
         let state = self.read();
+        if let Some(id) = only {
+            if let Some(s) = state
+                .subscribers
+                .iter()
+                .find(|s| identity_to_string(&s.proxy.identity) == id)
+            {
+                s.subscriber.offer(event);
+            }
+            return;
+        }
         for s in &state.subscribers {
             s.subscriber.offer(event);
         }
@@ -192,24 +283,6 @@ impl Topic {
             if crosses(l.cost, event) {
                 l.subscriber.offer(event);
             }
-        }
-    }
-
-    /// Delivers `event` to one subscriber only (the per-subscriber
-    /// publisher); `false` if there is no such subscriber.
-    pub fn publish_to(&self, subscriber: &str, event: &Arc<Event>) -> bool {
-        let state = self.read();
-        match state
-            .subscribers
-            .iter()
-            .find(|s| identity_to_string(&s.proxy.identity) == subscriber)
-        {
-            Some(s) => {
-                self.counters.events_in.fetch_add(1, Ordering::Relaxed);
-                s.subscriber.offer(event);
-                true
-            }
-            None => false,
         }
     }
 

@@ -1167,8 +1167,13 @@ async fn run(conn: Arc<ConnectionInner>) {
                 let _ = conn
                     .writer
                     .send(&mut [Bytes::from_static(&CLOSE_CONNECTION)]);
-                if let Err(e) = conn.writer.drain().await {
-                    break e;
+                // A peer that does not read cannot hold the close up past
+                // the close timeout.
+                let deadline = close_deadline.unwrap_or_else(tokio::time::Instant::now);
+                match tokio::time::timeout_at(deadline, conn.writer.drain()).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => break e,
+                    Err(_) => break Error::ConnectionManuallyClosed,
                 }
                 close_sent = true;
             }
@@ -1272,6 +1277,14 @@ async fn run(conn: Arc<ConnectionInner>) {
         ),
     }
     conn.terminate(end);
+    // Dispatches already started run to completion, as in Ice, where a
+    // dispatch in progress is not cancelled when its connection closes: a
+    // peer's last oneway requests (sent just before its CloseConnection,
+    // or before it went away) are carried out. Their replies have nowhere
+    // to go.
+    while !dispatches.is_empty() {
+        let _ = dispatches.next().await;
+    }
 }
 
 /// Handles the outcome of a read into `buf`: frames are handled, and the
