@@ -3,6 +3,11 @@
 
 use crate::{cargo, install, run_checked, DynError};
 
+/// Command-line tools that library users do not build (`slice2rs`): the
+/// checks and tests build them too, with one feature set for both, so
+/// nothing is compiled twice.
+const CLI_FEATURES: &str = "floe-idl/cli";
+
 /// Runs every step; all three checks run even if an earlier one failed, and
 /// the task fails if any did.
 pub fn run() -> Result<(), DynError> {
@@ -22,12 +27,14 @@ pub fn run() -> Result<(), DynError> {
                 "clippy",
                 "--workspace",
                 "--all-targets",
+                "--features",
+                CLI_FEATURES,
                 "--",
                 "-D",
                 "warnings",
             ],
         ),
-        ("test", &["test", "--workspace"]),
+        ("test", &["test", "--workspace", "--features", CLI_FEATURES]),
     ];
     let mut failed = Vec::new();
     for (name, args) in steps {
