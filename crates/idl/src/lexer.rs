@@ -357,11 +357,14 @@ pub fn string_lit(i: In<'_>) -> PResult<'_, String> {
                         rest = &rest[1 + digits.len()..];
                     }
                     'x' => {
+                        // At most two digits, as Ice reads them:
+                        // `\x5C101` is a backslash followed by `101`.
                         let digits: String = after
                             .chars()
                             .take_while(|c| c.is_ascii_hexdigit())
+                            .take(2)
                             .collect();
-                        if digits.is_empty() || digits.len() > 2 {
+                        if digits.is_empty() {
                             return fail_cut(rest, "one or two hex digits after `\\x'");
                         }
                         let v = u8::from_str_radix(&digits, 16).unwrap_or(0);
@@ -567,6 +570,11 @@ mod tests {
         assert_eq!(v, "aAAAA\n\t\\\"?\\q");
         assert_eq!(rest, " rest");
         assert!(string_lit("\"abc").is_err());
+        // Two hex digits at most: a backslash, then `101` as they are.
+        let s = r#""\x5C101" rest"#;
+        set_total_len(s.len());
+        assert_eq!(string_lit(s).unwrap().1, "\\101");
+        assert!(string_lit(r#""\xg""#).is_err());
     }
 
     #[test]

@@ -1,13 +1,18 @@
 //! The Slice preprocessor: `#include` (with `-I` search paths and
 //! `#pragma once`), `#define`/`#undef`, conditionals (`#if`, `#ifdef`,
-//! `#ifndef`, `#elif`, `#else`, `#endif`, `defined(X)`), object-like macro
-//! substitution, and a line map so that later phases report positions in the
+//! `#ifndef`, `#elif`, `#else`, `#endif`, `defined(X)`; [`expr`]), macro
+//! substitution (object-like and function-like; [`macros`]), and a line map so that later phases report positions in the
 //! original files. Comments are kept: doc comments reach the parser.
 
-use std::collections::{HashMap, HashSet};
+mod expr;
+mod macros;
+
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Diagnostics, FileId, SourceFile, SourceMap, Span};
+use expr::{tokenize, ExprParser};
+use macros::{Macro, MacroTable};
 
 /// Macro defined for every run, so Slice files can test for this compiler.
 pub const PREDEFINED: &str = "__SLICE2RS__";
@@ -77,7 +82,7 @@ struct Cond {
 
 struct Pre<'o> {
     opts: &'o PreprocessOptions,
-    macros: HashMap<String, String>,
+    macros: MacroTable,
     once: HashSet<PathBuf>,
     out: Preprocessed,
     diags: Diagnostics,
@@ -105,10 +110,10 @@ pub fn preprocess_source(
     source: &str,
     opts: &PreprocessOptions,
 ) -> (Preprocessed, Diagnostics) {
-    let mut macros = HashMap::new();
-    macros.insert(PREDEFINED.to_owned(), "1".to_owned());
+    let mut macros = MacroTable::default();
+    macros.insert(PREDEFINED, Macro::Object("1".to_owned()));
     for (n, v) in &opts.defines {
-        macros.insert(n.clone(), v.clone());
+        macros.insert(n, Macro::Object(v.clone()));
     }
     for n in &opts.undefines {
         macros.remove(n);
@@ -186,7 +191,7 @@ impl Pre<'_> {
             }
             in_comment = scan_comment_state(&line, in_comment);
             if active {
-                let text = self.expand(&line, 0);
+                let text = self.macros.expand(&line);
                 self.emit(file, lineno, &text);
             }
         }
@@ -284,13 +289,10 @@ impl Pre<'_> {
                     self.diags.error(span, "#define without a macro name");
                     return;
                 }
-                let after = &rest[id.len()..];
-                if after.starts_with('(') {
-                    self.diags
-                        .error(span, format!("function-like macro `{id}' is not supported"));
-                    return;
+                match MacroTable::parse_definition(&rest[id.len()..]) {
+                    Ok(m) => self.macros.insert(id, m),
+                    Err(e) => self.diags.error(span, format!("#define {id}: {e}")),
                 }
-                self.macros.insert(id.to_owned(), after.trim().to_owned());
             }
             "undef" => {
                 let id = first_ident(rest);
@@ -378,66 +380,6 @@ impl Pre<'_> {
         self.depth += 1;
         self.file(id, &found, &src);
         self.depth -= 1;
-    }
-
-    /// Substitutes object-like macros in a text line (not in strings or
-    /// comments).
-    fn expand(&self, line: &str, depth: usize) -> String {
-        if depth > 8 || !line.bytes().any(|b| b.is_ascii_alphabetic() || b == b'_') {
-            return line.to_owned();
-        }
-        let bytes = line.as_bytes();
-        let mut out = String::with_capacity(line.len());
-        let mut i = 0;
-        let mut changed = false;
-        while i < bytes.len() {
-            let c = bytes[i];
-            if c == b'"' {
-                let start = i;
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    if bytes[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                i = (i + 1).min(bytes.len());
-                out.push_str(&line[start..i]);
-            } else if c == b'/' && bytes.get(i + 1) == Some(&b'/') {
-                out.push_str(&line[i..]);
-                break;
-            } else if c == b'/' && bytes.get(i + 1) == Some(&b'*') {
-                let end = line[i + 2..]
-                    .find("*/")
-                    .map(|e| i + 2 + e + 2)
-                    .unwrap_or(bytes.len());
-                out.push_str(&line[i..end]);
-                i = end;
-            } else if c.is_ascii_alphabetic() || c == b'_' || c == b'\\' {
-                let start = i;
-                i += 1;
-                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                    i += 1;
-                }
-                let word = &line[start..i];
-                match self.macros.get(word) {
-                    Some(v) => {
-                        out.push_str(v);
-                        changed = true;
-                    }
-                    None => out.push_str(word),
-                }
-            } else {
-                let ch_len = line[i..].chars().next().map(char::len_utf8).unwrap_or(1);
-                out.push_str(&line[i..i + ch_len]);
-                i += ch_len;
-            }
-        }
-        if changed {
-            self.expand(&out, depth + 1)
-        } else {
-            out
-        }
     }
 
     fn eval(&mut self, expr: &str, span: Span) -> bool {
@@ -536,215 +478,6 @@ fn scan_comment_state(line: &str, mut in_comment: bool) -> bool {
     in_comment
 }
 
-fn tokenize(s: &str) -> Vec<String> {
-    let b = s.as_bytes();
-    let mut toks = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c.is_ascii_whitespace() {
-            i += 1;
-        } else if c.is_ascii_alphanumeric() || c == b'_' {
-            let st = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            toks.push(s[st..i].to_owned());
-        } else {
-            let two = s.get(i..i + 2).unwrap_or("");
-            if ["&&", "||", "==", "!=", "<=", ">=", "<<", ">>"].contains(&two) {
-                toks.push(two.to_owned());
-                i += 2;
-            } else {
-                let l = s[i..].chars().next().map(char::len_utf8).unwrap_or(1);
-                toks.push(s[i..i + l].to_owned());
-                i += l;
-            }
-        }
-    }
-    toks
-}
-
-struct ExprParser<'m> {
-    toks: Vec<String>,
-    pos: usize,
-    macros: &'m HashMap<String, String>,
-    error: Option<String>,
-    depth: usize,
-}
-
-impl ExprParser<'_> {
-    fn peek(&self) -> &str {
-        self.toks.get(self.pos).map(String::as_str).unwrap_or("")
-    }
-
-    fn fail(&mut self, msg: String) -> i64 {
-        if self.error.is_none() {
-            self.error = Some(msg);
-        }
-        0
-    }
-
-    fn ternary(&mut self) -> i64 {
-        let c = self.binary(0);
-        if self.peek() == "?" {
-            self.pos += 1;
-            let a = self.ternary();
-            if self.peek() != ":" {
-                return self.fail("expected `:' in #if expression".to_owned());
-            }
-            self.pos += 1;
-            let b = self.ternary();
-            return if c != 0 { a } else { b };
-        }
-        c
-    }
-
-    fn binary(&mut self, min_prec: u8) -> i64 {
-        let mut lhs = self.unary();
-        loop {
-            let op = self.peek().to_owned();
-            let prec = match op.as_str() {
-                "||" => 1,
-                "&&" => 2,
-                "|" => 3,
-                "^" => 4,
-                "&" => 5,
-                "==" | "!=" => 6,
-                "<" | ">" | "<=" | ">=" => 7,
-                "<<" | ">>" => 8,
-                "+" | "-" => 9,
-                "*" | "/" | "%" => 10,
-                _ => return lhs,
-            };
-            if prec < min_prec || self.error.is_some() {
-                return lhs;
-            }
-            self.pos += 1;
-            let rhs = self.binary(prec + 1);
-            lhs = match op.as_str() {
-                "||" => ((lhs != 0) || (rhs != 0)) as i64,
-                "&&" => ((lhs != 0) && (rhs != 0)) as i64,
-                "|" => lhs | rhs,
-                "^" => lhs ^ rhs,
-                "&" => lhs & rhs,
-                "==" => (lhs == rhs) as i64,
-                "!=" => (lhs != rhs) as i64,
-                "<" => (lhs < rhs) as i64,
-                ">" => (lhs > rhs) as i64,
-                "<=" => (lhs <= rhs) as i64,
-                ">=" => (lhs >= rhs) as i64,
-                "<<" => lhs.wrapping_shl(rhs as u32),
-                ">>" => lhs.wrapping_shr(rhs as u32),
-                "+" => lhs.wrapping_add(rhs),
-                "-" => lhs.wrapping_sub(rhs),
-                "*" => lhs.wrapping_mul(rhs),
-                "/" | "%" if rhs == 0 => self.fail("division by zero in #if expression".to_owned()),
-                "/" => lhs.wrapping_div(rhs),
-                _ => lhs.wrapping_rem(rhs),
-            };
-        }
-    }
-
-    fn unary(&mut self) -> i64 {
-        self.depth += 1;
-        if self.depth > 200 {
-            return self.fail("#if expression nested too deeply".to_owned());
-        }
-        let t = self.peek().to_owned();
-        let v = match t.as_str() {
-            "!" => {
-                self.pos += 1;
-                (self.unary() == 0) as i64
-            }
-            "-" => {
-                self.pos += 1;
-                self.unary().wrapping_neg()
-            }
-            "+" => {
-                self.pos += 1;
-                self.unary()
-            }
-            "~" => {
-                self.pos += 1;
-                !self.unary()
-            }
-            "(" => {
-                self.pos += 1;
-                let v = self.ternary();
-                if self.peek() != ")" {
-                    return self.fail("expected `)' in #if expression".to_owned());
-                }
-                self.pos += 1;
-                v
-            }
-            "defined" => {
-                self.pos += 1;
-                let paren = self.peek() == "(";
-                if paren {
-                    self.pos += 1;
-                }
-                let name = self.peek().to_owned();
-                if name.is_empty()
-                    || !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                {
-                    return self.fail("`defined' expects a macro name".to_owned());
-                }
-                self.pos += 1;
-                if paren {
-                    if self.peek() != ")" {
-                        return self.fail("expected `)' after defined(NAME".to_owned());
-                    }
-                    self.pos += 1;
-                }
-                self.macros.contains_key(&name) as i64
-            }
-            "" => self.fail("unexpected end of #if expression".to_owned()),
-            _ if t.starts_with(|c: char| c.is_ascii_digit()) => {
-                self.pos += 1;
-                match parse_pp_int(&t) {
-                    Some(v) => v,
-                    None => self.fail(format!("invalid integer `{t}' in #if expression")),
-                }
-            }
-            _ if t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') => {
-                self.pos += 1;
-                match self.macros.get(&t) {
-                    Some(v) if self.depth < 50 => {
-                        let mut sub = ExprParser {
-                            toks: tokenize(v),
-                            pos: 0,
-                            macros: self.macros,
-                            error: None,
-                            depth: self.depth + 10,
-                        };
-                        if sub.toks.is_empty() {
-                            0
-                        } else {
-                            sub.ternary()
-                        }
-                    }
-                    _ => 0,
-                }
-            }
-            _ => self.fail(format!("unexpected `{t}' in #if expression")),
-        };
-        self.depth -= 1;
-        v
-    }
-}
-
-fn parse_pp_int(t: &str) -> Option<i64> {
-    let t = t.trim_end_matches(['u', 'U', 'l', 'L']);
-    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        u64::from_str_radix(h, 16).ok().map(|v| v as i64)
-    } else if t.len() > 1 && t.starts_with('0') {
-        u64::from_str_radix(&t[1..], 8).ok().map(|v| v as i64)
-    } else {
-        t.parse::<u64>().ok().map(|v| v as i64)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -785,6 +518,18 @@ mod tests {
         let (_, d) = run("#endif\n#foo\n#include <nope.ice>\n", &[]);
         assert_eq!(d.error_count(), 3);
         let (_, d) = run("#if 1/0\n#endif", &[]);
+        assert!(d.has_errors());
+    }
+
+    #[test]
+    fn function_like_macros_as_slice2cpp_accepts_them() {
+        let (t, d) = run(
+            "#define DEFAULT(X) = X\nstruct S { int i DEFAULT(5); string s DEFAULT(\"x\"); }\n",
+            &[],
+        );
+        assert!(!d.has_errors(), "{d:?}");
+        assert_eq!(t, "struct S { int i = 5; string s = \"x\"; }\n\n");
+        let (_, d) = run("#define BAD(a, a) a\n", &[]);
         assert!(d.has_errors());
     }
 
