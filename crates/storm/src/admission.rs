@@ -77,9 +77,12 @@ impl Admission {
 
 /// Waits until `subscriber` is no longer congested (drained below its
 /// low-water mark, offline or removed). If it delivers nothing for its
-/// `Send.Timeout` meanwhile, it is removed and the wait ends.
+/// `Send.Timeout` meanwhile, it is removed and the wait ends. Progress is
+/// looked at every quarter of the timeout, so a subscriber is removed
+/// between one and one and a quarter timeouts after its last delivery.
 pub async fn room_in(subscriber: &SubscriberState) {
     let mut progress = subscriber.delivered();
+    let mut last_progress = tokio::time::Instant::now();
     loop {
         let notified = subscriber.queue().room().notified();
         tokio::pin!(notified);
@@ -91,15 +94,18 @@ pub async fn room_in(subscriber: &SubscriberState) {
             notified.await;
             continue;
         };
-        if tokio::time::timeout(timeout, notified).await.is_ok() {
+        let step = (timeout / 4).max(std::time::Duration::from_millis(1));
+        if tokio::time::timeout(step, notified).await.is_ok() {
             continue;
         }
         let now = subscriber.delivered();
-        if now == progress && subscriber.is_congested() {
+        if now != progress {
+            progress = now;
+            last_progress = tokio::time::Instant::now();
+        } else if last_progress.elapsed() >= timeout && subscriber.is_congested() {
             subscriber.expel(RemovalReason::Stalled(timeout));
             return;
         }
-        progress = now;
     }
 }
 

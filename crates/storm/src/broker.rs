@@ -116,8 +116,7 @@ impl Broker {
         let topics =
             std::mem::take(&mut *self.inst.topics.write().unwrap_or_else(|p| p.into_inner()));
         for t in topics.values() {
-            t.shut_down();
-            t.report();
+            t.shut_down_and_report();
         }
     }
 

@@ -338,12 +338,19 @@ impl Topic {
 
     /// Logs the topic's counters (`tracing` info).
     pub fn report(&self) {
+        let (subscribers, links) = {
+            let state = self.read();
+            (state.subscribers.len(), state.links.len())
+        };
+        self.log_statistics(subscribers, links);
+    }
+
+    fn log_statistics(&self, subscribers: usize, links: usize) {
         let c = &self.counters;
-        let state = self.read();
         tracing::info!(
             topic = %self.name,
-            subscribers = state.subscribers.len(),
-            links = state.links.len(),
+            subscribers,
+            links,
             events_in = c.events_in.load(Ordering::Relaxed),
             events_out = c.events_out.load(Ordering::Relaxed),
             dropped = c.dropped.load(Ordering::Relaxed),
@@ -621,9 +628,27 @@ impl Topic {
 
     /// Stops every subscriber and link task (used by `destroy`).
     pub fn shut_down(&self) {
-        let mut state = self.write();
-        state.subscribers.clear();
-        state.links.clear();
+        let (subscribers, links) = {
+            let mut state = self.write();
+            (
+                std::mem::take(&mut state.subscribers),
+                std::mem::take(&mut state.links),
+            )
+        };
+        // Dropped outside the lock: each counts what it still had queued.
+        drop((subscribers, links));
+    }
+
+    /// Stops every subscriber and link task, then logs the statistics
+    /// (with the subscribers and links it had, and what they still had
+    /// queued counted as dropped).
+    pub fn shut_down_and_report(&self) {
+        let (subscribers, links) = {
+            let state = self.read();
+            (state.subscribers.len(), state.links.len())
+        };
+        self.shut_down();
+        self.log_statistics(subscribers, links);
     }
 }
 

@@ -440,9 +440,16 @@ impl Subscriber {
         if s.pending.load(Ordering::Acquire) == 0 {
             // A failure goes through the queue: the task retries the event
             // and applies the failure policy. The connection's write queue
-            // may hold as much as the subscriber's budget.
-            let budget = s.queue.limits().budget;
-            if let Some(Ok(())) = self.sink.try_deliver_now(event, budget) {
+            // may hold as much as the subscriber's budget; with an event
+            // limit (`QueueSizeMax`), nothing may wait there, so that the
+            // limit counts what the subscriber has not taken, as in IceStorm.
+            let limits = s.queue.limits();
+            let max_waiting = if limits.max_events.is_some() {
+                0
+            } else {
+                limits.budget
+            };
+            if let Some(Ok(())) = self.sink.try_deliver_now(event, max_waiting) {
                 s.delivered.fetch_add(1, Ordering::Relaxed);
                 self.counters.events_out.fetch_add(1, Ordering::Relaxed);
                 return Queued::Yes;
