@@ -98,11 +98,11 @@ async fn latency(c: &Ctx) -> Result<()> {
 }
 
 async fn oneway(c: &Ctx, batch: bool) -> Result<()> {
-    let p = LatencyPrx::unchecked_cast(if batch {
+    let p = if batch {
         c.a.ice_batch_oneway()
     } else {
         c.a.ice_oneway()
-    });
+    };
     for _ in 0..WARM_UP_CALLS {
         p.o().await?;
     }
@@ -186,7 +186,7 @@ async fn codac(c: &Ctx, w: &str) -> Result<()> {
     );
     let reps = scaled(codac_calls(size), c.scale);
     let m = if oneway {
-        MessagesPrx::unchecked_cast(c.m.ice_oneway())
+        c.m.ice_oneway()
     } else {
         c.m.clone()
     };

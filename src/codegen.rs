@@ -11,9 +11,82 @@ pub use crate::proxy_arg::ProxyArg;
 pub use crate::slice_export::{SliceParts, SliceType};
 pub use bytes::Bytes;
 pub use floe_runtime::{
-    encode_encapsulation, Current, Dispatch, DispatchError, Error, OperationMode, Proxy, Response,
-    Result, Servant,
+    encode_encapsulation, Connection, Current, Dispatch, DispatchError, EncodingVersion, Endpoint,
+    Error, InvocationMode, OperationMode, Proxy, Response, Result, Servant,
 };
+
+pub use crate::__typed_proxy_variants as typed_proxy_variants;
+
+/// The proxy-variant methods of a generated typed proxy `$prx` (a tuple
+/// struct around a [`Proxy`]): each returns the same typed proxy, as in Ice
+/// (`hello.ice_oneway()` is still a `HelloPrx`). `ice_identity` and
+/// `ice_facet` stay untyped (through `Deref`), as Ice's return `ObjectPrx`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __typed_proxy_variants {
+    ($prx:ident) => {
+        impl $prx {
+            /// The same proxy, twoway.
+            pub fn ice_twoway(&self) -> Self {
+                Self(self.0.ice_twoway())
+            }
+            /// The same proxy, oneway.
+            pub fn ice_oneway(&self) -> Self {
+                Self(self.0.ice_oneway())
+            }
+            /// The same proxy, batch oneway (flush with `ice_flush_batch_requests`).
+            pub fn ice_batch_oneway(&self) -> Self {
+                Self(self.0.ice_batch_oneway())
+            }
+            /// The same proxy, datagram (needs a udp endpoint).
+            pub fn ice_datagram(&self) -> Self {
+                Self(self.0.ice_datagram())
+            }
+            /// The same proxy, batch datagram.
+            pub fn ice_batch_datagram(&self) -> Self {
+                Self(self.0.ice_batch_datagram())
+            }
+            /// The same proxy in `mode`.
+            pub fn ice_mode(&self, mode: $crate::codegen::InvocationMode) -> Self {
+                Self(self.0.ice_mode(mode))
+            }
+            /// The same proxy with compression forced on or off.
+            pub fn ice_compress(&self, compress: bool) -> Self {
+                Self(self.0.ice_compress(compress))
+            }
+            /// The same proxy with a per-proxy context, sent with every request.
+            pub fn ice_context(&self, context: $crate::codegen::Context) -> Self {
+                Self(self.0.ice_context(context))
+            }
+            /// The same proxy encoding its requests' parameters with `encoding`.
+            pub fn ice_encoding_version(&self, encoding: $crate::codegen::EncodingVersion) -> Self {
+                Self(self.0.ice_encoding_version(encoding))
+            }
+            /// The same proxy with an invocation timeout (`None`: wait for ever).
+            pub fn ice_invocation_timeout(
+                &self,
+                timeout: ::core::option::Option<::core::time::Duration>,
+            ) -> Self {
+                Self(self.0.ice_invocation_timeout(timeout))
+            }
+            /// The same proxy bound to `connection` (bidirectional callbacks).
+            pub fn ice_fixed(&self, connection: &$crate::codegen::Connection) -> Self {
+                Self(self.0.ice_fixed(connection))
+            }
+            /// The same proxy on connections reserved for `id`.
+            pub fn ice_connection_id(&self, id: &str) -> Self {
+                Self(self.0.ice_connection_id(id))
+            }
+            /// The same proxy with other endpoints.
+            pub fn ice_endpoints(
+                &self,
+                endpoints: ::std::vec::Vec<$crate::codegen::Endpoint>,
+            ) -> Self {
+                Self(self.0.ice_endpoints(endpoints))
+            }
+        }
+    };
+}
 pub use floe_wire::class::{SlicedData, ValueFactoryRegistry};
 pub use floe_wire::codec::WireNumber;
 pub use floe_wire::{

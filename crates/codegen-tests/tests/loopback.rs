@@ -115,7 +115,7 @@ async fn bench_throughput() {
     t.send_string_double_seq(&sd).await.unwrap();
     assert_eq!(servant.0.calls.load(Ordering::SeqCst), 3 + 100_000 + 10 + 3);
     // A value-returning operation on a oneway proxy is refused locally.
-    let oneway = bench::ThroughputPrx::unchecked_cast(t.ice_oneway());
+    let oneway = t.ice_oneway();
     assert!(matches!(
         oneway.recv_byte_seq(1).await,
         Err(floe::codegen::Error::TwowayOnly)
@@ -228,7 +228,7 @@ mod rich_loopback {
         );
         assert_eq!(echo.context_value("k").await.unwrap(), "");
         let other = floe::codegen::Context::from([("k".to_owned(), "w".to_owned())]);
-        let with_ctx = rich::EchoPrx::unchecked_cast(echo.ice_context(other));
+        let with_ctx = echo.ice_context(other);
         assert_eq!(with_ctx.context_value("k").await.unwrap(), "w");
         assert_eq!(
             with_ctx

@@ -182,7 +182,7 @@ async fn generated_proxy_calls_python_ice_server() {
         "v"
     );
     assert_eq!(echo.context_value("k").await.unwrap(), "");
-    let with_ctx = rich::EchoPrx::unchecked_cast(echo.ice_context(ctx.clone()));
+    let with_ctx = echo.ice_context(ctx.clone());
     assert_eq!(with_ctx.context_value("k").await.unwrap(), "v");
     communicator.destroy().await;
 }

@@ -174,6 +174,8 @@ impl Gen<'_> {
                 }
             }
 
+            #c::typed_proxy_variants!(#prx);
+
             impl ::core::ops::Deref for #prx {
                 type Target = #c::Proxy;
                 fn deref(&self) -> &#c::Proxy {
