@@ -284,6 +284,12 @@ fn write_members(model: &Model, members: &[DataMember], indent: usize, out: &mut
 fn write_operation(model: &Model, op: &crate::model::Operation, indent: usize, out: &mut String) {
     let p = pad(indent);
     write_doc(op.doc.as_ref(), indent, out);
+    let _ = writeln!(out, "{p}{}", operation_signature(model, op));
+}
+
+/// An operation's Slice declaration on one line (metadata, mode, return
+/// type, parameters, `throws`), as the generated code's docs show it.
+pub(crate) fn operation_signature(model: &Model, op: &crate::model::Operation) -> String {
     let mode = match op.mode {
         OperationMode::Normal => "",
         OperationMode::Idempotent => "idempotent ",
@@ -325,13 +331,12 @@ fn write_operation(model: &Model, op: &crate::model::Operation, indent: usize, o
             .collect();
         format!(" throws {}", list.join(", "))
     };
-    let _ = writeln!(
-        out,
-        "{p}{}{mode}{ret} {}({}){throws};",
+    format!(
+        "{}{mode}{ret} {}({}){throws};",
         metadata(&op.metadata),
         name(&op.name),
         params.join(", ")
-    );
+    )
 }
 
 fn type_name(model: &Model, ty: Type) -> String {

@@ -36,6 +36,10 @@ pub mod demo {
         }
         /// Says hello after a delay.
         ///
+        /// ```slice
+        /// string sayHello(int delay);
+        /// ```
+        ///
         /// - `delay`: Milliseconds to wait.
         ///
         /// Returns: The greeting.
@@ -91,6 +95,12 @@ pub mod demo {
         }
         /// Slice operation `ping`.
         ///
+        /// ```slice
+        /// idempotent void ping();
+        /// ```
+        ///
+        /// Idempotent: the runtime may retry it after a connection failure.
+        ///
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
@@ -142,6 +152,7 @@ pub mod demo {
                 .map(Self)
         }
     }
+    ::floe::codegen::typed_proxy_variants!(HelloPrx);
     impl ::core::ops::Deref for HelloPrx {
         type Target = ::floe::codegen::Proxy;
         fn deref(&self) -> &::floe::codegen::Proxy {
@@ -151,6 +162,10 @@ pub mod demo {
     /// Greets.
     pub trait Hello: ::core::marker::Send + ::core::marker::Sync + 'static {
         /// Says hello after a delay.
+        ///
+        /// ```slice
+        /// string sayHello(int delay);
+        /// ```
         ///
         /// - `delay`: Milliseconds to wait.
         ///
@@ -166,6 +181,12 @@ pub mod demo {
             >,
         > + ::core::marker::Send;
         /// Slice operation `ping`.
+        ///
+        /// ```slice
+        /// idempotent void ping();
+        /// ```
+        ///
+        /// Idempotent: the runtime may retry it after a connection failure.
         fn ping(
             &self,
             current: &::floe::codegen::Current,

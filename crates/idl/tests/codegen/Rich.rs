@@ -672,6 +672,10 @@ pub mod rich {
         }
         /// Slice operation `putPrims`.
         ///
+        /// ```slice
+        /// void putPrims(::Rich::Prims v);
+        /// ```
+        ///
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
@@ -715,6 +719,10 @@ pub mod rich {
         }
         /// Slice operation `putMixed`.
         ///
+        /// ```slice
+        /// void putMixed(::Rich::Mixed v);
+        /// ```
+        ///
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
@@ -757,6 +765,10 @@ pub mod rich {
             ::core::result::Result::Ok(())
         }
         /// Slice operation `putWrappers`.
+        ///
+        /// ```slice
+        /// ["amd"] void putWrappers(::Rich::Inner::WrapperSeq v);
+        /// ```
         ///
         /// # Errors
         ///
@@ -804,6 +816,10 @@ pub mod rich {
         }
         /// Slice operation `putShape`.
         ///
+        /// ```slice
+        /// void putShape(::Rich::Shape v);
+        /// ```
+        ///
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
@@ -849,6 +865,10 @@ pub mod rich {
             ::core::result::Result::Ok(())
         }
         /// Slice operation `putOpts`.
+        ///
+        /// ```slice
+        /// void putOpts(int req, optional(1) int i, optional(2) string s, optional(3) ::Rich::Point p, optional(4) ::Rich::IntSeq is, optional(5) ::Rich::Color c);
+        /// ```
         ///
         /// # Errors
         ///
@@ -928,6 +948,16 @@ pub mod rich {
             ::core::result::Result::Ok(())
         }
         /// Slice operation `describe`.
+        ///
+        /// ```slice
+        /// ["nonmutating", "marshaled-result"] idempotent string describe(int delay, out int code, out optional(2) string extra) throws ::Rich::BaseError;
+        /// ```
+        ///
+        /// Outputs, as a tuple in this order: the return value, `code`, `extra`.
+        ///
+        /// Declared user exceptions: `::Rich::BaseError`.
+        ///
+        /// Idempotent: the runtime may retry it after a connection failure.
         ///
         /// # Errors
         ///
@@ -1055,6 +1085,12 @@ pub mod rich {
         }
         /// Slice operation `self`.
         ///
+        /// ```slice
+        /// idempotent ::Rich::Echo* self();
+        /// ```
+        ///
+        /// Idempotent: the runtime may retry it after a connection failure.
+        ///
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
@@ -1099,6 +1135,12 @@ pub mod rich {
             ::core::result::Result::Ok(ret)
         }
         /// Proxies as parameters and results: returns `e`, `back` is `o`.
+        ///
+        /// ```slice
+        /// ::Rich::Echo* relay(::Rich::Echo* e, optional(1) Object* o, out Object* back);
+        /// ```
+        ///
+        /// Outputs, as a tuple in this order: the return value, `back`.
         ///
         /// # Errors
         ///
@@ -1172,6 +1214,10 @@ pub mod rich {
         }
         /// A trailing byte sequence (sent beside the frame, not copied): returns `data`.
         ///
+        /// ```slice
+        /// ::Rich::ByteSeq echoBytes(int n, ::Rich::ByteSeq data);
+        /// ```
+        ///
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
@@ -1229,6 +1275,10 @@ pub mod rich {
         }
         /// A trailing number sequence (written from the caller's slice): returns `data`.
         ///
+        /// ```slice
+        /// ::Rich::IntSeq echoInts(int n, ::Rich::IntSeq data);
+        /// ```
+        ///
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
@@ -1284,6 +1334,10 @@ pub mod rich {
             ::core::result::Result::Ok(ret)
         }
         /// The request context's value for `key` (empty when absent).
+        ///
+        /// ```slice
+        /// string contextValue(string key);
+        /// ```
         ///
         /// # Errors
         ///
@@ -1350,6 +1404,7 @@ pub mod rich {
                 .map(Self)
         }
     }
+    ::floe::codegen::typed_proxy_variants!(EchoPrx);
     impl ::core::ops::Deref for EchoPrx {
         type Target = ::floe::codegen::Proxy;
         fn deref(&self) -> &::floe::codegen::Proxy {
@@ -1359,6 +1414,10 @@ pub mod rich {
     /// Operations the live test calls from a Python Ice client.
     pub trait Echo: ::core::marker::Send + ::core::marker::Sync + 'static {
         /// Slice operation `putPrims`.
+        ///
+        /// ```slice
+        /// void putPrims(::Rich::Prims v);
+        /// ```
         fn put_prims(
             &self,
             v: Prims,
@@ -1367,6 +1426,10 @@ pub mod rich {
             Output = ::core::result::Result<(), ::floe::codegen::DispatchError>,
         > + ::core::marker::Send;
         /// Slice operation `putMixed`.
+        ///
+        /// ```slice
+        /// void putMixed(::Rich::Mixed v);
+        /// ```
         fn put_mixed(
             &self,
             v: Mixed,
@@ -1375,6 +1438,10 @@ pub mod rich {
             Output = ::core::result::Result<(), ::floe::codegen::DispatchError>,
         > + ::core::marker::Send;
         /// Slice operation `putWrappers`.
+        ///
+        /// ```slice
+        /// ["amd"] void putWrappers(::Rich::Inner::WrapperSeq v);
+        /// ```
         fn put_wrappers(
             &self,
             v: ::std::vec::Vec<inner::Wrapper>,
@@ -1383,6 +1450,10 @@ pub mod rich {
             Output = ::core::result::Result<(), ::floe::codegen::DispatchError>,
         > + ::core::marker::Send;
         /// Slice operation `putShape`.
+        ///
+        /// ```slice
+        /// void putShape(::Rich::Shape v);
+        /// ```
         fn put_shape(
             &self,
             v: ::core::option::Option<::floe::codegen::ClassRef<Shape>>,
@@ -1391,6 +1462,10 @@ pub mod rich {
             Output = ::core::result::Result<(), ::floe::codegen::DispatchError>,
         > + ::core::marker::Send;
         /// Slice operation `putOpts`.
+        ///
+        /// ```slice
+        /// void putOpts(int req, optional(1) int i, optional(2) string s, optional(3) ::Rich::Point p, optional(4) ::Rich::IntSeq is, optional(5) ::Rich::Color c);
+        /// ```
         #[allow(clippy::too_many_arguments)]
         fn put_opts(
             &self,
@@ -1405,6 +1480,16 @@ pub mod rich {
             Output = ::core::result::Result<(), ::floe::codegen::DispatchError>,
         > + ::core::marker::Send;
         /// Slice operation `describe`.
+        ///
+        /// ```slice
+        /// ["nonmutating", "marshaled-result"] idempotent string describe(int delay, out int code, out optional(2) string extra) throws ::Rich::BaseError;
+        /// ```
+        ///
+        /// Outputs, as a tuple in this order: the return value, `code`, `extra`.
+        ///
+        /// Declared user exceptions: `::Rich::BaseError`.
+        ///
+        /// Idempotent: the runtime may retry it after a connection failure.
         #[allow(clippy::type_complexity)]
         fn describe(
             &self,
@@ -1424,6 +1509,12 @@ pub mod rich {
             >,
         > + ::core::marker::Send;
         /// Slice operation `self`.
+        ///
+        /// ```slice
+        /// idempotent ::Rich::Echo* self();
+        /// ```
+        ///
+        /// Idempotent: the runtime may retry it after a connection failure.
         fn self_(
             &self,
             current: &::floe::codegen::Current,
@@ -1434,6 +1525,12 @@ pub mod rich {
             >,
         > + ::core::marker::Send;
         /// Proxies as parameters and results: returns `e`, `back` is `o`.
+        ///
+        /// ```slice
+        /// ::Rich::Echo* relay(::Rich::Echo* e, optional(1) Object* o, out Object* back);
+        /// ```
+        ///
+        /// Outputs, as a tuple in this order: the return value, `back`.
         fn relay(
             &self,
             e: ::core::option::Option<EchoPrx>,
@@ -1449,6 +1546,10 @@ pub mod rich {
             >,
         > + ::core::marker::Send;
         /// A trailing byte sequence (sent beside the frame, not copied): returns `data`.
+        ///
+        /// ```slice
+        /// ::Rich::ByteSeq echoBytes(int n, ::Rich::ByteSeq data);
+        /// ```
         fn echo_bytes(
             &self,
             n: i32,
@@ -1461,6 +1562,10 @@ pub mod rich {
             >,
         > + ::core::marker::Send;
         /// A trailing number sequence (written from the caller's slice): returns `data`.
+        ///
+        /// ```slice
+        /// ::Rich::IntSeq echoInts(int n, ::Rich::IntSeq data);
+        /// ```
         fn echo_ints(
             &self,
             n: i32,
@@ -1473,6 +1578,10 @@ pub mod rich {
             >,
         > + ::core::marker::Send;
         /// The request context's value for `key` (empty when absent).
+        ///
+        /// ```slice
+        /// string contextValue(string key);
+        /// ```
         fn context_value(
             &self,
             key: ::std::string::String,
@@ -2169,6 +2278,10 @@ pub mod rich {
         }
         /// Slice operation `find`.
         ///
+        /// ```slice
+        /// optional(1) ::Rich::Point find(string name);
+        /// ```
+        ///
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
@@ -2220,6 +2333,10 @@ pub mod rich {
         }
         /// Slice operation `putPrims`.
         ///
+        /// ```slice
+        /// void putPrims(::Rich::Prims v);
+        /// ```
+        ///
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
@@ -2263,6 +2380,10 @@ pub mod rich {
         }
         /// Slice operation `putMixed`.
         ///
+        /// ```slice
+        /// void putMixed(::Rich::Mixed v);
+        /// ```
+        ///
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
@@ -2305,6 +2426,10 @@ pub mod rich {
             ::core::result::Result::Ok(())
         }
         /// Slice operation `putWrappers`.
+        ///
+        /// ```slice
+        /// ["amd"] void putWrappers(::Rich::Inner::WrapperSeq v);
+        /// ```
         ///
         /// # Errors
         ///
@@ -2352,6 +2477,10 @@ pub mod rich {
         }
         /// Slice operation `putShape`.
         ///
+        /// ```slice
+        /// void putShape(::Rich::Shape v);
+        /// ```
+        ///
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
@@ -2397,6 +2526,10 @@ pub mod rich {
             ::core::result::Result::Ok(())
         }
         /// Slice operation `putOpts`.
+        ///
+        /// ```slice
+        /// void putOpts(int req, optional(1) int i, optional(2) string s, optional(3) ::Rich::Point p, optional(4) ::Rich::IntSeq is, optional(5) ::Rich::Color c);
+        /// ```
         ///
         /// # Errors
         ///
@@ -2476,6 +2609,16 @@ pub mod rich {
             ::core::result::Result::Ok(())
         }
         /// Slice operation `describe`.
+        ///
+        /// ```slice
+        /// ["nonmutating", "marshaled-result"] idempotent string describe(int delay, out int code, out optional(2) string extra) throws ::Rich::BaseError;
+        /// ```
+        ///
+        /// Outputs, as a tuple in this order: the return value, `code`, `extra`.
+        ///
+        /// Declared user exceptions: `::Rich::BaseError`.
+        ///
+        /// Idempotent: the runtime may retry it after a connection failure.
         ///
         /// # Errors
         ///
@@ -2603,6 +2746,12 @@ pub mod rich {
         }
         /// Slice operation `self`.
         ///
+        /// ```slice
+        /// idempotent ::Rich::Echo* self();
+        /// ```
+        ///
+        /// Idempotent: the runtime may retry it after a connection failure.
+        ///
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
@@ -2647,6 +2796,12 @@ pub mod rich {
             ::core::result::Result::Ok(ret)
         }
         /// Proxies as parameters and results: returns `e`, `back` is `o`.
+        ///
+        /// ```slice
+        /// ::Rich::Echo* relay(::Rich::Echo* e, optional(1) Object* o, out Object* back);
+        /// ```
+        ///
+        /// Outputs, as a tuple in this order: the return value, `back`.
         ///
         /// # Errors
         ///
@@ -2720,6 +2875,10 @@ pub mod rich {
         }
         /// A trailing byte sequence (sent beside the frame, not copied): returns `data`.
         ///
+        /// ```slice
+        /// ::Rich::ByteSeq echoBytes(int n, ::Rich::ByteSeq data);
+        /// ```
+        ///
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
@@ -2777,6 +2936,10 @@ pub mod rich {
         }
         /// A trailing number sequence (written from the caller's slice): returns `data`.
         ///
+        /// ```slice
+        /// ::Rich::IntSeq echoInts(int n, ::Rich::IntSeq data);
+        /// ```
+        ///
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
@@ -2832,6 +2995,10 @@ pub mod rich {
             ::core::result::Result::Ok(ret)
         }
         /// The request context's value for `key` (empty when absent).
+        ///
+        /// ```slice
+        /// string contextValue(string key);
+        /// ```
         ///
         /// # Errors
         ///
@@ -2898,6 +3065,7 @@ pub mod rich {
                 .map(Self)
         }
     }
+    ::floe::codegen::typed_proxy_variants!(SubEchoPrx);
     impl ::core::ops::Deref for SubEchoPrx {
         type Target = ::floe::codegen::Proxy;
         fn deref(&self) -> &::floe::codegen::Proxy {
@@ -2912,6 +3080,10 @@ pub mod rich {
     /// Inherits operations (`["amd"]`: servants are async anyway).
     pub trait SubEcho: Echo {
         /// Slice operation `find`.
+        ///
+        /// ```slice
+        /// optional(1) ::Rich::Point find(string name);
+        /// ```
         fn find(
             &self,
             name: ::std::string::String,
@@ -3400,6 +3572,12 @@ pub mod rich {
         }
         /// Slice operation `f`.
         ///
+        /// ```slice
+        /// int f(int current, int dec, int enc, string params, int ret, int encaps, out int x, out int outX);
+        /// ```
+        ///
+        /// Outputs, as a tuple in this order: the return value, `x`, `outX`.
+        ///
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
@@ -3494,6 +3672,10 @@ pub mod rich {
         }
         /// Slice operation `g`.
         ///
+        /// ```slice
+        /// void g(int self, int type, int result);
+        /// ```
+        ///
         /// # Errors
         ///
         /// Any invocation error; a user exception is `Error::UnknownUserException`.
@@ -3563,6 +3745,7 @@ pub mod rich {
                 .map(Self)
         }
     }
+    ::floe::codegen::typed_proxy_variants!(NamesPrx);
     impl ::core::ops::Deref for NamesPrx {
         type Target = ::floe::codegen::Proxy;
         fn deref(&self) -> &::floe::codegen::Proxy {
@@ -3572,6 +3755,12 @@ pub mod rich {
     /// Parameter names that clash with names the generated code uses.
     pub trait Names: ::core::marker::Send + ::core::marker::Sync + 'static {
         /// Slice operation `f`.
+        ///
+        /// ```slice
+        /// int f(int current, int dec, int enc, string params, int ret, int encaps, out int x, out int outX);
+        /// ```
+        ///
+        /// Outputs, as a tuple in this order: the return value, `x`, `outX`.
         #[allow(clippy::too_many_arguments)]
         fn f(
             &self,
@@ -3589,6 +3778,10 @@ pub mod rich {
             >,
         > + ::core::marker::Send;
         /// Slice operation `g`.
+        ///
+        /// ```slice
+        /// void g(int self, int type, int result);
+        /// ```
         fn g(
             &self,
             self_: i32,
