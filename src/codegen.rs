@@ -87,7 +87,7 @@ macro_rules! __typed_proxy_variants {
         }
     };
 }
-pub use floe_wire::class::{SlicedData, ValueFactoryRegistry};
+pub use floe_wire::class::{Extends, SlicedData, ValueFactoryRegistry};
 pub use floe_wire::codec::WireNumber;
 pub use floe_wire::{
     ClassRef, CompactString, Context, Decode, Decoder, Encapsulation, Encode, Encoder, Identity,

@@ -164,7 +164,7 @@ mod rich_loopback {
         echo.put_mixed(&rich::Mixed::default()).await.unwrap();
         echo.put_wrappers(&[]).await.unwrap();
         let circle = floe::codegen::ClassRef::new(rich::Circle::default());
-        echo.put_shape(&circle.downcast::<rich::Shape>())
+        echo.put_shape(&Some(circle.clone().upcast()))
             .await
             .unwrap();
         echo.put_opts(

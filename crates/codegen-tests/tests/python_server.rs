@@ -101,7 +101,7 @@ async fn generated_proxy_calls_python_ice_server() {
         })),
         ..Default::default()
     });
-    echo.put_shape(&circle.downcast::<rich::Shape>())
+    echo.put_shape(&Some(circle.clone().upcast()))
         .await
         .unwrap();
     echo.put_opts(

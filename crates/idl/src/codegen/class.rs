@@ -187,6 +187,17 @@ impl Gen<'_> {
                 TokenStream::new(),
             )
         };
+        // `ClassRef<Derived>::upcast()` to every base, direct or not.
+        let mut extends = Vec::new();
+        let mut ancestor = k.base;
+        while let Some(b) = ancestor {
+            let base = self.path_to(from, b, "");
+            extends.push(quote!(impl #c::Extends<#base> for #name {}));
+            ancestor = match &self.model.def(b).kind {
+                DefKind::Class(bk) => bk.base,
+                _ => None,
+            };
+        }
         quote! {
             #doc
             #[derive(Clone, Debug, #derive_default PartialEq)]
@@ -194,6 +205,8 @@ impl Gen<'_> {
                 #base_field
                 #(#fields)*
             }
+
+            #(#extends)*
 
             #default_impl
 

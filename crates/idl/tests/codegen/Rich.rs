@@ -537,6 +537,7 @@ pub mod rich {
         /// Slice member `inner`.
         pub inner: ::core::option::Option<::floe::codegen::ClassRef<Shape>>,
     }
+    impl ::floe::codegen::Extends<Shape> for Circle {}
     impl ::core::default::Default for Circle {
         fn default() -> Self {
             Self {

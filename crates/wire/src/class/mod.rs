@@ -147,8 +147,8 @@ pub use reader::ClassReader;
 pub use registry::{ValueFactory, ValueFactoryRegistry};
 pub use slice::{SliceInfo, SliceTypeId, SlicedData};
 pub use value::{
-    upcast_mut, upcast_ref, ClassReadGuard, ClassRef, ClassWriteGuard, UnknownSlicedValue, Value,
-    ValuePtr, ValueType,
+    upcast_mut, upcast_ref, ClassReadGuard, ClassRef, ClassWriteGuard, Extends, UnknownSlicedValue,
+    Value, ValuePtr, ValueType,
 };
 pub use writer::ClassWriter;
 

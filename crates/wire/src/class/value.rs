@@ -71,6 +71,11 @@ pub trait ValueType: Value + Default {
     const COMPACT_ID: Option<u32> = None;
 }
 
+/// `Self` is a class derived, directly or not, from `B`: generated code
+/// implements it for every base of a class, so that
+/// [`ClassRef::upcast`] widens without a check.
+pub trait Extends<B: ValueType>: ValueType {}
+
 /// Views `value` as a `T`: the value itself or one of its embedded bases.
 pub fn upcast_ref<T: Value>(value: &dyn Value) -> Option<&T> {
     let any: &dyn Any = value;
@@ -290,6 +295,46 @@ impl<T: ValueType> ClassRef<T> {
     /// a `ClassRef<Derived>` to `ClassRef<Base>`.
     pub fn downcast<U: ValueType>(&self) -> Option<ClassRef<U>> {
         self.ptr.downcast::<U>()
+    }
+
+    /// This instance as a `ClassRef<B>` of one of its bases (widening
+    /// always succeeds; the same instance is shared).
+    ///
+    /// ```
+    /// # use floe_wire::class::{ClassRef, Extends, Value, ValueType};
+    /// # use floe_wire::{Decoder, Encoder, Result};
+    /// # #[derive(Clone, Debug, Default, PartialEq)]
+    /// # struct Base { v: i32 }
+    /// # impl ValueType for Base { const TYPE_ID: &'static str = "::M::Base"; }
+    /// # impl Value for Base {
+    /// #     fn ice_id(&self) -> &str { Self::TYPE_ID }
+    /// #     fn ice_ids(&self) -> &'static [&'static str] { &["::M::Base"] }
+    /// #     fn write_slices(&self, _: &mut Encoder) {}
+    /// #     fn read_slices(&mut self, _: &mut Decoder) -> Result<()> { Ok(()) }
+    /// # }
+    /// # #[derive(Clone, Debug, Default, PartialEq)]
+    /// # struct Derived { base: Base }
+    /// # impl ValueType for Derived { const TYPE_ID: &'static str = "::M::Derived"; }
+    /// # impl Value for Derived {
+    /// #     fn ice_id(&self) -> &str { Self::TYPE_ID }
+    /// #     fn ice_ids(&self) -> &'static [&'static str] { &["::M::Derived", "::M::Base"] }
+    /// #     fn write_slices(&self, _: &mut Encoder) {}
+    /// #     fn read_slices(&mut self, _: &mut Decoder) -> Result<()> { Ok(()) }
+    /// #     fn ice_base(&self) -> Option<&dyn Value> { Some(&self.base) }
+    /// #     fn ice_base_mut(&mut self) -> Option<&mut dyn Value> { Some(&mut self.base) }
+    /// # }
+    /// # impl Extends<Base> for Derived {}
+    /// let d = ClassRef::new(Derived { base: Base { v: 7 } });
+    /// let b: ClassRef<Base> = d.clone().upcast();
+    /// assert_eq!(b.read().v, 7);
+    /// assert_eq!(b.ice_id(), "::M::Derived");
+    /// ```
+    pub fn upcast<B: ValueType>(self) -> ClassRef<B>
+    where
+        T: Extends<B>,
+    {
+        // A `T` embeds its bases: views of it as a `B` succeed.
+        ClassRef::from_ptr_unchecked(self.ptr)
     }
 
     /// Whether both handles share the same instance.
