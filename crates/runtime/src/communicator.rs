@@ -29,6 +29,9 @@ pub(crate) struct CommunicatorInner {
     pub(crate) retry_intervals: Vec<Duration>,
     /// `Ice.Override.Compress`.
     pub(crate) override_compress: Option<bool>,
+    /// `Ice.AcceptClassCycles` (default 0, as Ice for C++): whether the
+    /// decoders of requests and replies accept class graphs with cycles.
+    pub(crate) accept_class_cycles: bool,
     default_host: Option<String>,
     /// Outgoing connections, one per (address, connection id).
     connections: Mutex<HashMap<ConnectionKey, Connection>>,
@@ -153,6 +156,7 @@ impl Communicator {
                 override_compress: properties
                     .get("Ice.Override.Compress")
                     .map(|v| v.trim() != "0"),
+                accept_class_cycles: properties.get_int_or("Ice.AcceptClassCycles", 0) != 0,
                 properties,
                 connections: Mutex::new(HashMap::new()),
                 connecting: Mutex::new(HashMap::new()),
@@ -180,6 +184,14 @@ impl Communicator {
     /// communicator): `dec.set_context(communicator.decoder_context())`.
     pub fn decoder_context(&self) -> floe_wire::DecoderContext {
         self.inner.clone()
+    }
+
+    /// Prepares `dec` as this communicator's decoders are: proxies decode
+    /// as live proxies ([`Communicator::decoder_context`]) and
+    /// `Ice.AcceptClassCycles` applies.
+    pub fn configure_decoder(&self, dec: &mut floe_wire::Decoder) {
+        dec.set_accept_class_cycles(self.inner.accept_class_cycles);
+        dec.set_context(self.inner.clone());
     }
 
     /// The properties.

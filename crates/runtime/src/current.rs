@@ -51,8 +51,9 @@ impl Current {
     }
 
     /// A decoder for the request's parameters carrying the communicator, so
-    /// that proxies in them decode as live ones (generated dispatchers use
-    /// it for operations whose parameters may hold proxies).
+    /// that proxies in them decode as live ones and `Ice.AcceptClassCycles`
+    /// applies (generated dispatchers use it for operations whose
+    /// parameters may hold proxies or classes).
     ///
     /// # Errors
     ///
@@ -64,7 +65,7 @@ impl Current {
     ) -> floe_wire::Result<floe_wire::Decoder> {
         let mut dec = floe_wire::Decoder::from_encapsulation(params)?;
         if let Ok(communicator) = self.adapter.communicator() {
-            dec.set_context(communicator.decoder_context());
+            communicator.configure_decoder(&mut dec);
         }
         Ok(dec)
     }

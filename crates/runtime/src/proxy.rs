@@ -637,9 +637,10 @@ impl Proxy {
 
     /// A decoder for a results (or user exception) encapsulation received
     /// by this proxy, carrying the communicator so that proxies in it
-    /// decode as live ones (generated code uses it for operations whose
-    /// results may hold proxies; the others skip the upgrade of the weak
-    /// communicator reference).
+    /// decode as live ones and `Ice.AcceptClassCycles` applies (generated
+    /// code uses it for operations whose results may hold proxies or
+    /// classes; the others skip the upgrade of the weak communicator
+    /// reference).
     ///
     /// # Errors
     ///
@@ -648,6 +649,7 @@ impl Proxy {
     pub fn reply_decoder(&self, encaps: Encapsulation) -> floe_wire::Result<floe_wire::Decoder> {
         let mut dec = floe_wire::Decoder::from_encapsulation(encaps)?;
         if let Some(inner) = self.inner.communicator.upgrade() {
+            dec.set_accept_class_cycles(inner.accept_class_cycles);
             dec.set_context(inner);
         }
         Ok(dec)
