@@ -89,6 +89,7 @@ macro_rules! __typed_proxy_variants {
 }
 pub use floe_wire::class::{Extends, SlicedData, ValueFactoryRegistry};
 pub use floe_wire::codec::WireNumber;
+pub use floe_wire::ClassFormat;
 pub use floe_wire::{
     ClassRef, CompactString, Context, Decode, Decoder, Encapsulation, Encode, Encoder, Identity,
     OptionalFormat, OptionalKind, ProxyData, ProxyType, UserException, UserExceptionRegistry,

@@ -11,6 +11,14 @@ const ICE_SLICE: &str = "/usr/share/ice/slice";
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo::rustc-check-cfg=cfg(floe_no_ice_slice)");
     floe_idl::Builder::new().compile(&["../../benches/Bench.ice"])?;
+    // The slicing tests: the server's view (with server-only derived
+    // types) and, in a directory of its own, the client's.
+    floe_idl::Builder::new().compile(&["slice/Slicing.ice"])?;
+    let base = Path::new(&std::env::var("OUT_DIR")?).join("slicing_base");
+    std::fs::create_dir_all(&base)?;
+    floe_idl::Builder::new()
+        .out_dir(&base)
+        .compile(&["slice/SlicingBase.ice"])?;
     if Path::new(ICE_SLICE).join("Ice/Identity.ice").is_file() {
         floe_idl::Builder::new().include(ICE_SLICE).compile(&[
             "../idl/tests/codegen/Rich.ice".to_owned(),

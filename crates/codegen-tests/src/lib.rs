@@ -11,6 +11,18 @@ pub mod bench_gen {
 }
 pub use bench_gen::bench;
 
+/// `slice/Slicing.ice`: the slicing tests' server view (server-only
+/// derived types included).
+pub mod slicing_gen {
+    include!(concat!(env!("OUT_DIR"), "/Slicing.rs"));
+}
+
+/// `slice/SlicingBase.ice`: the slicing tests' client view (base types
+/// only).
+pub mod slicing_base_gen {
+    include!(concat!(env!("OUT_DIR"), "/slicing_base/SlicingBase.rs"));
+}
+
 /// `crates/idl/tests/codegen/Rich.ice` (needs the system Ice Slice files
 /// for `Ice/Identity.ice`).
 #[cfg(not(floe_no_ice_slice))]

@@ -25,7 +25,7 @@ type ConnectionKey = (String, String);
 
 pub(crate) struct CommunicatorInner {
     properties: Properties,
-    client_config: ConnectionConfig,
+    pub(crate) client_config: ConnectionConfig,
     pub(crate) retry_intervals: Vec<Duration>,
     /// `Ice.Override.Compress`.
     pub(crate) override_compress: Option<bool>,
@@ -118,6 +118,11 @@ pub(crate) fn connection_config(
         busy_poll: match props.get_int_or("floe.BusyPoll", 0) {
             us if us > 0 => Some(Duration::from_micros(us.min(1_000_000) as u64)),
             _ => None,
+        },
+        class_format: if props.get_int_or("Ice.Default.SlicedFormat", 0) != 0 {
+            floe_wire::ClassFormat::Sliced
+        } else {
+            floe_wire::ClassFormat::Compact
         },
     }
 }

@@ -104,7 +104,11 @@ impl Current {
     /// # }
     /// ```
     pub fn encode_reply(&self, write: impl FnOnce(&mut Encoder)) -> Bytes {
-        encode_encapsulation(self.encoding, 64, write)
+        let format = self.adapter.inner.config.class_format;
+        encode_encapsulation(self.encoding, 64, |enc| {
+            enc.set_class_format(format);
+            write(enc)
+        })
     }
 
     /// A results encapsulation whose data is what `write_prefix` writes
@@ -131,6 +135,7 @@ impl Current {
         /// Payloads up to this size are copied into the head.
         const COPY_LIMIT: usize = 16 * 1024;
         let mut enc = Encoder::with_buffer(BytesMut::with_capacity(64), self.encoding);
+        enc.set_class_format(self.adapter.inner.config.class_format);
         let mark = enc.start_encapsulation(self.encoding);
         write_prefix(&mut enc);
         if payload.len() <= COPY_LIMIT {

@@ -110,6 +110,9 @@ pub(crate) struct ProxyInner {
     pub(crate) cached: Arc<Mutex<Option<Connection>>>,
     /// The size of the last parameters encoded, the room for the next.
     pub(crate) params_size: ParamsSize,
+    /// `Ice.Default.SlicedFormat`, read once (generated code overrides it
+    /// for operations with `["format:..."]` metadata).
+    pub(crate) class_format: floe_wire::ClassFormat,
 }
 
 /// An untyped object reference.
@@ -138,7 +141,13 @@ impl Proxy {
     ) -> Proxy {
         // `Ice.Override.Compress` wins over `ice_compress` and `-z`; read
         // once here so calls never touch the communicator.
-        let override_compress = communicator.upgrade().and_then(|c| c.override_compress);
+        let upgraded = communicator.upgrade();
+        let override_compress = upgraded.as_ref().and_then(|c| c.override_compress);
+        let class_format = upgraded
+            .as_ref()
+            .map_or(floe_wire::ClassFormat::Compact, |c| {
+                c.client_config.class_format
+            });
         Proxy {
             inner: Arc::new(ProxyInner {
                 override_compress,
@@ -158,6 +167,7 @@ impl Proxy {
                 connection_id: String::new(),
                 cached: Arc::new(Mutex::new(None)),
                 params_size: ParamsSize::default(),
+                class_format,
             }),
         }
     }
@@ -629,8 +639,12 @@ impl Proxy {
     pub fn encode_params(&self, write: impl FnOnce(&mut floe_wire::Encoder)) -> Bytes {
         let size = &self.inner.params_size;
         let capacity = size.capacity();
+        let format = self.inner.class_format;
         size.record(
-            encode_encapsulation(self.inner.encoding, capacity, write),
+            encode_encapsulation(self.inner.encoding, capacity, |enc| {
+                enc.set_class_format(format);
+                write(enc)
+            }),
             capacity,
         )
     }
@@ -662,6 +676,7 @@ impl Proxy {
             bytes::BytesMut::with_capacity(32),
             self.inner.encoding,
         );
+        enc.set_class_format(self.inner.class_format);
         write(&mut enc);
         enc.finish()
     }

@@ -86,8 +86,10 @@ impl Encoder {
     }
 
     /// How class instances and user exceptions are written from now on
-    /// (default [`crate::class::ClassFormat::Compact`]; generated code for
-    /// `["format:sliced"]` operations selects `Sliced`).
+    /// (default [`crate::class::ClassFormat::Compact`]). floe-runtime's
+    /// encoders start with the communicator's `Ice.Default.SlicedFormat`,
+    /// and generated code selects the format of operations (or interfaces)
+    /// with `["format:sliced"]` or `["format:compact"]` metadata.
     pub fn class_format(&self) -> crate::class::ClassFormat {
         self.class_format
     }

@@ -97,7 +97,9 @@ impl Gen<'_> {
             DefKind::Interface(i) => i.operations.iter().collect(),
             _ => Vec::new(),
         };
-        let proxy_methods = ops.iter().map(|(_, op)| self.proxy_method(from, op));
+        let proxy_methods = ops
+            .iter()
+            .map(|(owner, op)| self.proxy_method(from, *owner, op));
         let trait_methods = own_ops.iter().map(|op| self.trait_method(from, op));
         let supertraits: Vec<TokenStream> = match &def.kind {
             DefKind::Interface(i) => i.bases.iter().map(|b| self.path_to(from, *b, "")).collect(),
@@ -485,7 +487,8 @@ impl Gen<'_> {
         super::ident::doc_attrs(&text)
     }
 
-    fn proxy_method(&self, from: Option<ModuleId>, op: &Operation) -> TokenStream {
+    fn proxy_method(&self, from: Option<ModuleId>, owner: DefId, op: &Operation) -> TokenStream {
+        let set_format = self.set_class_format(owner, op, quote!(enc_));
         let c = codegen_path();
         let name = field_ident(&op.name);
         let wire_name = &op.name;
@@ -556,6 +559,7 @@ impl Gen<'_> {
             Some((v, element)) => (
                 quote! {
                     let prefix_ = self.0.encode_params_prefix(|enc_| {
+                        #set_format
                         #(#writes)*
                         enc_.write_size(#v.len());
                     });
@@ -582,7 +586,7 @@ impl Gen<'_> {
                 let params = if ins.is_empty() {
                     quote!(self.0.empty_params())
                 } else {
-                    quote!(self.0.encode_params(|enc_| { #(#writes)* }))
+                    quote!(self.0.encode_params(|enc_| { #set_format #(#writes)* }))
                 };
                 (
                     quote!(let params = #params;),
@@ -863,7 +867,35 @@ impl Gen<'_> {
         }
     }
 
+    /// `["format:sliced"]` / `["format:compact"]` on the operation, else on
+    /// the interface that declares it: the statement that sets the class
+    /// format on encoder `enc` (none for `["format:default"]` or no
+    /// metadata: the communicator's `Ice.Default.SlicedFormat` applies).
+    fn set_class_format(&self, owner: DefId, op: &Operation, enc: TokenStream) -> TokenStream {
+        let c = codegen_path();
+        let pick = |meta: &dyn Fn(&str) -> bool| -> Option<Option<Ident>> {
+            if meta("format:sliced") {
+                Some(Some(format_ident!("Sliced")))
+            } else if meta("format:compact") {
+                Some(Some(format_ident!("Compact")))
+            } else if meta("format:default") {
+                Some(None)
+            } else {
+                None
+            }
+        };
+        let interface = self.model.def(owner);
+        let format = pick(&|m| op.has_metadata(m))
+            .or_else(|| pick(&|m| interface.has_metadata(m)))
+            .flatten();
+        match format {
+            Some(f) => quote!(#enc.set_class_format(#c::ClassFormat::#f);),
+            None => TokenStream::new(),
+        }
+    }
+
     fn dispatch_arm(&self, from: Option<ModuleId>, owner: DefId, op: &Operation) -> TokenStream {
+        let set_format = self.set_class_format(owner, op, quote!(enc));
         let c = codegen_path();
         let wire_name = &op.name;
         let method = field_ident(&op.name);
@@ -928,20 +960,20 @@ impl Gen<'_> {
             let writes = outs[..outs.len() - 1].iter().map(write);
             match self.number_element(last.ty) {
                 None => quote! {
-                    current.encode_reply_with_payload(|enc| { #(#writes)* enc.write_size(#v.len()); }, &#v)
+                    current.encode_reply_with_payload(|enc| { #set_format #(#writes)* enc.write_size(#v.len()); }, &#v)
                 },
                 Some(e) => {
                     let e = self.rust_type(from, e);
                     quote! {{
                         let count_ = #v.len();
                         let payload_ = <#e as #c::WireNumber>::into_wire_bytes(#v);
-                        current.encode_reply_with_payload(|enc| { #(#writes)* enc.write_size(count_); }, &payload_)
+                        current.encode_reply_with_payload(|enc| { #set_format #(#writes)* enc.write_size(count_); }, &payload_)
                     }}
                 }
             }
         } else {
             let writes = outs.iter().map(write);
-            quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.encode_reply(|enc| { #(#writes)* })))
+            quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.encode_reply(|enc| { #set_format #(#writes)* })))
         };
         let args: Vec<Ident> = args.collect();
         let call = quote!(<T as #tr>::#method(&*self.0, #(#args,)* &current).await?);
@@ -963,7 +995,8 @@ impl Gen<'_> {
                     ::core::result::Result::Err(ex) => {
                         if [#(#declared),*].iter().any(|id| ex.is_a(id)) {
                             ::core::result::Result::Err(#c::DispatchError::UserException(
-                                #c::encode_encapsulation(current.encoding, 64, |enc| {
+                                current.encode_reply(|enc| {
+                                    #set_format
                                     enc.write_user_exception(&*ex)
                                 }),
                             ))

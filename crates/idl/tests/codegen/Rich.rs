@@ -1799,11 +1799,8 @@ pub mod rich {
                                 if ["::Rich::BaseError"].iter().any(|id| ex.is_a(id)) {
                                     ::core::result::Result::Err(
                                         ::floe::codegen::DispatchError::UserException(
-                                            ::floe::codegen::encode_encapsulation(
-                                                current.encoding,
-                                                64,
-                                                |enc| { enc.write_user_exception(&*ex) },
-                                            ),
+                                            current
+                                                .encode_reply(|enc| { enc.write_user_exception(&*ex) }),
                                         ),
                                     )
                                 } else {
@@ -3333,11 +3330,8 @@ pub mod rich {
                                 if ["::Rich::BaseError"].iter().any(|id| ex.is_a(id)) {
                                     ::core::result::Result::Err(
                                         ::floe::codegen::DispatchError::UserException(
-                                            ::floe::codegen::encode_encapsulation(
-                                                current.encoding,
-                                                64,
-                                                |enc| { enc.write_user_exception(&*ex) },
-                                            ),
+                                            current
+                                                .encode_reply(|enc| { enc.write_user_exception(&*ex) }),
                                         ),
                                     )
                                 } else {

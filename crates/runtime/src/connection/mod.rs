@@ -172,6 +172,9 @@ pub(crate) struct ConnectionConfig {
     /// `floe.BusyPoll`: how long after a write the connection task polls
     /// the socket for the answer instead of sleeping (`None`: never).
     pub(crate) busy_poll: Option<Duration>,
+    /// `Ice.Default.SlicedFormat`: how classes and user exceptions are
+    /// written when the operation's metadata does not say.
+    pub(crate) class_format: floe_wire::ClassFormat,
 }
 
 /// What is known about a connection's endpoints.
