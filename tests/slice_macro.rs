@@ -42,3 +42,47 @@ async fn hello_through_the_macro() {
     assert_eq!(hello.ice_id().await.unwrap(), "::Demo::Hello");
     communicator.destroy().await;
 }
+
+/// A Slice file that includes another user file: both are generated, the
+/// reopened module merged (`pair::Point` from Base.ice beside
+/// `pair::MirrorPrx` from Uses.ice).
+mod two_files {
+    floe::slice!("tests/slice/Uses.ice");
+}
+
+struct Mirror;
+
+impl two_files::pair::Mirror for Mirror {
+    async fn swap(
+        &self,
+        p: Vec<two_files::pair::Point>,
+        _current: &Current,
+    ) -> Result<Vec<two_files::pair::Point>, DispatchError> {
+        Ok(p.into_iter()
+            .map(|q| two_files::pair::Point { x: q.y, y: q.x })
+            .collect())
+    }
+}
+
+#[tokio::test]
+async fn a_file_and_the_user_file_it_includes() {
+    use two_files::pair;
+    let communicator = Communicator::new();
+    let adapter = communicator
+        .create_object_adapter_with_endpoints("Mirror", "tcp -h 127.0.0.1 -p 0")
+        .await
+        .unwrap();
+    let proxy = adapter
+        .add(
+            Identity::from_name("m"),
+            pair::MirrorDispatcher::new(Mirror),
+        )
+        .unwrap();
+    adapter.activate();
+    let mirror = pair::MirrorPrx::unchecked_cast(proxy);
+    assert_eq!(
+        mirror.swap(&[pair::Point { x: 1, y: 2 }]).await.unwrap(),
+        [pair::Point { x: 2, y: 1 }]
+    );
+    communicator.destroy().await;
+}

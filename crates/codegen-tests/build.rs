@@ -20,6 +20,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .out_dir(&base)
         .compile(&["slice/SlicingBase.ice"])?;
     if Path::new(ICE_SLICE).join("Ice/Identity.ice").is_file() {
+        // A two-file program (Service.ice includes Types.ice): one Rust
+        // file each, held together by `multi.rs`.
+        let multi = Path::new(&std::env::var("OUT_DIR")?).join("multi");
+        std::fs::create_dir_all(&multi)?;
+        floe_idl::Builder::new()
+            .include(ICE_SLICE)
+            .out_dir(&multi)
+            .module_file("multi")
+            .compile(&["slice/multi/Service.ice"])?;
         floe_idl::Builder::new().include(ICE_SLICE).compile(&[
             "../idl/tests/codegen/Rich.ice".to_owned(),
             format!("{ICE_SLICE}/IceStorm/IceStorm.ice"),

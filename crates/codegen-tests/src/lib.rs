@@ -23,6 +23,14 @@ pub mod slicing_base_gen {
     include!(concat!(env!("OUT_DIR"), "/slicing_base/SlicingBase.rs"));
 }
 
+/// `slice/multi/Service.ice` and `Types.ice`, which it includes: two Rust
+/// files held together by their module file (needs the system Ice Slice
+/// files for `Ice/Identity.ice`).
+#[cfg(not(floe_no_ice_slice))]
+pub mod multi_gen {
+    include!(concat!(env!("OUT_DIR"), "/multi/multi.rs"));
+}
+
 /// `crates/idl/tests/codegen/Rich.ice` (needs the system Ice Slice files
 /// for `Ice/Identity.ice`).
 #[cfg(not(floe_no_ice_slice))]

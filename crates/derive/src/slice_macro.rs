@@ -89,7 +89,8 @@ fn expand(input: &SliceInput) -> syn::Result<proc_macro2::TokenStream> {
         compact_strings: input.compact_strings,
         ..Default::default()
     };
-    let code = floe_idl::codegen::generate_tokens(&out.model, &settings);
+    // The file and the user files it includes, modules merged.
+    let code = floe_idl::codegen::set::merged_tokens(&out.model, &settings);
     let tracked = std::iter::once(path.clone())
         .chain(out.dependencies.iter().map(|d| absolute(&root, d)))
         .map(|p| {

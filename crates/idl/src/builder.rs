@@ -45,6 +45,7 @@ pub struct Builder {
     settings: Settings,
     out_dir: Option<PathBuf>,
     quiet: bool,
+    module_file: Option<String>,
 }
 
 /// Why [`Builder::compile`] failed.
@@ -135,8 +136,34 @@ impl Builder {
         self
     }
 
-    /// Compiles each Slice file to `<out dir>/<file stem>.rs` and returns
-    /// the paths written.
+    /// The name (without `.rs`) of the module file written when the files
+    /// compiled together refer to each other (default `slice`; see
+    /// [`Builder::compile`]).
+    pub fn module_file(&mut self, name: &str) -> &mut Self {
+        self.module_file = Some(name.to_owned());
+        self
+    }
+
+    /// Compiles the Slice files as one program (they may include each
+    /// other) and writes one `<out dir>/<file stem>.rs` per file, for the
+    /// files given and the user files they include. Returns the paths
+    /// written.
+    ///
+    /// A file that refers to no other generated file is standalone:
+    /// `include!` it alone. Files that refer to each other (a `Service.ice`
+    /// that includes `Types.ice` and uses its types, or a class derived in
+    /// one file from a base in another) are held together by the module
+    /// file, `<out dir>/slice.rs` ([`Builder::module_file`] renames it):
+    /// include that one, and the Slice modules appear merged as in Ice for
+    /// C++ (`demo::Point` and `demo::ServicePrx` side by side):
+    ///
+    /// ```text
+    /// include!(concat!(env!("OUT_DIR"), "/slice.rs"));
+    /// ```
+    ///
+    /// ZeroC's own Slice files that the files include (`Ice/Identity.ice`,
+    /// ...) are not generated; the types floe has (`Identity`, `Context`)
+    /// map to floe's.
     ///
     /// # Errors
     ///
@@ -149,31 +176,38 @@ impl Builder {
                 .map(PathBuf::from)
                 .ok_or(BuildError::NoOutDir)?,
         };
-        let mut written = Vec::new();
-        for file in files {
-            let file = file.as_ref();
-            if !self.quiet {
+        let files: Vec<PathBuf> = files.iter().map(|f| f.as_ref().to_path_buf()).collect();
+        if !self.quiet {
+            for file in &files {
                 println!("cargo:rerun-if-changed={}", file.display());
             }
-            let out = crate::compile(file, &self.options)
-                .map_err(|fail| BuildError::Slice(fail.rendered()))?;
-            if !self.quiet {
-                for dep in &out.dependencies {
-                    println!("cargo:rerun-if-changed={}", dep.display());
-                }
-                for line in out.rendered().lines() {
-                    println!("cargo:warning={line}");
-                }
+        }
+        let out = crate::compile_set(&files, &self.options)
+            .map_err(|fail| BuildError::Slice(fail.rendered()))?;
+        if !self.quiet {
+            for dep in &out.dependencies {
+                println!("cargo:rerun-if-changed={}", dep.display());
             }
-            let code =
-                codegen::generate(&out.model, &self.settings).map_err(BuildError::Codegen)?;
-            let stem = file
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "slice".to_owned());
-            let path = out_dir.join(format!("{stem}.rs"));
+            for line in out.rendered().lines() {
+                println!("cargo:warning={line}");
+            }
+        }
+        let wanted = codegen::set::generated_files(&out.model);
+        let set = codegen::set::generate_set(&out.model, &self.settings, &wanted)
+            .map_err(BuildError::Codegen)?;
+        let mut written = Vec::new();
+        let mut write = |name: &str, code: &str| -> Result<(), BuildError> {
+            let path = out_dir.join(name);
             std::fs::write(&path, code).map_err(|e| BuildError::Io(path.clone(), e))?;
             written.push(path);
+            Ok(())
+        };
+        for file in &set.files {
+            write(&file.name, &file.code)?;
+        }
+        if let Some(code) = &set.module_file {
+            let name = self.module_file.as_deref().unwrap_or("slice");
+            write(&format!("{name}.rs"), code)?;
         }
         Ok(written)
     }

@@ -95,7 +95,14 @@ impl Output {
                 .diagnostics
                 .list
                 .iter()
-                .filter(|d| d.span.is_none_or(|s| s.file == diagnostic::FileId(0)))
+                .filter(|d| {
+                    d.span.is_none_or(|s| {
+                        self.map
+                            .files
+                            .get(s.file.0 as usize)
+                            .is_some_and(|f| f.is_main)
+                    })
+                })
                 .cloned()
                 .collect(),
         };
@@ -107,6 +114,52 @@ impl Output {
 pub fn compile(path: &Path, opts: &Options) -> Result<Output, Failure> {
     let (pre, diags) = preprocess::preprocess(path, &pre_opts(opts));
     finish(pre, diags, opts)
+}
+
+/// Compiles several Slice files as one program: they may include each
+/// other and refer to each other's definitions, as the files of one
+/// slice2cpp build do. Each of them is a main file of the output (its
+/// warnings are shown, and [`codegen::set`] generates it); one file alone
+/// is [`compile`].
+pub fn compile_set(paths: &[PathBuf], opts: &Options) -> Result<Output, Failure> {
+    match paths {
+        [] => compile_source(Path::new("empty.ice"), "", opts),
+        [one] => compile(one, opts),
+        _ => {
+            let canonical: Vec<PathBuf> = paths
+                .iter()
+                .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+                .collect();
+            let root_dir = canonical[0]
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            let source: String = canonical
+                .iter()
+                .map(|p| format!("#include \"{}\"\n", p.display()))
+                .collect();
+            let mut out = compile_source(&root_dir.join("<set>.ice"), &source, opts).map_err(
+                |mut fail| {
+                    mark_main(&mut fail.map, &canonical);
+                    fail
+                },
+            )?;
+            mark_main(&mut out.map, &canonical);
+            for (file, source) in out.model.files.iter_mut().zip(&out.map.files) {
+                file.is_main = source.is_main;
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// Makes the files at `paths` the main files of `map` (the set's root is
+/// not one).
+fn mark_main(map: &mut SourceMap, paths: &[PathBuf]) {
+    for f in &mut map.files {
+        let path = std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone());
+        f.is_main = paths.contains(&path);
+    }
 }
 
 /// Compiles `source` as if it were the file `path` (includes come from disk).

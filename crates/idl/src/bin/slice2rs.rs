@@ -1,7 +1,10 @@
 //! `slice2rs`: the Slice compiler for floe. Options mirror `slice2cpp`.
-//! Each file is compiled to `<file stem>.rs` in `--output-dir` (default:
-//! the current directory); `--validate` only checks, `--dump-model` prints
-//! the model instead of generating.
+//! The files are compiled together (they may include each other) to one
+//! `<file stem>.rs` each in `--output-dir` (default: the current
+//! directory), plus `slice.rs`, the module file that holds together the
+//! files that refer to each other (see `floe_idl::Builder::compile`);
+//! `--validate` only checks, `--dump-model` prints the model instead of
+//! generating.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,8 +17,9 @@ use clap::{ArgAction, Parser};
     name = "slice2rs",
     disable_version_flag = true,
     about = "Slice compiler for floe (Rust, Ice 3.7 compatible)",
-    after_help = "Writes <file stem>.rs for each Slice file into --output-dir (default: the \
-current directory). Use --dump-model to print the validated model instead. \
+    after_help = "Writes <file stem>.rs for each Slice file (and the user files they include) \
+into --output-dir (default: the current directory), and slice.rs, which includes the files that \
+refer to each other. Use --dump-model to print the validated model instead. \
 Exit status: 0 on success, 1 on any error."
 )]
 struct Cli {
@@ -139,33 +143,6 @@ fn main() -> ExitCode {
                     println!("{line}");
                 } else if cli.dump_model && !cli.validate {
                     println!("{:#?}", out.model);
-                } else if !cli.validate {
-                    let settings = floe_idl::codegen::Settings {
-                        interfaces: !cli.no_interfaces,
-                        proxy_data: cli.proxy_data,
-                        compact_strings: cli.compact_strings,
-                    };
-                    match floe_idl::codegen::generate(&out.model, &settings) {
-                        Ok(code) => {
-                            let stem = file
-                                .file_stem()
-                                .map(|s| s.to_string_lossy().into_owned())
-                                .unwrap_or_else(|| "out".to_owned());
-                            let dir = cli.output_dir.clone().unwrap_or_else(|| PathBuf::from("."));
-                            let path = dir.join(format!("{stem}.rs"));
-                            if let Err(e) = std::fs::write(&path, code) {
-                                eprintln!(
-                                    "slice2rs: error: cannot write `{}': {e}",
-                                    path.display()
-                                );
-                                failed = true;
-                            }
-                        }
-                        Err(e) => {
-                            eprintln!("slice2rs: error: {e}");
-                            failed = true;
-                        }
-                    }
                 }
             }
             Err(fail) => {
@@ -174,9 +151,54 @@ fn main() -> ExitCode {
             }
         }
     }
+    let generate = !(cli.preprocess_only || cli.depend || cli.validate || cli.dump_model);
+    if generate && !failed && !cli.files.is_empty() {
+        failed |= !generate_set(&cli, &opts);
+    }
     if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Compiles the files as one program and writes `<stem>.rs` for each (and
+/// `slice.rs`, the module file, when they refer to each other); false on
+/// failure (reported).
+fn generate_set(cli: &Cli, opts: &floe_idl::Options) -> bool {
+    let out = match floe_idl::compile_set(&cli.files, opts) {
+        Ok(out) => out,
+        Err(fail) => {
+            eprint!("{}", fail.rendered());
+            return false;
+        }
+    };
+    let settings = floe_idl::codegen::Settings {
+        interfaces: !cli.no_interfaces,
+        proxy_data: cli.proxy_data,
+        compact_strings: cli.compact_strings,
+    };
+    let wanted = floe_idl::codegen::set::generated_files(&out.model);
+    let set = match floe_idl::codegen::set::generate_set(&out.model, &settings, &wanted) {
+        Ok(set) => set,
+        Err(e) => {
+            eprintln!("slice2rs: error: {e}");
+            return false;
+        }
+    };
+    let dir = cli.output_dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let files = set
+        .files
+        .iter()
+        .map(|f| (f.name.clone(), &f.code))
+        .chain(set.module_file.as_ref().map(|c| ("slice.rs".to_owned(), c)));
+    let mut ok = true;
+    for (name, code) in files {
+        let path = dir.join(name);
+        if let Err(e) = std::fs::write(&path, code) {
+            eprintln!("slice2rs: error: cannot write `{}': {e}", path.display());
+            ok = false;
+        }
+    }
+    ok
 }

@@ -779,7 +779,12 @@ impl Gen<'_> {
             return TokenStream::new();
         }
         let root = self.root_path(from);
-        quote!(dec.set_value_factories(#root value_factories());)
+        if self.in_set() {
+            // The set's registry: every class of every file of the set.
+            quote!(dec.set_value_factories(#root super::value_factories());)
+        } else {
+            quote!(dec.set_value_factories(#root value_factories());)
+        }
     }
 
     /// `super::super::` from module `from` to the file's root.
@@ -794,9 +799,13 @@ impl Gen<'_> {
         quote!(#(#supers)*)
     }
 
+    /// Whether this output (or, for a file of a set, the set) defines
+    /// classes, so that its decoders need value factories.
     pub(crate) fn file_has_classes(&self) -> bool {
-        self.model
-            .main_definitions()
+        if let Some(has) = self.set_has_classes() {
+            return has;
+        }
+        self.main_definitions()
             .any(|d| matches!(&d.kind, DefKind::Class(c) if c.defined) && !d.local)
     }
 

@@ -36,6 +36,7 @@ pub mod exception;
 pub mod ident;
 pub mod interface;
 pub mod rust_first;
+pub mod set;
 pub mod types;
 
 use proc_macro2::TokenStream;
@@ -99,29 +100,82 @@ pub fn generate(model: &Model, settings: &Settings) -> Result<String, String> {
 /// Generates the Rust tokens for the main file of `model` (for the
 /// `slice!` macro, which needs tokens rather than text).
 pub fn generate_tokens(model: &Model, settings: &Settings) -> TokenStream {
-    let gen = Gen { model, settings };
-    let mut out = TokenStream::new();
-    for &root in &model.roots {
-        out.extend(gen.module(root, &[]));
-    }
-    out.extend(gen.registration());
-    out
+    let emit = model.files.iter().map(|f| f.is_main).collect();
+    Gen::new(model, settings, emit, None).tokens()
 }
 
-/// The generator state: the model and the settings.
+/// The generator state: the model, the settings, which files' definitions
+/// this output holds, and (for one file of a set, [`set`]) where the other
+/// files' definitions are.
 pub(crate) struct Gen<'a> {
     pub(crate) model: &'a Model,
     pub(crate) settings: &'a Settings,
+    /// Per file of the model: whether its definitions are generated here.
+    emit: Vec<bool>,
+    /// For one file of a set: the set's layout (cross-file references go
+    /// through the set's module file).
+    set: Option<&'a set::Layout>,
+}
+
+impl<'a> Gen<'a> {
+    pub(crate) fn new(
+        model: &'a Model,
+        settings: &'a Settings,
+        emit: Vec<bool>,
+        set: Option<&'a set::Layout>,
+    ) -> Self {
+        Gen {
+            model,
+            settings,
+            emit,
+            set,
+        }
+    }
+
+    /// Every module holding generated definitions, then the registration
+    /// functions.
+    pub(crate) fn tokens(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for &root in &self.model.roots {
+            out.extend(self.module(root, &[]));
+        }
+        out.extend(self.registration());
+        out
+    }
 }
 
 impl Gen<'_> {
-    /// Whether a definition comes from the main file.
+    /// Whether a definition is generated in this output.
     pub(crate) fn is_main(&self, id: DefId) -> bool {
-        let def = self.model.def(id);
+        self.emits_file(self.model.def(id).span.file.0 as usize)
+    }
+
+    /// Whether this output is one file of a set ([`set`]).
+    pub(crate) fn in_set(&self) -> bool {
+        self.set.is_some()
+    }
+
+    /// For one file of a set: whether the set defines classes.
+    pub(crate) fn set_has_classes(&self) -> Option<bool> {
+        self.set.map(|l| l.has_classes)
+    }
+
+    fn emits_file(&self, file: usize) -> bool {
+        self.emit.get(file).copied().unwrap_or(false)
+    }
+
+    /// The definitions generated in this output.
+    pub(crate) fn main_definitions(&self) -> impl Iterator<Item = &crate::model::Definition> {
         self.model
-            .files
-            .get(def.span.file.0 as usize)
-            .is_some_and(|f| f.is_main)
+            .definitions
+            .iter()
+            .filter(|d| self.emits_file(d.span.file.0 as usize))
+    }
+
+    /// Whether this output has module `id` (it generates something in it
+    /// or in a module nested in it).
+    pub(crate) fn module_present(&self, id: ModuleId) -> bool {
+        self.module_has_main(id)
     }
 
     /// Whether module `id` (or a nested one) holds a main-file definition.
@@ -221,12 +275,21 @@ impl Gen<'_> {
         let def = self.model.def(id);
         let target = self.module_chain(def.module);
         let here = from.map(|m| self.module_chain(m)).unwrap_or_default();
-        let common = target
-            .iter()
-            .zip(here.iter())
-            .take_while(|(a, b)| a == b)
-            .count();
+        // A definition of another file of the set: through the set's
+        // module file, which re-exports every file's modules.
+        let common = if self.set.is_some() && !self.is_main(id) {
+            0
+        } else {
+            target
+                .iter()
+                .zip(here.iter())
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
         let mut parts = Vec::new();
+        if common == 0 && self.set.is_some() && !self.is_main(id) {
+            parts.push(quote!(super));
+        }
         for _ in common..here.len() {
             parts.push(quote!(super));
         }
@@ -462,7 +525,7 @@ impl Gen<'_> {
         let c = codegen_path();
         let mut classes = Vec::new();
         let mut exceptions = Vec::new();
-        for def in self.model.main_definitions() {
+        for def in self.main_definitions() {
             if !self.emits(def.id) {
                 continue;
             }
@@ -473,7 +536,7 @@ impl Gen<'_> {
             }
         }
         let mut out = TokenStream::new();
-        if !classes.is_empty() {
+        if !classes.is_empty() && self.set.is_none() {
             out.extend(quote! {
                 /// The factories of [`register_value_factories`], built once.
                 pub fn value_factories() -> ::std::sync::Arc<#c::ValueFactoryRegistry> {
@@ -488,6 +551,10 @@ impl Gen<'_> {
                         .clone()
                 }
 
+            });
+        }
+        if !classes.is_empty() {
+            out.extend(quote! {
                 /// Registers a factory for every class of this Slice file (by
                 /// type id and, where declared, compact id). Give the registry
                 /// to decoders (`Decoder::set_value_factories`).

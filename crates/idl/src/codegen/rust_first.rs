@@ -35,7 +35,8 @@ pub fn generate_impls(
     id: DefId,
     settings: &Settings,
 ) -> Result<TokenStream, String> {
-    let gen = Gen { model, settings };
+    let emit = model.files.iter().map(|f| f.is_main).collect();
+    let gen = Gen::new(model, settings, emit, None);
     let tokens = gen.definition(id);
     let file: syn::File = syn::parse2(tokens).map_err(|e| format!("generated code: {e}"))?;
     let def = model.def(id);
