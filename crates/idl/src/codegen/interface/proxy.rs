@@ -1,0 +1,297 @@
+//! The typed proxy's method for one operation: parameters encoded (byte
+//! and number sequences sent beside the frame), the call, the results and
+//! declared user exceptions decoded.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use super::super::ident::field_ident;
+use super::super::{codegen_path, Gen};
+use super::{many_args, Slot};
+use crate::model::{DefId, ModuleId, Operation};
+
+impl Gen<'_> {
+    pub(super) fn proxy_method(
+        &self,
+        from: Option<ModuleId>,
+        owner: DefId,
+        op: &Operation,
+    ) -> TokenStream {
+        let set_format = self.set_class_format(owner, op, quote!(enc_));
+        let c = codegen_path();
+        let name = field_ident(&op.name);
+        let wire_name = &op.name;
+        let doc = self.op_doc(op);
+        let ins = self.in_slots(op);
+        let mut decl_params = Vec::new();
+        for p in op.in_params() {
+            let s = Slot {
+                var: field_ident(&p.name),
+                ty: p.ty,
+                tag: p.tag,
+                _op: std::marker::PhantomData,
+            };
+            let (t, _) = self.borrowed(from, &s);
+            let v = &s.var;
+            decl_params.push(quote!(#v: #t));
+        }
+        // A trailing `sequence<byte>` goes beside the other parameters,
+        // shared rather than copied, and a trailing number sequence is
+        // written from the caller's slice (not with classes: encoding 1.0
+        // writes their instances at the end of the encapsulation).
+        let payload = ins
+            .last()
+            .filter(|s| s.tag.is_none())
+            .filter(|s| self.is_bytes(s.ty) || self.number_element(s.ty).is_some())
+            .filter(|_| !ins.iter().any(|s| self.may_hold_class(s.ty, 0)))
+            .map(|s| (s.var.clone(), self.number_element(s.ty)));
+        let into_bytes: Vec<TokenStream> = ins
+            .iter()
+            .filter(|s| s.tag.is_none() && self.is_bytes(s.ty))
+            .map(|s| {
+                let v = &s.var;
+                quote!(let #v: #c::Bytes = #v.into();)
+            })
+            .collect();
+        let writes = ins
+            .iter()
+            .filter(|s| Some(&s.var) != payload.as_ref().map(|(v, _)| v))
+            .map(|s| {
+                let v = &s.var;
+                let (_, by_value) = self.borrowed(from, s);
+                if self.is_external_value(s.ty) {
+                    let t = self.rust_type(from, s.ty);
+                    let arg = quote!(<#t as #c::ProxyArg>::arg_ref);
+                    return match s.tag {
+                        None => quote!(enc_.write(#arg(&#v));),
+                        Some(tag) => {
+                            let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
+                            quote!(enc_.write_optional(#tag, #v.as_ref().map(|a_| #arg(a_)));)
+                        }
+                    };
+                }
+                match s.tag {
+                    None if by_value => quote!(enc_.write(&#v);),
+                    None => quote!(enc_.write(#v);),
+                    Some(tag) => {
+                        let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
+                        if by_value {
+                            quote!(enc_.write_optional(#tag, #v.as_ref());)
+                        } else {
+                            quote!(enc_.write_optional(#tag, #v);)
+                        }
+                    }
+                }
+            });
+        let mode = self.wire_mode(op);
+        let (params, invoke) = match &payload {
+            Some((v, element)) => (
+                quote! {
+                    let prefix_ = self.0.encode_params_prefix(|enc_| {
+                        #set_format
+                        #(#writes)*
+                        enc_.write_size(#v.len());
+                    });
+                },
+                match element {
+                    None => quote! {
+                        self.0.invoke_with_payload(#wire_name, #mode, &prefix_, &#v, context_)
+                    },
+                    Some(e) => {
+                        let e = self.rust_type(from, *e);
+                        quote! {
+                            self.0.invoke_with_payload_slice(
+                                #wire_name,
+                                #mode,
+                                &prefix_,
+                                &<#e as #c::WireNumber>::wire_bytes(#v),
+                                context_,
+                            )
+                        }
+                    }
+                },
+            ),
+            None => {
+                let params = if ins.is_empty() {
+                    quote!(self.0.empty_params())
+                } else {
+                    quote!(self.0.encode_params(|enc_| { #set_format #(#writes)* }))
+                };
+                (
+                    quote!(let params = #params;),
+                    quote!(self.0.invoke_with_context(#wire_name, #mode, params, context_)),
+                )
+            }
+        };
+        let result = self.result_type(from, op);
+        let outs = self.out_wire(op);
+        let twoway_check = if outs.is_empty() {
+            TokenStream::new()
+        } else {
+            quote! {
+                if !self.0.mode().is_twoway() {
+                    return ::core::result::Result::Err(#c::Error::TwowayOnly);
+                }
+            }
+        };
+        let factories = self.factories_stmt(from, op);
+        let reads = outs.iter().map(|s| {
+            let v = &s.var;
+            match s.tag {
+                None => quote!(let #v = dec.read()?;),
+                Some(tag) => {
+                    let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
+                    quote!(let #v = dec.read_optional_value(#tag)?;)
+                }
+            }
+        });
+        let result_expr = self.result_expr(op);
+        // Results that may hold proxies need the communicator to decode.
+        let live = outs.iter().any(|s| self.may_hold_proxy(s.ty));
+        let (reply_decoder, proxy_param, proxy_arg) = if live {
+            (
+                quote!(proxy_.reply_decoder(encaps)?),
+                quote!(proxy_: &#c::Proxy,),
+                quote!(&self.0,),
+            )
+        } else {
+            (
+                quote!(#c::Decoder::from_encapsulation(encaps)?),
+                TokenStream::new(),
+                TokenStream::new(),
+            )
+        };
+        let decode_ok = if outs.is_empty() {
+            quote! {
+                let _ = encaps;
+                ::core::result::Result::Ok(())
+            }
+        } else {
+            quote! {
+                let mut dec = #reply_decoder;
+                #factories
+                #(#reads)*
+                dec.finish_encapsulation()?;
+                ::core::result::Result::Ok(#result_expr)
+            }
+        };
+        let many = many_args(op.in_params().count() + 2);
+        let live_binding = if live {
+            quote!(let proxy_ = &self.0;)
+        } else {
+            TokenStream::new()
+        };
+        let (ret, errors, body) = if op.throws.is_empty() {
+            (
+                quote!(#c::Result<#result>),
+                quote! {
+                    /// Any invocation error; a user exception is `Error::UnknownUserException`.
+                },
+                quote! {
+                    #twoway_check
+                    #(#into_bytes)*
+                    #params
+                    let encaps = #invoke.await?.into_ok()?;
+                    #live_binding
+                    #decode_ok
+                },
+            )
+        } else {
+            let accepted: Vec<TokenStream> = self
+                .accepted_exceptions(op)
+                .into_iter()
+                .map(|x| self.path_to(from, x, ""))
+                .collect();
+            let declared: Vec<&str> = op
+                .throws
+                .iter()
+                .map(|t| self.model.def(*t).scoped.as_str())
+                .collect();
+            (
+                quote!(#c::Result<::core::result::Result<#result, ::std::boxed::Box<dyn #c::UserException>>>),
+                quote! {
+                    /// The outer error is any invocation error (an undeclared user
+                    /// exception is `Error::UnknownUserException`); the inner one a
+                    /// declared user exception.
+                },
+                quote! {
+                    #twoway_check
+                    #(#into_bytes)*
+                    #params
+                    let encaps = match #invoke.await? {
+                        #c::Response::Ok(encaps) => encaps,
+                        #c::Response::UserException(encaps) => {
+                            let mut registry = #c::UserExceptionRegistry::new();
+                            #(registry.register::<#accepted>();)*
+                            let mut dec = self.0.reply_decoder(encaps)?;
+                            #factories
+                            let ex = match dec.read_user_exception(&registry) {
+                                ::core::result::Result::Ok(ex) => ex,
+                                ::core::result::Result::Err(#c::WireError::UnknownUserException { type_id }) => {
+                                    return ::core::result::Result::Err(#c::Error::UnknownUserException(type_id));
+                                }
+                                ::core::result::Result::Err(e) => return ::core::result::Result::Err(e.into()),
+                            };
+                            if [#(#declared),*].iter().any(|id| ex.is_a(id)) {
+                                return ::core::result::Result::Ok(::core::result::Result::Err(ex));
+                            }
+                            return ::core::result::Result::Err(#c::Error::UnknownUserException(ex.ice_id().to_owned()));
+                        }
+                    };
+                    fn decode_reply(#proxy_param encaps: #c::Encapsulation) -> #c::Result<#result> {
+                        #decode_ok
+                    }
+                    decode_reply(#proxy_arg encaps).map(::core::result::Result::Ok)
+                },
+            )
+        };
+        // `self` is `self_`: `self_with_context`, `invoke_self_`.
+        let plain = name.to_string();
+        let plain = plain.trim_start_matches("r#").trim_end_matches('_');
+        let with_context = format_ident!("{plain}_with_context");
+        let inner = format_ident!("invoke_{plain}_");
+        let args: Vec<&Ident> = op
+            .in_params()
+            .map(|p| ins.iter().find(|s| s.var == field_ident(&p.name)))
+            .filter_map(|s| s.map(|s| &s.var))
+            .collect();
+        let with_context_doc = format!(
+            " [`Self::{name}`] with the request context `context` instead of the proxy's \
+             (`ice_context`); servants see it in `Current::ctx`."
+        );
+        quote! {
+            #doc
+            ///
+            /// # Errors
+            ///
+            #errors
+            #many
+            pub async fn #name(&self, #(#decl_params),*) -> #ret {
+                self.#inner(#(#args,)* ::core::option::Option::None).await
+            }
+
+            #[doc = #with_context_doc]
+            ///
+            /// # Errors
+            ///
+            /// As without a context.
+            #many
+            pub async fn #with_context(
+                &self,
+                #(#decl_params,)*
+                context: &#c::Context,
+            ) -> #ret {
+                self.#inner(#(#args,)* ::core::option::Option::Some(context)).await
+            }
+
+            #many
+            async fn #inner(
+                &self,
+                #(#decl_params,)*
+                context_: ::core::option::Option<&#c::Context>,
+            ) -> #ret {
+                #body
+            }
+        }
+    }
+}

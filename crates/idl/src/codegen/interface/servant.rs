@@ -1,0 +1,221 @@
+//! The servant side of one operation: the async method of the servant
+//! trait, and the dispatcher's match arm that decodes the parameters, calls
+//! it and encodes the results or the user exception.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use super::super::ident::field_ident;
+use super::super::{codegen_path, Gen};
+use super::{many_args, Slot};
+use crate::model::{DefId, ModuleId, Operation, OperationMode};
+
+impl Gen<'_> {
+    pub(super) fn trait_method(&self, from: Option<ModuleId>, op: &Operation) -> TokenStream {
+        let c = codegen_path();
+        let name = field_ident(&op.name);
+        let doc = self.op_doc(op);
+        let params = op.in_params().map(|p| {
+            let s = Slot {
+                var: field_ident(&p.name),
+                ty: p.ty,
+                tag: p.tag,
+                _op: std::marker::PhantomData,
+            };
+            let v = &s.var;
+            let t = self.owned(from, &s);
+            quote!(#v: #t)
+        });
+        let result = self.result_type(from, op);
+        let (ret, complex) = if op.throws.is_empty() {
+            (
+                quote!(::core::result::Result<#result, #c::DispatchError>),
+                TokenStream::new(),
+            )
+        } else {
+            (
+                quote!(::core::result::Result<::core::result::Result<#result, ::std::boxed::Box<dyn #c::UserException>>, #c::DispatchError>),
+                // The nested result keeps declared user exceptions apart from
+                // dispatch failures without a generated error type per operation.
+                quote!(#[allow(clippy::type_complexity)]),
+            )
+        };
+        let many = many_args(op.in_params().count() + 2);
+        let current = if op.in_params().any(|p| field_ident(&p.name) == "current") {
+            format_ident!("current_")
+        } else {
+            format_ident!("current")
+        };
+        quote! {
+            #doc
+            #complex
+            #many
+            fn #name(
+                &self,
+                #(#params,)*
+                #current: &#c::Current,
+            ) -> impl ::core::future::Future<Output = #ret> + ::core::marker::Send;
+        }
+    }
+
+    pub(super) fn dispatch_arm(
+        &self,
+        from: Option<ModuleId>,
+        owner: DefId,
+        op: &Operation,
+    ) -> TokenStream {
+        let set_format = self.set_class_format(owner, op, quote!(enc));
+        let c = codegen_path();
+        let wire_name = &op.name;
+        let method = field_ident(&op.name);
+        let tr = self.path_to(from, owner, "");
+        let ins = self.in_slots(op);
+        let factories = self.factories_stmt(from, op);
+        // Locals end with `_`, which no Slice name can, so they never clash
+        // with `current`, `dec` or each other.
+        let local = |name: &str| {
+            format_ident!(
+                "{}_",
+                field_ident(name).to_string().trim_start_matches("r#")
+            )
+        };
+        let reads = ins.iter().map(|s| {
+            let v = format_ident!("{}_", s.var.to_string().trim_start_matches("r#"));
+            match s.tag {
+                None => quote!(let #v = dec.read()?;),
+                Some(tag) => {
+                    let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
+                    quote!(let #v = dec.read_optional_value(#tag)?;)
+                }
+            }
+        });
+        let args = op.in_params().map(|p| local(&p.name));
+        let mode_ok = match op.mode {
+            OperationMode::Normal => quote!(matches!(current.mode, #c::OperationMode::Normal)),
+            OperationMode::Idempotent => quote!(matches!(
+                current.mode,
+                #c::OperationMode::Nonmutating | #c::OperationMode::Idempotent
+            )),
+        };
+        let expected = match op.mode {
+            OperationMode::Normal => "Normal",
+            OperationMode::Idempotent => "Idempotent",
+        };
+        let outs = self.out_wire(op);
+        let result_pat = self.result_expr(op);
+        let write = |s: &Slot| {
+            let v = &s.var;
+            match s.tag {
+                None => quote!(enc.write(&#v);),
+                Some(tag) => {
+                    let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
+                    quote!(enc.write_optional(#tag, #v.as_ref());)
+                }
+            }
+        };
+        // A trailing `sequence<byte>` result goes beside the reply head,
+        // shared rather than copied (as in-parameters do on the proxy side),
+        // and so does a trailing number sequence, the servant's vector
+        // itself becoming the payload.
+        let payload = outs
+            .last()
+            .filter(|s| s.tag.is_none())
+            .filter(|s| self.is_bytes(s.ty) || self.number_element(s.ty).is_some())
+            .filter(|_| !outs.iter().any(|s| self.may_hold_class(s.ty, 0)));
+        let reply = if outs.is_empty() {
+            quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.empty_reply()))
+        } else if let Some(last) = payload {
+            let v = &last.var;
+            let writes = outs[..outs.len() - 1].iter().map(write);
+            match self.number_element(last.ty) {
+                None => quote! {
+                    current.encode_reply_with_payload(|enc| { #set_format #(#writes)* enc.write_size(#v.len()); }, &#v)
+                },
+                Some(e) => {
+                    let e = self.rust_type(from, e);
+                    quote! {{
+                        let count_ = #v.len();
+                        let payload_ = <#e as #c::WireNumber>::into_wire_bytes(#v);
+                        current.encode_reply_with_payload(|enc| { #set_format #(#writes)* enc.write_size(count_); }, &payload_)
+                    }}
+                }
+            }
+        } else {
+            let writes = outs.iter().map(write);
+            quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.encode_reply(|enc| { #set_format #(#writes)* })))
+        };
+        let args: Vec<Ident> = args.collect();
+        let call = quote!(<T as #tr>::#method(&*self.0, #(#args,)* &current).await?);
+        let body = if op.throws.is_empty() {
+            if outs.is_empty() {
+                quote!(#call; #reply)
+            } else {
+                quote!(let #result_pat = #call; #reply)
+            }
+        } else {
+            let declared: Vec<&str> = op
+                .throws
+                .iter()
+                .map(|t| self.model.def(*t).scoped.as_str())
+                .collect();
+            quote! {
+                match #call {
+                    ::core::result::Result::Ok(#result_pat) => #reply,
+                    ::core::result::Result::Err(ex) => {
+                        if [#(#declared),*].iter().any(|id| ex.is_a(id)) {
+                            ::core::result::Result::Err(#c::DispatchError::UserException(
+                                current.encode_reply(|enc| {
+                                    #set_format
+                                    enc.write_user_exception(&*ex)
+                                }),
+                            ))
+                        } else {
+                            ::core::result::Result::Err(#c::DispatchError::UnknownUserException(
+                                ex.ice_id().to_owned(),
+                            ))
+                        }
+                    }
+                }
+            }
+        };
+        let decode = if ins.is_empty() {
+            quote! {
+                let mut dec = #c::Decoder::from_encapsulation(params)?;
+                dec.finish_encapsulation()?;
+            }
+        } else if ins.iter().any(|s| self.may_hold_proxy(s.ty)) {
+            // Parameters that may hold proxies need the communicator.
+            quote! {
+                let mut dec = current.params_decoder(params)?;
+                #factories
+                #(#reads)*
+                dec.finish_encapsulation()?;
+            }
+        } else {
+            quote! {
+                let mut dec = #c::Decoder::from_encapsulation(params)?;
+                #factories
+                #(#reads)*
+                dec.finish_encapsulation()?;
+            }
+        };
+        quote! {
+            #wire_name => {
+                if !(#mode_ok) {
+                    return #c::Dispatch::error(
+                        #c::WireError::marshal(::std::format!(
+                            "unexpected operation mode. expected = {} received = {:?}",
+                            #expected,
+                            current.mode
+                        ))
+                        .into(),
+                    );
+                }
+                #c::Dispatch::future(async move {
+                    #decode
+                    #body
+                })
+            }
+        }
+    }
+}
