@@ -8,8 +8,11 @@
 //! `{"impl":..,"workload":..,"calls":..,"seconds":..,"us_per_call":..,"mbit_s":..,"mb_s":..,"sent":..,"received":..,"lost":..}`.
 //!
 //! `BENCH_SCALE` (default 1) multiplies the message counts;
+//! `FANIN_EVENTS`, when set, is the count per publisher instead (no
+//! scaling: a run can burst any number of events);
 //! `FANIN_DRAIN_MS` (default 3000) is how long the subscriber waits for
-//! more messages before counting the rest as lost.
+//! more messages before counting the rest as lost. Messages carry no
+//! sequence number: the order of arrival is not checked.
 
 #[path = "bench_common/mod.rs"]
 mod bench_common;
@@ -43,6 +46,16 @@ fn main() {
         }
     }
     let scale = bench_scale();
+    let events = std::env::var("FANIN_EVENTS").ok().map(|s| {
+        s.trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n > 0)
+            .unwrap_or_else(|| {
+                eprintln!("fanin_client: FANIN_EVENTS must be a count ≥ 1, not `{s}`");
+                std::process::exit(2)
+            })
+    });
     let drain = std::env::var("FANIN_DRAIN_MS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -55,7 +68,7 @@ fn main() {
     let res = rt.block_on(async move {
         tokio::spawn(async move {
             for w in workloads {
-                let n = scaled(messages_per_publisher(w.size), scale);
+                let n = events.unwrap_or_else(|| scaled(messages_per_publisher(w.size), scale));
                 let r = fanin_common::run(&tm, w, PUBLISHERS, n, drain).await?;
                 println!("{}", json_line(&label, w, &r));
             }

@@ -4,7 +4,7 @@
 //! calls the client makes to set a run up are answered by [`Control`].
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
 use bytes::{Bytes, BytesMut};
@@ -165,5 +165,30 @@ fn connect(subscriber: &ProxyData) -> Result<TcpStream> {
     if validate[8] != 3 {
         return Err("subscriber did not validate the connection".into());
     }
+    watch(&s)?;
     Ok(s)
+}
+
+/// Reads what the subscriber sends on its connection (heartbeats, and its
+/// CloseConnection when its adapter shuts down) on a thread of its own, and
+/// closes the connection when the subscriber sends CloseConnection or
+/// closes its end: its graceful close then ends at once instead of waiting
+/// out its close timeout (60 s for an Ice C++ adapter) for a relay that
+/// never reads.
+fn watch(subscriber: &TcpStream) -> Result<()> {
+    let mut reader = subscriber.try_clone()?;
+    std::thread::spawn(move || {
+        let mut header = [0u8; HEADER_SIZE];
+        // Message type 4 is CloseConnection; other messages are skipped.
+        while reader.read_exact(&mut header).is_ok() && header[8] != 4 {
+            let size = u32::from_le_bytes([header[10], header[11], header[12], header[13]]);
+            let body = u64::from(size).saturating_sub(HEADER_SIZE as u64);
+            let skipped = std::io::copy(&mut (&reader).take(body), &mut std::io::sink());
+            if !skipped.is_ok_and(|n| n == body) {
+                break;
+            }
+        }
+        let _ = reader.shutdown(Shutdown::Both);
+    });
+    Ok(())
 }

@@ -15,8 +15,9 @@
 //!   subscriber thread counting frames, and prints the JSON line
 //!   `fanin_client` prints. Frames are the size of the Ice requests a
 //!   publisher sends for the same payload (96 bytes of request head), the
-//!   message counts, warm-up and timing are `fanin_client`'s (timing from
-//!   the first timed publish to the last frame received).
+//!   message counts (`BENCH_SCALE`, `FANIN_EVENTS`), warm-up and timing are
+//!   `fanin_client`'s (timing from the first timed publish to the last
+//!   frame received).
 //! - `raw_fanin ice-relay PORT` is the same relay speaking just enough
 //!   IceStorm for `fanin_client` (the client both brokers are measured
 //!   with), so that the floor is measured with the brokers' own client: on a
@@ -336,7 +337,16 @@ fn client(port: &str, label: &str, workload: &str) -> Result<()> {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1.0);
-    let per_publisher = ((messages_per_publisher(size) as f64 * scale) as usize).max(1);
+    // `FANIN_EVENTS` (per publisher, not scaled) as `fanin_client`.
+    let per_publisher = match std::env::var("FANIN_EVENTS") {
+        Ok(n) => n
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| format!("FANIN_EVENTS must be a count ≥ 1, not `{n}`"))?,
+        Err(_) => ((messages_per_publisher(size) as f64 * scale).round() as usize).max(1),
+    };
 
     let received = Arc::new(Received {
         frames: AtomicU64::new(0),

@@ -15,20 +15,22 @@
 //! Clients take `BENCH_SCALE` (a factor on their call counts); `--quick`
 //! sets it to 0.05 and runs a subset once, for smoke testing.
 //!
-//! The broker fan-in comparison (floe-storm vs IceStorm, [`crate::fanin`])
-//! is part of a full run; `--fanin` runs it alone and updates only its
-//! member of `target/compare.json` and its section of the doc.
+//! The broker fan-in comparison (floe-storm vs IceStorm with floe's and
+//! Ice for C++'s clients, [`fanin`]) is part of a full run; `--fanin` runs
+//! it alone and updates only its member of `target/compare.json` and its
+//! section of the doc. Events lost in it fail the run.
 
 mod build;
+mod doc;
+mod fanin;
 mod idle;
 mod process;
 mod report;
 
-use std::fmt::Write as _;
 use std::time::Duration;
 
+use doc::{document, machine, runtime_comparison};
 use process::{run_client, Server};
-pub use report::median;
 use report::{Cell, Results};
 
 use crate::{workspace_root, DynError};
@@ -80,6 +82,7 @@ const USAGE: &str = "\
 usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
                            [--impls I[,I...]] [--scale F] [--write-doc] [--no-build]
        cargo xtask compare --fanin [--rounds N] [--workloads W[,W...]] [--scale F]
+                           [--impls C[,C...]] [--events N] [--floe-storm PATH]
                            [--write-doc] [--no-build]
 
   --quick       a subset, 1 round, BENCH_SCALE=0.05 (smoke test)
@@ -94,9 +97,18 @@ usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
                 dynamic mmap/trim thresholds (default: the fixed ones of
                 MALLOC_TUNABLES, the same for every implementation)
   --fanin       only the broker fan-in comparison (floe-storm vs IceStorm 3.7
-                and a raw TCP relay,
-                4 publishers -> 1 subscriber; workloads fanin_{bytes,floats,data}_
-                {10000,100000,1000000}); a full run includes it";
+                and a raw TCP relay, 4 publishers -> 1 subscriber, with floe's
+                and an Ice for C++ client; workloads fanin_{bytes,floats,data}_
+                {10000,100000,1000000}); a full run includes it. Exits non-zero
+                if any column lost events. With --fanin, --impls picks columns:
+                floe-storm, icestorm, raw-relay, ice-relay, queued-relay,
+                floe-storm/ice-cpp, icestorm/ice-cpp, ice-relay/ice-cpp, or a
+                client (floe, ice-cpp, raw) or broker name for all of its columns
+  --events N    fan-in: events per publisher for every workload (default: 10,000
+                / 1,500 / 150 by size times --scale, and at least 12,000 for
+                fanin_bytes_10000); also read from FANIN_EVENTS
+  --floe-storm PATH  fan-in: measure this floe-storm binary (e.g. another
+                version's) instead of building target/release/floe-storm";
 
 /// glibc malloc settings every bench process runs with (unless
 /// `--default-malloc`): fixed mmap and trim thresholds. With glibc's
@@ -121,6 +133,12 @@ struct Options {
     default_malloc: bool,
     /// Run the fan-in comparison (with these workloads).
     fanin: Option<Vec<String>>,
+    /// The fan-in columns (`--impls` with `--fanin`; all otherwise).
+    fanin_columns: Vec<fanin::Column>,
+    /// Fan-in events per publisher (`--events`, `FANIN_EVENTS`).
+    events: Option<u64>,
+    /// The floe-storm binary the fan-in measures (`--floe-storm`).
+    storm: Option<std::path::PathBuf>,
     /// Run the client/server comparison.
     pairs: bool,
 }
@@ -136,6 +154,17 @@ impl Options {
         let mut build = true;
         let mut default_malloc = false;
         let mut fanin_only = false;
+        let mut storm = None;
+        let mut events = match std::env::var("FANIN_EVENTS") {
+            Ok(v) => Some(
+                v.trim()
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or("FANIN_EVENTS needs a count ≥ 1")?,
+            ),
+            Err(_) => None,
+        };
         let mut it = args.iter().peekable();
         // Values of a list flag: comma- or space-separated, up to the next flag.
         let list = |it: &mut std::iter::Peekable<std::slice::Iter<String>>| {
@@ -160,6 +189,14 @@ impl Options {
                     let f = it.next().and_then(|n| n.parse::<f64>().ok());
                     scale = Some(f.filter(|f| *f > 0.0).ok_or("--scale needs a factor > 0")?);
                 }
+                "--floe-storm" => {
+                    let path = it.next().ok_or("--floe-storm needs a path")?;
+                    storm = Some(std::path::PathBuf::from(path));
+                }
+                "--events" => {
+                    let n = it.next().and_then(|n| n.parse::<u64>().ok());
+                    events = Some(n.filter(|n| *n > 0).ok_or("--events needs a count ≥ 1")?);
+                }
                 "--workloads" => workloads = Some(list(&mut it)),
                 "--impls" => impls = Some(list(&mut it)),
                 "-h" | "--help" => return Err(USAGE.into()),
@@ -167,11 +204,15 @@ impl Options {
             }
         }
         if fanin_only {
-            let known = crate::fanin::all_workloads();
+            let known = fanin::all_workloads();
             let w = workloads.unwrap_or_else(|| known.clone());
             if let Some(bad) = w.iter().find(|w| !known.contains(w)) {
                 return Err(format!("unknown fan-in workload `{bad}`").into());
             }
+            let fanin_columns = match &impls {
+                Some(sel) => fanin::select_columns(sel)?,
+                None => fanin::COLUMNS.to_vec(),
+            };
             return Ok(Options {
                 quick,
                 rounds: rounds.unwrap_or(if quick { 1 } else { 5 }),
@@ -181,6 +222,9 @@ impl Options {
                 write_doc,
                 build,
                 fanin: Some(w),
+                fanin_columns,
+                events,
+                storm,
                 pairs: false,
                 default_malloc,
             });
@@ -209,7 +253,10 @@ impl Options {
             write_doc,
             build,
             default_malloc,
-            fanin: full.then(crate::fanin::all_workloads),
+            fanin: full.then(fanin::all_workloads),
+            fanin_columns: fanin::COLUMNS.to_vec(),
+            events,
+            storm,
             pairs: true,
         })
     }
@@ -340,9 +387,9 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
     }
     drop(servers);
     let fanin = match &opts.fanin {
-        Some(w) => match crate::fanin::run(&fanin_options(&opts, w)) {
+        Some(w) => match fanin::run(&fanin_options(&opts, w)) {
             Ok(r) => {
-                failures.extend(r.failures.iter().cloned());
+                failures.extend(r.errors());
                 Some(r)
             }
             Err(e) => {
@@ -391,7 +438,7 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
     let json_path = workspace_root().join("target/compare.json");
     let mut json = report::json(&results, &idle_results, &targets, &machine, &settings);
     if let Some(f) = &fanin {
-        json = crate::fanin::replace_json_member(&json, &f.json);
+        json = fanin::replace_json_member(&json, &f.json);
     }
     std::fs::write(&json_path, json)?;
     println!("xtask: wrote {}", json_path.display());
@@ -405,7 +452,7 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
             &failures,
         );
         if let Some(f) = &fanin {
-            doc = crate::fanin::replace_section(&doc, &crate::fanin::document_section(f));
+            doc = fanin::replace_section(&doc, &fanin::document_section(f));
         }
         let path = workspace_root().join("docs/performance.md");
         std::fs::create_dir_all(workspace_root().join("docs"))?;
@@ -431,12 +478,15 @@ pub fn idle_client(args: &[String]) -> Result<(), DynError> {
 }
 
 /// The fan-in options of a compare run.
-fn fanin_options(opts: &Options, workloads: &[String]) -> crate::fanin::Options {
-    crate::fanin::Options {
+fn fanin_options(opts: &Options, workloads: &[String]) -> fanin::Options {
+    fanin::Options {
         rounds: opts.rounds,
         scale: opts.scale,
         build: opts.build,
         workloads: workloads.to_vec(),
+        columns: opts.fanin_columns.clone(),
+        events: opts.events,
+        storm: opts.storm.clone(),
     }
 }
 
@@ -445,202 +495,30 @@ fn fanin_options(opts: &Options, workloads: &[String]) -> crate::fanin::Options 
 /// `docs/performance.md`, leaving the rest as the last full run wrote it.
 fn run_fanin_only(opts: &Options) -> Result<(), DynError> {
     let workloads = opts.fanin.clone().unwrap_or_default();
-    let report = crate::fanin::run(&fanin_options(opts, &workloads))?;
+    let report = fanin::run(&fanin_options(opts, &workloads))?;
     println!("\n{}", report.table);
     let json_path = workspace_root().join("target/compare.json");
     let old = std::fs::read_to_string(&json_path).unwrap_or_else(|_| "{\n}\n".into());
-    std::fs::write(
-        &json_path,
-        crate::fanin::replace_json_member(&old, &report.json),
-    )?;
+    std::fs::write(&json_path, fanin::replace_json_member(&old, &report.json))?;
     println!("xtask: wrote {}", json_path.display());
     if opts.write_doc {
         let path = workspace_root().join("docs/performance.md");
         let old = std::fs::read_to_string(&path).unwrap_or_else(|_| "# floe performance\n".into());
-        let section = crate::fanin::document_section(&report);
-        std::fs::write(&path, crate::fanin::replace_section(&old, &section))?;
+        let section = fanin::document_section(&report);
+        std::fs::write(&path, fanin::replace_section(&old, &section))?;
         println!("xtask: wrote {}", path.display());
     }
-    if report.failures.is_empty() {
+    let errors = report.errors();
+    if errors.is_empty() {
         Ok(())
     } else {
         Err(format!(
-            "{} fan-in run(s) failed:\n  {}",
-            report.failures.len(),
-            report.failures.join("\n  ")
+            "fan-in: {} failed run(s) or column(s) that lost events:\n  {}",
+            errors.len(),
+            errors.join("\n  ")
         )
         .into())
     }
-}
-
-/// floe on tokio's current-thread runtime vs the multi-thread one.
-fn runtime_comparison(results: &Results) -> String {
-    let mut ct_faster = Vec::new();
-    let mut mt_faster = Vec::new();
-    let mut geo = 0.0;
-    let mut n = 0;
-    for (w, row) in results {
-        let (Some(mt), Some(ct)) = (
-            row.get("floe").and_then(Cell::median_us),
-            row.get("floe-ct").and_then(Cell::median_us),
-        ) else {
-            continue;
-        };
-        geo += (ct / mt).ln();
-        n += 1;
-        if ct < mt {
-            ct_faster.push(w.as_str());
-        } else {
-            mt_faster.push(w.as_str());
-        }
-    }
-    if n == 0 {
-        return "floe-ct vs floe: not measured".into();
-    }
-    format!(
-        "floe-ct (tokio current-thread) vs floe (multi-thread): geometric mean time ratio {:.2} \
-         over {n} workloads; current-thread faster on {} ({}), multi-thread faster on {} ({}).",
-        (geo / n as f64).exp(),
-        ct_faster.len(),
-        ct_faster.join(", "),
-        mt_faster.len(),
-        mt_faster.join(", ")
-    )
-}
-
-/// Output of a command, trimmed; empty if it cannot run.
-fn command_output(program: &str, args: &[&str]) -> String {
-    std::process::Command::new(program)
-        .args(args)
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default()
-}
-
-/// What the machine is: cores, CPU model, kernel, compilers, Ice.
-fn machine() -> Vec<(String, String)> {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|c| {
-            c.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|s| s.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".into());
-    let mut m = vec![
-        ("nproc".to_string(), command_output("nproc", &[])),
-        ("cpu".to_string(), cpu),
-        ("kernel".to_string(), command_output("uname", &["-srm"])),
-        ("rustc".to_string(), command_output("rustc", &["-V"])),
-        (
-            "g++".to_string(),
-            command_output("g++", &["--version"])
-                .lines()
-                .next()
-                .unwrap_or("")
-                .to_string(),
-        ),
-        (
-            "ice".to_string(),
-            command_output("dpkg-query", &["-W", "-f=${Version}", "libzeroc-ice3.7"]),
-        ),
-        (
-            "date".to_string(),
-            command_output("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
-        ),
-    ];
-    m.retain(|(_, v)| !v.is_empty());
-    m
-}
-
-/// `docs/performance.md`.
-fn document(
-    opts: &Options,
-    machine: &[(String, String)],
-    targets_table: &str,
-    table: &str,
-    runtime_note: &str,
-    failures: &[String],
-) -> String {
-    let mut d = String::new();
-    let _ = writeln!(
-        d,
-        "# floe performance\n\n\
-         Generated by `cargo xtask compare` (`xtask/src/compare.rs`); do not edit by hand, \
-         rerun it. Hand-written analysis lives in `docs/performance-notes.md` and is \
-         appended below.\n"
-    );
-    let _ = writeln!(d, "## Machine\n");
-    for (k, v) in machine {
-        let _ = writeln!(d, "- {k}: {v}");
-    }
-    let _ = writeln!(
-        d,
-        "\n## Method\n\n\
-         Eight columns, each a server and a client process implementing \
-         `benches/Bench.ice` on 127.0.0.1: **floe** (`examples/bench_{{server,client}}.rs`, tokio multi-thread \
-         runtime, default settings), **floe-ct** (the same with `--current-thread` on both sides), \
-         **floe-poll** (current-thread and `floe.BusyPoll={}` on both sides: after a write a \
-         connection polls its socket for the answer for up to {} µs instead of sleeping, \
-         trading CPU for latency; every workload, though only those where someone waits for \
-         an answer change), **ice-cpp** \
-         (Ice for C++ 3.7, C++11 mapping, `benches/cpp/`, g++ -O2), **raw** (blocking \
-         std TCP, `benches/raw/`, messages of the same sizes as Ice's; only the workloads \
-         that make sense without an RPC layer), **raw-spin** (the raw pair with `--spin`: \
-         non-blocking sockets read in a busy loop, the floor for floe-poll; `latency` only), \
-         **raw-tokio** (the raw pair with `--tokio`: each side waits for its socket through a \
-         tokio current-thread runtime's reactor, as floe does, with no RPC work: the floor for \
-         any runtime built on tokio; `latency`, `byteseq_send`, `byteseq_recv`) \
-         and **tonic** (gRPC over HTTP/2, \
-         `benches/tonic/`, prost messages with `bytes::Bytes` payloads, tokio current-thread \
-         client, multi-thread server; only `latency`, `byteseq_send`, `byteseq_recv`). One server per implementation runs for the \
-         whole comparison; each (round, workload, implementation) is a fresh client process \
-         and connection; the order of implementations rotates every round. {} round(s), \
-         `BENCH_SCALE={}` (a factor on every client's call counts; every client makes \
-         the same untimed warm-up calls before a workload); each cell is the median over the rounds. Ratios are floe's median \
-         time per call divided by the other's (below 1: floe is faster); for throughput \
-         targets the speed ratio is its inverse. The machine is shared and noisy: treat \
-         differences under ~10% on latency rows as noise.\n",
-        build::BUSY_POLL_US,
-        build::BUSY_POLL_US,
-        opts.rounds,
-        opts.scale
-    );
-    let _ = writeln!(
-        d,
-        "Memory allocator: {}\n\n\
-         Idle connections (`idle` row): a fresh server per implementation and round, ACM \
-         off; {} connections are opened and validated (the server's ValidateConnection \
-         read) by a helper process and held; the server's `VmRSS` growth divided by \
-         the connection count is reported (user-space memory only; kernel socket \
-         buffers are not in `VmRSS`).\n",
-        if opts.default_malloc {
-            "glibc malloc with its default dynamic thresholds (`--default-malloc`).".to_string()
-        } else {
-            format!(
-                "every server and client (all columns alike) runs with \
-                 `GLIBC_TUNABLES={MALLOC_TUNABLES}` (fixed mmap/trim thresholds: freed \
-                 messages stay in the heap instead of being unmapped and faulted in again; \
-                 `--default-malloc` turns this off)."
-            )
-        },
-        idle::CONNECTIONS
-    );
-    let _ = writeln!(d, "## Targets\n\n{targets_table}");
-    let _ = writeln!(d, "## tokio runtime flavour\n\n{runtime_note}\n");
-    let _ = writeln!(d, "## Results\n\n{table}");
-    if !failures.is_empty() {
-        let _ = writeln!(d, "## Failed runs\n");
-        for f in failures {
-            let _ = writeln!(d, "- {}", f.replace('\n', " "));
-        }
-        d.push('\n');
-    }
-    if let Ok(notes) = std::fs::read_to_string(workspace_root().join("docs/performance-notes.md")) {
-        let _ = writeln!(d, "---\n\n{notes}");
-    }
-    d
 }
 
 #[cfg(test)]
@@ -670,6 +548,10 @@ mod tests {
         assert!(o.pairs);
     }
 
+    fn o_columns(a: &str) -> usize {
+        Options::parse(&args(a)).unwrap().fanin_columns.len()
+    }
+
     #[test]
     fn fanin_alone() {
         let o = Options::parse(&args("--fanin --rounds 3")).unwrap();
@@ -680,6 +562,13 @@ mod tests {
         let o = Options::parse(&args("--fanin --workloads fanin_bytes_10000")).unwrap();
         assert_eq!(o.fanin.unwrap(), ["fanin_bytes_10000"]);
         assert!(Options::parse(&args("--fanin --workloads latency")).is_err());
+        assert_eq!(o_columns("--fanin"), fanin::COLUMNS.len());
+        assert_eq!(o_columns("--fanin --impls ice-cpp"), 3);
+        assert_eq!(o_columns("--fanin --impls floe-storm icestorm"), 4);
+        let o = Options::parse(&args("--fanin --events 12000")).unwrap();
+        assert_eq!(o.events, Some(12000));
+        assert!(Options::parse(&args("--fanin --impls nope")).is_err());
+        assert!(Options::parse(&args("--fanin --events 0")).is_err());
         // A partial client/server run does not include the fan-in.
         assert!(Options::parse(&args("--workloads latency"))
             .unwrap()

@@ -4,8 +4,8 @@
 //!   missing), then runs `cargo fmt --check`, `cargo clippy -D warnings` and
 //!   `cargo test` over the whole workspace. This is what CI runs.
 //! - `compare`: floe vs Ice for C++ vs a raw TCP socket, same run (see
-//!   [`compare`]), and floe-storm vs IceStorm fan-in ([`fanin`]); writes
-//!   `target/compare.json` and `docs/performance.md`.
+//!   [`compare`]), and floe-storm vs IceStorm fan-in with floe's and Ice for
+//!   C++'s clients; writes `target/compare.json` and `docs/performance.md`.
 //! - `demo`: runs `examples/demo.rs` if it exists; otherwise a floe-wire
 //!   request is sent to a real Ice server, which decodes it and answers.
 //!
@@ -13,7 +13,6 @@
 
 mod compare;
 mod demo;
-mod fanin;
 mod install;
 mod test;
 
@@ -31,7 +30,8 @@ tasks:
   compare [--quick] [--rounds N] [--workloads W,...] [--impls I,...]
          floe vs Ice C++ 3.7 vs raw TCP on loopback, medians of alternating
          rounds; writes target/compare.json and docs/performance.md
-         (--fanin: floe-storm vs IceStorm 3.7 fan-in only)
+         (--fanin: floe-storm vs IceStorm 3.7 fan-in only, floe and Ice C++
+         clients; fails if any event is lost)
   demo   run examples/demo.rs (release), or send a floe-encoded request to a
          real Ice server and print both sides";
 

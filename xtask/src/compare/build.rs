@@ -6,6 +6,8 @@
 //! g++ -O2 into `target/bench-cpp/`), installing Debian's Ice packages
 //! first if they are missing, and the tonic (gRPC) pair (`benches/tonic/`,
 //! a standalone crate outside the workspace, into `target/bench-tonic/`).
+//! The Ice C++ fan-in client of [`super::fanin`]
+//! (`benches/cpp/fanin_client.cpp`) is compiled the same way.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -147,6 +149,46 @@ fn cpp_pair(build: bool) -> Result<Pair, DynError> {
     if !build {
         return Ok(pair);
     }
+    let bench_o = cpp_bench_object(&out)?;
+    for (bin, main) in [(&pair.server, &server_src), (&pair.client, &client_src)] {
+        cpp_program(main, &bench_o, bin, &["-lIce++11"])?;
+    }
+    Ok(pair)
+}
+
+/// The Ice C++ fan-in client (`benches/cpp/fanin_client.cpp`, IceStorm's
+/// C++ API from Debian's `libzeroc-ice-dev`), compiled into
+/// `target/bench-cpp/fanin_client` when its sources are newer.
+pub fn cpp_fanin_client(build: bool) -> Result<PathBuf, DynError> {
+    let root = workspace_root();
+    let main = root.join("benches/cpp/fanin_client.cpp");
+    let out = root.join("target/bench-cpp");
+    let bin = out.join("fanin_client");
+    if build {
+        if !main.is_file() {
+            return Err(format!("{} not found", main.display()).into());
+        }
+        let bench_o = cpp_bench_object(&out)?;
+        let header = Path::new("/usr/include/IceStorm/IceStorm.h");
+        if !header.is_file() {
+            return Err(format!(
+                "{} not found (Debian package libzeroc-ice-dev)",
+                header.display()
+            )
+            .into());
+        }
+        cpp_program(&main, &bench_o, &bin, &["-lIceStorm++11", "-lIce++11"])?;
+    }
+    if !bin.is_file() {
+        return Err(format!("not built: {}", bin.display()).into());
+    }
+    Ok(bin)
+}
+
+/// Installs Debian's Ice packages if missing (unless `FLOE_NO_INTEROP=1`),
+/// then `Bench.ice` through slice2cpp and g++ into `out/Bench.o` (when
+/// stale), shared by every C++ program; returns its path.
+fn cpp_bench_object(out: &Path) -> Result<PathBuf, DynError> {
     if std::env::var_os("FLOE_NO_INTEROP").is_some_and(|v| v == "1") {
         println!("xtask: FLOE_NO_INTEROP=1, not installing Ice packages");
     } else {
@@ -157,34 +199,41 @@ fn cpp_pair(build: bool) -> Result<Pair, DynError> {
             return Err(format!("`{tool}` not found").into());
         }
     }
-    std::fs::create_dir_all(&out)?;
-    let ice = root.join("benches/Bench.ice");
+    std::fs::create_dir_all(out)?;
+    let ice = workspace_root().join("benches/Bench.ice");
     let generated = out.join("Bench.cpp");
-    if stale(&generated, &[&ice]) {
+    if stale(&generated, &[ice.as_path()]) {
         run_checked(
             Command::new("slice2cpp")
                 .arg("--output-dir")
-                .arg(&out)
+                .arg(out)
                 .arg(&ice),
         )?;
     }
     let bench_o = out.join("Bench.o");
-    if stale(&bench_o, &[&generated]) {
-        run_checked(gxx(&out).arg("-c").arg(&generated).arg("-o").arg(&bench_o))?;
+    if stale(&bench_o, &[generated.as_path()]) {
+        run_checked(gxx(out).arg("-c").arg(&generated).arg("-o").arg(&bench_o))?;
     }
-    for (bin, main) in [(&pair.server, &server_src), (&pair.client, &client_src)] {
-        if stale(bin, &[main, &bench_o]) {
-            run_checked(
-                gxx(&out)
-                    .arg(main)
-                    .arg(&bench_o)
-                    .arg("-o")
-                    .arg(bin)
-                    .args(["-lIce++11", "-lpthread"]),
-            )?;
-        }
+    Ok(bench_o)
+}
+
+/// Links `main` with `bench_o` into `bin` (with `libs` and pthread) when
+/// `bin` is older than either.
+fn cpp_program(main: &Path, bench_o: &Path, bin: &Path, libs: &[&str]) -> Result<(), DynError> {
+    if stale(bin, &[main, bench_o]) {
+        // Invariant: every C++ program lives in the directory of Bench.o.
+        let out = bench_o.parent().expect("Bench.o has a directory");
+        run_checked(
+            gxx(out)
+                .arg(main)
+                .arg(bench_o)
+                .arg("-o")
+                .arg(bin)
+                .args(libs)
+                .arg("-lpthread"),
+        )?;
     }
-    Ok(pair)
+    Ok(())
 }
 
 /// The tonic pair, built in release from `benches/tonic/` (its own
@@ -231,7 +280,7 @@ fn gxx(out: &Path) -> Command {
 }
 
 /// Whether `target` is missing or older than any existing input.
-fn stale(target: &Path, inputs: &[&PathBuf]) -> bool {
+fn stale(target: &Path, inputs: &[&Path]) -> bool {
     let modified = |p: &Path| p.metadata().and_then(|m| m.modified()).ok();
     let Some(t) = modified(target) else {
         return true;

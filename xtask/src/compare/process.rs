@@ -1,17 +1,18 @@
 //! Bench servers and clients as child processes: a free loopback port, a
-//! server guard that always kills and reaps, and a client run with a time
-//! limit whose JSON lines are parsed into [`Sample`]s.
+//! server guard that always kills and reaps (bench servers, and the fan-in
+//! brokers of [`super::fanin`]), and a client run with a time limit whose
+//! JSON lines are parsed into [`Sample`]s.
 
 use std::io::{BufRead, BufReader, Read};
-use std::net::TcpListener;
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{mpsc, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::DynError;
 
-/// How long a server may take to print `Bench ready`.
+/// How long a server may take to print `Bench ready` (or to listen).
 const READY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// One implementation's server/client pair and its extra arguments.
@@ -48,7 +49,8 @@ impl Pair {
     }
 }
 
-/// A running bench server; dropping it kills and reaps the process.
+/// A running server (a bench server or a fan-in broker); dropping it kills
+/// and reaps the process.
 pub struct Server {
     child: Child,
     /// The loopback port it listens on.
@@ -122,6 +124,42 @@ impl Server {
         }
     }
 
+    /// Starts `cmd` (stdin and stdout closed, stderr to `log`), which
+    /// is to listen on `port`, and waits until 127.0.0.1:`port` accepts
+    /// connections. `what` names it in errors.
+    pub fn listening(
+        cmd: &mut Command,
+        port: u16,
+        what: &str,
+        log: &Path,
+    ) -> Result<Server, DynError> {
+        let log_file = std::fs::File::create(log)
+            .map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+        let child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log_file)
+            .spawn()
+            .map_err(|e| format!("cannot start {what}: {e}"))?;
+        let mut server = Server { child, port };
+        let deadline = Instant::now() + READY_TIMEOUT;
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(status)) = server.child.try_wait() {
+                return Err(format!("{what} exited ({status}; log: {})", log.display()).into());
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "{what} did not listen on port {port} within {}s (log: {})",
+                    READY_TIMEOUT.as_secs(),
+                    log.display()
+                )
+                .into());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(server)
+    }
+
     /// The server's process id (the shell that starts it `exec`s it).
     pub fn pid(&self) -> u32 {
         self.child.id()
@@ -131,10 +169,34 @@ impl Server {
     pub fn is_running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
     }
+
+    /// CPU time the process has used so far (user + system), in seconds.
+    pub fn cpu_seconds(&self) -> Option<f64> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).ok()?;
+        // The fields after the parenthesised command name; utime and stime
+        // are fields 14 and 15 of the whole line.
+        let rest = &stat[stat.rfind(')')? + 2..];
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        let ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+        Some(ticks as f64 / clock_ticks())
+    }
+}
+
+/// Clock ticks per second (`getconf CLK_TCK`, 100 if unknown).
+fn clock_ticks() -> f64 {
+    static TICKS: OnceLock<f64> = OnceLock::new();
+    *TICKS.get_or_init(|| {
+        Command::new("getconf")
+            .arg("CLK_TCK")
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+            .unwrap_or(100.0)
+    })
 }
 
 /// A port that was free a moment ago on 127.0.0.1.
-fn free_port() -> Result<u16, DynError> {
+pub fn free_port() -> Result<u16, DynError> {
     let l = TcpListener::bind(("127.0.0.1", 0))?;
     Ok(l.local_addr()?.port())
 }
@@ -152,6 +214,14 @@ pub struct Sample {
     pub us_per_call: f64,
     /// `mbit_s` field.
     pub mbit_s: f64,
+    /// `mb_s` field (fan-in clients: payload MB/s received).
+    pub mb_s: Option<f64>,
+    /// `sent` field (fan-in clients: events published).
+    pub sent: Option<u64>,
+    /// `received` field (fan-in clients: events the subscriber got).
+    pub received: Option<u64>,
+    /// `lost` field (fan-in clients: sent − received).
+    pub lost: Option<u64>,
 }
 
 /// Runs `pair`'s client against `port` for `workloads`, with `BENCH_SCALE`
@@ -163,16 +233,28 @@ pub fn run_client(
     scale: f64,
     limit: Duration,
 ) -> Result<Vec<Sample>, DynError> {
-    let mut child = Command::new(&pair.client)
-        .arg(port.to_string())
+    let mut cmd = Command::new(&pair.client);
+    cmd.arg(port.to_string())
         .args(&pair.extra_args)
         .args(workloads)
-        .env("BENCH_SCALE", scale.to_string())
+        .env("BENCH_SCALE", scale.to_string());
+    run_program(&mut cmd, &format!("{} client", pair.name), limit)
+}
+
+/// Runs a client program to its end (stdin closed), killed after `limit`;
+/// an error if it cannot start, times out or exits non-zero (with its
+/// stderr), else the result lines it printed. `what` names it in errors.
+pub fn run_program(
+    cmd: &mut Command,
+    what: &str,
+    limit: Duration,
+) -> Result<Vec<Sample>, DynError> {
+    let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", pair.client.display()))?;
+        .map_err(|e| format!("cannot start {what} ({}): {e}", crate::describe(cmd)))?;
     // Invariant: both were set to piped above.
     let out = drain(child.stdout.take().expect("piped stdout"));
     let err = drain(child.stderr.take().expect("piped stderr"));
@@ -191,10 +273,10 @@ pub fn run_client(
     let out = out.join().unwrap_or_default();
     let err = err.join().unwrap_or_default();
     let Some(status) = status else {
-        return Err(format!("{} client timed out after {}s", pair.name, limit.as_secs()).into());
+        return Err(format!("{what} timed out after {}s", limit.as_secs()).into());
     };
     if !status.success() {
-        return Err(format!("{} client failed ({status}): {}", pair.name, err.trim()).into());
+        return Err(format!("{what} failed ({status}): {}", err.trim()).into());
     }
     Ok(out.lines().filter_map(parse_line).collect())
 }
@@ -220,6 +302,10 @@ pub fn parse_line(line: &str) -> Option<Sample> {
         calls: number_field(line, "calls")?,
         us_per_call: number_field(line, "us_per_call")?,
         mbit_s: number_field(line, "mbit_s").unwrap_or(0.0),
+        mb_s: number_field(line, "mb_s"),
+        sent: count_field(line, "sent"),
+        received: count_field(line, "received"),
+        lost: count_field(line, "lost"),
     })
 }
 
@@ -237,9 +323,18 @@ fn string_field(line: &str, key: &str) -> Option<String> {
 }
 
 fn number_field(line: &str, key: &str) -> Option<f64> {
+    raw_field(line, key)?.parse().ok()
+}
+
+fn count_field(line: &str, key: &str) -> Option<u64> {
+    raw_field(line, key)?.parse().ok()
+}
+
+/// The unquoted value of `key`, up to the next `,` or `}`.
+fn raw_field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     let rest = after_key(line, key)?;
     let end = rest.find([',', '}']).unwrap_or(rest.len());
-    rest[..end].trim().parse().ok()
+    Some(rest[..end].trim())
 }
 
 #[cfg(test)]
@@ -257,6 +352,22 @@ mod tests {
         assert_eq!(s.calls, 100000.0);
         assert_eq!(s.us_per_call, 51.0);
         assert_eq!(s.mbit_s, 0.0);
+        assert_eq!((s.mb_s, s.sent, s.lost), (None, None, None));
+    }
+
+    #[test]
+    fn parses_a_fanin_client_line() {
+        let s = parse_line(
+            r#"{"impl":"icestorm","workload":"fanin_bytes_10000","calls":11990,"seconds":1.05,"us_per_call":87.8,"mbit_s":910.6,"mb_s":113.830,"sent":12000,"received":11990,"lost":10}"#,
+        )
+        .unwrap();
+        assert_eq!(s.implementation, "icestorm");
+        assert_eq!(s.workload, "fanin_bytes_10000");
+        assert_eq!(s.mb_s, Some(113.83));
+        assert_eq!(
+            (s.sent, s.received, s.lost),
+            (Some(12000), Some(11990), Some(10))
+        );
     }
 
     #[test]

@@ -189,7 +189,8 @@ pub fn targets(workloads: &[String]) -> Vec<Target> {
     t
 }
 
-fn fmt_opt(v: Option<f64>, digits: usize) -> String {
+/// `v` with `digits` decimals, `—` when not measured.
+pub(super) fn fmt_opt(v: Option<f64>, digits: usize) -> String {
     v.map_or_else(|| "—".to_string(), |x| format!("{x:.digits$}"))
 }
 
@@ -293,12 +294,6 @@ pub fn json(
         first_w = false;
         let mut first_i = true;
         for (imp, cell) in row {
-            let nums = |v: &[f64]| {
-                v.iter()
-                    .map(|x| format!("{x:.3}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
             let _ = write!(
                 s,
                 "{}\n      \"{}\": {{\"calls\": {}, \"median_us\": {}, \"median_mbit_s\": {}, \"us\": [{}], \"mbit_s\": [{}]}}",
@@ -307,8 +302,8 @@ pub fn json(
                 cell.calls,
                 json_num(cell.median_us()),
                 json_num(cell.median_mbit()),
-                nums(&cell.us),
-                nums(&cell.mbit),
+                json_nums(&cell.us),
+                json_nums(&cell.mbit),
             );
             first_i = false;
         }
@@ -350,11 +345,21 @@ pub fn json(
     s
 }
 
-fn json_num(v: Option<f64>) -> String {
+/// A JSON number with 3 decimals, `null` when not measured.
+pub(super) fn json_num(v: Option<f64>) -> String {
     v.map_or_else(|| "null".into(), |x| format!("{x:.3}"))
 }
 
-fn esc(s: &str) -> String {
+/// The elements of a JSON array of numbers with 3 decimals (`1.000, 2.500`).
+pub(super) fn json_nums(v: &[f64]) -> String {
+    v.iter()
+        .map(|x| format!("{x:.3}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `s` escaped for a JSON string.
+pub(super) fn esc(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
