@@ -231,8 +231,35 @@ impl Resolver<'_> {
         scope: ModuleId,
     ) -> Vec<Operation> {
         let mut out = Vec::new();
+        // Names used in the interface so far (first component, lower case):
+        // an operation may not then take one of them as its name, as
+        // slice2cpp rules (`P f(); void p();` is "`p' has changed meaning").
+        let mut used: HashSet<String> = HashSet::new();
+        let note_use = |used: &mut HashSet<String>, t: &ScopedName| {
+            if !t.absolute {
+                if let Some(first) = t.parts.first() {
+                    used.insert(lower(first));
+                }
+            }
+        };
+        let type_name = |t: &TypeExpr| match t {
+            TypeExpr::Named(n) | TypeExpr::Proxy(n) => Some(n.clone()),
+            TypeExpr::Builtin(..) => None,
+        };
         for o in ops {
             self.check_ident(&o.name);
+            if let Some(n) = o.return_type.as_ref().and_then(type_name) {
+                note_use(&mut used, &n);
+            }
+            if used.contains(&lower(&o.name.name)) {
+                self.err(o.name.pos, format!("`{}' has changed meaning", o.name.name));
+            }
+            for n in o.params.iter().filter_map(|p| type_name(&p.ty)) {
+                note_use(&mut used, &n);
+            }
+            for t in &o.throws {
+                note_use(&mut used, t);
+            }
             let return_type = match &o.return_type {
                 Some(t) => match self.ty(t, scope) {
                     Some(t) => Some(t),
