@@ -445,10 +445,18 @@ impl Decoder {
 
     /// Ends the decoding of an encapsulation's data: in 1.1, skips any
     /// remaining bytes as optional values up to an optional `ff` end marker,
-    /// then requires that nothing is left. In 1.0, one stray trailing byte is
+    /// then requires that nothing is left. In 1.0, first reads the class
+    /// instances that follow the data if a class reference was read
+    /// ([`Decoder::read_pending_values`]); one stray trailing byte is
     /// tolerated. Both leniencies are what Ice 3.7.8 accepts (checked against
     /// a real server).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Encapsulation`] for bytes left over; the errors of
+    /// [`Decoder::read_pending_values`].
     pub fn finish_encapsulation(&mut self) -> Result<()> {
+        self.finish_pending_values()?;
         if self.encoding != ENCODING_1_0 {
             self.skip_optionals_to_end_marker()?;
         } else if self.buf.len() == 1 {

@@ -241,12 +241,15 @@ impl Encoder {
         EncapsulationMark(start)
     }
 
-    /// Closes the encapsulation opened by `mark`, patching its size.
+    /// Closes the encapsulation opened by `mark`, patching its size. In
+    /// encoding 1.0, first writes the class instances still owed
+    /// ([`Encoder::write_pending_values`]) if a class reference was written.
     ///
     /// # Panics
     ///
     /// If `mark` is not the innermost open encapsulation (a programming error).
     pub fn end_encapsulation(&mut self, mark: EncapsulationMark) {
+        self.finish_pending_values();
         let open = self
             .encaps
             .pop()

@@ -117,6 +117,18 @@ pub trait UserException: Any + Send + Sync + fmt::Debug {
     fn ice_base(&self) -> Option<&dyn UserException> {
         None
     }
+
+    /// Whether this exception's type or one of its bases has a required
+    /// member whose type holds classes (a class, or a sequence,
+    /// dictionary or struct holding one): Ice's `_usesClasses`. Encoding
+    /// 1.0 writes it in front of the slices and then the class instances
+    /// after them. The default is `false`; the encoder also sets the flag
+    /// when the slices wrote a class reference, so only an exception whose
+    /// class-typed members wrote none (an empty sequence of classes) needs
+    /// to override it to match Ice byte for byte.
+    fn ice_uses_classes(&self) -> bool {
+        false
+    }
 }
 
 /// Static facts about a concrete exception type, for the registry.
@@ -178,8 +190,10 @@ impl UserExceptionRegistry {
 
 impl Encoder {
     /// Writes a user exception (the contents of a reply with status 1) in
-    /// the encoder's [`crate::class::ClassFormat`].
+    /// the encoder's [`crate::class::ClassFormat`]. In encoding 1.0: the
+    /// "uses classes" flag, the slices, and the class instances they
+    /// reference (see [`crate::class::v10`]).
     pub fn write_user_exception(&mut self, ex: &dyn UserException) {
-        self.write_exception_frame(|enc| ex.write_slices(enc));
+        self.write_exception_frame(ex.ice_uses_classes(), |enc| ex.write_slices(enc));
     }
 }

@@ -20,7 +20,8 @@
 //!   (`hello -t -e 1.1:tcp -h 127.0.0.1 -p 10000 -t 60000`).
 //! - [`class`] holds class instances ([`class::Value`], [`class::ClassRef`])
 //!   and [`exception`] user exceptions ([`exception::UserException`]), in the
-//!   compact and sliced formats (§4.12, §4.13).
+//!   compact and sliced formats of encoding 1.1 (§4.12, §4.13) and in
+//!   encoding 1.0 ([`class::v10`]).
 //! - [`protocol`] frames messages (header, request, batch, reply,
 //!   validate/close, bzip2 compression) with check-then-parse framing.
 //! - Every failure is an [`Error`] named after the Ice exception a real Ice

@@ -1,11 +1,12 @@
 //! Hostile input: arbitrary and mutated bytes never panic the class and
-//! exception decoders (and whatever they accept re-encodes without panic).
+//! exception decoders, in encoding 1.1 and 1.0 (and whatever they accept
+//! re-encodes without panic).
 
 mod common;
 
 use bytes::Bytes;
 use common::*;
-use floe_wire::{ClassFormat, ClassRef, Decoder, ValuePtr};
+use floe_wire::{ClassFormat, ClassRef, Decoder, ValuePtr, ENCODING_1_0};
 use proptest::prelude::*;
 
 /// Capture bodies (after the 6-byte encapsulation header) and a few more.
@@ -26,7 +27,39 @@ fn seeds() -> Vec<Vec<u8>> {
     ]
     .iter()
     .map(|s| hex(s))
+    .chain(seeds10())
     .collect()
+}
+
+/// Encoding-1.0 bodies written by floe: a shared instance and a cycle, a
+/// derived instance, an exception with class members.
+fn seeds10() -> Vec<Vec<u8>> {
+    let b = Some(ClassRef::new(Base { a: 1, sliced: None }));
+    let pair = Some(ClassRef::new(Pair { x: b.clone(), y: b }));
+    let n = ClassRef::new(Node { v: 1, next: None });
+    n.write().next = Some(ClassRef::new(Node {
+        v: 2,
+        next: Some(n.clone()),
+    }));
+    let d = ClassRef::new(Derived {
+        base: Base { a: 5, sliced: None },
+        s: "d".into(),
+    });
+    let seeds = [
+        encaps10(|e| {
+            e.write(&pair);
+            e.write(&Some(n.clone()));
+        }),
+        encaps10(|e| e.write(&d.downcast::<Base>())),
+        encaps10(|e| {
+            e.write_user_exception(&NodeErr {
+                n: Some(n.clone()),
+                m: None,
+            })
+        }),
+    ];
+    n.write().next = None;
+    seeds.into_iter().map(|s| s[6..].to_vec()).collect()
 }
 
 /// Runs every class/exception entry point over `data`; must not panic.
@@ -40,6 +73,7 @@ fn exercise(data: &[u8]) {
             dec.set_accept_class_cycles(accept_cycles);
             dec
         };
+        exercise10(data, accept_cycles);
         let mut dec = new_dec();
         if let Ok(v) = dec.read_value() {
             let _ = dec.finish_encapsulation();
@@ -65,6 +99,44 @@ fn exercise(data: &[u8]) {
         }
         let mut dec = new_dec();
         let _ = dec.finish_encapsulation();
+    }
+}
+
+/// The encoding-1.0 entry points: references, then the pending values.
+fn exercise10(data: &[u8], accept_cycles: bool) {
+    let new_dec = || {
+        let mut dec = Decoder::with_encoding(Bytes::copy_from_slice(data), ENCODING_1_0);
+        dec.set_value_factories(all_classes());
+        dec.set_accept_class_cycles(accept_cycles);
+        dec
+    };
+    let mut dec = new_dec();
+    if let Ok(v) = dec.read_class::<Pair>() {
+        // A typed view works before the instance arrives (a stand-in).
+        let _ = v.as_ref().map(|p| p.read().x.is_some());
+        if dec.finish_encapsulation().is_ok() {
+            let _ = v.as_ref().map(|p| p.read().y.is_some());
+            let _ = encaps10(|e| e.write(&v));
+        }
+    }
+    let mut dec = new_dec();
+    if let Ok(v) = dec.read_seq::<Option<ClassRef<Node>>>() {
+        if dec.finish_encapsulation().is_ok() {
+            let _ = encaps10(|e| e.write_seq(&v));
+        }
+        for n in v.into_iter().flatten() {
+            n.write().next = None;
+        }
+    }
+    let mut dec = new_dec();
+    if let Ok(v) = dec.read_value() {
+        let _ = dec.finish_encapsulation();
+        let _ = encaps10(|e| e.write(&v));
+        break_cycles(v);
+    }
+    let mut dec = new_dec();
+    if let Ok(ex) = dec.read_user_exception(&all_exceptions()) {
+        let _ = encaps10(|e| e.write_user_exception(&*ex));
     }
 }
 
@@ -134,7 +206,7 @@ proptest! {
 
     #[test]
     fn mutated_captures_never_panic(
-        seed in 0usize..11,
+        seed in 0usize..14,
         mutations in proptest::collection::vec(mutation(), 1..6),
     ) {
         let seeds = seeds();

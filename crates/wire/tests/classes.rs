@@ -467,13 +467,6 @@ fn value_ptr_api() {
 }
 
 #[test]
-fn encoding_1_0_is_refused() {
-    let mut dec = Decoder::with_encoding(vec![1u8].into(), floe_wire::ENCODING_1_0);
-    assert!(dec.read_value().is_err());
-    let _ = Encoder::new();
-}
-
-#[test]
 fn absent_optional_member_does_not_read_past_its_slice() {
     // Found by the differential test: Keeper(b unset) followed by a null
     // element. The slice has no 0x04 flag, so the `00` after it is the next

@@ -4,6 +4,10 @@
 
 #[path = "golden/checks.rs"]
 mod checks;
+#[path = "golden/class_types.rs"]
+mod class_types;
+#[path = "golden/classes10.rs"]
+mod classes10;
 #[path = "golden/types.rs"]
 #[allow(dead_code)]
 mod types;

@@ -36,6 +36,22 @@ impl Gen<'_> {
         );
         let ids = self.slice_chain(def);
         let last = x.base.is_none();
+        // Encoding 1.0 flags exceptions whose members hold classes (the
+        // instances follow the slices), even when none is written.
+        let uses_classes = self
+            .model
+            .all_members(def.id)
+            .iter()
+            .any(|m| m.tag.is_none() && self.may_hold_class(m.ty, 0));
+        let uses_classes_fn = if uses_classes {
+            quote! {
+                fn ice_uses_classes(&self) -> bool {
+                    true
+                }
+            }
+        } else {
+            TokenStream::new()
+        };
         let writes = self.write_members(&x.members, quote!(self));
         let reads = self.read_members(&x.members, quote!(self));
         let (write_base, read_end, base_fn) = if x.base.is_some() {
@@ -88,6 +104,7 @@ impl Gen<'_> {
                     #read_end
                 }
                 #base_fn
+                #uses_classes_fn
             }
 
             impl ::core::fmt::Display for #name {

@@ -851,6 +851,7 @@ pub mod rich {
                 .0
                 .encode_params(|enc_| {
                     enc_.write(v);
+                    enc_.write_pending_values();
                 });
             let encaps = self
                 .0
@@ -1709,6 +1710,7 @@ pub mod rich {
                         let mut dec = current.params_decoder(params)?;
                         dec.set_value_factories(super::value_factories());
                         let v_ = dec.read()?;
+                        dec.read_pending_values()?;
                         dec.finish_encapsulation()?;
                         <T as Echo>::put_shape(&*self.0, v_, &current).await?;
                         ::core::result::Result::<
@@ -2509,6 +2511,7 @@ pub mod rich {
                 .0
                 .encode_params(|enc_| {
                     enc_.write(v);
+                    enc_.write_pending_values();
                 });
             let encaps = self
                 .0
@@ -3240,6 +3243,7 @@ pub mod rich {
                         let mut dec = current.params_decoder(params)?;
                         dec.set_value_factories(super::value_factories());
                         let v_ = dec.read()?;
+                        dec.read_pending_values()?;
                         dec.finish_encapsulation()?;
                         <T as Echo>::put_shape(&*self.0, v_, &current).await?;
                         ::core::result::Result::<

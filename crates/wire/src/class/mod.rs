@@ -1,7 +1,7 @@
-//! Class instances (§4.12 of the reference), encoding 1.1: the [`Value`]
-//! trait, the [`ClassRef`] handle, factories, and the per-encapsulation
-//! writer and reader state. User exceptions share the slice machinery and
-//! live in [`crate::exception`].
+//! Class instances (§4.12 of the reference): the [`Value`] trait, the
+//! [`ClassRef`] handle, factories, and the per-encapsulation writer and
+//! reader state, for encoding 1.1 and (in [`v10`]) encoding 1.0. User
+//! exceptions share the slice machinery and live in [`crate::exception`].
 //!
 //! # The model
 //!
@@ -126,19 +126,33 @@
 //!   [`Decoder::set_value_factories`]. Types that want to keep unknown
 //!   derived slices (`["preserve-slice"]`) also override
 //!   [`Value::ice_sliced_data`] / [`Value::ice_set_sliced_data`] with a field.
-//! - Only encoding 1.1 is supported for classes and exceptions.
+//! - The same code serves encoding 1.0, selected by the encapsulation's
+//!   encoding ([`v10`]): there the encoder ignores compact ids and optional
+//!   members, and instances come after the data that references them. An
+//!   operation whose parameters (or results) hold classes ends them with
+//!   [`Encoder::write_pending_values`] and reads them with
+//!   [`Decoder::read_pending_values`] (closing or finishing the
+//!   encapsulation does it when a class reference was written or read); an
+//!   exception with class members overrides
+//!   [`crate::exception::UserException::ice_uses_classes`]. In 1.0 a
+//!   reference is read before its instance: the handle holds a stand-in
+//!   (a default of the expected type) until the instance is read, so look
+//!   into class values only once decoding has succeeded.
 //!
 //! [`Decoder::set_accept_class_cycles`]: crate::Decoder::set_accept_class_cycles
 //! [`Decoder::set_value_factories`]: crate::Decoder::set_value_factories
 //! [`Decoder::start_slice`]: crate::Decoder::start_slice
 //! [`Decoder::end_slice`]: crate::Decoder::end_slice
 //! [`Decoder::read_optional_value`]: crate::Decoder::read_optional_value
+//! [`Decoder::read_pending_values`]: crate::Decoder::read_pending_values
 //! [`Encoder::write_optional`]: crate::Encoder::write_optional
+//! [`Encoder::write_pending_values`]: crate::Encoder::write_pending_values
 
 mod codec;
 mod reader;
 mod registry;
 mod slice;
+pub mod v10;
 mod value;
 mod writer;
 

@@ -12,6 +12,9 @@
 //! no patching pass is needed. The finished value replaces the placeholder.
 //! Type checks for references to an instance whose type is not known yet are
 //! deferred until it is.
+//!
+//! This file reads encoding 1.1; in an encoding-1.0 encapsulation the
+//! methods hand over to [`super::v10`].
 
 use std::collections::HashMap;
 
@@ -36,6 +39,8 @@ pub struct ClassReader {
     frames: Vec<ReadFrame>,
     /// How many of `frames` are class instances (the nesting depth).
     class_depth: usize,
+    /// The state of an encoding-1.0 encapsulation.
+    pub(super) v10: super::v10::Reader10,
 }
 
 #[derive(Debug, Clone)]
@@ -101,12 +106,12 @@ impl ClassReader {
     }
 }
 
-fn no_frame() -> Error {
+pub(super) fn no_frame() -> Error {
     Error::marshal("start_slice/end_slice outside of a class instance or exception")
 }
 
 impl Decoder {
-    fn class_reader(&mut self) -> &mut ClassReader {
+    pub(super) fn class_reader(&mut self) -> &mut ClassReader {
         self.classes.get_or_insert_with(Default::default)
     }
 
@@ -114,18 +119,14 @@ impl Decoder {
         self.class_reader().frames.last_mut().ok_or_else(no_frame)
     }
 
-    fn require_1_1(&self) -> Result<()> {
-        if self.encoding() == ENCODING_1_0 {
-            return Err(Error::marshal(
-                "class instances and user exceptions in encoding 1.0 are not supported",
-            ));
-        }
-        Ok(())
-    }
-
     /// Reads a reference to a class instance of any type (`None` = null).
     /// Inside a sliced-format slice the reference is an index into the
     /// slice's indirection table.
+    ///
+    /// In encoding 1.0 the reference is an instance id and the instance
+    /// comes later: the handle returned holds a placeholder (of no type)
+    /// until [`Decoder::read_pending_values`] (or
+    /// [`Decoder::finish_encapsulation`]) has read it.
     ///
     /// # Errors
     ///
@@ -134,7 +135,9 @@ impl Decoder {
     /// a cycle (unless accepted), or a graph deeper than the limits; and any
     /// error of the instance's members.
     pub fn read_value(&mut self) -> Result<Option<ValuePtr>> {
-        self.require_1_1()?;
+        if self.encoding() == ENCODING_1_0 {
+            return self.read_value_10();
+        }
         let index = self.read_size()?;
         let reader = self.class_reader();
         let sliced = reader
@@ -160,6 +163,11 @@ impl Decoder {
     /// Reads a reference to an instance of `T` or a class derived from `T`
     /// (`None` = null).
     ///
+    /// In encoding 1.0 the instance comes later: until
+    /// [`Decoder::read_pending_values`] (or
+    /// [`Decoder::finish_encapsulation`]) has read it, the handle holds a
+    /// default `T`, and the check that it is a `T` waits for it.
+    ///
     /// # Errors
     ///
     /// As [`Decoder::read_value`], and [`Error::UnexpectedObject`] if the
@@ -181,7 +189,13 @@ impl Decoder {
                 });
             }
             None => {
-                // Still being read and its type not known yet: check later.
+                // Still being read (or, in encoding 1.0, still to come) and
+                // its type not known yet: check later. A 1.0 reference is
+                // handed out before its instance: give it a stand-in so that
+                // the typed view works meanwhile.
+                if self.encoding() == ENCODING_1_0 {
+                    ptr.stand_in::<T>();
+                }
                 self.class_reader()
                     .pending_checks
                     .entry(ptr.addr())
@@ -312,7 +326,7 @@ impl Decoder {
         }
     }
 
-    fn run_pending_checks(
+    pub(super) fn run_pending_checks(
         &mut self,
         ptr: &ValuePtr,
         ids: &'static [&'static str],
@@ -448,7 +462,7 @@ impl Decoder {
     }
 
     /// Skips forward until `remaining()` is `target`.
-    fn skip_to_remaining(&mut self, target: usize) -> Result<()> {
+    pub(super) fn skip_to_remaining(&mut self, target: usize) -> Result<()> {
         let n = self
             .remaining()
             .checked_sub(target)
@@ -465,6 +479,9 @@ impl Decoder {
     /// Out of bounds or [`Error::Marshal`] for a bad header; a marshal error
     /// when called outside `read_slices`.
     pub fn start_slice(&mut self) -> Result<()> {
+        if self.encoding() == ENCODING_1_0 {
+            return self.start_slice_10();
+        }
         let frame = self.top_frame()?;
         if frame.header_pending {
             frame.header_pending = false;
@@ -482,6 +499,9 @@ impl Decoder {
     /// [`Error::Marshal`] if the members overran the slice's size, or no
     /// slice is open.
     pub fn end_slice(&mut self) -> Result<()> {
+        if self.encoding() == ENCODING_1_0 {
+            return self.end_slice_10();
+        }
         let slice_flags = match self.top_frame()?.slice.as_ref() {
             Some(s) => s.flags,
             None => return Err(no_frame()),
@@ -503,6 +523,8 @@ impl Decoder {
 
     /// Reads a user exception (the contents of a reply with status 1): the
     /// first slice whose type id `registry` knows is decoded with its factory.
+    /// In encoding 1.0, the class instances the exception references are
+    /// read too.
     ///
     /// # Errors
     ///
@@ -512,7 +534,9 @@ impl Decoder {
         &mut self,
         registry: &UserExceptionRegistry,
     ) -> Result<Box<dyn UserException>> {
-        self.require_1_1()?;
+        if self.encoding() == ENCODING_1_0 {
+            return self.read_user_exception_10(registry);
+        }
         self.class_reader().frames.push(ReadFrame::new(true));
         let result = self.read_exception_slices(registry);
         self.class_reader().frames.pop();
@@ -563,162 +587,5 @@ impl Decoder {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::sync::Arc;
-
-    use bytes::Bytes;
-
-    use super::*;
-    use crate::class::ValueFactoryRegistry;
-    use crate::encoder::Encoder;
-
-    #[derive(Debug, Default)]
-    struct Leaf {
-        v: u8,
-    }
-    impl ValueType for Leaf {
-        const TYPE_ID: &'static str = "::T::Leaf";
-    }
-    impl Value for Leaf {
-        fn ice_id(&self) -> &str {
-            Self::TYPE_ID
-        }
-        fn ice_ids(&self) -> &'static [&'static str] {
-            &["::T::Leaf"]
-        }
-        fn write_slices(&self, enc: &mut Encoder) {
-            enc.start_slice(Self::TYPE_ID, None, true);
-            enc.write_u8(self.v);
-            enc.end_slice();
-        }
-        fn read_slices(&mut self, dec: &mut Decoder) -> Result<()> {
-            dec.start_slice()?;
-            self.v = dec.read_u8()?;
-            dec.end_slice()
-        }
-    }
-
-    fn dec(bytes: &[u8]) -> Decoder {
-        let mut r = ValueFactoryRegistry::new();
-        r.register::<Leaf>();
-        let mut d = Decoder::new(Bytes::copy_from_slice(bytes));
-        d.set_value_factories(Arc::new(r));
-        d
-    }
-
-    fn marshal_error(bytes: &[u8]) -> String {
-        match dec(bytes).read_value() {
-            Err(e) => e.to_string(),
-            Ok(v) => panic!("accepted {bytes:02x?}: {v:?}"),
-        }
-    }
-
-    #[test]
-    fn reads_string_index_and_second_instance() {
-        // [Leaf(1), Leaf(2)]: second type id as index 1.
-        let bytes = b"\x01\x21\x09::T::Leaf\x01\x01\x22\x01\x02";
-        let mut d = dec(bytes);
-        let a = d.read_class::<Leaf>().unwrap().unwrap();
-        let b = d.read_class::<Leaf>().unwrap().unwrap();
-        assert_eq!((a.read().v, b.read().v), (1, 2));
-        assert!(d.is_empty());
-    }
-
-    #[test]
-    fn rejects_malformed_headers() {
-        // Back-reference to an id never assigned.
-        assert!(marshal_error(b"\x05").contains("id 5"));
-        // Type id index 0 and past the table.
-        assert!(marshal_error(b"\x01\x22\x00").contains("index"));
-        assert!(marshal_error(b"\x01\x22\x03").contains("index"));
-        // Indirection table without a slice size.
-        assert!(marshal_error(b"\x01\x29\x09::T::Leaf\x01").contains("without a size"));
-        // Slice size below 4, and past the end.
-        assert!(marshal_error(b"\x01\x31\x09::T::Leaf\x03\x00\x00\x00").contains("slice size"));
-        assert!(marshal_error(b"\x01\x31\x09::T::Leaf\x09\x00\x00\x00\x01").contains("bounds"));
-        // A slice without a type id first.
-        assert!(marshal_error(b"\x01\x20\x01").contains("type id"));
-        // Members overrunning the slice size (size says 0 bytes of members).
-        assert!(marshal_error(b"\x01\x31\x09::T::Leaf\x04\x00\x00\x00\x07").contains("overran"));
-    }
-
-    /// A class with one reference member.
-    #[derive(Debug, Default)]
-    struct Link {
-        r: Option<ValuePtr>,
-    }
-    impl ValueType for Link {
-        const TYPE_ID: &'static str = "::T::Link";
-    }
-    impl Value for Link {
-        fn ice_id(&self) -> &str {
-            Self::TYPE_ID
-        }
-        fn ice_ids(&self) -> &'static [&'static str] {
-            &["::T::Link"]
-        }
-        fn write_slices(&self, enc: &mut Encoder) {
-            enc.start_slice(Self::TYPE_ID, None, true);
-            enc.write_value(self.r.as_ref());
-            enc.end_slice();
-        }
-        fn read_slices(&mut self, dec: &mut Decoder) -> Result<()> {
-            dec.start_slice()?;
-            self.r = dec.read_value()?;
-            dec.end_slice()
-        }
-    }
-
-    #[test]
-    fn indirection_tables() {
-        let mut r = ValueFactoryRegistry::new();
-        r.register::<Leaf>().register::<Link>();
-        let r = Arc::new(r);
-        let read = |bytes: &[u8]| {
-            let mut d = Decoder::new(Bytes::copy_from_slice(bytes));
-            d.set_value_factories(r.clone());
-            d.read_class::<Link>().map(|v| (v, d.remaining()))
-        };
-        // r = table[1] = Leaf(7), read ahead of the member.
-        let bytes = b"\x01\x39\x09::T::Link\x05\x00\x00\x00\x01\x01\x01\x21\x09::T::Leaf\x07";
-        let (v, left) = read(bytes).unwrap();
-        assert_eq!(left, 0);
-        let r = v.unwrap().read().r.clone().unwrap();
-        assert_eq!(r.downcast::<Leaf>().unwrap().read().v, 7);
-        // Index 2 in a one-entry table.
-        let e = read(b"\x01\x39\x09::T::Link\x05\x00\x00\x00\x02\x01\x00").unwrap_err();
-        assert!(e.to_string().contains("out of range"), "{e}");
-        // A reference in a sliced slice without a table.
-        let e = read(b"\x01\x31\x09::T::Link\x05\x00\x00\x00\x01").unwrap_err();
-        assert!(e.to_string().contains("out of range"), "{e}");
-        // Empty table.
-        let e = read(b"\x01\x39\x09::T::Link\x05\x00\x00\x00\x00\x00").unwrap_err();
-        assert!(e.to_string().contains("empty"), "{e}");
-    }
-
-    #[test]
-    fn exception_slices_reject_index_and_compact_ids() {
-        let reg = UserExceptionRegistry::new();
-        for bytes in [&b"\x22\x01"[..], b"\x23\x07"] {
-            let e = dec(bytes).read_user_exception(&reg).unwrap_err();
-            assert!(e.to_string().contains("exception slice"), "{e}");
-        }
-        // Unknown compact exception: UnknownUserException with its id.
-        let e = dec(b"\x20\x06::X::E")
-            .read_user_exception(&reg)
-            .unwrap_err();
-        assert_eq!(
-            e,
-            Error::UnknownUserException {
-                type_id: "::X::E".into()
-            }
-        );
-    }
-
-    #[test]
-    fn start_slice_outside_an_instance_is_an_error() {
-        let mut d = dec(b"\x00");
-        assert!(d.start_slice().is_err());
-        assert!(d.end_slice().is_err());
-    }
-}
+#[path = "reader_tests.rs"]
+mod tests;

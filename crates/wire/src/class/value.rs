@@ -143,6 +143,29 @@ impl ValuePtr {
         Self::with_type_ids(Box::new(PendingValue), None)
     }
 
+    /// Puts the placeholder back (a decoder dropping what it read after an
+    /// error, which breaks any cycle through this instance).
+    pub(crate) fn clear(&self) {
+        self.replace(Box::new(PendingValue));
+    }
+
+    /// Makes a placeholder viewable as a `T` (decoding encoding 1.0, where
+    /// a typed reference is handed out before its instance arrives): puts a
+    /// default `T` in, unless what is there already is a `T` or derives
+    /// from it. The instance replaces it when it is read.
+    pub(crate) fn stand_in<T: ValueType>(&self) {
+        let mut guard = self.write();
+        let current: &dyn Value = &**guard;
+        if upcast_ref::<T>(current).is_some() {
+            return;
+        }
+        let fresh = T::default();
+        if (current as &dyn Any).is::<PendingValue>() || fresh.ice_ids().contains(&current.ice_id())
+        {
+            *guard = Box::new(fresh);
+        }
+    }
+
     /// Records the instance's type ids (decoding, once the type is known).
     pub(crate) fn set_type_ids(&self, ids: &'static [&'static str]) {
         let _ = self.0.type_ids.set(ids);

@@ -1,6 +1,8 @@
 //! [`ClassWriter`]: the per-encapsulation state for writing class instances
 //! and user exceptions, and the [`Encoder`] methods that use it
-//! (`write_value`, `write_class`, `start_slice`, `end_slice`).
+//! (`write_value`, `write_class`, `start_slice`, `end_slice`). This file
+//! writes encoding 1.1; in an encoding-1.0 encapsulation the methods hand
+//! over to [`super::v10`].
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -25,6 +27,8 @@ pub struct ClassWriter {
     keep_alive: Vec<ValuePtr>,
     /// The instances (or exception) being written, innermost last.
     frames: Vec<WriteFrame>,
+    /// The state of an encoding-1.0 encapsulation.
+    pub(super) v10: super::v10::Writer10,
 }
 
 #[derive(Debug)]
@@ -37,9 +41,8 @@ struct WriteFrame {
 /// A slice whose flags and size are patched by `end_slice`.
 #[derive(Debug)]
 struct OpenSlice {
-    /// Where the flags byte is; `None` for an encoding-1.0 exception slice
-    /// (type id and size only).
-    flags_pos: Option<usize>,
+    /// Where the flags byte is.
+    flags_pos: usize,
     size_pos: Option<usize>,
     flags: u8,
     /// Indirection table (sliced format): instances referenced by this slice.
@@ -79,14 +82,20 @@ impl ClassWriter {
 }
 
 impl Encoder {
-    fn class_writer(&mut self) -> &mut ClassWriter {
+    pub(super) fn class_writer(&mut self) -> &mut ClassWriter {
         self.classes.get_or_insert_with(Default::default)
     }
 
-    /// Writes a reference to a class instance of any type (`None` = null):
-    /// inline the first time, a back-reference afterwards, or an index into
-    /// the indirection table inside a sliced-format slice.
+    /// Writes a reference to a class instance of any type (`None` = null).
+    ///
+    /// Encoding 1.1: the instance inline the first time, a back-reference
+    /// afterwards, or an index into the indirection table inside a
+    /// sliced-format slice. Encoding 1.0: an instance id, the instance
+    /// being written later by [`Encoder::write_pending_values`].
     pub fn write_value(&mut self, value: Option<&ValuePtr>) {
+        if self.encoding() == ENCODING_1_0 {
+            return self.write_value_10(value);
+        }
         let Some(value) = value else {
             self.write_size(0);
             return;
@@ -146,11 +155,16 @@ impl Encoder {
         self.class_writer().frames.pop();
     }
 
-    /// Runs `write` (which writes an exception's slices) in an exception frame.
-    pub(crate) fn write_exception_frame(&mut self, write: impl FnOnce(&mut Encoder)) {
+    /// Runs `write` (which writes an exception's slices) in an exception
+    /// frame. `uses_classes` is whether the exception's type has class
+    /// members (encoding 1.0 says so in front of the slices).
+    pub(crate) fn write_exception_frame(
+        &mut self,
+        uses_classes: bool,
+        write: impl FnOnce(&mut Encoder),
+    ) {
         if self.encoding() == ENCODING_1_0 {
-            // `usesClasses`: floe writes no class members in encoding 1.0.
-            self.write_bool(false);
+            return self.write_exception_10(uses_classes, write);
         }
         self.class_writer().frames.push(WriteFrame {
             exception: true,
@@ -173,22 +187,9 @@ impl Encoder {
     /// If called outside `write_slices` (no instance or exception is being
     /// written): a bug in the calling code, never caused by input.
     pub fn start_slice(&mut self, type_id: &str, compact_id: Option<u32>, last: bool) {
-        if self.encoding() == ENCODING_1_0 && self.in_exception_frame() {
-            // Encoding 1.0: every exception slice is its type id and an
-            // int32 size that counts itself; no flags.
-            self.write_string(type_id);
-            let size_pos = Some(self.start_fsize());
-            if let Some(frame) = self.class_writer().frames.last_mut() {
-                frame.first_slice = false;
-                frame.slice = Some(OpenSlice {
-                    flags_pos: None,
-                    size_pos,
-                    flags: 0,
-                    table: Vec::new(),
-                    table_index: HashMap::new(),
-                });
-            }
-            return;
+        if self.encoding() == ENCODING_1_0 {
+            // No compact ids and no last-slice flag in 1.0.
+            return self.start_slice_10(type_id);
         }
         let sliced = self.class_format() == ClassFormat::Sliced;
         let flags_pos = self.len();
@@ -234,7 +235,7 @@ impl Encoder {
             f |= flags::IS_LAST_SLICE;
         }
         let slice = OpenSlice {
-            flags_pos: Some(flags_pos),
+            flags_pos,
             size_pos,
             flags: f,
             table: Vec::new(),
@@ -253,20 +254,15 @@ impl Encoder {
     ///
     /// If no slice is open (a bug in the calling code).
     pub fn end_slice(&mut self) {
+        if self.encoding() == ENCODING_1_0 {
+            return self.end_slice_10();
+        }
         let slice = self
             .class_writer()
             .frames
             .last_mut()
             .and_then(|f| f.slice.take())
             .expect("Encoder::end_slice without Encoder::start_slice");
-        let Some(flags_pos) = slice.flags_pos else {
-            // Encoding-1.0 exception slice: optional members are not
-            // marshaled in 1.0, so only the size is left.
-            if let Some(pos) = slice.size_pos {
-                self.patch_slice_size(pos);
-            }
-            return;
-        };
         let mut f = slice.flags;
         if f & flags::HAS_OPTIONAL_MEMBERS != 0 {
             self.write_u8(0xff);
@@ -281,19 +277,11 @@ impl Encoder {
                 self.write_instance(value);
             }
         }
-        self.buffer_mut()[flags_pos] = f;
-    }
-
-    /// Whether the innermost thing being written is a user exception.
-    fn in_exception_frame(&mut self) -> bool {
-        self.class_writer()
-            .frames
-            .last()
-            .is_some_and(|f| f.exception)
+        self.buffer_mut()[slice.flags_pos] = f;
     }
 
     /// Patches the int32 slice size at `pos`: it counts itself.
-    fn patch_slice_size(&mut self, pos: usize) {
+    pub(super) fn patch_slice_size(&mut self, pos: usize) {
         let size = i32::try_from(self.len() - pos).unwrap_or(i32::MAX);
         self.buffer_mut()[pos..pos + 4].copy_from_slice(&size.to_le_bytes());
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use floe_wire::class::{ClassRef, SlicedData, Value, ValueFactoryRegistry, ValueType};
 use floe_wire::exception::{UserException, UserExceptionRegistry, UserExceptionType};
-use floe_wire::{ClassFormat, Decoder, Encoder, Result, ENCODING_1_1};
+use floe_wire::{ClassFormat, Decoder, Encoder, Result, ENCODING_1_0, ENCODING_1_1};
 
 /// Parses hex with spaces and `"..."` ASCII runs: `01 "::Cap::Base" 05`.
 pub fn hex(s: &str) -> Vec<u8> {
@@ -31,7 +31,7 @@ pub fn decoder(bytes: &[u8], registry: &Arc<ValueFactoryRegistry>) -> Decoder {
     let mut outer = Decoder::new(Bytes::copy_from_slice(bytes));
     let encaps = outer.read_encapsulation().expect("encapsulation");
     assert!(outer.is_empty());
-    let mut dec = Decoder::from_encapsulation(encaps).expect("1.1");
+    let mut dec = Decoder::from_encapsulation(encaps).expect("1.0 or 1.1");
     dec.set_value_factories(registry.clone());
     dec
 }
@@ -41,6 +41,16 @@ pub fn encaps(format: ClassFormat, write: impl FnOnce(&mut Encoder)) -> Vec<u8> 
     let mut enc = Encoder::new();
     enc.set_class_format(format);
     let mark = enc.start_encapsulation(ENCODING_1_1);
+    write(&mut enc);
+    enc.end_encapsulation(mark);
+    enc.finish().to_vec()
+}
+
+/// Encodes an encoding-1.0 encapsulation with `write` (its pending class
+/// instances are written when it is closed).
+pub fn encaps10(write: impl FnOnce(&mut Encoder)) -> Vec<u8> {
+    let mut enc = Encoder::new();
+    let mark = enc.start_encapsulation(ENCODING_1_0);
     write(&mut enc);
     enc.end_encapsulation(mark);
     enc.finish().to_vec()

@@ -133,7 +133,7 @@ impl Vectors {
         );
     }
 
-    /// Records a failure if `result` is not what was expected.
+    /// Records a failure if `ok` is false.
     pub fn expect(&mut self, name: &str, ok: bool, what: &str) {
         if !ok {
             self.fail(name, what.to_string());
@@ -174,6 +174,7 @@ pub fn check_all(v: &mut Vectors) {
     optionals(v);
     optional_skipping(v);
     encapsulations(v);
+    crate::classes10::check_all(v);
 }
 
 fn primitives(v: &mut Vectors) {

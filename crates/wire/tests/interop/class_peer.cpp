@@ -1,8 +1,9 @@
 // Differential peer for tests/class_interop.rs, built with Ice 3.7 for C++11.
 // Reads lines "<values|exception> <c|s> <hex encapsulation>" on stdin; decodes
 // a sequence<Value> or a user exception with Ice's InputStream, re-encodes it
-// with OutputStream in the compact (c) or sliced (s) format, and answers
-// "ok <hex>" or "err <message>" on stdout. Exits at end of input.
+// with OutputStream in the compact (c) or sliced (s) format and in the
+// encoding of the input encapsulation (1.0 or 1.1), and answers "ok <hex>" or
+// "err <message>" on stdout. Exits at end of input.
 #include <Ice/Ice.h>
 #include "Classes.h"
 
@@ -70,14 +71,14 @@ int main(int argc, char* argv[])
         {
             Ice::InputStream input(communicator, std::make_pair(in.data(), in.data() + in.size()));
             Ice::OutputStream output(communicator);
-            input.startEncapsulation();
+            const Ice::EncodingVersion encoding = input.startEncapsulation();
             if(kind == "values")
             {
                 Cap::ValueSeq values;
                 input.read(values);
                 input.readPendingValues();
                 input.endEncapsulation();
-                output.startEncapsulation(Ice::currentEncoding, type);
+                output.startEncapsulation(encoding, type);
                 output.write(values);
                 output.writePendingValues();
                 output.endEncapsulation();
@@ -92,7 +93,7 @@ int main(int argc, char* argv[])
                 catch(const Ice::UserException& ex)
                 {
                     input.endEncapsulation();
-                    output.startEncapsulation(Ice::currentEncoding, type);
+                    output.startEncapsulation(encoding, type);
                     output.writeException(ex);
                     output.endEncapsulation();
                 }

@@ -533,7 +533,7 @@ impl Gen<'_> {
             .any(|d| matches!(&d.kind, DefKind::Class(c) if c.defined) && !d.local)
     }
 
-    fn may_hold_class(&self, ty: Type, depth: usize) -> bool {
+    pub(crate) fn may_hold_class(&self, ty: Type, depth: usize) -> bool {
         if depth > 64 {
             return true;
         }

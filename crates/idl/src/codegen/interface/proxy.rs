@@ -115,7 +115,14 @@ impl Gen<'_> {
                 let params = if ins.is_empty() {
                     quote!(self.0.empty_params())
                 } else {
-                    quote!(self.0.encode_params(|enc_| { #set_format #(#writes)* }))
+                    // Encoding 1.0 writes class instances after the
+                    // parameters (nothing in 1.1).
+                    let pending = if ins.iter().any(|s| self.may_hold_class(s.ty, 0)) {
+                        quote!(enc_.write_pending_values();)
+                    } else {
+                        TokenStream::new()
+                    };
+                    quote!(self.0.encode_params(|enc_| { #set_format #(#writes)* #pending }))
                 };
                 (
                     quote!(let params = #params;),
@@ -161,6 +168,11 @@ impl Gen<'_> {
                 TokenStream::new(),
             )
         };
+        let read_pending = if outs.iter().any(|s| self.may_hold_class(s.ty, 0)) {
+            quote!(dec.read_pending_values()?;)
+        } else {
+            TokenStream::new()
+        };
         let decode_ok = if outs.is_empty() {
             quote! {
                 let _ = encaps;
@@ -171,6 +183,7 @@ impl Gen<'_> {
                 let mut dec = #reply_decoder;
                 #factories
                 #(#reads)*
+                #read_pending
                 dec.finish_encapsulation()?;
                 ::core::result::Result::Ok(#result_expr)
             }

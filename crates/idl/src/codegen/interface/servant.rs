@@ -142,7 +142,13 @@ impl Gen<'_> {
             }
         } else {
             let writes = outs.iter().map(write);
-            quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.encode_reply(|enc| { #set_format #(#writes)* })))
+            // Encoding 1.0 writes class instances after the results.
+            let pending = if outs.iter().any(|s| self.may_hold_class(s.ty, 0)) {
+                quote!(enc.write_pending_values();)
+            } else {
+                TokenStream::new()
+            };
+            quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.encode_reply(|enc| { #set_format #(#writes)* #pending })))
         };
         let args: Vec<Ident> = args.collect();
         let call = quote!(<T as #tr>::#method(&*self.0, #(#args,)* &current).await?);
@@ -178,6 +184,11 @@ impl Gen<'_> {
                 }
             }
         };
+        let read_pending = if ins.iter().any(|s| self.may_hold_class(s.ty, 0)) {
+            quote!(dec.read_pending_values()?;)
+        } else {
+            TokenStream::new()
+        };
         let decode = if ins.is_empty() {
             quote! {
                 let mut dec = #c::Decoder::from_encapsulation(params)?;
@@ -189,6 +200,7 @@ impl Gen<'_> {
                 let mut dec = current.params_decoder(params)?;
                 #factories
                 #(#reads)*
+                #read_pending
                 dec.finish_encapsulation()?;
             }
         } else {
@@ -196,6 +208,7 @@ impl Gen<'_> {
                 let mut dec = #c::Decoder::from_encapsulation(params)?;
                 #factories
                 #(#reads)*
+                #read_pending
                 dec.finish_encapsulation()?;
             }
         };

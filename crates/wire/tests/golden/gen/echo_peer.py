@@ -35,6 +35,28 @@ class EchoI(Golden.Echo):
     def echoOpts(self, s, seq, p, d, current):
         return (s, seq, p, d)
 
+    def echoBase(self, v, current):
+        return v
+
+    def echoBag(self, v, current):
+        return v
+
+    def echoBases(self, v, current):
+        return v
+
+    def echoNode(self, v, current):
+        return v
+
+    def fail(self, which, current):
+        if which == 0:
+            raise Golden.DerivedErr("deriv", 42, 7)
+        if which == 1:
+            raise Golden.DeeperErr("deriv", 42, Ice.Unset, "more")
+        if which == 2:
+            raise Golden.NodeErr(Golden.Node(1, Golden.Node(2, None)))
+        pair = Golden.Pair(Golden.Base(4), Golden.Derived(5, "e"))
+        raise Golden.DerivedNodeErr(Golden.Node(3, None), pair)
+
 
 with Ice.initialize(sys.argv) as communicator:
     adapter = communicator.createObjectAdapterWithEndpoints("Echo", "tcp -h 127.0.0.1 -p 0")

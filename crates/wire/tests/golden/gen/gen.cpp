@@ -7,10 +7,12 @@
 #include <Golden.h>
 
 #include <cfloat>
+#include <cstddef>
 #include <cstdio>
 #include <functional>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <set>
 #include <string>
@@ -343,6 +345,126 @@ void encapsulations()
     });
 }
 
+// --- Classes and user exceptions in encoding 1.0 -------------------------
+//
+// Encoding 1.0 writes class instances after the data that references them,
+// in rounds; within a round Ice orders the instances by their address (its
+// map is keyed by the shared_ptr). So that the order is also the order of
+// their ids (the order a reader has no reason to prefer, and floe's),
+// every instance is allocated from a bump arena, in marshaling order.
+
+alignas(std::max_align_t) unsigned char arenaBytes[1 << 16];
+std::size_t arenaUsed = 0;
+
+template<typename T> struct Arena
+{
+    using value_type = T;
+    Arena() = default;
+    template<typename U> Arena(const Arena<U>&) {}
+    T* allocate(std::size_t n)
+    {
+        const std::size_t align = alignof(std::max_align_t);
+        std::size_t at = (arenaUsed + align - 1) / align * align;
+        if(at + n * sizeof(T) > sizeof(arenaBytes))
+        {
+            throw std::runtime_error("arena exhausted");
+        }
+        arenaUsed = at + n * sizeof(T);
+        return reinterpret_cast<T*>(arenaBytes + at);
+    }
+    void deallocate(T*, std::size_t) {}
+};
+template<typename T, typename U> bool operator==(const Arena<T>&, const Arena<U>&) { return true; }
+template<typename T, typename U> bool operator!=(const Arena<T>&, const Arena<U>&) { return false; }
+
+// A new instance from the arena: later calls get higher addresses.
+template<typename T, typename... A> std::shared_ptr<T> make(A&&... args)
+{
+    return std::allocate_shared<T>(Arena<T>(), std::forward<A>(args)...);
+}
+
+// A whole 1.0 encapsulation: `write`, then the pending instances (as Ice
+// does after the parameters of an operation that sends classes).
+void emit10(const std::string& name, const std::function<void(Ice::OutputStream&)>& write)
+{
+    emit(name, [&](Ice::OutputStream& out) {
+        out.startEncapsulation(Ice::Encoding_1_0, Ice::FormatType::DefaultFormat);
+        write(out);
+        out.writePendingValues();
+        out.endEncapsulation();
+    });
+}
+
+// A whole 1.0 encapsulation holding a user exception (a reply with status 1).
+void emitException10(const std::string& name, const Ice::UserException& ex)
+{
+    emit(name, [&](Ice::OutputStream& out) {
+        out.startEncapsulation(Ice::Encoding_1_0, Ice::FormatType::DefaultFormat);
+        out.writeException(ex);
+        out.endEncapsulation();
+    });
+}
+
+void classes10()
+{
+    emit10("cls10_null", [](Ice::OutputStream& out) { out.write(std::shared_ptr<Base>()); });
+    emit10("cls10_base", [](Ice::OutputStream& out) { out.write(make<Base>(5)); });
+    emit10("cls10_derived", [](Ice::OutputStream& out) { out.write(make<Derived>(5, "d")); });
+    emit10("cls10_shared", [](Ice::OutputStream& out) {
+        // Parameters (pair, b) with pair.x = pair.y = b: ids 1 and 2.
+        auto pair = make<Pair>();
+        auto b = make<Base>(7);
+        pair->x = b;
+        pair->y = b;
+        out.write(pair);
+        out.write(b);
+    });
+    {
+        auto n1 = make<Node>(1, nullptr);
+        n1->next = make<Node>(2, n1);
+        emit10("cls10_cycle", [&](Ice::OutputStream& out) { out.write(n1); });
+        n1->next = nullptr; // break the cycle (after writePendingValues)
+    }
+    emit10("cls10_bag", [](Ice::OutputStream& out) {
+        auto bag = make<Bag>();
+        auto b1 = make<Base>(1);
+        auto d2 = make<Derived>(2, "x");
+        auto b3 = make<Base>(3);
+        bag->seq = BaseSeq{b1, d2, nullptr, b1};
+        bag->dict = IntBaseDict{{1, b3}, {2, nullptr}};
+        out.write(bag);
+    });
+    // No reference at all, yet the pending values' terminating size.
+    emit10("cls10_empty_seq", [](Ice::OutputStream& out) { out.write(BaseSeq()); });
+    emit10("cls10_tagged", [](Ice::OutputStream& out) { out.write(make<Tagged>(1, some(Ice::Int(2)))); });
+    emit10("cls10_deeper", [](Ice::OutputStream& out) {
+        auto deeper = make<Deeper>(1, "s", -1, nullptr);
+        deeper->extra = make<Base>(9);
+        out.write(deeper);
+    });
+}
+
+void exceptions10()
+{
+    emitException10("exc10_base", BaseErr("boom"));
+    emitException10("exc10_derived", DerivedErr("deriv", 42, some(Ice::Int(7))));
+    emitException10("exc10_deeper", DeeperErr("deriv", 42, Ice::nullopt, "more"));
+    {
+        auto n1 = make<Node>(1, nullptr);
+        n1->next = make<Node>(2, nullptr);
+        emitException10("exc10_node", NodeErr(n1));
+    }
+    emitException10("exc10_node_null", NodeErr(nullptr));
+    {
+        // The most-derived slice is written first: p gets id 1, n id 2.
+        auto p = make<Pair>();
+        auto n = make<Node>(3, nullptr);
+        p->x = make<Base>(4);
+        p->y = make<Derived>(5, "e");
+        emitException10("exc10_derived_node", DerivedNodeErr(n, p));
+    }
+}
+
 // --decode: reads `type hex` lines from stdin, decodes each with Ice's own
 // Ice::InputStream, and prints `ok <bytes consumed> <re-encoded hex>` or
 // `err <Ice exception id>`: the judge for floe's differential test.
@@ -522,6 +644,8 @@ int main(int argc, char* argv[])
         structs();
         optionals();
         encapsulations();
+        classes10();
+        exceptions10();
         communicator = nullptr;
     }
     catch(const std::exception& ex)
