@@ -95,6 +95,14 @@ async fn types_from_both_files_cross_the_wire() {
             .string_to_proxy(&format!("service:tcp -h 127.0.0.1 -p {port}"))
             .unwrap(),
     );
+    calls(&service).await;
+    // The same calls in encoding 1.0 (classes after the data, no optionals).
+    calls(&service.ice_encoding_version(floe::wire::ENCODING_1_0)).await;
+    client.destroy().await;
+    server.destroy().await;
+}
+
+async fn calls(service: &demo::ServicePrx) {
     assert_eq!(
         service.points(2).await.unwrap(),
         [demo::Point { x: 0, y: 0 }, demo::Point { x: 1, y: -1 }]
@@ -120,8 +128,6 @@ async fn types_from_both_files_cross_the_wire() {
     assert_eq!(l.tag.t, "x");
     assert_eq!(l.p.x, 1);
     assert_eq!(l.id, Identity::new("n", "c"));
-    client.destroy().await;
-    server.destroy().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -146,18 +152,19 @@ import sys, Ice
 Ice.loadSlice("--all -I/usr/share/ice/slice -I" + sys.argv[1] + " " + sys.argv[1] + "/Service.ice")
 import Demo
 with Ice.initialize([]) as c:
-    s = Demo.ServicePrx.uncheckedCast(c.stringToProxy("service:tcp -h 127.0.0.1 -p " + sys.argv[2]))
-    assert [(p.x, p.y) for p in s.points(2)] == [(0, 0), (1, -1)]
-    shape = s.makeShape(True)
-    assert isinstance(shape, Demo.Circle) and shape.center == Demo.Point(1, 2), shape
-    s.check(Demo.Shape("n"))
-    try:
-        s.check(Demo.Circle("", 1.0, Demo.Point(0, 0)))
-        raise AssertionError("no exception")
-    except Demo.BadShape as e:
-        assert (e.reason, e.code) == ("unnamed", 3), e
-    l = s.label(Demo.Inner.Tag("x"), Demo.Color.Green)
-    assert l.tag.t == "x" and l.p.x == 1 and l.id == Ice.Identity("n", "c"), l
+  base = Demo.ServicePrx.uncheckedCast(c.stringToProxy("service:tcp -h 127.0.0.1 -p " + sys.argv[2]))
+  for s in (base, base.ice_encodingVersion(Ice.Encoding_1_0)):
+      assert [(p.x, p.y) for p in s.points(2)] == [(0, 0), (1, -1)]
+      shape = s.makeShape(True)
+      assert isinstance(shape, Demo.Circle) and shape.center == Demo.Point(1, 2), shape
+      s.check(Demo.Shape("n"))
+      try:
+          s.check(Demo.Circle("", 1.0, Demo.Point(0, 0)))
+          raise AssertionError("no exception")
+      except Demo.BadShape as e:
+          assert (e.reason, e.code) == ("unnamed", 3), e
+      l = s.label(Demo.Inner.Tag("x"), Demo.Color.Green)
+      assert l.tag.t == "x" and l.p.x == 1 and l.id == Ice.Identity("n", "c"), l
 print("ok")
 "#;
     let multi = dir.join("slice/multi");
