@@ -3,6 +3,7 @@
 pub mod demo {
     /// Typed proxy for `::Demo::Hello`.
     #[derive(Clone, Debug, PartialEq)]
+    #[repr(transparent)]
     pub struct HelloPrx(::floe::codegen::Proxy);
     impl HelloPrx {
         /// The Slice type id of the interface.
@@ -29,6 +30,11 @@ pub mod demo {
         /// The untyped proxy.
         pub fn proxy(&self) -> &::floe::codegen::Proxy {
             &self.0
+        }
+        /// Views `proxy` as this typed proxy without asking the object
+        /// (what a derived interface's proxy dereferences to).
+        pub fn from_proxy_ref(proxy: &::floe::codegen::Proxy) -> &Self {
+            unsafe { &*(proxy as *const ::floe::codegen::Proxy as *const Self) }
         }
         /// Unwraps the untyped proxy.
         pub fn into_proxy(self) -> ::floe::codegen::Proxy {

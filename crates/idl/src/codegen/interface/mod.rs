@@ -100,9 +100,31 @@ impl Gen<'_> {
             DefKind::Interface(i) => i.operations.iter().collect(),
             _ => Vec::new(),
         };
+        // The proxy dereferences to its first base's proxy, which has that
+        // base's operations and its ancestors' (down to `Proxy`): only the
+        // operations of this interface and of its other bases are emitted.
+        let first_base = match &def.kind {
+            DefKind::Interface(i) => i.bases.first().copied(),
+            _ => None,
+        };
+        let via_first: Vec<DefId> = first_base
+            .map(|b| {
+                let mut v = vec![b];
+                v.extend(self.model.all_bases(b));
+                v
+            })
+            .unwrap_or_default();
         let proxy_methods = ops
             .iter()
+            .filter(|(owner, _)| !via_first.contains(owner))
             .map(|(owner, op)| self.proxy_method(from, *owner, op));
+        let (deref_target, deref_body) = match first_base {
+            Some(b) => {
+                let base = self.path_to(from, b, "Prx");
+                (quote!(#base), quote!(#base::from_proxy_ref(&self.0)))
+            }
+            None => (quote!(#c::Proxy), quote!(&self.0)),
+        };
         let trait_methods = own_ops.iter().map(|op| self.trait_method(from, op));
         let supertraits: Vec<TokenStream> = match &def.kind {
             DefKind::Interface(i) => i.bases.iter().map(|b| self.path_to(from, *b, "")).collect(),
@@ -129,6 +151,7 @@ impl Gen<'_> {
         quote! {
             #[doc = #prx_doc]
             #[derive(Clone, Debug, PartialEq)]
+            #[repr(transparent)]
             pub struct #prx(#c::Proxy);
 
             impl #prx {
@@ -159,6 +182,13 @@ impl Gen<'_> {
                     &self.0
                 }
 
+                /// Views `proxy` as this typed proxy without asking the object
+                /// (what a derived interface's proxy dereferences to).
+                pub fn from_proxy_ref(proxy: &#c::Proxy) -> &Self {
+                    // SAFETY: `Self` is `#[repr(transparent)]` over `Proxy`.
+                    unsafe { &*(proxy as *const #c::Proxy as *const Self) }
+                }
+
                 /// Unwraps the untyped proxy.
                 pub fn into_proxy(self) -> #c::Proxy {
                     self.0
@@ -182,9 +212,9 @@ impl Gen<'_> {
             #c::typed_proxy_variants!(#prx);
 
             impl ::core::ops::Deref for #prx {
-                type Target = #c::Proxy;
-                fn deref(&self) -> &#c::Proxy {
-                    &self.0
+                type Target = #deref_target;
+                fn deref(&self) -> &#deref_target {
+                    #deref_body
                 }
             }
 
