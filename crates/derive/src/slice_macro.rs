@@ -83,6 +83,7 @@ fn expand(input: &SliceInput) -> syn::Result<proc_macro2::TokenStream> {
     for inc in &input.includes {
         opts.include_dirs.push(root.join(inc.value()));
     }
+    opts.include_dirs = floe_idl::with_system_slice_dir(opts.include_dirs);
     let out = floe_idl::compile(&path, &opts)
         .map_err(|fail| syn::Error::new(span, format!("Slice errors:\n{}", fail.rendered())))?;
     let settings = floe_idl::codegen::Settings {

@@ -163,7 +163,8 @@ impl Builder {
     ///
     /// ZeroC's own Slice files that the files include (`Ice/Identity.ice`,
     /// ...) are not generated; the types floe has (`Identity`, `Context`)
-    /// map to floe's.
+    /// map to floe's. Their directory (`/usr/share/ice/slice`) is searched
+    /// last when it exists, without an explicit [`Builder::include`].
     ///
     /// # Errors
     ///
@@ -182,7 +183,11 @@ impl Builder {
                 println!("cargo:rerun-if-changed={}", file.display());
             }
         }
-        let out = crate::compile_set(&files, &self.options)
+        let options = crate::Options {
+            include_dirs: crate::with_system_slice_dir(self.options.include_dirs.clone()),
+            ..self.options.clone()
+        };
+        let out = crate::compile_set(&files, &options)
             .map_err(|fail| BuildError::Slice(fail.rendered()))?;
         if !self.quiet {
             for dep in &out.dependencies {

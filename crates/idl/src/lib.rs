@@ -116,6 +116,22 @@ pub fn compile(path: &Path, opts: &Options) -> Result<Output, Failure> {
     finish(pre, diags, opts)
 }
 
+/// Where Debian's `zeroc-ice-slice` puts Ice's own Slice files.
+pub const SYSTEM_SLICE_DIR: &str = "/usr/share/ice/slice";
+
+/// `include_dirs` with Ice's own Slice directory appended when it exists
+/// and is not there already, so that `#include <Ice/Identity.ice>` resolves
+/// without an explicit `-I` (as Ice for Python's `loadSlice` does). Used by
+/// [`Builder`] and `floe::slice!`; `slice2rs` keeps slice2cpp's explicit
+/// `-I`.
+pub fn with_system_slice_dir(mut include_dirs: Vec<PathBuf>) -> Vec<PathBuf> {
+    let system = Path::new(SYSTEM_SLICE_DIR);
+    if system.join("Ice").is_dir() && !include_dirs.iter().any(|d| d == system) {
+        include_dirs.push(system.to_path_buf());
+    }
+    include_dirs
+}
+
 /// Compiles several Slice files as one program: they may include each
 /// other and refer to each other's definitions, as the files of one
 /// slice2cpp build do. Each of them is a main file of the output (its
