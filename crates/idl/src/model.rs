@@ -121,6 +121,9 @@ pub struct Definition {
     pub doc: Option<Doc>,
     /// Declared `local`.
     pub local: bool,
+    /// Defined by the model's source, or a stand-in for a type defined
+    /// elsewhere.
+    pub origin: Origin,
     /// Where it is defined (for forward-declared-only classes and
     /// interfaces: the first declaration).
     pub span: Span,
@@ -138,6 +141,25 @@ impl Definition {
     pub fn has_metadata(&self, directive: &str) -> bool {
         self.metadata.iter().any(|m| m == directive)
     }
+
+    /// Whether it is a stand-in for a Rust type defined elsewhere
+    /// ([`Origin::External`]).
+    pub fn is_external(&self) -> bool {
+        self.origin == Origin::External
+    }
+}
+
+/// Where a [`Definition`]'s Rust type comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Defined by what the model was built from: a Slice definition, or
+    /// the item a `floe-derive` macro expands. Its kind is complete.
+    Source,
+    /// A stand-in for a Rust type defined elsewhere (`floe-derive`:
+    /// another derived type, proxy or base interface named by path). The
+    /// model knows its name, type id and kind, not necessarily its
+    /// members; generated code refers to the type and never defines it.
+    External,
 }
 
 /// The kinds of definitions.

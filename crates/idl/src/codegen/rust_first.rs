@@ -9,9 +9,11 @@
 //! exactly those of the equivalent Slice definition.
 //!
 //! Types the macro cannot see (another derived type named by path) are
-//! model definitions carrying the metadata [`EXTERNAL`]. A struct with such
-//! a member gets its `WireType` constants from its members' `WireType`
-//! impls instead of from the model, since the model does not know them.
+//! stand-in definitions
+//! ([`Origin::External`](crate::model::Origin::External)). A struct with
+//! such a member gets its `WireType` constants from its members'
+//! `WireType` impls instead of from the model, since the model does not
+//! know them.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -19,10 +21,6 @@ use quote::quote;
 use super::ident::type_ident;
 use super::{codegen_path, Gen, Settings};
 use crate::model::{DefId, DefKind, Model, Type};
-
-/// Metadata marking a stand-in definition for a Rust type outside the
-/// macro's input (its layout is unknown to the model).
-pub const EXTERNAL: &str = "floe:external";
 
 /// The generated items for definition `id` without its type definition
 /// (`struct`, `enum` or `type` alias named after it).
@@ -68,21 +66,22 @@ fn is_wire_type_impl(i: &syn::ItemImpl) -> bool {
 
 impl Gen<'_> {
     /// Whether `ty` is a Rust-first struct or enum named by path (an
-    /// [`EXTERNAL`] struct stand-in): proxies take it as
-    /// `<T as ProxyArg>::Arg<'_>`, by value for enums and by reference
-    /// for structs, as they take Slice-defined ones.
+    /// [`Origin::External`](crate::model::Origin::External) struct
+    /// stand-in): proxies take it as `<T as ProxyArg>::Arg<'_>`, by value
+    /// for enums and by reference for structs, as they take Slice-defined
+    /// ones.
     pub(crate) fn is_external_value(&self, ty: Type) -> bool {
         match ty {
             Type::Named(id) => {
                 let def = self.model.def(id);
-                def.has_metadata(EXTERNAL) && matches!(def.kind, DefKind::Struct(_))
+                def.is_external() && matches!(def.kind, DefKind::Struct(_))
             }
             _ => false,
         }
     }
 
     /// Whether `ty` refers (through sequences and dictionaries) to an
-    /// [`EXTERNAL`] definition.
+    /// [`Origin::External`](crate::model::Origin::External) definition.
     fn mentions_external(&self, ty: Type, depth: usize) -> bool {
         if depth > 64 {
             return false;
@@ -90,7 +89,7 @@ impl Gen<'_> {
         match ty {
             Type::Named(id) => {
                 let def = self.model.def(id);
-                if def.has_metadata(EXTERNAL) {
+                if def.is_external() {
                     return true;
                 }
                 match &def.kind {

@@ -3,6 +3,7 @@
 //! names up from the innermost scope outwards.
 
 use super::*;
+use crate::model::Origin;
 
 impl Resolver<'_> {
     pub(super) fn open_module(
@@ -247,6 +248,7 @@ impl Resolver<'_> {
             metadata: metas(&d.metadata),
             doc: doc(&d.doc),
             local: d.local,
+            origin: Origin::Source,
             span,
             kind: placeholder,
         });
