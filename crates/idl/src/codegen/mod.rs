@@ -1,4 +1,4 @@
-//! The back-end: Rust code from the [`Model`](crate::model::Model) (never
+//! The back-end: Rust code from the [`Model`] (never
 //! from the AST), built with `quote` and printed with `prettyplease`.
 //!
 //! One file per kind of definition: [`types`] (structs, enums, sequence and

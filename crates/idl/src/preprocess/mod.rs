@@ -1,7 +1,7 @@
 //! The Slice preprocessor: `#include` (with `-I` search paths and
 //! `#pragma once`), `#define`/`#undef`, conditionals (`#if`, `#ifdef`,
-//! `#ifndef`, `#elif`, `#else`, `#endif`, `defined(X)`; [`expr`]), macro
-//! substitution (object-like and function-like; [`macros`]), and a line map so that later phases report positions in the
+//! `#ifndef`, `#elif`, `#else`, `#endif`, `defined(X)`; `expr.rs`), macro
+//! substitution (object-like and function-like; `macros.rs`), and a line map so that later phases report positions in the
 //! original files. Comments are kept: doc comments reach the parser.
 
 mod expr;
