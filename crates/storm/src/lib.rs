@@ -6,7 +6,7 @@
 //!
 //! A tour:
 //!
-//! - [`slice`]: the Rust generated from `slice/IceStorm.ice` by floe-idl
+//! - [`slice`](mod@slice): the Rust generated from `slice/IceStorm.ice` by floe-idl
 //!   (`build.rs`): IceStorm's types, exceptions, typed proxies, servant
 //!   traits and dispatchers.
 //! - [`types`]: short names for those types and helpers over floe-wire's `ProxyData`.

@@ -1,5 +1,5 @@
 //! [`Subscriber`]: one subscriber (or link) of a topic: its queue
-//! ([`queue`]), its delivery task ([`delivery`]) and what publishers see of
+//! ([`queue`]), its delivery task (`delivery.rs`) and what publishers see of
 //! it ([`Subscriber::offer`]).
 //!
 //! ```text
