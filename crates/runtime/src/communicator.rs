@@ -438,6 +438,7 @@ impl Communicator {
             let (b, c) = batches
                 .entry(addr)
                 .or_insert_with(|| (BatchBuilder::new(), false));
+            crate::connection::limits::check_batch_push(b, head, params.len())?;
             b.push(head, params);
             *c |= compress;
             return Ok(());

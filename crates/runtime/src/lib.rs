@@ -19,8 +19,8 @@
 //!
 //! Configuration comes from [`Properties`] (`Ice.MessageSizeMax`,
 //! `Ice.RetryIntervals`, `Ice.ACM.*`, `Ice.BatchAutoFlushSize`,
-//! `Ice.Compression.Level`, `<Adapter>.Endpoints`, ...). Works on the
-//! current-thread and the multi-thread tokio runtimes.
+//! `Ice.Compression.Level`, `Ice.TCP.Backlog`, `<Adapter>.Endpoints`,
+//! ...). Works on the current-thread and the multi-thread tokio runtimes.
 //!
 //! Two settings are floe's own: `floe.MaxDispatches` (dispatches running at
 //! once per connection, default 1024; `<Adapter>.MaxDispatches` overrides it
@@ -70,6 +70,7 @@ pub mod current;
 mod datagram;
 pub mod endpoint;
 pub mod error;
+mod listener;
 pub mod object_adapter;
 mod params_size;
 pub mod properties;

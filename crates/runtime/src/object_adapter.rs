@@ -19,6 +19,7 @@ use crate::connection::{Connection, ConnectionConfig};
 use crate::datagram;
 use crate::endpoint::{Endpoint, Transport};
 use crate::error::{Error, Result};
+use crate::listener;
 use crate::proxy::Proxy;
 use crate::servant::Servant;
 
@@ -93,13 +94,23 @@ pub(crate) struct AdapterInner {
     /// UDP sockets waiting for `activate`.
     udp: Mutex<Vec<tokio::net::UdpSocket>>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
-    connections: Mutex<Vec<Connection>>,
+    connections: Mutex<Accepted>,
     state: AtomicU8,
     /// `true` while the adapter is holding (before `activate`, or after
     /// `hold`): accept loops and held dispatches wait on it.
     held: watch::Sender<bool>,
     deactivated: watch::Sender<bool>,
     pub(crate) config: ConnectionConfig,
+}
+
+/// The connections an adapter accepted that have not ended, by
+/// [`Connection::key`].
+#[derive(Default)]
+struct Accepted {
+    map: HashMap<usize, Connection>,
+    /// [`ObjectAdapter::track`] drops ended connections when the map
+    /// reaches this size.
+    prune_at: usize,
 }
 
 /// An object adapter; clones share it.
@@ -129,11 +140,12 @@ impl ObjectAdapter {
         let mut bound = Vec::new();
         let mut listeners = Vec::new();
         let mut udp = Vec::new();
+        let backlog = listener::backlog(communicator.properties());
         for ep in endpoints {
             let addr = format!("{}:{}", ep.bind_host(), ep.port);
             let local = match ep.transport {
                 Transport::Tcp => {
-                    let l = TcpListener::bind(&addr)
+                    let l = listener::bind(ep.bind_host(), ep.port, backlog)
                         .await
                         .map_err(|e| Error::Socket(format!("cannot listen on {addr}: {e}")))?;
                     let local = l.local_addr().map_err(|e| Error::Socket(e.to_string()))?;
@@ -175,7 +187,7 @@ impl ObjectAdapter {
                 listeners: Mutex::new(listeners),
                 udp: Mutex::new(udp),
                 tasks: Mutex::new(Vec::new()),
-                connections: Mutex::new(Vec::new()),
+                connections: Mutex::new(Accepted::default()),
                 state: AtomicU8::new(HOLDING),
                 held,
                 deactivated,
@@ -229,7 +241,7 @@ impl ObjectAdapter {
         let mut tasks = lock(&self.inner.tasks);
         for listener in listeners {
             let adapter = self.clone();
-            tasks.push(tokio::spawn(accept_loop(listener, adapter)));
+            tasks.push(tokio::spawn(listener::accept_loop(listener, adapter)));
         }
         for socket in udp {
             let adapter = self.clone();
@@ -261,7 +273,7 @@ impl ObjectAdapter {
     }
 
     /// Waits until the adapter is held.
-    async fn wait_until_held(&self) {
+    pub(crate) async fn wait_until_held(&self) {
         let mut rx = self.inner.held.subscribe();
         let _ = rx.wait_for(|held| *held).await;
     }
@@ -404,10 +416,28 @@ impl ObjectAdapter {
         )
     }
 
+    /// Keeps an accepted connection until it ends ([`ObjectAdapter::untrack`])
+    /// or the adapter is deactivated.
     pub(crate) fn track(&self, conn: Connection) {
         let mut conns = lock(&self.inner.connections);
-        conns.retain(|c| c.is_active());
-        conns.push(conn);
+        if conns.map.len() >= conns.prune_at {
+            // Connections remove themselves when they end; this only
+            // catches one whose adapter was replaced (`set_adapter`), at a
+            // cost amortised over the accepts.
+            conns.map.retain(|_, c| c.is_active());
+            conns.prune_at = (2 * conns.map.len()).max(64);
+        }
+        // A connection that already ended (and untracked itself before
+        // this lock was taken) is not kept.
+        if conn.is_active() {
+            conns.map.insert(conn.key(), conn);
+        }
+    }
+
+    /// Forgets the connection with [`Connection::key`] `key`, which ended:
+    /// its socket is closed once its task lets it go, not at the next accept.
+    pub(crate) fn untrack(&self, key: usize) {
+        lock(&self.inner.connections).map.remove(&key);
     }
 
     /// Stops accepting, closes every connection gracefully (running
@@ -426,7 +456,11 @@ impl ObjectAdapter {
             t.abort();
         }
         lock(&self.inner.listeners).clear();
-        let conns: Vec<Connection> = lock(&self.inner.connections).drain(..).collect();
+        let conns: Vec<Connection> = lock(&self.inner.connections)
+            .map
+            .drain()
+            .map(|(_, c)| c)
+            .collect();
         for c in &conns {
             c.inner.begin_close();
         }
@@ -452,32 +486,4 @@ impl ObjectAdapter {
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-async fn accept_loop(listener: TcpListener, adapter: ObjectAdapter) {
-    loop {
-        // While held, leave new clients in the listen backlog (Ice's hold).
-        adapter.wait_until_released().await;
-        // `accept` is cancel-safe: a `hold` while it waits stops accepting.
-        let accepted = tokio::select! {
-            r = listener.accept() => r,
-            _ = adapter.wait_until_held() => continue,
-        };
-        match accepted {
-            Ok((stream, _)) => {
-                if !adapter.is_active() && !adapter.is_holding() {
-                    continue;
-                }
-                match Connection::accept(stream, adapter.clone(), adapter.inner.config.clone()) {
-                    Ok(conn) => adapter.track(conn),
-                    Err(e) => tracing::debug!("accept failed: {e}"),
-                }
-            }
-            Err(e) => {
-                // EMFILE and friends: back off instead of spinning.
-                tracing::warn!("accept error on {}: {e}", adapter.inner.name);
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            }
-        }
-    }
 }

@@ -24,6 +24,7 @@
 //! connection task, which writes consecutive ones together.
 
 pub mod acm;
+pub(crate) mod limits;
 mod read;
 pub(crate) mod request_table;
 pub(crate) mod writer;
@@ -524,6 +525,7 @@ impl Connection {
         let limit = self.inner.config.batch_auto_flush_size;
         let to_send = {
             let mut q = self.inner.batch.lock().unwrap_or_else(|p| p.into_inner());
+            limits::check_batch_push(&q.builder, head, params.len())?;
             let at = q.builder.push(head, params);
             let previous_compress = q.compress;
             q.compress |= compress;
@@ -696,6 +698,11 @@ impl Connection {
     pub fn ptr_eq(&self, other: &Connection) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
+
+    /// An identifier of the connection, unique among live connections.
+    pub(crate) fn key(&self) -> usize {
+        Arc::as_ptr(&self.inner) as usize
+    }
 }
 
 impl ConnectionInner {
@@ -736,7 +743,10 @@ impl ConnectionInner {
     /// accepting a compressed reply.
     fn maybe_compress(&self, mut frame: BytesMut, compress: bool, has_extra: bool) -> BytesMut {
         if compress {
-            if frame.len() >= COMPRESSION_THRESHOLD && !has_extra {
+            if frame.len() >= COMPRESSION_THRESHOLD
+                && !has_extra
+                && limits::compressible(frame.len())
+            {
                 match compress_frame(&frame, self.config.compression_level) {
                     Ok(c) => frame = c,
                     Err(e) => {
@@ -977,6 +987,8 @@ impl ConnectionInner {
             }
             return;
         }
+        // A reply too large for a frame is a MemoryLimitException instead.
+        let result = limits::bound_reply(result);
         let status = match &result {
             Ok(_) => ReplyStatus::Ok,
             Err(DispatchError::UserException(_)) => ReplyStatus::UserException,
@@ -1280,6 +1292,13 @@ async fn run(conn: Arc<ConnectionInner>) {
         ),
     }
     conn.terminate(end);
+    if conn.info.incoming {
+        // The accepting adapter lets go of it now (its socket is closed
+        // when the last handle goes), not at the next accept.
+        if let Some(adapter) = conn.adapter() {
+            adapter.untrack(Arc::as_ptr(&conn) as usize);
+        }
+    }
     // Dispatches already started run to completion, as in Ice, where a
     // dispatch in progress is not cancelled when its connection closes: a
     // peer's last oneway requests (sent just before its CloseConnection,

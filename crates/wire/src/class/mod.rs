@@ -162,7 +162,7 @@ pub use registry::{ValueFactory, ValueFactoryRegistry};
 pub use slice::{SliceInfo, SliceTypeId, SlicedData};
 pub use value::{
     upcast_mut, upcast_ref, ClassReadGuard, ClassRef, ClassWriteGuard, Extends, UnknownSlicedValue,
-    Value, ValuePtr, ValueType,
+    Value, ValuePtr, ValueType, ValueWriteGuard,
 };
 pub use writer::ClassWriter;
 

@@ -154,7 +154,7 @@ impl ValuePtr {
     /// default `T` in, unless what is there already is a `T` or derives
     /// from it. The instance replaces it when it is read.
     pub(crate) fn stand_in<T: ValueType>(&self) {
-        let mut guard = self.write();
+        let mut guard = self.lock_write();
         let current: &dyn Value = &**guard;
         if upcast_ref::<T>(current).is_some() {
             return;
@@ -173,7 +173,13 @@ impl ValuePtr {
 
     /// Replaces the instance (decoding, when it is complete).
     pub(crate) fn replace(&self, value: Box<dyn Value>) {
-        *self.0.value.write().unwrap_or_else(PoisonError::into_inner) = value;
+        *self.lock_write() = value;
+    }
+
+    /// Locks the box itself for writing: only the decoder may replace the
+    /// instance (typed handles rely on its type staying what it was).
+    fn lock_write(&self) -> RwLockWriteGuard<'_, Box<dyn Value>> {
+        self.0.value.write().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Locks the instance for reading. Blocks while a writer holds it.
@@ -181,9 +187,25 @@ impl ValuePtr {
         self.0.value.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Locks the instance for writing.
-    pub fn write(&self) -> RwLockWriteGuard<'_, Box<dyn Value>> {
-        self.0.value.write().unwrap_or_else(PoisonError::into_inner)
+    /// Locks the instance for writing. It can be changed in place but not
+    /// replaced by an instance of another type, so every
+    /// [`ClassRef<T>`] sharing it stays a view of a `T`:
+    ///
+    /// ```
+    /// # use floe_wire::class::{UnknownSlicedValue, Value, ValuePtr};
+    /// let p = ValuePtr::new(UnknownSlicedValue::default());
+    /// p.write().ice_set_sliced_data(Default::default());
+    /// ```
+    ///
+    /// ```compile_fail
+    /// # use floe_wire::class::{UnknownSlicedValue, ValuePtr};
+    /// let p = ValuePtr::new(UnknownSlicedValue::default());
+    /// *p.write() = Box::new(UnknownSlicedValue::default());
+    /// ```
+    pub fn write(&self) -> ValueWriteGuard<'_> {
+        ValueWriteGuard {
+            guard: self.lock_write(),
+        }
     }
 
     /// The Slice type ids of the instance, most-derived first (empty for an
@@ -293,7 +315,7 @@ impl<T: ValueType> ClassRef<T> {
     /// Locks the instance for writing and views it as a `T`.
     pub fn write(&self) -> ClassWriteGuard<'_, T> {
         ClassWriteGuard {
-            guard: self.ptr.write(),
+            guard: self.ptr.lock_write(),
             _type: PhantomData,
         }
     }
@@ -414,6 +436,26 @@ impl<T: ValueType> Deref for ClassReadGuard<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
         upcast_ref::<T>(&**self.guard).expect(VIEW_INVARIANT)
+    }
+}
+
+/// A write lock on a class instance of any type ([`ValuePtr::write`]): a
+/// `&mut dyn Value`, through which the instance changes in place but cannot
+/// be swapped for one of another type.
+pub struct ValueWriteGuard<'a> {
+    guard: RwLockWriteGuard<'a, Box<dyn Value>>,
+}
+
+impl Deref for ValueWriteGuard<'_> {
+    type Target = dyn Value;
+    fn deref(&self) -> &(dyn Value + 'static) {
+        &**self.guard
+    }
+}
+
+impl DerefMut for ValueWriteGuard<'_> {
+    fn deref_mut(&mut self) -> &mut (dyn Value + 'static) {
+        &mut **self.guard
     }
 }
 

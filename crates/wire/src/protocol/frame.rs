@@ -86,8 +86,10 @@ impl Message {
     ///
     /// Header errors (§1.1, no size limit applied here: [`check`] did that),
     /// [`Error::IllegalMessageSize`] if the frame length and the size field
-    /// disagree or a body-less message has a body, [`Error::Compression`] for
-    /// a compressed frame, and decoding errors of the body.
+    /// disagree, [`Error::Compression`] for a compressed frame, and decoding
+    /// errors of the body. A ValidateConnection or CloseConnection frame
+    /// with a body is accepted and the body ignored, as Ice does (a client
+    /// validating a new connection checks the size itself).
     pub fn parse(frame: Bytes) -> Result<(Header, Message)> {
         let header = Header::parse(&frame, 0)?;
         if header.size != frame.len() {
@@ -99,16 +101,8 @@ impl Message {
             ));
         }
         let message = match header.message_type {
-            MessageType::ValidateConnection | MessageType::CloseConnection => {
-                if header.size != HEADER_SIZE {
-                    return Err(Error::IllegalMessageSize(header.size as i64));
-                }
-                if header.message_type == MessageType::ValidateConnection {
-                    Message::ValidateConnection
-                } else {
-                    Message::CloseConnection
-                }
-            }
+            MessageType::ValidateConnection => Message::ValidateConnection,
+            MessageType::CloseConnection => Message::CloseConnection,
             MessageType::Request => {
                 let mut dec = Decoder::new(frame.slice(HEADER_SIZE..));
                 Message::Request(Request::decode_body(&mut dec)?)
@@ -178,12 +172,20 @@ mod tests {
         let (h, m) = Message::parse(Bytes::from_static(&CLOSE_CONNECTION)).unwrap();
         assert_eq!(m, Message::CloseConnection);
         assert_eq!(h.compression, CompressionStatus::Supported);
+        // A body is ignored, as Ice does.
         let mut v = VALIDATE_CONNECTION.to_vec();
         v.push(0);
         v[10] = 15;
         assert_eq!(
-            Message::parse(Bytes::from(v)),
-            Err(Error::IllegalMessageSize(15))
+            Message::parse(Bytes::from(v)).unwrap().1,
+            Message::ValidateConnection
+        );
+        let mut c = CLOSE_CONNECTION.to_vec();
+        c.extend_from_slice(&[1, 2, 3]);
+        c[10] = 17;
+        assert_eq!(
+            Message::parse(Bytes::from(c)).unwrap().1,
+            Message::CloseConnection
         );
     }
 }

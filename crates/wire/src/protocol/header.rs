@@ -107,15 +107,19 @@ pub struct Header {
 impl Header {
     /// Reads and checks the first 14 bytes of `buf` with every receiver check
     /// of §1.1, in Ice's order: magic, protocol, protocol encoding, message
-    /// type, compression status, size ≥ 14, size ≤ `max_size` (0 = no limit).
+    /// type, size ≥ 14, size ≤ `max_size` (0 = no limit).
+    ///
+    /// The compression byte is not checked, as in Ice: only 2 means
+    /// compressed, and any other value but 0 reads as 1 (not compressed,
+    /// the reply may be), so Ice for C++ answers a request whose byte is
+    /// 3..=255 (compressing the reply).
     ///
     /// # Errors
     ///
     /// [`Error::UnmarshalOutOfBounds`] if fewer than 14 bytes are given;
     /// [`Error::BadMagic`], [`Error::UnsupportedProtocol`],
     /// [`Error::UnsupportedEncoding`], [`Error::UnknownMessage`],
-    /// [`Error::Compression`], [`Error::IllegalMessageSize`] or
-    /// [`Error::MemoryLimit`] as §1.1 says.
+    /// [`Error::IllegalMessageSize`] or [`Error::MemoryLimit`] as §1.1 says.
     ///
     /// ```
     /// use floe_wire::protocol::{Header, MessageType, VALIDATE_CONNECTION};
@@ -143,7 +147,11 @@ impl Header {
             });
         }
         let message_type = MessageType::from_u8(h[8])?;
-        let compression = CompressionStatus::from_u8(h[9])?;
+        let compression = match h[9] {
+            0 => CompressionStatus::NotSupported,
+            2 => CompressionStatus::Compressed,
+            _ => CompressionStatus::Supported,
+        };
         let size = i32::from_le_bytes([h[10], h[11], h[12], h[13]]);
         if size < HEADER_SIZE as i32 {
             return Err(Error::IllegalMessageSize(size as i64));
@@ -250,9 +258,14 @@ mod tests {
         let mut b = VALIDATE_CONNECTION;
         b[8] = 5;
         assert_eq!(hdr(&b), Err(Error::UnknownMessage(5)));
-        let mut b = VALIDATE_CONNECTION;
-        b[9] = 3;
-        assert!(matches!(hdr(&b), Err(Error::Compression(_))));
+        // An unknown compression byte is not an error (Ice treats it as
+        // "not compressed, the reply may be").
+        for byte in [3, 0x80, 0xff] {
+            let mut b = VALIDATE_CONNECTION;
+            b[9] = byte;
+            assert_eq!(hdr(&b).unwrap().compression, CompressionStatus::Supported);
+        }
+        assert!(CompressionStatus::from_u8(3).is_err());
         let mut b = VALIDATE_CONNECTION;
         b[10] = 13;
         assert_eq!(hdr(&b), Err(Error::IllegalMessageSize(13)));

@@ -1,0 +1,119 @@
+//! TCP listeners of object adapters: binding with Ice's listen backlog
+//! (`Ice.TCP.Backlog`) and the accept loop.
+//!
+//! A burst of connects must not overflow the listen queue: on Linux a
+//! connection completed by the kernel while the accept queue is full is
+//! dropped (the client believes it is connected and waits for a SYN-ACK
+//! retransmission, a second or more), so the queue is as long as Ice makes
+//! it, and the accept loop only accepts: each accepted socket gets its
+//! ValidateConnection and its connection task at once, without waiting.
+
+use std::io;
+use std::net::SocketAddr;
+
+use tokio::net::{TcpListener, TcpSocket};
+
+use crate::connection::Connection;
+use crate::object_adapter::ObjectAdapter;
+use crate::properties::Properties;
+
+/// The listen backlog when `Ice.TCP.Backlog` is not set: as Ice for C++,
+/// the system's `SOMAXCONN` where it has one (4096 with glibc; the kernel
+/// caps it at `net.core.somaxconn`), 511 elsewhere.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub(crate) const DEFAULT_BACKLOG: u32 = libc::SOMAXCONN as u32;
+/// The listen backlog when `Ice.TCP.Backlog` is not set (see the Linux
+/// definition).
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+pub(crate) const DEFAULT_BACKLOG: u32 = 511;
+
+/// `Ice.TCP.Backlog`: the size of the listen queue of each TCP endpoint of
+/// an object adapter. A negative value asks for the system's maximum (the
+/// kernel caps what `listen` is given).
+pub(crate) fn backlog(props: &Properties) -> u32 {
+    let v = props.get_int_or("Ice.TCP.Backlog", i64::from(DEFAULT_BACKLOG));
+    if v < 0 {
+        i32::MAX as u32
+    } else {
+        v.min(i64::from(i32::MAX)) as u32
+    }
+}
+
+/// Binds a TCP listener on `host`:`port` (the first resolved address that
+/// binds) with a listen queue of `backlog` connections. `SO_REUSEADDR` is
+/// set on Unix, as tokio's own `TcpListener::bind` does.
+pub(crate) async fn bind(host: &str, port: u16, backlog: u32) -> io::Result<TcpListener> {
+    let mut last = None;
+    for addr in tokio::net::lookup_host((host, port)).await? {
+        match bind_addr(addr, backlog) {
+            Ok(l) => return Ok(l),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{host} resolves to no address"),
+        )
+    }))
+}
+
+fn bind_addr(addr: SocketAddr, backlog: u32) -> io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    #[cfg(not(windows))]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(backlog)
+}
+
+/// Accepts connections on `listener` for `adapter` until the task is
+/// aborted (adapter deactivation). While the adapter holds, new clients
+/// wait in the listen queue, as with Ice's `hold`.
+pub(crate) async fn accept_loop(listener: TcpListener, adapter: ObjectAdapter) {
+    loop {
+        adapter.wait_until_released().await;
+        // `accept` is cancel-safe: a `hold` while it waits stops accepting.
+        let accepted = tokio::select! {
+            r = listener.accept() => r,
+            _ = adapter.wait_until_held() => continue,
+        };
+        match accepted {
+            Ok((stream, _)) => {
+                if !adapter.is_active() && !adapter.is_holding() {
+                    continue;
+                }
+                // Sends ValidateConnection (a non-blocking write into an
+                // empty socket buffer) and spawns the connection task:
+                // nothing here waits for the peer.
+                match Connection::accept(stream, adapter.clone(), adapter.inner.config.clone()) {
+                    Ok(conn) => adapter.track(conn),
+                    Err(e) => tracing::debug!("accept failed: {e}"),
+                }
+            }
+            Err(e) => {
+                // EMFILE and friends: back off instead of spinning.
+                tracing::warn!("accept error on {}: {e}", adapter.name());
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backlog_follows_the_property() {
+        let props = Properties::new();
+        assert_eq!(backlog(&props), DEFAULT_BACKLOG);
+        props.set("Ice.TCP.Backlog", "16");
+        assert_eq!(backlog(&props), 16);
+        props.set("Ice.TCP.Backlog", "-1");
+        assert_eq!(backlog(&props), i32::MAX as u32);
+    }
+}
