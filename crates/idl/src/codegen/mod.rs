@@ -225,8 +225,17 @@ impl Gen<'_> {
                 Contained::Definition(_) => {}
             }
         }
+        // As prost and tonic do: a program that uses part of a Slice file
+        // gets no warnings about the rest, and signatures the Slice fixes
+        // (many parameters, nested result types) are not linted.
+        let allow = if path.is_empty() {
+            quote!(#[allow(dead_code, clippy::type_complexity, clippy::too_many_arguments)])
+        } else {
+            TokenStream::new()
+        };
         quote! {
             #doc
+            #allow
             pub mod #name {
                 #items
             }

@@ -408,8 +408,14 @@ fn reexport_module(
         Contained::Module(m) => Some(reexport_module(model, members, gens, *m, &inner_outer)),
         Contained::Definition(_) => None,
     });
+    let allow = if outer.is_empty() {
+        quote!(#[allow(unused_imports)])
+    } else {
+        TokenStream::new()
+    };
     quote! {
         #doc
+        #allow
         pub mod #name {
             #(#uses)*
             #(#nested)*
