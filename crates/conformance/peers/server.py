@@ -1,0 +1,335 @@
+#!/usr/bin/python3
+"""Ice 3.7 Python server of the floe conformance suite.
+
+    /usr/bin/python3 server.py <slice dir>
+
+Serves every interface of Conformance.ice (with the server-only types of
+ServerOnly.ice) on two communicators: one with the default properties and
+one with Ice.AcceptClassCycles=1, each on its own port of 127.0.0.1. Prints
+"READY <port> <cycles port>" and serves until stdin closes."""
+import os
+import sys
+
+import Ice
+
+SLICE = sys.argv[1]
+Ice.loadSlice("", ["-I" + SLICE, "--all", os.path.join(SLICE, "ServerOnly.ice")])
+import Conf  # noqa: E402
+
+
+def merged(p1, p2):
+    out = dict(p1)
+    out.update(p2)
+    return out
+
+
+def rev(seq):
+    return list(reversed(seq)) if not isinstance(seq, bytes) else seq[::-1]
+
+
+class OperationsI(Conf.Operations):
+    def __init__(self):
+        self.last = 0
+
+    def opVoid(self, current):
+        pass
+
+    def opByte(self, p1, p2, current):
+        return (p1, p2)
+
+    def opBool(self, p1, p2, current):
+        return (p1, p2)
+
+    def opShortIntLong(self, p1, p2, p3, current):
+        return (p3, p1, p2, p3)
+
+    def opFloatDouble(self, p1, p2, current):
+        return (p2, p1, p2)
+
+    def opString(self, p1, p2, current):
+        return (p1 + p2, p2 + p1)
+
+    def opEnum(self, p1, p2, current):
+        return (p1, p2)
+
+    def opStruct(self, p1, p2, current):
+        return (p1, p2)
+
+    def opNested(self, p1, current):
+        return (p1, p1)
+
+    def opDefaults(self, current):
+        return Conf.Defaults()
+
+    def opDefaultRecord(self, current):
+        return Conf.Record()
+
+    def _seq(self, p1, current):
+        return (rev(p1), p1)
+
+    opBoolSeq = opByteSeq = opShortSeq = opIntSeq = opLongSeq = _seq
+    opFloatSeq = opDoubleSeq = opStringSeq = opColorSeq = _seq
+    opPointSeq = opRecordSeq = opIntSeqSeq = opStringSeqSeq = _seq
+
+    def _dict(self, p1, p2, current):
+        return (merged(p1, p2), p1)
+
+    opByteBoolDict = opShortIntDict = opLongFloatDict = opIntDoubleDict = _dict
+    opStringStringDict = opStringColorDict = opColorStringDict = _dict
+    opStringIntSeqDict = opPointStringDict = opStringRecordDict = _dict
+
+    def opIdempotent(self, p, current):
+        return p + 1
+
+    def opAmd(self, s, current):
+        f = Ice.Future()
+        f.set_result("amd:" + s)
+        return f
+
+    def opContext(self, current):
+        return current.ctx
+
+    def opProxy(self, p1, current):
+        return (p1, p1)
+
+    def opOnewaySet(self, v, current):
+        self.last = v
+
+    def opOnewayGet(self, current):
+        return self.last
+
+
+class OptionalsI(Conf.Optionals):
+    def _opt(self, p1, current):
+        return (p1, p1)
+
+    opOptByte = opOptBool = opOptShort = opOptInt = opOptLong = _opt
+    opOptFloat = opOptDouble = opOptString = opOptColor = opOptPoint = _opt
+    opOptRecord = opOptIntSeq = opOptStringSeq = opOptPointSeq = _opt
+    opOptRecordSeq = opOptShortIntDict = opOptStringRecordDict = _opt
+    opOptBase = opOptProxy = _opt
+
+    def opMixed(self, s, a, i, current):
+        return (a, s, a + 1, i)
+
+    def opWithOptionals(self, w, current):
+        return w
+
+    def opOptError(self, req, i, s, current):
+        raise Conf.OptError(req, i, s)
+
+
+def count_nodes(n):
+    seen = set()
+    while n is not None and id(n) not in seen:
+        seen.add(id(n))
+        n = n.next
+    return len(seen)
+
+
+def chain(n, cycle):
+    nodes = [Conf.Node(i + 1, None) for i in range(n)]
+    for a, b in zip(nodes, nodes[1:]):
+        a.next = b
+    if cycle and nodes:
+        nodes[-1].next = nodes[0]
+    return nodes[0] if nodes else None
+
+
+class ObjectsI(Conf.Objects):
+    def opBase(self, p1, current):
+        return (p1, p1)
+
+    def opPair(self, p, current):
+        return p
+
+    def opBaseSeq(self, p, current):
+        return p
+
+    def opBaseDict(self, p, current):
+        return p
+
+    def opCarrier(self, h, current):
+        return h
+
+    def opValue(self, v, current):
+        return v
+
+    def opAllTypes(self, a, current):
+        return a
+
+    def opCompact(self, c, current):
+        return c
+
+    def opNode(self, n, current):
+        return n
+
+    def countNodes(self, n, current):
+        return count_nodes(n)
+
+    def makeCycle(self, n, current):
+        return chain(n, True)
+
+    def makeChain(self, n, current):
+        return chain(n, False)
+
+    def opBaseSliced(self, p, current):
+        return p
+
+
+def circle():
+    return Conf.Circle("c", 1.0, None, Ice.Unset)
+
+
+class ExceptionsI(Conf.Exceptions):
+    def throwBase(self, reason, current):
+        raise Conf.BaseError(reason)
+
+    def throwDerived(self, reason, code, current):
+        raise Conf.DerivedError(reason, code)
+
+    def throwDerivedAsDerived(self, reason, code, current):
+        raise Conf.DerivedError(reason, code)
+
+    def throwClassError(self, obj, current):
+        raise Conf.ClassError("class", obj)
+
+    def throwOther(self, n, current):
+        raise Conf.OtherError(n)
+
+    def throwUndeclared(self, n, current):
+        raise Conf.OtherError(n)
+
+    def throwNonIce(self, current):
+        raise RuntimeError("not an Ice exception")
+
+    def throwNotExist(self, current):
+        raise Ice.ObjectNotExistException()
+
+    def throwNothing(self, current):
+        pass
+
+    def throwServerDerived(self, current):
+        raise Conf.ServerDerivedError("server", 7, "detail")
+
+    def throwShapeError(self, current):
+        raise Conf.ShapeError(circle())
+
+
+class SlicedExceptionsI(Conf.SlicedExceptions):
+    def throwServerDerived(self, current):
+        raise Conf.ServerDerivedError("server", 7, "detail")
+
+    def throwServerBase(self, current):
+        raise Conf.ServerBaseError("server", 8)
+
+    def throwServerClass(self, current):
+        raise Conf.ServerClassError("classes", circle(), Conf.Base("b"))
+
+    def throwShapeError(self, current):
+        raise Conf.ShapeError(circle())
+
+    def throwIsolated(self, current):
+        raise Conf.IsolatedError(3)
+
+    def throwKnown(self, current):
+        raise Conf.DerivedError("known", 9)
+
+
+def the_circle():
+    return Conf.Circle("circle", 2.5, None, "l")
+
+
+def derived():
+    return Conf.Derived("d", 5, Conf.Point(1, 2))
+
+
+class SlicedObjectsI(Conf.SlicedObjects):
+    def getCircle(self, current):
+        return the_circle()
+
+    def getRing(self, current):
+        return Conf.Ring("ring", 3.0, Conf.Shape("in"), Ice.Unset, 0.5)
+
+    def getSquare(self, current):
+        return Conf.Square("square", 4.0)
+
+    def getHidden(self, current):
+        return Conf.Hidden("hidden")
+
+    def getLinked(self, current):
+        other = Conf.Shape("s2")
+        return (Conf.Circle("c", 1.0, other, Ice.Unset), other)
+
+    def getShapes(self, current):
+        c = circle()
+        return [c, Conf.Shape("plain"), c, None, Conf.Ring("ring", 3.0, None, Ice.Unset, 0.5)]
+
+    def getShapeDict(self, current):
+        c = circle()
+        return {1: c, 2: c, 3: Conf.Shape("plain")}
+
+    def getKeeper(self, current):
+        return Conf.KeeperDerived("keeper", "x", Conf.Base("kb"), "kl")
+
+    def checkKeeper(self, k, current):
+        if isinstance(k, Conf.KeeperDerived):
+            b = k.obj.b if k.obj is not None else "null"
+            label = k.label if k.label is not Ice.Unset else "unset"
+            return "KeeperDerived:%s:%s:%s:%s" % (k.k, k.extra, b, label)
+        if k is None:
+            return "null"
+        return "Keeper:" + k.k
+
+    def checkShape(self, s, current):
+        if s is None:
+            return "null"
+        return "%s:%s" % (s.ice_id(), s.name)
+
+    def getDerived(self, current):
+        return derived()
+
+    def getMoreOptionals(self, current):
+        return Conf.WithMoreOptionals(1, 2, Ice.Unset, Ice.Unset, Ice.Unset, Ice.Unset, Ice.Unset,
+                                      Ice.Unset, "x", 3)
+
+
+class CompactObjectsI(Conf.CompactObjects):
+    def getCircle(self, current):
+        return the_circle()
+
+    def getHidden(self, current):
+        return Conf.Hidden("hidden")
+
+    def getCircleSliced(self, current):
+        return the_circle()
+
+    def getDerived(self, current):
+        return derived()
+
+
+def serve(props):
+    data = Ice.InitializationData()
+    data.properties = Ice.createProperties()
+    for k, v in props.items():
+        data.properties.setProperty(k, v)
+    communicator = Ice.initialize(data)
+    adapter = communicator.createObjectAdapterWithEndpoints("Conf", "tcp -h 127.0.0.1 -p 0")
+    for name, servant in [("ops", OperationsI()), ("opt", OptionalsI()), ("obj", ObjectsI()),
+                          ("exc", ExceptionsI()), ("sexc", SlicedExceptionsI()),
+                          ("sobj", SlicedObjectsI()), ("cobj", CompactObjectsI())]:
+        adapter.add(servant, Ice.stringToIdentity(name))
+    adapter.activate()
+    return communicator, adapter.getEndpoints()[0].getInfo().port
+
+
+def main():
+    plain, port = serve({})
+    cycles, cycles_port = serve({"Ice.AcceptClassCycles": "1"})
+    print("READY %d %d" % (port, cycles_port), flush=True)
+    sys.stdin.read()
+    plain.destroy()
+    cycles.destroy()
+
+
+main()

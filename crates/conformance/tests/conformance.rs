@@ -1,0 +1,193 @@
+//! The conformance suite: the same checks, shaped like ZeroC's
+//! Ice/operations, Ice/exceptions, Ice/objects, Ice/optional and
+//! Ice/slicing tests, run between Ice 3.7 peers (Python and C++) and
+//! between floe and each of them, both ways:
+//!
+//! - `ice_to_ice_reference`: Python client -> C++ server and C++ client ->
+//!   Python server; every check must pass;
+//! - `python_client_to_floe_server`, `cpp_client_to_floe_server`: an Ice
+//!   client against a floe server of generated dispatchers;
+//! - `floe_client_to_python_server`, `floe_client_to_cpp_server`: a floe
+//!   client of generated typed proxies against an Ice server;
+//! - `floe_client_to_floe_server`: both sides floe.
+//!
+//! Each direction runs every check in encoding 1.1 and 1.0, and the class
+//! checks again with `Ice.AcceptClassCycles=1` on both sides; sliced and
+//! compact formats come from the Slice's metadata. A direction with floe
+//! on one side is compared with the Ice <-> Ice run that shares its Ice
+//! peer (which runs first, once per test process): every check that passes
+//! between Ice peers must pass with floe, except the known floe gaps in
+//! [`KNOWN_GAPS`], which must still fail so that a fix is noticed.
+
+mod support;
+
+use support::floe_server::FloeServer;
+use support::{compare, interop_disabled, reference, Report};
+
+/// Checks that pass between Ice peers and fail with floe, per direction:
+/// floe's divergences, kept visible and asserted to still fail, so that a
+/// fix (or a new failure) is noticed. What each one is:
+///
+/// - `1.0/opt.class`: an operation whose only class-typed parameter or
+///   result is optional (`optional(2) Base p1`). In encoding 1.0 floe's
+///   generated code writes and expects the "pending instances" marker
+///   after the parameters; Ice's generated code writes it only for
+///   required class parameters (slice2cpp's `opOptBase` never calls
+///   `writePendingValues`: Ice's 1.0 reply is the empty encapsulation
+///   `06 00 00 00 01 00`), so floe fails with
+///   `UnmarshalOutOfBoundsException` on either side.
+/// - `1.0/obj.cycle_send`, `1.0/obj.cycle_return`: in encoding 1.0 floe
+///   refuses every class graph with a cycle; Ice for C++ refuses only an
+///   instance that refers to itself (and Ice for Python none), so a floe
+///   server or client rejects 1.0 graphs an Ice C++ peer accepts.
+/// - `exc.undeclared` (floe client): a user exception raised by an
+///   operation without a throws clause becomes
+///   `UnknownUserException("user exception (N bytes)")`; Ice clients
+///   decode it and report its type id (`::Conf::OtherError`).
+/// - `sexc.isolated`, floe server: a user exception the operation does
+///   not declare is turned into reply status 6 (`UnknownUserException`)
+///   by the generated dispatcher; Ice servers send the exception itself
+///   (status 1) and leave the check to the client, so in 1.0 an Ice client
+///   sees `UnknownUserException` from floe where an Ice server makes it
+///   read past the end (`UnmarshalOutOfBoundsException`).
+/// - `sexc.isolated`, floe client: an exception none of whose slices it
+///   knows, in a stream that never flags the last slice (every 1.0
+///   exception, and 1.1 ones from Ice 3.7.8 C++11 servers, which never set
+///   the flag), is reported as `UnknownUserException` with its type id;
+///   Ice clients read past the end (`UnmarshalOutOfBoundsException`).
+///   floe's outcome is the intended one; it is listed because the suite
+///   asserts what Ice does.
+const KNOWN_GAPS: &[(&str, &[&str])] = &[
+    (
+        "Python client -> floe server",
+        &["1.0/opt.class", "1.0/obj.cycle_send", "1.0/sexc.isolated"],
+    ),
+    (
+        "C++ client -> floe server",
+        &["1.0/opt.class", "1.0/obj.cycle_send", "1.0/sexc.isolated"],
+    ),
+    (
+        "floe client -> Python server",
+        &[
+            "1.1/exc.undeclared",
+            "1.0/opt.class",
+            "1.0/obj.cycle_return",
+            "1.0/exc.undeclared",
+            "1.0/sexc.isolated",
+        ],
+    ),
+    (
+        "floe client -> C++ server",
+        &[
+            "1.1/exc.undeclared",
+            "1.1/sexc.isolated",
+            "1.0/opt.class",
+            "1.0/obj.cycle_return",
+            "1.0/exc.undeclared",
+            "1.0/sexc.isolated",
+        ],
+    ),
+    (
+        "floe client -> floe server",
+        &[
+            "1.0/obj.cycle_send",
+            "1.0/obj.cycle_return",
+            "1.0/sexc.isolated",
+        ],
+    ),
+];
+
+fn known_gaps(direction: &str) -> &'static [&'static str] {
+    KNOWN_GAPS
+        .iter()
+        .find(|(d, _)| *d == direction)
+        .map_or(&[], |(_, gaps)| gaps)
+}
+
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    tokio::task::spawn_blocking(f).await.expect("blocking task")
+}
+
+#[test]
+fn ice_to_ice_reference() {
+    if interop_disabled("ice_to_ice_reference") {
+        return;
+    }
+    let reference = reference();
+    for report in [&reference.python_to_cpp, &reference.cpp_to_python] {
+        report.assert_complete();
+        report.print();
+        assert!(
+            report.failed().is_empty(),
+            "{}: the suite does not pass between Ice peers\n--- output ---\n{}",
+            report.name,
+            report.output
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_client_to_floe_server() {
+    if interop_disabled("python_client_to_floe_server") {
+        return;
+    }
+    let reference = blocking(reference).await;
+    let server = FloeServer::start().await;
+    let (port, cycles_port) = (server.port, server.cycles_port);
+    let report = blocking(move || support::run_python_client(port, cycles_port, "floe")).await;
+    server.stop().await;
+    compare(&report, &reference.python_to_cpp, known_gaps(&report.name));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cpp_client_to_floe_server() {
+    if interop_disabled("cpp_client_to_floe_server") {
+        return;
+    }
+    let reference = blocking(reference).await;
+    let server = FloeServer::start().await;
+    let (port, cycles_port) = (server.port, server.cycles_port);
+    let report = blocking(move || support::run_cpp_client(port, cycles_port, "floe")).await;
+    server.stop().await;
+    compare(&report, &reference.cpp_to_python, known_gaps(&report.name));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn floe_client_to_python_server() {
+    if interop_disabled("floe_client_to_python_server") {
+        return;
+    }
+    let reference = blocking(reference).await;
+    let server = blocking(support::start_python_server).await;
+    let report = support::floe_client::run(server.port, server.cycles_port, "python").await;
+    drop(server);
+    compare(&report, &reference.cpp_to_python, known_gaps(&report.name));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn floe_client_to_cpp_server() {
+    if interop_disabled("floe_client_to_cpp_server") {
+        return;
+    }
+    let reference = blocking(reference).await;
+    let server = blocking(support::start_cpp_server).await;
+    let report = support::floe_client::run(server.port, server.cycles_port, "cpp").await;
+    drop(server);
+    compare(&report, &reference.python_to_cpp, known_gaps(&report.name));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn floe_client_to_floe_server() {
+    let server = FloeServer::start().await;
+    let report: Report = support::floe_client::run(server.port, server.cycles_port, "floe").await;
+    server.stop().await;
+    report.assert_complete();
+    report.print();
+    let mut known: Vec<&str> = known_gaps(&report.name).to_vec();
+    known.sort_unstable();
+    let failed: Vec<String> = report.failed().into_iter().collect();
+    assert_eq!(
+        failed, known,
+        "floe client -> floe server: the failures are not the known gaps"
+    );
+}

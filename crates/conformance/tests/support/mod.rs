@@ -1,0 +1,625 @@
+//! The conformance suite's harness: the Ice peers (`peers/`: a Python and
+//! a C++ client and server, the C++ pair built once under
+//! `target/conformance-cpp/`), the floe server and client, the reports
+//! every client produces (`PASS <config>/<check>` / `FAIL ...: detail`),
+//! the Ice <-> Ice reference and the comparison of a floe direction with it.
+//!
+//! Every process listens on 127.0.0.1 only and is killed when its guard
+//! drops, also when a test panics. With `FLOE_NO_INTEROP=1` the tests
+//! return early; otherwise a missing peer (Python `Ice` module, slice2cpp,
+//! g++, libIce++11) fails them with a message saying what to install.
+
+pub mod floe_client;
+pub mod floe_server;
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::BTreeSet;
+use std::hash::{Hash, Hasher};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The Python interpreter that has the Debian `Ice` module.
+pub const PYTHON: &str = "/usr/bin/python3";
+
+/// How long a server may take to print its `READY` line.
+const READY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a client may take to run every check.
+const CLIENT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The configurations every client runs, in order: name, encoding 1.0,
+/// `Ice.AcceptClassCycles=1` on both sides, class checks (`obj.*`) only.
+pub const CONFIGS: &[(&str, bool, bool, bool)] = &[
+    ("1.1", false, false, false),
+    ("1.0", true, false, false),
+    ("1.1-cycles", false, true, true),
+    ("1.0-cycles", true, true, true),
+];
+
+/// Every check label (`<config>/<check>`) a client reports, in order.
+pub fn expected_labels() -> Vec<String> {
+    let mut out = Vec::new();
+    for &(config, _, _, objects_only) in CONFIGS {
+        for check in floe_client::CHECKS {
+            if !objects_only || check.starts_with("obj.") {
+                out.push(format!("{config}/{check}"));
+            }
+        }
+    }
+    out
+}
+
+/// True (after printing why) when `FLOE_NO_INTEROP=1` asks to skip.
+pub fn interop_disabled(test: &str) -> bool {
+    if std::env::var("FLOE_NO_INTEROP").is_ok_and(|v| v == "1") {
+        println!("{test}: skipped (FLOE_NO_INTEROP=1)");
+        return true;
+    }
+    false
+}
+
+fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn slice_dir() -> PathBuf {
+    crate_dir().join("slice")
+}
+
+fn peers_dir() -> PathBuf {
+    crate_dir().join("peers")
+}
+
+/// The cargo target directory (`CARGO_TARGET_DIR` or `<workspace>/target`).
+fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => crate_dir().join("..").join("..").join("target"),
+    }
+}
+
+// ------------------------------------------------------------ reports
+
+/// How a report names a peer of `kind` (`cpp`, `python`, `floe`).
+pub fn display(kind: &str) -> &str {
+    match kind {
+        "cpp" => "C++",
+        "python" => "Python",
+        other => other,
+    }
+}
+
+/// What one client reported: every check label with its failure, if any.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// `<client> -> <server>`.
+    pub name: String,
+    /// Label -> None (passed) or Some(detail), in the order reported.
+    pub results: Vec<(String, Option<String>)>,
+    /// Everything the client printed (empty for the floe client).
+    pub output: String,
+}
+
+impl Report {
+    /// An empty report.
+    pub fn new(name: &str) -> Report {
+        Report {
+            name: name.to_owned(),
+            results: Vec::new(),
+            output: String::new(),
+        }
+    }
+
+    /// Records one check's outcome.
+    pub fn record(&mut self, label: &str, failure: Option<String>) {
+        self.results.push((label.to_owned(), failure));
+    }
+
+    fn parse(name: &str, output: String) -> Report {
+        let mut report = Report::new(name);
+        for line in output.lines() {
+            if let Some(label) = line.strip_prefix("PASS ") {
+                report.record(label.trim(), None);
+            } else if let Some(rest) = line.strip_prefix("FAIL ") {
+                let (label, detail) = rest.split_once(": ").unwrap_or((rest, ""));
+                report.record(label.trim(), Some(detail.to_owned()));
+            }
+        }
+        report.output = output;
+        report
+    }
+
+    /// The labels of the failed checks.
+    pub fn failed(&self) -> BTreeSet<String> {
+        self.results
+            .iter()
+            .filter(|(_, f)| f.is_some())
+            .map(|(l, _)| l.clone())
+            .collect()
+    }
+
+    /// `<name>: N passed, M failed`.
+    pub fn summary(&self) -> String {
+        let failed = self.failed().len();
+        format!(
+            "{}: {} passed, {} failed",
+            self.name,
+            self.results.len() - failed,
+            failed
+        )
+    }
+
+    /// Panics unless the report holds exactly the expected labels, in order
+    /// (the three clients run the same checks).
+    pub fn assert_complete(&self) {
+        let got: Vec<&str> = self.results.iter().map(|(l, _)| l.as_str()).collect();
+        let want = expected_labels();
+        assert!(
+            got == want.iter().map(String::as_str).collect::<Vec<_>>(),
+            "{}: the checks reported are not the suite's ({} reported, {} expected); \
+             missing: {:?}; unexpected: {:?}\n--- output ---\n{}",
+            self.name,
+            got.len(),
+            want.len(),
+            want.iter()
+                .filter(|w| !got.contains(&w.as_str()))
+                .collect::<Vec<_>>(),
+            got.iter()
+                .filter(|g| !want.iter().any(|w| w == *g))
+                .collect::<Vec<_>>(),
+            self.output
+        );
+    }
+
+    /// Prints the summary and every failure.
+    pub fn print(&self) {
+        println!("{}", self.summary());
+        for (label, failure) in &self.results {
+            if let Some(detail) = failure {
+                println!("  FAIL {label}: {detail}");
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------ processes
+
+/// A spawned peer: killed and reaped when dropped, so that none outlives
+/// its test. Its stdout lines arrive on a channel; everything it prints is
+/// kept for diagnostics.
+pub struct Peer {
+    name: String,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Peer {
+    fn spawn(name: &str, mut cmd: Command) -> Peer {
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("{name}: cannot start {cmd:?}: {e}"));
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (tx, lines) = mpsc::channel();
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let out_log = Arc::clone(&log);
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                out_log
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(line.clone());
+                // Keep draining even when nobody waits for lines any more.
+                let _ = tx.send(line);
+            }
+        });
+        let err_log = Arc::clone(&log);
+        thread::spawn(move || {
+            let mut text = String::new();
+            let _ = BufReader::new(stderr).read_to_string(&mut text);
+            let mut log = err_log.lock().unwrap_or_else(|p| p.into_inner());
+            log.extend(text.lines().map(|l| format!("[stderr] {l}")));
+        });
+        let stdin = child.stdin.take();
+        Peer {
+            name: name.to_owned(),
+            child,
+            stdin,
+            lines,
+            log,
+        }
+    }
+
+    fn log(&self) -> String {
+        self.log
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .join("\n")
+    }
+
+    /// The rest of the first stdout line starting with `prefix`.
+    fn wait_line(&mut self, prefix: &str, timeout: Duration) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    if let Some(rest) = line.strip_prefix(prefix) {
+                        return rest.trim().to_owned();
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => panic!(
+                    "{}: no `{prefix}` line within {timeout:?}; output:\n{}",
+                    self.name,
+                    self.log()
+                ),
+                Err(RecvTimeoutError::Disconnected) => {
+                    let status = self.child.wait();
+                    thread::sleep(Duration::from_millis(50)); // the stderr reader
+                    panic!(
+                        "{}: exited ({status:?}) before `{prefix}`; output:\n{}",
+                        self.name,
+                        self.log()
+                    )
+                }
+            }
+        }
+    }
+
+    /// Waits until the peer exits (killing it after `timeout`): its output.
+    fn wait_output(mut self, timeout: Duration) -> String {
+        self.stdin.take();
+        let deadline = Instant::now() + timeout;
+        let mut timed_out = false;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(_) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => {
+                    timed_out = true;
+                    break;
+                }
+            }
+        }
+        if timed_out {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+        thread::sleep(Duration::from_millis(20)); // the stderr reader
+        let mut out = self.log();
+        if timed_out {
+            out.push_str(&format!("\n<{}: killed after {timeout:?}>", self.name));
+        }
+        out
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        self.stdin.take();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A running Ice server (Python or C++) and its two ports.
+pub struct Server {
+    _peer: Peer,
+    /// The port of the communicator with default properties.
+    pub port: u16,
+    /// The port of the communicator with `Ice.AcceptClassCycles=1`.
+    pub cycles_port: u16,
+}
+
+impl Server {
+    fn start(name: &str, cmd: Command) -> Server {
+        let mut peer = Peer::spawn(name, cmd);
+        let ready = peer.wait_line("READY ", READY_TIMEOUT);
+        let ports: Vec<u16> = ready
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .collect();
+        let [port, cycles_port] = ports[..] else {
+            panic!("{name}: bad ready line `READY {ready}`");
+        };
+        Server {
+            _peer: peer,
+            port,
+            cycles_port,
+        }
+    }
+}
+
+/// Fails the test with a clear message unless /usr/bin/python3 can import Ice.
+fn require_python_ice() {
+    static CHECKED: OnceLock<Result<(), String>> = OnceLock::new();
+    let result = CHECKED.get_or_init(|| {
+        let out = Command::new(PYTHON)
+            .args(["-c", "import Ice"])
+            .output()
+            .map_err(|e| format!("cannot run {PYTHON}: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{PYTHON} cannot import Ice ({}); install python3-zeroc-ice \
+                 (or set FLOE_NO_INTEROP=1 to skip)",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))
+        }
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
+/// Starts `peers/server.py`.
+pub fn start_python_server() -> Server {
+    require_python_ice();
+    let mut cmd = Command::new(PYTHON);
+    cmd.arg(peers_dir().join("server.py")).arg(slice_dir());
+    Server::start("Python server", cmd)
+}
+
+/// Starts the C++ server.
+pub fn start_cpp_server() -> Server {
+    Server::start("C++ server", Command::new(&cpp_peers().server))
+}
+
+/// Runs `peers/client.py` against a server of `kind` to completion.
+pub fn run_python_client(port: u16, cycles_port: u16, kind: &str) -> Report {
+    require_python_ice();
+    let mut cmd = Command::new(PYTHON);
+    cmd.arg(peers_dir().join("client.py"))
+        .arg(slice_dir())
+        .arg(port.to_string())
+        .arg(cycles_port.to_string())
+        .arg(kind);
+    let name = format!("Python client -> {} server", display(kind));
+    Report::parse(&name, Peer::spawn(&name, cmd).wait_output(CLIENT_TIMEOUT))
+}
+
+/// Runs the C++ client against a server of `kind` to completion.
+pub fn run_cpp_client(port: u16, cycles_port: u16, kind: &str) -> Report {
+    let mut cmd = Command::new(&cpp_peers().client);
+    cmd.arg(port.to_string())
+        .arg(cycles_port.to_string())
+        .arg(kind);
+    let name = format!("C++ client -> {} server", display(kind));
+    Report::parse(&name, Peer::spawn(&name, cmd).wait_output(CLIENT_TIMEOUT))
+}
+
+// ------------------------------------------------------------ C++ build
+
+/// Paths of the built C++ peers.
+pub struct CppPeers {
+    server: PathBuf,
+    client: PathBuf,
+}
+
+/// Builds (once per stamp) and returns the C++ peers under
+/// `target/conformance-cpp/`. The stamp hashes the Slice and C++ sources,
+/// the flags and slice2cpp's version; each build happens in a private
+/// directory and the binaries are renamed into place, so that concurrent
+/// test processes never see half-written files.
+pub fn cpp_peers() -> &'static CppPeers {
+    static PEERS: OnceLock<Result<CppPeers, String>> = OnceLock::new();
+    match PEERS.get_or_init(build_cpp_peers) {
+        Ok(peers) => peers,
+        Err(e) => panic!("C++ peers unavailable: {e}"),
+    }
+}
+
+const CXXFLAGS: &[&str] = &["-std=c++11", "-DICE_CPP11_MAPPING", "-O1", "-w"];
+const LIBS: &[&str] = &["-lIce++11", "-lpthread"];
+
+fn build_cpp_peers() -> Result<CppPeers, String> {
+    let out = target_dir().join("conformance-cpp");
+    std::fs::create_dir_all(&out).map_err(|e| format!("create {}: {e}", out.display()))?;
+    let version = Command::new("slice2cpp")
+        .arg("--version")
+        .output()
+        .map_err(|e| {
+            format!(
+                "cannot run slice2cpp ({e}); install zeroc-ice-compilers and libzeroc-ice-dev \
+                 (or set FLOE_NO_INTEROP=1 to skip)"
+            )
+        })?;
+    let mut hasher = DefaultHasher::new();
+    version.stdout.hash(&mut hasher);
+    version.stderr.hash(&mut hasher);
+    CXXFLAGS.hash(&mut hasher);
+    LIBS.hash(&mut hasher);
+    let sources = [
+        slice_dir().join("Conformance.ice"),
+        slice_dir().join("ServerOnly.ice"),
+        peers_dir().join("server.cpp"),
+        peers_dir().join("client.cpp"),
+    ];
+    for file in &sources {
+        let text = std::fs::read(file).map_err(|e| format!("read {}: {e}", file.display()))?;
+        file.file_name().hash(&mut hasher);
+        text.hash(&mut hasher);
+    }
+    let stamp = format!("{:016x}", hasher.finish());
+    let peers = CppPeers {
+        server: out.join("server"),
+        client: out.join("client"),
+    };
+    let stamp_file = out.join("stamp");
+    if std::fs::read_to_string(&stamp_file).is_ok_and(|s| s.trim() == stamp)
+        && peers.server.exists()
+        && peers.client.exists()
+    {
+        return Ok(peers);
+    }
+
+    let work = out.join(format!("build-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).map_err(|e| format!("create {}: {e}", work.display()))?;
+    println!("building the C++ peers in {}", work.display());
+    run_tool(
+        Command::new("slice2cpp")
+            .arg(format!("-I{}", slice_dir().display()))
+            .arg("--output-dir")
+            .arg(&work)
+            .arg(&sources[0])
+            .arg(&sources[1]),
+    )?;
+    let compile = |source: &Path, object: &str| {
+        let mut cmd = Command::new("g++");
+        cmd.args(CXXFLAGS)
+            .arg(format!("-I{}", work.display()))
+            .arg("-c")
+            .arg(source)
+            .arg("-o")
+            .arg(work.join(object));
+        cmd
+    };
+    run_parallel(vec![
+        compile(&work.join("Conformance.cpp"), "Conformance.o"),
+        compile(&work.join("ServerOnly.cpp"), "ServerOnly.o"),
+        compile(&sources[2], "server.o"),
+        compile(&sources[3], "client.o"),
+    ])?;
+    let link = |objects: &[&str], output: &str| {
+        let mut cmd = Command::new("g++");
+        cmd.arg("-o").arg(work.join(output));
+        for o in objects {
+            cmd.arg(work.join(o));
+        }
+        cmd.args(LIBS);
+        cmd
+    };
+    run_parallel(vec![
+        link(&["server.o", "Conformance.o", "ServerOnly.o"], "server"),
+        link(&["client.o", "Conformance.o"], "client"),
+    ])?;
+    for bin in ["server", "client"] {
+        std::fs::rename(work.join(bin), out.join(bin))
+            .map_err(|e| format!("install {bin}: {e}"))?;
+    }
+    std::fs::write(&stamp_file, &stamp).map_err(|e| format!("write the stamp: {e}"))?;
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(peers)
+}
+
+fn run_tool(cmd: &mut Command) -> Result<(), String> {
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{cmd:?} failed ({}):\n{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+/// Runs the commands two at a time (the machine has 2 cores).
+fn run_parallel(mut cmds: Vec<Command>) -> Result<(), String> {
+    while !cmds.is_empty() {
+        let batch: Vec<Command> = cmds.drain(..cmds.len().min(2)).collect();
+        let handles: Vec<_> = batch
+            .into_iter()
+            .map(|mut cmd| thread::spawn(move || run_tool(&mut cmd)))
+            .collect();
+        for h in handles {
+            h.join().map_err(|_| "build thread panicked".to_owned())??;
+        }
+    }
+    Ok(())
+}
+
+// ------------------------------------------------------------ reference
+
+/// The Ice <-> Ice runs every floe direction is compared with.
+pub struct Reference {
+    /// The Python client against the C++ server.
+    pub python_to_cpp: Report,
+    /// The C++ client against the Python server.
+    pub cpp_to_python: Report,
+}
+
+/// Runs the suite between the Ice peers (once per test process): Python
+/// client -> C++ server and C++ client -> Python server. Blocking.
+pub fn reference() -> &'static Reference {
+    static REFERENCE: OnceLock<Reference> = OnceLock::new();
+    REFERENCE.get_or_init(|| {
+        cpp_peers();
+        let cpp = start_cpp_server();
+        let python = start_python_server();
+        let (python_to_cpp, cpp_to_python) = thread::scope(|s| {
+            let a = s.spawn(|| run_python_client(cpp.port, cpp.cycles_port, "cpp"));
+            let b = s.spawn(|| run_cpp_client(python.port, python.cycles_port, "python"));
+            (
+                a.join().expect("python client thread"),
+                b.join().expect("C++ client thread"),
+            )
+        });
+        Reference {
+            python_to_cpp,
+            cpp_to_python,
+        }
+    })
+}
+
+/// Compares a direction with floe on one side with the Ice <-> Ice run
+/// sharing its Ice peer: every check that passed there must pass here,
+/// except the `known` floe gaps, which must still fail (so that a fix, or
+/// a new failure, is noticed). Prints `N passed, M failed`.
+pub fn compare(report: &Report, reference: &Report, known: &[&str]) {
+    report.assert_complete();
+    reference.assert_complete();
+    report.print();
+    let passed_in_reference: BTreeSet<String> = reference
+        .results
+        .iter()
+        .filter(|(_, f)| f.is_none())
+        .map(|(l, _)| l.clone())
+        .collect();
+    let failed = report.failed();
+    let reference_failed = reference.failed();
+    if !reference_failed.is_empty() {
+        println!(
+            "  not required ({} failed between Ice peers): {reference_failed:?}",
+            reference.name
+        );
+    }
+    let regressions: BTreeSet<&String> = failed.intersection(&passed_in_reference).collect();
+    let known: BTreeSet<String> = known.iter().map(|k| (*k).to_owned()).collect();
+    let new: Vec<&&String> = regressions
+        .iter()
+        .filter(|l| !known.contains(**l))
+        .collect();
+    let fixed: Vec<&String> = known.iter().filter(|k| !failed.contains(*k)).collect();
+    if !known.is_empty() {
+        println!(
+            "  {} known floe gap(s) still failing, listed in KNOWN_GAPS",
+            known.len() - fixed.len()
+        );
+    }
+    assert!(
+        new.is_empty() && fixed.is_empty(),
+        "{}: compared with {} (the Ice <-> Ice reference):\n\
+         checks that pass between Ice peers but fail with floe, not listed as known gaps: {new:?}\n\
+         known gaps that now pass (remove them from KNOWN_GAPS): {fixed:?}",
+        report.name,
+        reference.name
+    );
+}
