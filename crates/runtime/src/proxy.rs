@@ -78,11 +78,21 @@ impl Response {
     pub fn into_ok(self) -> Result<Encapsulation> {
         match self {
             Response::Ok(e) => Ok(e),
-            Response::UserException(e) => Err(Error::UnknownUserException(format!(
-                "user exception ({} bytes)",
-                e.data.len()
-            ))),
+            Response::UserException(e) => Err(Error::UnknownUserException(
+                user_exception_type_id(&e)
+                    .unwrap_or_else(|| format!("user exception ({} bytes)", e.data.len())),
+            )),
         }
+    }
+}
+
+/// The most-derived type id of the user exception in `encaps` (what Ice
+/// clients report for an exception they do not expect), if it decodes.
+fn user_exception_type_id(encaps: &Encapsulation) -> Option<String> {
+    let mut dec = floe_wire::Decoder::from_encapsulation(encaps.clone()).ok()?;
+    match dec.read_user_exception(&floe_wire::UserExceptionRegistry::new()) {
+        Err(floe_wire::Error::UnknownUserException { type_id }) => Some(type_id),
+        _ => None,
     }
 }
 

@@ -1805,20 +1805,12 @@ pub mod rich {
                                 )
                             }
                             ::core::result::Result::Err(ex) => {
-                                if ["::Rich::BaseError"].iter().any(|id| ex.is_a(id)) {
-                                    ::core::result::Result::Err(
-                                        ::floe::codegen::DispatchError::UserException(
-                                            current
-                                                .encode_reply(|enc| { enc.write_user_exception(&*ex) }),
-                                        ),
-                                    )
-                                } else {
-                                    ::core::result::Result::Err(
-                                        ::floe::codegen::DispatchError::UnknownUserException(
-                                            ex.ice_id().to_owned(),
-                                        ),
-                                    )
-                                }
+                                ::core::result::Result::Err(
+                                    ::floe::codegen::DispatchError::UserException(
+                                        current
+                                            .encode_reply(|enc| { enc.write_user_exception(&*ex) }),
+                                    ),
+                                )
                             }
                         }
                     })
@@ -2625,20 +2617,12 @@ pub mod rich {
                                 )
                             }
                             ::core::result::Result::Err(ex) => {
-                                if ["::Rich::BaseError"].iter().any(|id| ex.is_a(id)) {
-                                    ::core::result::Result::Err(
-                                        ::floe::codegen::DispatchError::UserException(
-                                            current
-                                                .encode_reply(|enc| { enc.write_user_exception(&*ex) }),
-                                        ),
-                                    )
-                                } else {
-                                    ::core::result::Result::Err(
-                                        ::floe::codegen::DispatchError::UnknownUserException(
-                                            ex.ice_id().to_owned(),
-                                        ),
-                                    )
-                                }
+                                ::core::result::Result::Err(
+                                    ::floe::codegen::DispatchError::UserException(
+                                        current
+                                            .encode_reply(|enc| { enc.write_user_exception(&*ex) }),
+                                    ),
+                                )
                             }
                         }
                     })

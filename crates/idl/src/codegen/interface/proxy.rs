@@ -117,7 +117,10 @@ impl Gen<'_> {
                 } else {
                     // Encoding 1.0 writes class instances after the
                     // parameters (nothing in 1.1).
-                    let pending = if ins.iter().any(|s| self.may_hold_class(s.ty, 0)) {
+                    let pending = if ins
+                        .iter()
+                        .any(|s| s.tag.is_none() && self.may_hold_class(s.ty, 0))
+                    {
                         quote!(enc_.write_pending_values();)
                     } else {
                         TokenStream::new()
@@ -168,7 +171,10 @@ impl Gen<'_> {
                 TokenStream::new(),
             )
         };
-        let read_pending = if outs.iter().any(|s| self.may_hold_class(s.ty, 0)) {
+        let read_pending = if outs
+            .iter()
+            .any(|s| s.tag.is_none() && self.may_hold_class(s.ty, 0))
+        {
             quote!(dec.read_pending_values()?;)
         } else {
             TokenStream::new()

@@ -143,7 +143,10 @@ impl Gen<'_> {
         } else {
             let writes = outs.iter().map(write);
             // Encoding 1.0 writes class instances after the results.
-            let pending = if outs.iter().any(|s| self.may_hold_class(s.ty, 0)) {
+            let pending = if outs
+                .iter()
+                .any(|s| s.tag.is_none() && self.may_hold_class(s.ty, 0))
+            {
                 quote!(enc.write_pending_values();)
             } else {
                 TokenStream::new()
@@ -159,32 +162,27 @@ impl Gen<'_> {
                 quote!(let #result_pat = #call; #reply)
             }
         } else {
-            let declared: Vec<&str> = op
-                .throws
-                .iter()
-                .map(|t| self.model.def(*t).scoped.as_str())
-                .collect();
+            // Any user exception the servant raises is sent (status 1), as
+            // Ice servers do: the client decides whether its operation
+            // declares it (`UnknownUserException` if not).
             quote! {
                 match #call {
                     ::core::result::Result::Ok(#result_pat) => #reply,
                     ::core::result::Result::Err(ex) => {
-                        if [#(#declared),*].iter().any(|id| ex.is_a(id)) {
-                            ::core::result::Result::Err(#c::DispatchError::UserException(
-                                current.encode_reply(|enc| {
-                                    #set_format
-                                    enc.write_user_exception(&*ex)
-                                }),
-                            ))
-                        } else {
-                            ::core::result::Result::Err(#c::DispatchError::UnknownUserException(
-                                ex.ice_id().to_owned(),
-                            ))
-                        }
+                        ::core::result::Result::Err(#c::DispatchError::UserException(
+                            current.encode_reply(|enc| {
+                                #set_format
+                                enc.write_user_exception(&*ex)
+                            }),
+                        ))
                     }
                 }
             }
         };
-        let read_pending = if ins.iter().any(|s| self.may_hold_class(s.ty, 0)) {
+        let read_pending = if ins
+            .iter()
+            .any(|s| s.tag.is_none() && self.may_hold_class(s.ty, 0))
+        {
             quote!(dec.read_pending_values()?;)
         } else {
             TokenStream::new()
