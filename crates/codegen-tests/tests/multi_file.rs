@@ -7,12 +7,14 @@
 #![cfg(not(floe_no_ice_slice))]
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use floe::codegen::{ClassRef, Current, DispatchError, UserException};
 use floe::runtime::Communicator;
 use floe::Identity;
 use floe_codegen_tests::multi_gen::demo;
+
+mod python;
 
 struct Service;
 
@@ -132,19 +134,10 @@ async fn calls(service: &demo::ServicePrx) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_python_client_of_the_same_files_calls_the_floe_server() {
-    let python = "/usr/bin/python3";
-    let has_ice = Command::new(python)
-        .args(["-c", "import Ice"])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_ice {
-        if std::env::var_os("FLOE_NO_INTEROP").is_some() {
-            println!("FLOE_NO_INTEROP set: Python Ice peer missing, test skipped");
-            return;
-        }
-        panic!("{python} with the Ice module is missing: install python3-zeroc-ice");
+    if !python::python_available() {
+        return;
     }
+    let python = python::PYTHON;
     let (server, port) = server().await;
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let script = r#"

@@ -5,6 +5,7 @@
 #![cfg(not(floe_no_ice_slice))]
 
 mod common;
+mod python;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -26,19 +27,10 @@ impl Drop for Peer {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_ice_client_calls_generated_dispatcher() {
-    let python = "/usr/bin/python3";
-    let has_ice = Command::new(python)
-        .args(["-c", "import Ice"])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_ice {
-        if std::env::var_os("FLOE_NO_INTEROP").is_some() {
-            println!("FLOE_NO_INTEROP set: Python Ice peer missing, test skipped");
-            return;
-        }
-        panic!("{python} with the Ice module is missing: install python3-zeroc-ice (cargo xtask test does)");
+    if !python::python_available() {
+        return;
     }
+    let python = python::PYTHON;
     let communicator = Communicator::new();
     let adapter = communicator
         .create_object_adapter_with_endpoints("Echo", "tcp -h 127.0.0.1 -p 0")

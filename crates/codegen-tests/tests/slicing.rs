@@ -24,7 +24,9 @@ use floe::Identity;
 use floe_codegen_tests::slicing_base_gen::slicing as client;
 use floe_codegen_tests::slicing_gen::slicing as server;
 
-const PYTHON: &str = "/usr/bin/python3";
+mod python;
+
+use python::{python_available, PYTHON};
 
 /// Kills and reaps a peer however the test ends.
 struct Peer(Child);
@@ -38,22 +40,6 @@ impl Drop for Peer {
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
-}
-
-fn python_available() -> bool {
-    let ok = Command::new(PYTHON)
-        .args(["-c", "import Ice"])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        if std::env::var_os("FLOE_NO_INTEROP").is_some() {
-            println!("FLOE_NO_INTEROP set: Python Ice peer missing, test skipped");
-            return false;
-        }
-        panic!("{PYTHON} with the Ice module is missing: install python3-zeroc-ice");
-    }
-    true
 }
 
 /// The Python reference server; its port.

@@ -546,21 +546,9 @@ impl Gen<'_> {
         }
         let mut out = TokenStream::new();
         if !classes.is_empty() && self.set.is_none() {
-            out.extend(quote! {
-                /// The factories of [`register_value_factories`], built once.
-                pub fn value_factories() -> ::std::sync::Arc<#c::ValueFactoryRegistry> {
-                    static FACTORIES: ::std::sync::OnceLock<::std::sync::Arc<#c::ValueFactoryRegistry>> =
-                        ::std::sync::OnceLock::new();
-                    FACTORIES
-                        .get_or_init(|| {
-                            let mut registry = #c::ValueFactoryRegistry::new();
-                            register_value_factories(&mut registry);
-                            ::std::sync::Arc::new(registry)
-                        })
-                        .clone()
-                }
-
-            });
+            out.extend(value_factories_fn(
+                " The factories of [`register_value_factories`], built once.",
+            ));
         }
         if !classes.is_empty() {
             out.extend(quote! {
@@ -581,6 +569,26 @@ impl Gen<'_> {
             });
         }
         out
+    }
+}
+
+/// `value_factories()`: the registry `register_value_factories` fills,
+/// built once (for one file, or for a set's module file).
+pub(crate) fn value_factories_fn(doc: &str) -> TokenStream {
+    let c = codegen_path();
+    quote! {
+        #[doc = #doc]
+        pub fn value_factories() -> ::std::sync::Arc<#c::ValueFactoryRegistry> {
+            static FACTORIES: ::std::sync::OnceLock<::std::sync::Arc<#c::ValueFactoryRegistry>> =
+                ::std::sync::OnceLock::new();
+            FACTORIES
+                .get_or_init(|| {
+                    let mut registry = #c::ValueFactoryRegistry::new();
+                    register_value_factories(&mut registry);
+                    ::std::sync::Arc::new(registry)
+                })
+                .clone()
+        }
     }
 }
 

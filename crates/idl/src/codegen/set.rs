@@ -321,21 +321,10 @@ fn module_file(
         })
         .collect();
     if layout.has_classes {
+        registries.extend(super::value_factories_fn(
+            " The factories of [`register_value_factories`], built once: what\n the generated decoders of every file of the set use.",
+        ));
         registries.extend(quote! {
-            /// The factories of [`register_value_factories`], built once: what
-            /// the generated decoders of every file of the set use.
-            pub fn value_factories() -> ::std::sync::Arc<#c::ValueFactoryRegistry> {
-                static FACTORIES: ::std::sync::OnceLock<::std::sync::Arc<#c::ValueFactoryRegistry>> =
-                    ::std::sync::OnceLock::new();
-                FACTORIES
-                    .get_or_init(|| {
-                        let mut registry = #c::ValueFactoryRegistry::new();
-                        register_value_factories(&mut registry);
-                        ::std::sync::Arc::new(registry)
-                    })
-                    .clone()
-            }
-
             /// Registers a factory for every class of every file of the set.
             pub fn register_value_factories(registry: &mut #c::ValueFactoryRegistry) {
                 #(#with_classes)*
