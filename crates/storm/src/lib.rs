@@ -45,6 +45,7 @@ pub mod store;
 pub mod subscriber;
 pub mod topic;
 pub mod topic_manager;
+pub mod topic_servant;
 pub mod types;
 
 pub use broker::Broker;

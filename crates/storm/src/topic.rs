@@ -1,6 +1,7 @@
 //! [`Topic`]: one IceStorm topic (`I/topic.T`): its subscribers and links,
-//! event fan-out, and [`TopicServant`], the implementation of the generated
-//! `IceStorm::Topic` / `IceStorm::TopicInternal` servant traits.
+//! and event fan-out with admission ([`crate::admission`]). The generated
+//! servant traits are implemented over it by [`TopicServant`]
+//! (`topic_servant.rs`).
 //!
 //! Behaviour checked against IceStorm 3.7.8:
 //! - subscribers are keyed by identity alone: the same identity with
@@ -18,7 +19,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock, Weak};
 
-use floe::runtime::{Current, DispatchError};
+use floe::runtime::DispatchError;
 use floe::wire::{EncodingVersion, Identity, UserException};
 
 use crate::admission::{self, Admission, AdmissionFuture};
@@ -26,7 +27,6 @@ use crate::event::Event;
 use crate::instance::Instance;
 use crate::link::{crosses, linked_topic_name};
 use crate::qos::Qos;
-use crate::slice::ice_storm;
 use crate::store::{StoreError, TopicRecord};
 use crate::subscriber::{
     identity_to_string, DeliveryStyle, RemovalHook, RemovalReason, Subscriber, SubscriberState,
@@ -94,6 +94,8 @@ user_exceptions!(
     NoSuchTopic,
     TopicExists
 );
+
+pub use crate::topic_servant::TopicServant;
 
 /// What an operation that declares its user exceptions returns.
 pub type Declared<T> = Result<Result<T, Box<dyn UserException>>, DispatchError>;
@@ -655,96 +657,5 @@ impl Topic {
 fn null_subscriber() -> InvalidSubscriber {
     InvalidSubscriber {
         reason: "subscriber is a null proxy".into(),
-    }
-}
-
-/// The `IceStorm::TopicInternal` servant of one topic (`I/topic.T`),
-/// dispatched by the generated `TopicInternalDispatcher`.
-pub struct TopicServant {
-    inst: Arc<Instance>,
-    topic: Arc<Topic>,
-}
-
-impl TopicServant {
-    /// The servant of `topic`.
-    pub fn new(inst: Arc<Instance>, topic: Arc<Topic>) -> TopicServant {
-        TopicServant { inst, topic }
-    }
-}
-
-impl ice_storm::Topic for TopicServant {
-    async fn get_name(&self, _: &Current) -> Result<String, DispatchError> {
-        Ok(self.topic.name().to_owned())
-    }
-
-    async fn get_publisher(&self, _: &Current) -> Result<Option<ProxyData>, DispatchError> {
-        Ok(Some(self.inst.publisher_proxy(self.topic.name())))
-    }
-
-    async fn get_non_replicated_publisher(
-        &self,
-        _: &Current,
-    ) -> Result<Option<ProxyData>, DispatchError> {
-        Ok(Some(self.inst.publisher_proxy(self.topic.name())))
-    }
-
-    async fn subscribe_and_get_publisher(
-        &self,
-        qos: QosDict,
-        subscriber: Option<ProxyData>,
-        _: &Current,
-    ) -> Declared<Option<ProxyData>> {
-        match self.topic.subscribe(&self.inst, qos, subscriber).await {
-            Ok(p) => Ok(Ok(Some(p))),
-            Err(e) => e.into_declared(),
-        }
-    }
-
-    async fn unsubscribe(
-        &self,
-        subscriber: Option<ProxyData>,
-        current: &Current,
-    ) -> Result<(), DispatchError> {
-        self.topic
-            .unsubscribe(&self.inst, subscriber)
-            .await
-            .map_err(|e| e.into_dispatch_error(current.encoding))
-    }
-
-    async fn link(&self, link_to: Option<ProxyData>, cost: i32, _: &Current) -> Declared<()> {
-        match self.topic.link(&self.inst, link_to, cost).await {
-            Ok(()) => Ok(Ok(())),
-            Err(e) => e.into_declared(),
-        }
-    }
-
-    async fn unlink(&self, link_to: Option<ProxyData>, _: &Current) -> Declared<()> {
-        match self.topic.unlink(&self.inst, link_to).await {
-            Ok(()) => Ok(Ok(())),
-            Err(e) => e.into_declared(),
-        }
-    }
-
-    async fn get_link_info_seq(&self, _: &Current) -> Result<Vec<LinkInfo>, DispatchError> {
-        Ok(self.topic.link_infos())
-    }
-
-    async fn get_subscribers(&self, _: &Current) -> Result<Vec<Identity>, DispatchError> {
-        Ok(self.topic.subscriber_ids())
-    }
-
-    /// Handled by the topic manager ([`crate::topic_manager::destroy`]),
-    /// which owns the topic map.
-    async fn destroy(&self, current: &Current) -> Result<(), DispatchError> {
-        crate::topic_manager::destroy(&self.inst, self.topic.name())
-            .await
-            .map_err(|e| e.into_dispatch_error(current.encoding))
-    }
-}
-
-impl ice_storm::TopicInternal for TopicServant {
-    /// Used by brokers linking to this topic.
-    async fn get_link_proxy(&self, _: &Current) -> Result<Option<ProxyData>, DispatchError> {
-        Ok(Some(self.inst.link_proxy(self.topic.name())))
     }
 }
