@@ -1,0 +1,253 @@
+//! The connection task: one per connection, reading and handling frames,
+//! polling the dispatches it started, flushing queued writes, running ACM
+//! and the graceful close.
+
+use super::*;
+
+/// The connection task: reads and handles frames, polls dispatches,
+/// flushes queued writes, runs ACM and the graceful close.
+pub(super) async fn run(conn: Arc<ConnectionInner>) {
+    // Allocated at the first read: an idle connection holds no read buffer.
+    let mut buf = BytesMut::new();
+    let mut size = ReadSize::new();
+    let waker = std::future::poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
+    let mut dispatches = DispatchSet::new(waker);
+    let mut acm = AcmMonitor::new(conn.config.acm.clone());
+    let mut close_sent = false;
+    let mut close_deadline: Option<tokio::time::Instant> = None;
+    let max = conn.config.message_size_max;
+    // Both wake-ups stay registered across loop passes and are re-armed
+    // only after they fired: creating `notified()` futures per pass costs a
+    // waiter registration and removal per frame.
+    let queued = conn.writer.queued_notify().notified();
+    tokio::pin!(queued);
+    queued.as_mut().enable();
+    let close_requested = conn.close_requested.notified();
+    tokio::pin!(close_requested);
+    close_requested.as_mut().enable();
+    let busy_poll = conn.config.busy_poll;
+    let poll_requested = conn.poll_requested.notified();
+    tokio::pin!(poll_requested);
+    poll_requested.as_mut().enable();
+    let end: Error = loop {
+        let state = conn.state.load(Ordering::Acquire);
+        if state == CLOSED {
+            break conn
+                .end_error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone()
+                .unwrap_or(Error::ConnectionManuallyClosed);
+        }
+        if state == CLOSING && !close_sent {
+            if close_deadline.is_none() {
+                close_deadline = Some(tokio::time::Instant::now() + conn.config.close_timeout);
+            }
+            let waiting_requests =
+                conn.wait_for_requests.load(Ordering::Acquire) && conn.requests.len() > 0;
+            if dispatches.is_empty() && !waiting_requests {
+                // All our dispatches replied: say goodbye (§1.4) and wait
+                // for the peer to close the socket.
+                let _ = conn
+                    .writer
+                    .send(&mut [Bytes::from_static(&CLOSE_CONNECTION)]);
+                // A peer that does not read cannot hold the close up past
+                // the close timeout.
+                let deadline = close_deadline.unwrap_or_else(tokio::time::Instant::now);
+                match tokio::time::timeout_at(deadline, conn.writer.drain()).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => break e,
+                    Err(_) => break Error::ConnectionManuallyClosed,
+                }
+                close_sent = true;
+            }
+        }
+        // Back-pressure: stop reading while too many dispatches run or too
+        // many reply bytes wait for a peer that does not read them.
+        let can_read = dispatches.len() < conn.config.max_dispatches
+            && conn.writer.queued_bytes() < WRITE_HIGH_WATER;
+        let deadline = close_deadline;
+        if let Some(window) =
+            busy_poll.filter(|_| can_read && dispatches.is_empty() && buf.is_empty())
+        {
+            // `floe.BusyPoll`: right after this connection wrote, an answer
+            // (the reply to our request, or the peer's next request after
+            // our reply) is likely within microseconds: poll for it
+            // instead of sleeping until the I/O driver reports it. The
+            // rest of a partly received frame is left to readiness: it
+            // comes as fast as the peer writes it.
+            let expecting = conn.info.incoming || conn.requests.len() > 0;
+            let until = conn.writer.last_write() + window;
+            if expecting && !conn.writer.has_queued() && std::time::Instant::now() < until {
+                let polled = read::busy_poll(&conn.stream, &mut buf, &mut size, max, until, || {
+                    conn.writer.has_queued() || conn.state.load(Ordering::Acquire) != ACTIVE
+                })
+                .await;
+                if let Some(read) = polled {
+                    if let Some(e) = after_read(
+                        &conn,
+                        read,
+                        &mut buf,
+                        &mut size,
+                        &mut dispatches,
+                        &mut acm,
+                        close_sent,
+                    ) {
+                        break e;
+                    }
+                    continue;
+                }
+            }
+        }
+        let has_queued = conn.writer.has_queued();
+        tokio::select! {
+            biased;
+            Some((rid, compress, result, frame)) = dispatches.next(), if !dispatches.is_empty() => {
+                conn.send_reply(rid, compress, fill_failed(result, frame.as_ref()));
+            }
+            r = conn.writer.flush_queued(conn.config.write_timeout), if has_queued => {
+                if let Err(e) = r {
+                    break e;
+                }
+            }
+            // Armed before `has_queued` was read, so a frame queued since
+            // then wakes it.
+            _ = &mut queued, if !has_queued => {
+                queued.set(conn.writer.queued_notify().notified());
+                queued.as_mut().enable();
+            }
+            _ = &mut close_requested => {
+                close_requested.set(conn.close_requested.notified());
+                close_requested.as_mut().enable();
+            }
+            r = conn.stream.readable(), if can_read => {
+                let read = r.and_then(|()| {
+                    read::read(&conn.stream, &mut buf, &mut size, max, false)
+                });
+                let ended = after_read(
+                    &conn, read, &mut buf, &mut size, &mut dispatches, &mut acm, close_sent,
+                );
+                if let Some(e) = ended {
+                    break e;
+                }
+            }
+            _ = &mut poll_requested, if busy_poll.is_some() => {
+                poll_requested.set(conn.poll_requested.notified());
+                poll_requested.as_mut().enable();
+            }
+            _ = acm.tick() => {
+                if let Some(e) = acm.check(&conn, dispatches.len()) {
+                    break e;
+                }
+            }
+            _ = sleep_until(deadline) => {
+                break Error::ConnectionManuallyClosed;
+            }
+        }
+    };
+    match &end {
+        Error::CloseConnection | Error::ConnectionManuallyClosed => {
+            event_if!(conn.config.trace.network >= 1, info, debug, remote = ?conn.info.remote, "connection closed: {end}")
+        }
+        Error::Protocol(e) => {
+            tracing::warn!(remote = ?conn.info.remote, "closing connection after protocol error: {e}")
+        }
+        e => event_if!(
+            conn.config.trace.warn_connections,
+            warn,
+            debug,
+            remote = ?conn.info.remote,
+            "connection ended: {e}"
+        ),
+    }
+    conn.terminate(end);
+    if conn.info.incoming {
+        // The accepting adapter lets go of it now (its socket is closed
+        // when the last handle goes), not at the next accept.
+        if let Some(adapter) = conn.adapter() {
+            adapter.untrack(Arc::as_ptr(&conn) as usize);
+        }
+    }
+    // Dispatches already started run to completion, as in Ice, where a
+    // dispatch in progress is not cancelled when its connection closes: a
+    // peer's last oneway requests (sent just before its CloseConnection,
+    // or before it went away) are carried out. Their replies have nowhere
+    // to go.
+    while !dispatches.is_empty() {
+        let _ = dispatches.next().await;
+    }
+}
+
+/// Handles the outcome of a read into `buf`: frames are handled, and the
+/// error that ends the connection (the peer closed it, or the read or a
+/// frame failed) is returned.
+fn after_read(
+    conn: &Arc<ConnectionInner>,
+    read: std::io::Result<usize>,
+    buf: &mut BytesMut,
+    size: &mut ReadSize,
+    dispatches: &mut DispatchSet,
+    acm: &mut AcmMonitor,
+    close_sent: bool,
+) -> Option<Error> {
+    match read {
+        Ok(0) => Some(if close_sent {
+            Error::ConnectionManuallyClosed
+        } else {
+            Error::ConnectionLost("peer closed the connection".into())
+        }),
+        Ok(_) => {
+            acm.read();
+            let handled =
+                handle_buffered(conn, buf, size, conn.config.message_size_max, dispatches);
+            size.adapt();
+            size.low_water(&conn.stream);
+            if let Err(e) = handled {
+                return Some(e);
+            }
+            if buf.is_empty() && size.release(buf.capacity()) {
+                // Only the slack of a large frame is left, or a burst's
+                // large buffer: let the next read start with a probe,
+                // which sizes the buffer to the frame it finds.
+                *buf = BytesMut::new();
+            }
+            None
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => None,
+        Err(e) => Some(Error::from_io(&e)),
+    }
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Handles every whole frame in `buf`, leaving a partial one.
+fn handle_buffered(
+    conn: &Arc<ConnectionInner>,
+    buf: &mut BytesMut,
+    size: &mut ReadSize,
+    max: usize,
+    dispatches: &mut DispatchSet,
+) -> Result<()> {
+    loop {
+        match check(buf, max)? {
+            FrameCheck::Complete { len } => {
+                size.frame(len);
+                let frame = buf.split_to(len).freeze();
+                conn.handle_frame(frame, dispatches)?;
+            }
+            FrameCheck::Incomplete { need } => {
+                // The next read makes room for the rest (see `read::read`),
+                // after the frames split off here were dispatched: their
+                // buffer can then be taken back instead of a new one
+                // allocated.
+                size.need(buf, need, max);
+                return Ok(());
+            }
+        }
+    }
+}
