@@ -12,7 +12,7 @@ pub use crate::slice_export::{SliceParts, SliceType};
 pub use bytes::Bytes;
 pub use floe_runtime::{
     encode_encapsulation, Connection, Current, Dispatch, DispatchError, EncodingVersion, Endpoint,
-    Error, InvocationMode, OperationMode, Proxy, Response, Result, Servant,
+    Error, InvocationMode, OperationMode, Proxy, Response, Result, Servant, UserError,
 };
 
 pub use crate::__typed_proxy_variants as typed_proxy_variants;

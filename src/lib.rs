@@ -42,6 +42,59 @@
 //! let greeting: String = hello.say_hello(5).await?;
 //! # Ok(()) }
 //! ```
+//!
+//! ## User exceptions
+//!
+//! A servant raises a user exception with `Err(e.into())` (or `?`); the
+//! caller gets [`runtime::Error::UserException`] and views it as the type
+//! it expects with [`runtime::Error::user_exception`]:
+//!
+//! ```
+//! use floe::runtime::{Communicator, Current, DispatchError};
+//!
+//! #[derive(Clone, Debug, Default, PartialEq, floe::Exception)]
+//! #[floe(module = "Demo")]
+//! pub struct Busy {
+//!     pub retry_ms: i32,
+//! }
+//!
+//! #[floe::interface(module = "Demo")]
+//! pub trait Hello {
+//!     async fn say_hello(&self, name: String) -> Result<String, Busy>; // throws Demo::Busy
+//! }
+//!
+//! struct Greeter;
+//!
+//! impl Hello for Greeter {
+//!     async fn say_hello(&self, name: String, _: &Current) -> Result<String, DispatchError> {
+//!         if name.is_empty() {
+//!             return Err(Busy { retry_ms: 10 }.into());
+//!         }
+//!         Ok(format!("Hello, {name}!"))
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), floe::runtime::Error> {
+//! let communicator = Communicator::new();
+//! let adapter = communicator
+//!     .create_object_adapter_with_endpoints("Hello", "tcp -h 127.0.0.1 -p 0")
+//!     .await?;
+//! let proxy = adapter.add(floe::Identity::from_name("hello"), HelloDispatcher::new(Greeter))?;
+//! adapter.activate();
+//! let hello = HelloPrx::unchecked_cast(proxy);
+//!
+//! assert_eq!(hello.say_hello("ann").await?, "Hello, ann!");
+//! match hello.say_hello("").await {
+//!     Ok(greeting) => println!("{greeting}"),
+//!     Err(e) => match e.user_exception::<Busy>() {
+//!         Some(busy) => assert_eq!(busy.retry_ms, 10),
+//!         None => return Err(e),
+//!     },
+//! }
+//! communicator.destroy().await;
+//! # Ok(()) }
+//! ```
 #![warn(missing_docs)]
 
 pub mod codegen;

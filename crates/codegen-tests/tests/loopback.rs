@@ -182,16 +182,16 @@ mod rich_loopback {
             .await
             .is_err());
         assert_eq!(
-            echo.describe(0).await.unwrap().unwrap(),
+            echo.describe(0).await.unwrap(),
             ("zero".to_owned(), 10, None)
         );
         assert_eq!(
-            sub.describe(1).await.unwrap().unwrap(),
+            sub.describe(1).await.unwrap(),
             ("one".to_owned(), 11, Some("extra".to_owned()))
         );
-        let ex = echo.describe(2).await.unwrap().unwrap_err();
-        assert_eq!(ex.ice_id(), "::Rich::DerivedError");
-        assert_eq!(ex.downcast_ref::<rich::DerivedError>().unwrap().code, 2);
+        let ex = echo.describe(2).await.unwrap_err();
+        assert_eq!(ex.ice_name(), "::Rich::DerivedError");
+        assert_eq!(ex.user_exception::<rich::DerivedError>().unwrap().code, 2);
         let err = echo.describe(3).await.unwrap_err();
         assert!(
             matches!(&err, floe::codegen::Error::UnknownUserException(id) if id == "::Rich::OtherError"),
@@ -200,7 +200,7 @@ mod rich_loopback {
         // Proxies decode as live typed proxies, both ways.
         let me = echo.self_().await.unwrap().unwrap();
         assert_eq!(me.identity(), &Identity::from_name("echo"));
-        assert_eq!(me.describe(0).await.unwrap().unwrap().1, 10);
+        assert_eq!(me.describe(0).await.unwrap().1, 10);
         let (r, back) = echo
             .relay(&Some(me.clone()), Some(&Some(proxy.clone())))
             .await

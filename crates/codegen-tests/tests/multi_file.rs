@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use floe::codegen::{ClassRef, Current, DispatchError, UserException};
+use floe::codegen::{ClassRef, Current, DispatchError};
 use floe::runtime::Communicator;
 use floe::Identity;
 use floe_codegen_tests::multi_gen::demo;
@@ -45,15 +45,16 @@ impl demo::Service for Service {
         &self,
         s: Option<ClassRef<demo::Shape>>,
         _: &Current,
-    ) -> Result<Result<(), Box<dyn UserException>>, DispatchError> {
+    ) -> Result<(), DispatchError> {
         match s {
-            Some(s) if !s.read().name.is_empty() => Ok(Ok(())),
-            _ => Ok(Err(Box::new(demo::BadShape {
+            Some(s) if !s.read().name.is_empty() => Ok(()),
+            _ => Err(demo::BadShape {
                 base: demo::DemoError {
                     reason: "unnamed".into(),
                 },
                 code: 3,
-            }))),
+            }
+            .into()),
         }
     }
 
@@ -119,9 +120,9 @@ async fn calls(service: &demo::ServicePrx) {
     assert_eq!(plain.ice_id(), "::Demo::Shape");
     // An exception of Service.ice derived from one of Types.ice.
     let named = ClassRef::new(demo::Shape { name: "n".into() });
-    service.check(&Some(named)).await.unwrap().unwrap();
-    let ex = service.check(&None).await.unwrap().unwrap_err();
-    let bad = ex.downcast_ref::<demo::BadShape>().expect("a BadShape");
+    service.check(&Some(named)).await.unwrap();
+    let ex = service.check(&None).await.unwrap_err();
+    let bad = ex.user_exception::<demo::BadShape>().expect("a BadShape");
     assert_eq!((bad.base.reason.as_str(), bad.code), ("unnamed", 3));
     let l = service
         .label(&demo::inner::Tag { t: "x".into() }, demo::Color::Green)

@@ -122,17 +122,17 @@ async fn generated_proxy_calls_python_ice_server() {
 
     // Out-parameters and an optional out-parameter (mode 1, checked by the servant).
     assert_eq!(
-        echo.describe(0).await.unwrap().unwrap(),
+        echo.describe(0).await.unwrap(),
         ("zero".to_owned(), 10, None)
     );
     assert_eq!(
-        echo.describe(1).await.unwrap().unwrap(),
+        echo.describe(1).await.unwrap(),
         ("one".to_owned(), 11, Some("extra".to_owned()))
     );
     // A declared exception's subclass, decoded from Python's bytes.
-    let ex = echo.describe(2).await.unwrap().unwrap_err();
+    let ex = echo.describe(2).await.unwrap_err();
     let derived = ex
-        .downcast_ref::<rich::DerivedError>()
+        .user_exception::<rich::DerivedError>()
         .expect("DerivedError");
     assert_eq!(derived.code, 2);
     assert_eq!(derived.detail.as_deref(), Some("d"));
@@ -151,7 +151,7 @@ async fn generated_proxy_calls_python_ice_server() {
     // A proxy result is a live typed proxy of this communicator.
     let me = echo.self_().await.unwrap().expect("a proxy");
     assert_eq!(me.identity(), &floe::Identity::from_name("echo"));
-    assert_eq!(me.describe(0).await.unwrap().unwrap().1, 10);
+    assert_eq!(me.describe(0).await.unwrap().1, 10);
     let other = communicator
         .string_to_proxy("other:tcp -h 127.0.0.1 -p 1")
         .unwrap();

@@ -18,7 +18,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use floe::codegen::{ClassRef, Current, DispatchError, UserException};
+use floe::codegen::{ClassRef, Current, DispatchError};
 use floe::runtime::Communicator;
 use floe::Identity;
 use floe_codegen_tests::slicing_base_gen::slicing as client;
@@ -94,13 +94,14 @@ fn derived() -> Option<ClassRef<server::Base>> {
     Some(d.upcast())
 }
 
-fn derived_error() -> Box<dyn UserException> {
-    Box::new(server::DerivedError {
+fn derived_error() -> DispatchError {
+    server::DerivedError {
         base: server::BaseError {
             reason: "derived".into(),
         },
         code: 7,
-    })
+    }
+    .into()
 }
 
 impl server::SlicedServer for Sliced {
@@ -110,11 +111,8 @@ impl server::SlicedServer for Sliced {
     ) -> Result<Option<ClassRef<server::Base>>, DispatchError> {
         Ok(derived())
     }
-    async fn throw_derived(
-        &self,
-        _: &Current,
-    ) -> Result<Result<(), Box<dyn UserException>>, DispatchError> {
-        Ok(Err(derived_error()))
+    async fn throw_derived(&self, _: &Current) -> Result<(), DispatchError> {
+        Err(derived_error())
     }
 }
 
@@ -125,11 +123,8 @@ impl server::CompactServer for Compact {
     ) -> Result<Option<ClassRef<server::Base>>, DispatchError> {
         Ok(derived())
     }
-    async fn throw_derived(
-        &self,
-        _: &Current,
-    ) -> Result<Result<(), Box<dyn UserException>>, DispatchError> {
-        Ok(Err(derived_error()))
+    async fn throw_derived(&self, _: &Current) -> Result<(), DispatchError> {
+        Err(derived_error())
     }
     async fn sliced_derived_as_base(
         &self,
@@ -179,13 +174,12 @@ async fn floe_client(port: u16) -> Vec<String> {
         Ok(None) => "returned None".to_owned(),
         Err(e) => ice_name(&e),
     };
-    let error = |r: floe::runtime::Result<Result<(), Box<dyn UserException>>>| match r {
-        Ok(Ok(())) => "returned None".to_owned(),
-        Ok(Err(e)) => match e.downcast_ref::<client::BaseError>() {
-            Some(b) => format!("BaseError(reason={}, type={})", b.reason, e.ice_id()),
-            None => format!("user exception {}", e.ice_id()),
+    let error = |r: floe::runtime::Result<()>| match r {
+        Ok(()) => "returned None".to_owned(),
+        Err(e) => match e.user_exception::<client::BaseError>() {
+            Some(b) => format!("BaseError(reason={}, type={})", b.reason, e.ice_name()),
+            None => ice_name(&e),
         },
-        Err(e) => ice_name(&e),
     };
     let lines = vec![
         format!(

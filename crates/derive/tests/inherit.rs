@@ -92,21 +92,18 @@ impl derived::Derived for RustServant {
     async fn both(&self, s: String, _: &Current) -> Reply<String> {
         Ok(format!("{s}{s}"))
     }
-    async fn split(
-        &self,
-        s: String,
-        _: &Current,
-    ) -> Reply<Result<(i32, String), Box<dyn UserException>>> {
+    async fn split(&self, s: String, _: &Current) -> Reply<(i32, String)> {
         if s.is_empty() {
-            return Ok(Err(Box::new(derived::MidErr {
+            return Err(derived::MidErr {
                 base: derived::BaseErr {
                     reason: "empty".into(),
                 },
                 code: 7,
                 note: Some("n".into()),
-            })));
+            }
+            .into());
         }
-        Ok(Ok((s.len() as i32, s.to_uppercase())))
+        Ok((s.len() as i32, s.to_uppercase()))
     }
     async fn pair(&self, a: i32, _: &Current) -> Reply<(i32, String)> {
         Ok((a * 2, a.to_string()))
@@ -137,21 +134,18 @@ impl st::Derived for SliceServant {
     async fn both(&self, s: String, _: &Current) -> Reply<String> {
         Ok(format!("{s}-{s}"))
     }
-    async fn split(
-        &self,
-        s: String,
-        _: &Current,
-    ) -> Reply<Result<(i32, String), Box<dyn UserException>>> {
+    async fn split(&self, s: String, _: &Current) -> Reply<(i32, String)> {
         if s.is_empty() {
-            return Ok(Err(Box::new(st::MidErr {
+            return Err(st::MidErr {
                 base: st::BaseErr {
                     reason: "empty".into(),
                 },
                 code: 7,
                 note: Some("n".into()),
-            })));
+            }
+            .into());
         }
-        Ok(Ok((s.len() as i32, s.to_uppercase())))
+        Ok((s.len() as i32, s.to_uppercase()))
     }
     async fn pair(&self, a: i32, _: &Current) -> Reply<(i32, String)> {
         Ok((a * 2, a.to_string()))
@@ -198,7 +192,7 @@ async fn derived_interfaces_interoperate_with_slice() {
     assert_eq!(p.total(&pts).await.unwrap(), 26);
     p.poke(Some(3)).await.unwrap();
     assert_eq!(p.both("a").await.unwrap(), "a-a");
-    assert_eq!(p.split("ab").await.unwrap().unwrap(), (2, "AB".to_owned()));
+    assert_eq!(p.split("ab").await.unwrap(), (2, "AB".to_owned()));
     // The Rust-first client knows only the declared `BaseErr`, and Ice
     // marshals exceptions in the compact format (no slice sizes): an
     // unknown derived exception cannot be sliced, as with Ice itself.
@@ -224,18 +218,15 @@ async fn derived_interfaces_interoperate_with_slice() {
     assert_eq!(q.total(&pts).await.unwrap(), 5);
     q.poke(Some(3)).await.unwrap();
     assert_eq!(q.both("b").await.unwrap(), "bb");
-    assert_eq!(
-        q.split("xyz").await.unwrap().unwrap(),
-        (3, "XYZ".to_owned())
-    );
+    assert_eq!(q.split("xyz").await.unwrap(), (3, "XYZ".to_owned()));
     // The Slice client knows `MidErr`: the whole derived exception.
-    let err = q.split("").await.unwrap().unwrap_err();
-    let mid = err.downcast_ref::<st::MidErr>().expect("a MidErr");
+    let err = q.split("").await.unwrap_err();
+    let mid = err.user_exception::<st::MidErr>().expect("a MidErr");
     assert_eq!(
         (mid.base.reason.as_str(), mid.code, mid.note.as_deref()),
         ("empty", 7, Some("n"))
     );
-    assert!(err.is_a("::InheritTest::BaseErr"));
+    assert!(err.user_exception::<st::BaseErr>().is_some());
     assert_eq!(q.pair(5).await.unwrap(), (10, "5".to_owned()));
     let mut ids = to_rust.ice_ids().await.unwrap();
     ids.push(String::new());

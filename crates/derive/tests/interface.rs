@@ -3,7 +3,7 @@
 //! Rust-first proxy calls a servant generated from Slice and the
 //! Slice-generated proxy calls a Rust-first servant, over TCP.
 
-use floe::codegen::{Current, DispatchError, UserException};
+use floe::codegen::{Current, DispatchError};
 use floe::runtime::Communicator;
 use floe::Identity;
 
@@ -71,18 +71,14 @@ type Reply<T> = Result<T, DispatchError>;
 struct RustServant;
 
 impl rust_first::Greeter for RustServant {
-    async fn greet(
-        &self,
-        name: String,
-        times: Option<i32>,
-        _: &Current,
-    ) -> Reply<Result<String, Box<dyn UserException>>> {
+    async fn greet(&self, name: String, times: Option<i32>, _: &Current) -> Reply<String> {
         if name.is_empty() {
-            return Ok(Err(Box::new(rust_first::Oops {
+            return Err(rust_first::Oops {
                 reason: "no name".into(),
-            })));
+            }
+            .into());
         }
-        Ok(Ok(format!("hello {name} x{}", times.unwrap_or(1))))
+        Ok(format!("hello {name} x{}", times.unwrap_or(1)))
     }
     async fn sum(&self, points: Vec<rust_first::Point>, _: &Current) -> Reply<i32> {
         Ok(points.iter().map(|p| p.x + p.y).sum())
@@ -129,18 +125,14 @@ impl rust_first::Greeter for RustServant {
 struct SliceServant;
 
 impl from_slice::greet_test::Greeter for SliceServant {
-    async fn greet(
-        &self,
-        name: String,
-        times: Option<i32>,
-        _: &Current,
-    ) -> Reply<Result<String, Box<dyn UserException>>> {
+    async fn greet(&self, name: String, times: Option<i32>, _: &Current) -> Reply<String> {
         if name.is_empty() {
-            return Ok(Err(Box::new(from_slice::greet_test::Oops {
+            return Err(from_slice::greet_test::Oops {
                 reason: "no name".into(),
-            })));
+            }
+            .into());
         }
-        Ok(Ok(format!("hello {name} x{}", times.unwrap_or(1))))
+        Ok(format!("hello {name} x{}", times.unwrap_or(1)))
     }
     async fn sum(&self, points: Vec<from_slice::greet_test::Point>, _: &Current) -> Reply<i32> {
         Ok(points.iter().map(|p| p.x + p.y).sum())
@@ -209,12 +201,9 @@ async fn rust_first_proxy_calls_slice_servant_and_back() {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(
-        p.greet("ann", Some(2)).await.unwrap().unwrap(),
-        "hello ann x2"
-    );
-    let err = p.greet("", None).await.unwrap().unwrap_err();
-    assert_eq!(err.ice_id(), "::GreetTest::Oops");
+    assert_eq!(p.greet("ann", Some(2)).await.unwrap(), "hello ann x2");
+    let err = p.greet("", None).await.unwrap_err();
+    assert_eq!(err.ice_name(), "::GreetTest::Oops");
     let pts = vec![
         rust_first::Point { x: 1, y: 2 },
         rust_first::Point { x: 3, y: 4 },
@@ -257,9 +246,9 @@ async fn rust_first_proxy_calls_slice_servant_and_back() {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(q.greet("bob", None).await.unwrap().unwrap(), "hello bob x1");
-    let err = q.greet("", Some(1)).await.unwrap().unwrap_err();
-    assert_eq!(err.ice_id(), "::GreetTest::Oops");
+    assert_eq!(q.greet("bob", None).await.unwrap(), "hello bob x1");
+    let err = q.greet("", Some(1)).await.unwrap_err();
+    assert_eq!(err.ice_name(), "::GreetTest::Oops");
     let pts = vec![from_slice::greet_test::Point { x: 5, y: 6 }];
     assert_eq!(q.sum(&pts).await.unwrap(), 11);
     q.nothing().await.unwrap();

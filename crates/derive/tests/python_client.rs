@@ -7,7 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use bytes::Bytes;
-use floe::codegen::{Current, DispatchError, UserException};
+use floe::codegen::{Current, DispatchError};
 use floe::runtime::Communicator;
 use floe::Identity;
 
@@ -87,18 +87,14 @@ type Reply<T> = Result<T, DispatchError>;
 struct Server;
 
 impl Greeter for Server {
-    async fn greet(
-        &self,
-        name: String,
-        times: Option<i32>,
-        _: &Current,
-    ) -> Reply<Result<String, Box<dyn UserException>>> {
+    async fn greet(&self, name: String, times: Option<i32>, _: &Current) -> Reply<String> {
         if name.is_empty() {
-            return Ok(Err(Box::new(Oops {
+            return Err(Oops {
                 reason: "no name".into(),
-            })));
+            }
+            .into());
         }
-        Ok(Ok(format!("hello {name} x{}", times.unwrap_or(1))))
+        Ok(format!("hello {name} x{}", times.unwrap_or(1)))
     }
     async fn sum(&self, points: Vec<Point>, _: &Current) -> Reply<i32> {
         Ok(points.iter().map(|p| p.x + p.y).sum())
@@ -122,20 +118,17 @@ impl Greeter for Server {
 }
 
 impl Fancy for Server {
-    async fn split(
-        &self,
-        s: String,
-        _: &Current,
-    ) -> Reply<Result<(i32, String), Box<dyn UserException>>> {
+    async fn split(&self, s: String, _: &Current) -> Reply<(i32, String)> {
         if s.is_empty() {
-            return Ok(Err(Box::new(Worse {
+            return Err(Worse {
                 base: Oops {
                     reason: "empty".into(),
                 },
                 code: 7,
-            })));
+            }
+            .into());
         }
-        Ok(Ok((s.len() as i32, s.to_uppercase())))
+        Ok((s.len() as i32, s.to_uppercase()))
     }
     async fn pair(&self, a: i32, _: &Current) -> Reply<(i32, String)> {
         Ok((a * 2, a.to_string()))

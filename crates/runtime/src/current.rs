@@ -111,6 +111,30 @@ impl Current {
         })
     }
 
+    /// `e` as the dispatch's failure: a raised
+    /// [`DispatchError::UserException`] is encoded in the request's
+    /// encoding and in `format` (`None`: the adapter's default, from
+    /// `Ice.Default.SlicedFormat`), ready to be sent with status 1; other
+    /// errors are returned as they are. Generated dispatchers call this
+    /// with the operation's `["format:..."]`.
+    pub fn encode_user_exception(
+        &self,
+        e: DispatchError,
+        format: Option<floe_wire::ClassFormat>,
+    ) -> DispatchError {
+        match e {
+            DispatchError::UserException(ex) => {
+                DispatchError::EncodedUserException(self.encode_reply(|enc| {
+                    if let Some(f) = format {
+                        enc.set_class_format(f);
+                    }
+                    enc.write_user_exception(ex.as_dyn());
+                }))
+            }
+            other => other,
+        }
+    }
+
     /// A results encapsulation whose data is what `write_prefix` writes
     /// followed by the bytes of `payload` (e.g. a `sequence<byte>` result:
     /// `write_prefix` writes its size). A large payload is not copied: the

@@ -26,7 +26,12 @@ pub enum Error {
     /// Reply status 5 (the peer's text).
     #[error("unknown local exception: {0}")]
     UnknownLocalException(String),
-    /// Reply status 6, or status 1 with an exception the caller does not know.
+    /// Reply status 1 with a user exception the operation declares: view
+    /// it with [`Error::user_exception`].
+    #[error("user exception {0}")]
+    UserException(crate::UserError),
+    /// Reply status 6, or status 1 with an exception the caller does not
+    /// know or the operation does not declare.
     #[error("unknown user exception: {0}")]
     UnknownUserException(String),
     /// Reply status 7.
@@ -98,6 +103,16 @@ fn describe(f: &RequestFailed) -> String {
 }
 
 impl Error {
+    /// The user exception this error carries, viewed as `E` (its own type
+    /// or one of its bases); `None` for any other error. See
+    /// [`UserError`](crate::UserError) for an example.
+    pub fn user_exception<E: floe_wire::exception::UserException>(&self) -> Option<&E> {
+        match self {
+            Error::UserException(e) => e.downcast_ref::<E>(),
+            _ => None,
+        }
+    }
+
     /// The Ice type id of the exception this error stands for.
     pub fn ice_name(&self) -> &'static str {
         match self {
@@ -106,6 +121,7 @@ impl Error {
             Error::FacetNotExist(_) => "::Ice::FacetNotExistException",
             Error::OperationNotExist(_) => "::Ice::OperationNotExistException",
             Error::UnknownLocalException(_) => "::Ice::UnknownLocalException",
+            Error::UserException(e) => e.ice_id(),
             Error::UnknownUserException(_) => "::Ice::UnknownUserException",
             Error::UnknownException(_) => "::Ice::UnknownException",
             Error::ConnectionRefused(_) => "::Ice::ConnectionRefusedException",
@@ -137,7 +153,8 @@ impl Error {
             // Never retried.
             Error::Protocol(e) if !e.is_protocol_error() => false,
             Error::Protocol(floe_wire::Error::MemoryLimit { .. }) => false,
-            Error::ObjectNotExist(_)
+            Error::UserException(_)
+            | Error::ObjectNotExist(_)
             | Error::FacetNotExist(_)
             | Error::OperationNotExist(_)
             | Error::CommunicatorDestroyed

@@ -123,10 +123,16 @@ impl std::fmt::Debug for Dispatch {
 /// A failed dispatch, mapped onto reply statuses 1–7 (§3.1).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DispatchError {
-    /// Status 1: a user exception, already encoded as an encapsulation
+    /// Status 1: a user exception the servant raised (generated code
+    /// implements `From<E>` for every Slice exception `E`). The generated
+    /// dispatcher encodes it in its operation's format; the runtime encodes
+    /// one that reaches it in the compact format.
+    #[error("user exception {0}")]
+    UserException(crate::UserError),
+    /// Status 1: a user exception already encoded as an encapsulation
     /// (6-byte header included).
-    #[error("user exception")]
-    UserException(Bytes),
+    #[error("user exception (encoded)")]
+    EncodedUserException(Bytes),
     /// Status 2. Fields left empty (identity, facet and operation all
     /// empty) are filled from the request, as Ice does.
     #[error("object does not exist")]
@@ -170,6 +176,23 @@ impl DispatchError {
     pub fn unknown(e: impl std::fmt::Display) -> Self {
         DispatchError::UnknownException(e.to_string())
     }
+
+    /// A raised [`DispatchError::UserException`] encoded in encoding 1.1
+    /// and the compact format (what the runtime does with one that a
+    /// hand-written servant returns; generated dispatchers encode in the
+    /// request's encoding and the operation's format instead, with
+    /// [`Current::encode_reply`](crate::Current::encode_reply)). Other
+    /// errors are returned as they are.
+    pub fn encoded(self) -> Self {
+        match self {
+            DispatchError::UserException(e) => DispatchError::EncodedUserException(
+                crate::encode_encapsulation(floe_wire::version::ENCODING_1_1, 64, |enc| {
+                    enc.write_user_exception(e.as_dyn())
+                }),
+            ),
+            other => other,
+        }
+    }
 }
 
 impl From<floe_wire::Error> for DispatchError {
@@ -188,6 +211,8 @@ impl From<crate::Error> for DispatchError {
             crate::Error::FacetNotExist(f) => DispatchError::FacetNotExist(f),
             crate::Error::OperationNotExist(f) => DispatchError::OperationNotExist(f),
             crate::Error::UnknownUserException(s) => DispatchError::UnknownUserException(s),
+            // A nested call's user exception propagates, as in Ice.
+            crate::Error::UserException(e) => DispatchError::UserException(e),
             other => {
                 DispatchError::UnknownLocalException(format!("{}:\n{}", other.ice_name(), other))
             }

@@ -73,7 +73,7 @@ impl Servant for Echo {
             }
             "panic" => panic!("servant bug"),
             "panic_async" => Dispatch::future::<Bytes>(async move { panic!("async servant bug") }),
-            "user" => Dispatch::error(DispatchError::UserException(
+            "user" => Dispatch::error(DispatchError::EncodedUserException(
                 current.encode_reply(|e| e.write_u8(0x20)),
             )),
             _ => Dispatch::error(DispatchError::operation_not_exist()),

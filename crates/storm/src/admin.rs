@@ -10,8 +10,9 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
+use floe::runtime::UserError;
 use floe::runtime::{Communicator, Proxy};
-use floe::wire::{Identity, ProxyData, UserException};
+use floe::wire::{Identity, ProxyData};
 
 use crate::slice::ice_storm::{FinderPrx, TopicManagerPrx, TopicPrx};
 use crate::types::{LinkExists, NoSuchLink, NoSuchTopic, TopicExists};
@@ -36,21 +37,17 @@ subscribers TOPICS       List TOPICS subscribers.
 
 /// A failed call: an IceStorm user exception or a local error.
 enum CallError {
-    User(Box<dyn UserException>),
+    User(UserError),
     Local(String),
 }
 
 impl From<floe::runtime::Error> for CallError {
     fn from(e: floe::runtime::Error) -> Self {
-        CallError::Local(e.to_string())
+        match e {
+            floe::runtime::Error::UserException(e) => CallError::User(e),
+            e => CallError::Local(e.to_string()),
+        }
     }
-}
-
-/// The outcome of an operation that declares user exceptions.
-fn declared<T>(
-    r: floe::runtime::Result<Result<T, Box<dyn UserException>>>,
-) -> Result<T, CallError> {
-    r?.map_err(CallError::User)
 }
 
 fn topic_proxy(comm: &Communicator, data: Option<ProxyData>) -> Result<TopicPrx, CallError> {
@@ -59,7 +56,7 @@ fn topic_proxy(comm: &Communicator, data: Option<ProxyData>) -> Result<TopicPrx,
 }
 
 /// What `icestormadmin` prints for an IceStorm user exception.
-fn user_text(e: &dyn UserException) -> String {
+fn user_text(e: &UserError) -> String {
     if let Some(e) = e.downcast_ref::<NoSuchTopic>() {
         format!("couldn't find topic `{}'", e.name)
     } else if let Some(e) = e.downcast_ref::<TopicExists>() {
@@ -248,7 +245,7 @@ impl<O: Write, E: Write> Admin<O, E> {
 
     fn report(&mut self, e: CallError, warn: bool) {
         let text = match e {
-            CallError::User(e) => user_text(&*e),
+            CallError::User(e) => user_text(&e),
             CallError::Local(s) => s,
         };
         if warn {
@@ -260,7 +257,7 @@ impl<O: Write, E: Write> Admin<O, E> {
 
     async fn retrieve(&mut self, text: &str) -> Result<TopicPrx, Option<CallError>> {
         let (mgr, name) = self.topic_name(text).ok_or(None)?;
-        let data = declared(mgr.retrieve(&name).await).map_err(Some)?;
+        let data = mgr.retrieve(&name).await.map_err(|e| Some(e.into()))?;
         topic_proxy(&self.comm, data).map_err(Some)
     }
 
@@ -292,8 +289,8 @@ impl<O: Write, E: Write> Admin<O, E> {
                     let Some((mgr, name)) = self.topic_name(a) else {
                         continue;
                     };
-                    if let Err(e) = declared(mgr.create(&name).await) {
-                        self.report(e, false);
+                    if let Err(e) = mgr.create(&name).await {
+                        self.report(e.into(), false);
                     }
                 }
             }
@@ -338,8 +335,8 @@ impl<O: Write, E: Write> Admin<O, E> {
                     }
                 };
                 let cost = args.get(2).map_or(0, |c| atoi(c));
-                if let Err(e) = declared(from.link(&Some(to.to_data()), cost).await) {
-                    self.report(e, false);
+                if let Err(e) = from.link(&Some(to.to_data()), cost).await {
+                    self.report(e.into(), false);
                 }
             }
             "unlink" => {
@@ -360,8 +357,8 @@ impl<O: Write, E: Write> Admin<O, E> {
                     }
                 }
                 let to = Some(topics[1].to_data());
-                if let Err(e) = declared(topics[0].unlink(&to).await) {
-                    self.report(e, false);
+                if let Err(e) = topics[0].unlink(&to).await {
+                    self.report(e.into(), false);
                 }
             }
             "links" | "topics" => {

@@ -19,8 +19,8 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock, Weak};
 
-use floe::runtime::DispatchError;
-use floe::wire::{EncodingVersion, Identity, UserException};
+use floe::runtime::{DispatchError, UserError};
+use floe::wire::Identity;
 
 use crate::admission::{self, Admission, AdmissionFuture};
 use crate::event::Event;
@@ -63,8 +63,8 @@ struct TopicState {
 #[derive(Debug, thiserror::Error)]
 pub enum TopicError {
     /// An IceStorm user exception (a generated exception type).
-    #[error("{}", .0.ice_id())]
-    User(Box<dyn UserException>),
+    #[error("{0}")]
+    User(UserError),
     /// The store failed; nothing was changed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -80,7 +80,7 @@ macro_rules! user_exceptions {
     ($($t:ty),*) => {
         $(impl From<$t> for TopicError {
             fn from(e: $t) -> Self {
-                TopicError::User(Box::new(e))
+                TopicError::User(UserError::new(e))
             }
         })*
     };
@@ -97,29 +97,13 @@ user_exceptions!(
 
 pub use crate::topic_servant::TopicServant;
 
-/// What an operation that declares its user exceptions returns.
-pub type Declared<T> = Result<Result<T, Box<dyn UserException>>, DispatchError>;
-
-impl TopicError {
-    /// The outcome for an operation that declares the user exception.
-    pub fn into_declared<T>(self) -> Declared<T> {
-        match self {
-            TopicError::User(e) => Ok(Err(e)),
-            other => Err(other.into_dispatch_error(floe::wire::ENCODING_1_1)),
-        }
-    }
-
-    /// The dispatch error. A user exception (one the operation does not
-    /// declare: IceStorm raises `InvalidSubscriber` from `unsubscribe`) is
-    /// still sent as a user exception (status 1) in `encoding`, as IceStorm
-    /// does; store failures are status 7.
-    pub fn into_dispatch_error(self, encoding: EncodingVersion) -> DispatchError {
-        match self {
-            TopicError::User(e) => DispatchError::UserException(
-                floe::runtime::encode_encapsulation(encoding, 64, |enc| {
-                    enc.write_user_exception(&*e)
-                }),
-            ),
+impl From<TopicError> for DispatchError {
+    /// A user exception is sent as one (status 1), even one the operation
+    /// does not declare (IceStorm raises `InvalidSubscriber` from
+    /// `unsubscribe`); store failures are status 7.
+    fn from(e: TopicError) -> Self {
+        match e {
+            TopicError::User(e) => DispatchError::UserException(e),
             TopicError::Store(e) => DispatchError::UnknownException(e.to_string()),
             TopicError::Local(m) => DispatchError::UnknownLocalException(m),
             TopicError::Unknown(m) => DispatchError::UnknownException(m),

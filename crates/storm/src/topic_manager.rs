@@ -14,7 +14,7 @@ use floe::runtime::{Current, DispatchError};
 
 use crate::instance::Instance;
 use crate::slice::ice_storm;
-use crate::topic::{Declared, Topic, TopicError};
+use crate::topic::{Topic, TopicError};
 use crate::types::{NoSuchTopic, ProxyData, TopicExists};
 
 /// `create(name)`: a new, empty, durable topic.
@@ -97,17 +97,16 @@ impl TopicManagerServant {
 }
 
 impl ice_storm::TopicManager for TopicManagerServant {
-    async fn create(&self, name: String, _: &Current) -> Declared<Option<ProxyData>> {
-        match create(&self.inst, &name).await {
-            Ok(p) => Ok(Ok(Some(p))),
-            Err(e) => e.into_declared(),
-        }
+    async fn create(&self, name: String, _: &Current) -> Result<Option<ProxyData>, DispatchError> {
+        Ok(Some(create(&self.inst, &name).await?))
     }
 
-    async fn retrieve(&self, name: String, _: &Current) -> Declared<Option<ProxyData>> {
-        Ok(retrieve(&self.inst, &name)
-            .map(Some)
-            .map_err(|e| Box::new(e) as _))
+    async fn retrieve(
+        &self,
+        name: String,
+        _: &Current,
+    ) -> Result<Option<ProxyData>, DispatchError> {
+        Ok(Some(retrieve(&self.inst, &name)?))
     }
 
     async fn retrieve_all(&self, _: &Current) -> Result<ice_storm::TopicDict, DispatchError> {

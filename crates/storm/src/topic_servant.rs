@@ -8,7 +8,7 @@ use floe::wire::Identity;
 
 use crate::instance::Instance;
 use crate::slice::ice_storm;
-use crate::topic::{Declared, Topic};
+use crate::topic::Topic;
 use crate::types::{LinkInfo, ProxyData, QosDict};
 
 /// The `IceStorm::TopicInternal` servant of one topic (`I/topic.T`),
@@ -46,36 +46,31 @@ impl ice_storm::Topic for TopicServant {
         qos: QosDict,
         subscriber: Option<ProxyData>,
         _: &Current,
-    ) -> Declared<Option<ProxyData>> {
-        match self.topic.subscribe(&self.inst, qos, subscriber).await {
-            Ok(p) => Ok(Ok(Some(p))),
-            Err(e) => e.into_declared(),
-        }
+    ) -> Result<Option<ProxyData>, DispatchError> {
+        Ok(Some(
+            self.topic.subscribe(&self.inst, qos, subscriber).await?,
+        ))
     }
 
     async fn unsubscribe(
         &self,
         subscriber: Option<ProxyData>,
-        current: &Current,
+        _: &Current,
     ) -> Result<(), DispatchError> {
-        self.topic
-            .unsubscribe(&self.inst, subscriber)
-            .await
-            .map_err(|e| e.into_dispatch_error(current.encoding))
+        Ok(self.topic.unsubscribe(&self.inst, subscriber).await?)
     }
 
-    async fn link(&self, link_to: Option<ProxyData>, cost: i32, _: &Current) -> Declared<()> {
-        match self.topic.link(&self.inst, link_to, cost).await {
-            Ok(()) => Ok(Ok(())),
-            Err(e) => e.into_declared(),
-        }
+    async fn link(
+        &self,
+        link_to: Option<ProxyData>,
+        cost: i32,
+        _: &Current,
+    ) -> Result<(), DispatchError> {
+        Ok(self.topic.link(&self.inst, link_to, cost).await?)
     }
 
-    async fn unlink(&self, link_to: Option<ProxyData>, _: &Current) -> Declared<()> {
-        match self.topic.unlink(&self.inst, link_to).await {
-            Ok(()) => Ok(Ok(())),
-            Err(e) => e.into_declared(),
-        }
+    async fn unlink(&self, link_to: Option<ProxyData>, _: &Current) -> Result<(), DispatchError> {
+        Ok(self.topic.unlink(&self.inst, link_to).await?)
     }
 
     async fn get_link_info_seq(&self, _: &Current) -> Result<Vec<LinkInfo>, DispatchError> {
@@ -88,10 +83,8 @@ impl ice_storm::Topic for TopicServant {
 
     /// Handled by the topic manager ([`crate::topic_manager::destroy`]),
     /// which owns the topic map.
-    async fn destroy(&self, current: &Current) -> Result<(), DispatchError> {
-        crate::topic_manager::destroy(&self.inst, self.topic.name())
-            .await
-            .map_err(|e| e.into_dispatch_error(current.encoding))
+    async fn destroy(&self, _: &Current) -> Result<(), DispatchError> {
+        Ok(crate::topic_manager::destroy(&self.inst, self.topic.name()).await?)
     }
 }
 

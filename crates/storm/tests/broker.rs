@@ -126,9 +126,10 @@ async fn reply(d: Dispatch) -> Reply {
         Dispatch::Ready(r) => r,
         Dispatch::Pending(f) => f.await,
     };
-    match r {
+    match r.map_err(DispatchError::encoded) {
         Ok(b) => Reply::Ok(b.to_bytes()),
-        Err(DispatchError::UserException(b)) => Reply::UserException(b),
+        Err(DispatchError::EncodedUserException(b)) => Reply::UserException(b),
+        Err(DispatchError::UserException(_)) => unreachable!("encoded above"),
         Err(DispatchError::ObjectNotExist(_)) => Reply::ObjectNotExist,
         Err(DispatchError::FacetNotExist(_)) => Reply::FacetNotExist,
         Err(DispatchError::OperationNotExist(_)) => Reply::OperationNotExist,

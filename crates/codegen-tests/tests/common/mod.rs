@@ -2,7 +2,7 @@
 //! and to Python Ice clients).
 #![cfg(not(floe_no_ice_slice))]
 
-use floe::codegen::{Current, DispatchError, OperationMode, UserException};
+use floe::codegen::{Current, DispatchError, OperationMode};
 use floe_codegen_tests::rich;
 
 /// A `Rich::SubEcho` servant that checks what it receives.
@@ -63,20 +63,21 @@ impl rich::Echo for Echo {
         &self,
         delay: i32,
         current: &Current,
-    ) -> Result<Result<(String, i32, Option<String>), Box<dyn UserException>>, DispatchError> {
+    ) -> Result<(String, i32, Option<String>), DispatchError> {
         assert_eq!(current.mode, OperationMode::Nonmutating);
         match delay {
-            0 => Ok(Ok(("zero".into(), 10, None))),
-            1 => Ok(Ok(("one".into(), 11, Some("extra".into())))),
-            2 => Ok(Err(Box::new(rich::DerivedError {
+            0 => Ok(("zero".into(), 10, None)),
+            1 => Ok(("one".into(), 11, Some("extra".into()))),
+            2 => Err(rich::DerivedError {
                 base: rich::BaseError {
                     reason: "derived".into(),
                 },
                 code: 2,
                 detail: Some("d".into()),
-            }))),
+            }
+            .into()),
             // Not declared by describe: the client sees UnknownUserException.
-            _ => Ok(Err(Box::new(rich::OtherError { n: 1 }))),
+            _ => Err(rich::OtherError { n: 1 }.into()),
         }
     }
     async fn self_(&self, current: &Current) -> Result<Option<rich::EchoPrx>, DispatchError> {

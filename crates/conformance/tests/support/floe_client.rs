@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::time::{Duration, Instant};
 
-use floe::codegen::{ClassRef, UserException, ValuePtr};
+use floe::codegen::{ClassRef, UserError, UserException, ValuePtr};
 use floe::runtime::{Communicator, Error, Properties};
 use floe::wire::class::UnknownSlicedValue;
 use floe::wire::{ENCODING_1_0, ENCODING_1_1};
@@ -31,7 +31,7 @@ impl From<Error> for Fail {
 
 type R = Result<(), Fail>;
 type Shared<T> = Option<ClassRef<T>>;
-type UserResult = floe::runtime::Result<Result<(), Box<dyn UserException>>>;
+type UserResult = floe::runtime::Result<()>;
 
 macro_rules! ensure {
     ($cond:expr, $($fmt:tt)*) => {
@@ -77,9 +77,10 @@ fn raises<T: Debug>(r: floe::runtime::Result<T>, want: &str) -> Result<Error, Fa
 }
 
 /// `r` must have raised a declared user exception: it.
-fn user_error(r: UserResult) -> Result<Box<dyn UserException>, Fail> {
-    match r? {
-        Err(e) => Ok(e),
+fn user_error(r: UserResult) -> Result<UserError, Fail> {
+    match r {
+        Err(Error::UserException(e)) => Ok(e),
+        Err(e) => Err(e.into()),
         Ok(()) => Err(Fail("no user exception".into())),
     }
 }
@@ -1335,9 +1336,9 @@ async fn exc_not_exist(c: &Ctx) -> R {
 }
 
 async fn exc_nothing(c: &Ctx) -> R {
-    match c.exc.throw_nothing().await? {
+    match c.exc.throw_nothing().await {
         Ok(()) => Ok(()),
-        Err(e) => Err(Fail(format!("raised {}", e.ice_id()))),
+        Err(e) => Err(Fail(format!("raised {}", e.ice_name()))),
     }
 }
 

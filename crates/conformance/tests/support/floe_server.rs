@@ -12,7 +12,7 @@ use floe::Identity;
 use floe_conformance::server_gen::conf::*;
 
 type Res<T> = Result<T, DispatchError>;
-type UserRes = Res<Result<(), Box<dyn UserException>>>;
+type UserRes = Res<()>;
 type Shared<T> = Option<ClassRef<T>>;
 
 fn reversed<T: Clone>(v: &[T]) -> Vec<T> {
@@ -204,7 +204,7 @@ impl Optionals for OptionalsI {
         s: Option<String>,
         _: &Current,
     ) -> UserRes {
-        Ok(Err(Box::new(OptError { req, i, s })))
+        Err(OptError { req, i, s }.into())
     }
 }
 
@@ -358,8 +358,8 @@ fn hidden() -> Option<ValuePtr> {
     Some(ValuePtr::new(Hidden { h: "hidden".into() }))
 }
 
-fn user(e: impl UserException + 'static) -> UserRes {
-    Ok(Err(Box::new(e)))
+fn user(e: impl Into<DispatchError>) -> UserRes {
+    Err(e.into())
 }
 
 fn server_derived() -> ServerDerivedError {
@@ -419,7 +419,7 @@ impl Exceptions for ExceptionsI {
         Err(DispatchError::object_not_exist())
     }
     async fn throw_nothing(&self, _: &Current) -> UserRes {
-        Ok(Ok(()))
+        Ok(())
     }
     async fn throw_server_derived(&self, _: &Current) -> UserRes {
         user(server_derived())

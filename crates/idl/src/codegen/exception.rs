@@ -114,6 +114,13 @@ impl Gen<'_> {
             }
 
             impl ::std::error::Error for #name {}
+
+            /// A servant raises the exception with `?` or `Err(e.into())`.
+            impl ::core::convert::From<#name> for #c::DispatchError {
+                fn from(e: #name) -> Self {
+                    #c::DispatchError::UserException(#c::UserError::new(e))
+                }
+            }
         }
     }
 }

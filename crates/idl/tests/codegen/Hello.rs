@@ -238,7 +238,11 @@ pub mod demo {
                         let delay_ = dec.read()?;
                         dec.finish_encapsulation()?;
                         let ret = <T as Hello>::say_hello(&*self.0, delay_, &current)
-                            .await?;
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -270,7 +274,12 @@ pub mod demo {
                             params,
                         )?;
                         dec.finish_encapsulation()?;
-                        <T as Hello>::ping(&*self.0, &current).await?;
+                        <T as Hello>::ping(&*self.0, &current)
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,

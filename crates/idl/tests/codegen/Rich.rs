@@ -970,21 +970,15 @@ pub mod rich {
         ///
         /// # Errors
         ///
-        /// The outer error is any invocation error (an undeclared user
-        /// exception is `Error::UnknownUserException`); the inner one a
-        /// declared user exception.
+        /// A declared user exception (`::Rich::BaseError`) is `Error::UserException`:
+        /// view it with `Error::user_exception::<E>()`. An undeclared one
+        /// is `Error::UnknownUserException`; anything else is an
+        /// invocation error.
         pub async fn describe(
             &self,
             delay: i32,
         ) -> ::floe::codegen::Result<
-            ::core::result::Result<
-                (
-                    ::std::string::String,
-                    i32,
-                    ::core::option::Option<::std::string::String>,
-                ),
-                ::std::boxed::Box<dyn ::floe::codegen::UserException>,
-            >,
+            (::std::string::String, i32, ::core::option::Option<::std::string::String>),
         > {
             self.invoke_describe_(delay, ::core::option::Option::None).await
         }
@@ -998,14 +992,7 @@ pub mod rich {
             delay: i32,
             context: &::floe::codegen::Context,
         ) -> ::floe::codegen::Result<
-            ::core::result::Result<
-                (
-                    ::std::string::String,
-                    i32,
-                    ::core::option::Option<::std::string::String>,
-                ),
-                ::std::boxed::Box<dyn ::floe::codegen::UserException>,
-            >,
+            (::std::string::String, i32, ::core::option::Option<::std::string::String>),
         > {
             self.invoke_describe_(delay, ::core::option::Option::Some(context)).await
         }
@@ -1014,14 +1001,7 @@ pub mod rich {
             delay: i32,
             context_: ::core::option::Option<&::floe::codegen::Context>,
         ) -> ::floe::codegen::Result<
-            ::core::result::Result<
-                (
-                    ::std::string::String,
-                    i32,
-                    ::core::option::Option<::std::string::String>,
-                ),
-                ::std::boxed::Box<dyn ::floe::codegen::UserException>,
-            >,
+            (::std::string::String, i32, ::core::option::Option<::std::string::String>),
         > {
             if !self.0.mode().is_twoway() {
                 return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
@@ -1062,8 +1042,10 @@ pub mod rich {
                         }
                     };
                     if ["::Rich::BaseError"].iter().any(|id| ex.is_a(id)) {
-                        return ::core::result::Result::Ok(
-                            ::core::result::Result::Err(ex),
+                        return ::core::result::Result::Err(
+                            ::floe::codegen::Error::UserException(
+                                ::floe::codegen::UserError::from_box(ex),
+                            ),
                         );
                     }
                     return ::core::result::Result::Err(
@@ -1090,7 +1072,7 @@ pub mod rich {
                 dec.finish_encapsulation()?;
                 ::core::result::Result::Ok((ret, out_code, out_extra))
             }
-            decode_reply(encaps).map(::core::result::Result::Ok)
+            decode_reply(encaps)
         }
         /// Slice operation `self`.
         ///
@@ -1499,21 +1481,17 @@ pub mod rich {
         /// Declared user exceptions: `::Rich::BaseError`.
         ///
         /// Idempotent: the runtime may retry it after a connection failure.
-        #[allow(clippy::type_complexity)]
         fn describe(
             &self,
             delay: i32,
             current: &::floe::codegen::Current,
         ) -> impl ::core::future::Future<
             Output = ::core::result::Result<
-                ::core::result::Result<
-                    (
-                        ::std::string::String,
-                        i32,
-                        ::core::option::Option<::std::string::String>,
-                    ),
-                    ::std::boxed::Box<dyn ::floe::codegen::UserException>,
-                >,
+                (
+                    ::std::string::String,
+                    i32,
+                    ::core::option::Option<::std::string::String>,
+                ),
                 ::floe::codegen::DispatchError,
             >,
         > + ::core::marker::Send;
@@ -1638,7 +1616,12 @@ pub mod rich {
                         )?;
                         let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_prims(&*self.0, v_, &current).await?;
+                        <T as Echo>::put_prims(&*self.0, v_, &current)
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1665,7 +1648,12 @@ pub mod rich {
                         )?;
                         let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_mixed(&*self.0, v_, &current).await?;
+                        <T as Echo>::put_mixed(&*self.0, v_, &current)
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1692,7 +1680,12 @@ pub mod rich {
                         )?;
                         let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_wrappers(&*self.0, v_, &current).await?;
+                        <T as Echo>::put_wrappers(&*self.0, v_, &current)
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1719,7 +1712,12 @@ pub mod rich {
                         let v_ = dec.read()?;
                         dec.read_pending_values()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_shape(&*self.0, v_, &current).await?;
+                        <T as Echo>::put_shape(&*self.0, v_, &current)
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1761,7 +1759,11 @@ pub mod rich {
                                 c_,
                                 &current,
                             )
-                            .await?;
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1790,29 +1792,27 @@ pub mod rich {
                         dec.set_value_factories(super::value_factories());
                         let delay_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        match <T as Echo>::describe(&*self.0, delay_, &current).await? {
-                            ::core::result::Result::Ok((ret, out_code, out_extra)) => {
-                                ::core::result::Result::<
-                                    _,
-                                    ::floe::codegen::DispatchError,
-                                >::Ok(
-                                    current
-                                        .encode_reply(|enc| {
-                                            enc.write(&out_code);
-                                            enc.write(&ret);
-                                            enc.write_optional(2, out_extra.as_ref());
-                                        }),
-                                )
-                            }
-                            ::core::result::Result::Err(ex) => {
-                                ::core::result::Result::Err(
-                                    ::floe::codegen::DispatchError::UserException(
-                                        current
-                                            .encode_reply(|enc| { enc.write_user_exception(&*ex) }),
-                                    ),
-                                )
-                            }
-                        }
+                        let (ret, out_code, out_extra) = <T as Echo>::describe(
+                                &*self.0,
+                                delay_,
+                                &current,
+                            )
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
+                        ::core::result::Result::<
+                            _,
+                            ::floe::codegen::DispatchError,
+                        >::Ok(
+                            current
+                                .encode_reply(|enc| {
+                                    enc.write(&out_code);
+                                    enc.write(&ret);
+                                    enc.write_optional(2, out_extra.as_ref());
+                                }),
+                        )
                     })
                 }
                 "self" => {
@@ -1835,7 +1835,12 @@ pub mod rich {
                             params,
                         )?;
                         dec.finish_encapsulation()?;
-                        let ret = <T as Echo>::self_(&*self.0, &current).await?;
+                        let ret = <T as Echo>::self_(&*self.0, &current)
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1872,7 +1877,11 @@ pub mod rich {
                                 o_,
                                 &current,
                             )
-                            .await?;
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -1907,7 +1916,11 @@ pub mod rich {
                         let data_ = dec.read()?;
                         dec.finish_encapsulation()?;
                         let ret = <T as Echo>::echo_bytes(&*self.0, n_, data_, &current)
-                            .await?;
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         current
                             .encode_reply_with_payload(
                                 |enc| {
@@ -1939,7 +1952,11 @@ pub mod rich {
                         let data_ = dec.read()?;
                         dec.finish_encapsulation()?;
                         let ret = <T as Echo>::echo_ints(&*self.0, n_, data_, &current)
-                            .await?;
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         {
                             let count_ = ret.len();
                             let payload_ = <i32 as ::floe::codegen::WireNumber>::into_wire_bytes(
@@ -1976,7 +1993,11 @@ pub mod rich {
                         let key_ = dec.read()?;
                         dec.finish_encapsulation()?;
                         let ret = <T as Echo>::context_value(&*self.0, key_, &current)
-                            .await?;
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -2111,6 +2132,14 @@ pub mod rich {
         }
     }
     impl ::std::error::Error for BaseError {}
+    /// A servant raises the exception with `?` or `Err(e.into())`.
+    impl ::core::convert::From<BaseError> for ::floe::codegen::DispatchError {
+        fn from(e: BaseError) -> Self {
+            ::floe::codegen::DispatchError::UserException(
+                ::floe::codegen::UserError::new(e),
+            )
+        }
+    }
     /// Derived exception with an optional member.
     #[derive(Clone, Debug, Default, PartialEq)]
     pub struct DerivedError {
@@ -2164,6 +2193,14 @@ pub mod rich {
         }
     }
     impl ::std::error::Error for DerivedError {}
+    /// A servant raises the exception with `?` or `Err(e.into())`.
+    impl ::core::convert::From<DerivedError> for ::floe::codegen::DispatchError {
+        fn from(e: DerivedError) -> Self {
+            ::floe::codegen::DispatchError::UserException(
+                ::floe::codegen::UserError::new(e),
+            )
+        }
+    }
     /// An exception no operation declares.
     #[derive(Clone, Debug, Default, PartialEq)]
     pub struct OtherError {
@@ -2204,6 +2241,14 @@ pub mod rich {
         }
     }
     impl ::std::error::Error for OtherError {}
+    /// A servant raises the exception with `?` or `Err(e.into())`.
+    impl ::core::convert::From<OtherError> for ::floe::codegen::DispatchError {
+        fn from(e: OtherError) -> Self {
+            ::floe::codegen::DispatchError::UserException(
+                ::floe::codegen::UserError::new(e),
+            )
+        }
+    }
     /// Slice module `::Rich::Inner`.
     pub mod inner {
         /// Slice struct `::Rich::Inner::Wrapper`.
@@ -2418,7 +2463,12 @@ pub mod rich {
                         )?;
                         let name_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        let ret = <T as SubEcho>::find(&*self.0, name_, &current).await?;
+                        let ret = <T as SubEcho>::find(&*self.0, name_, &current)
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -2450,7 +2500,12 @@ pub mod rich {
                         )?;
                         let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_prims(&*self.0, v_, &current).await?;
+                        <T as Echo>::put_prims(&*self.0, v_, &current)
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -2477,7 +2532,12 @@ pub mod rich {
                         )?;
                         let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_mixed(&*self.0, v_, &current).await?;
+                        <T as Echo>::put_mixed(&*self.0, v_, &current)
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -2504,7 +2564,12 @@ pub mod rich {
                         )?;
                         let v_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_wrappers(&*self.0, v_, &current).await?;
+                        <T as Echo>::put_wrappers(&*self.0, v_, &current)
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -2531,7 +2596,12 @@ pub mod rich {
                         let v_ = dec.read()?;
                         dec.read_pending_values()?;
                         dec.finish_encapsulation()?;
-                        <T as Echo>::put_shape(&*self.0, v_, &current).await?;
+                        <T as Echo>::put_shape(&*self.0, v_, &current)
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -2573,7 +2643,11 @@ pub mod rich {
                                 c_,
                                 &current,
                             )
-                            .await?;
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -2602,29 +2676,27 @@ pub mod rich {
                         dec.set_value_factories(super::value_factories());
                         let delay_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        match <T as Echo>::describe(&*self.0, delay_, &current).await? {
-                            ::core::result::Result::Ok((ret, out_code, out_extra)) => {
-                                ::core::result::Result::<
-                                    _,
-                                    ::floe::codegen::DispatchError,
-                                >::Ok(
-                                    current
-                                        .encode_reply(|enc| {
-                                            enc.write(&out_code);
-                                            enc.write(&ret);
-                                            enc.write_optional(2, out_extra.as_ref());
-                                        }),
-                                )
-                            }
-                            ::core::result::Result::Err(ex) => {
-                                ::core::result::Result::Err(
-                                    ::floe::codegen::DispatchError::UserException(
-                                        current
-                                            .encode_reply(|enc| { enc.write_user_exception(&*ex) }),
-                                    ),
-                                )
-                            }
-                        }
+                        let (ret, out_code, out_extra) = <T as Echo>::describe(
+                                &*self.0,
+                                delay_,
+                                &current,
+                            )
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
+                        ::core::result::Result::<
+                            _,
+                            ::floe::codegen::DispatchError,
+                        >::Ok(
+                            current
+                                .encode_reply(|enc| {
+                                    enc.write(&out_code);
+                                    enc.write(&ret);
+                                    enc.write_optional(2, out_extra.as_ref());
+                                }),
+                        )
                     })
                 }
                 "self" => {
@@ -2647,7 +2719,12 @@ pub mod rich {
                             params,
                         )?;
                         dec.finish_encapsulation()?;
-                        let ret = <T as Echo>::self_(&*self.0, &current).await?;
+                        let ret = <T as Echo>::self_(&*self.0, &current)
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -2684,7 +2761,11 @@ pub mod rich {
                                 o_,
                                 &current,
                             )
-                            .await?;
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -2719,7 +2800,11 @@ pub mod rich {
                         let data_ = dec.read()?;
                         dec.finish_encapsulation()?;
                         let ret = <T as Echo>::echo_bytes(&*self.0, n_, data_, &current)
-                            .await?;
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         current
                             .encode_reply_with_payload(
                                 |enc| {
@@ -2751,7 +2836,11 @@ pub mod rich {
                         let data_ = dec.read()?;
                         dec.finish_encapsulation()?;
                         let ret = <T as Echo>::echo_ints(&*self.0, n_, data_, &current)
-                            .await?;
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         {
                             let count_ = ret.len();
                             let payload_ = <i32 as ::floe::codegen::WireNumber>::into_wire_bytes(
@@ -2788,7 +2877,11 @@ pub mod rich {
                         let key_ = dec.read()?;
                         dec.finish_encapsulation()?;
                         let ret = <T as Echo>::context_value(&*self.0, key_, &current)
-                            .await?;
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -3126,7 +3219,11 @@ pub mod rich {
                                 encaps_,
                                 &current,
                             )
-                            .await?;
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,
@@ -3163,7 +3260,11 @@ pub mod rich {
                         let result_ = dec.read()?;
                         dec.finish_encapsulation()?;
                         <T as Names>::g(&*self.0, self__, type_, result_, &current)
-                            .await?;
+                            .await
+                            .map_err(|e| {
+                                current
+                                    .encode_user_exception(e, ::core::option::Option::None)
+                            })?;
                         ::core::result::Result::<
                             _,
                             ::floe::codegen::DispatchError,

@@ -59,7 +59,9 @@ fn reply_frame_size(result: &DispatchResult) -> usize {
     const STRING: usize = 5;
     let body = match result {
         Ok(reply) => reply.len(),
-        Err(DispatchError::UserException(encaps)) => encaps.len(),
+        Err(DispatchError::EncodedUserException(encaps)) => encaps.len(),
+        // Encoded before the check (`DispatchError::encoded`).
+        Err(DispatchError::UserException(_)) => 0,
         Err(
             DispatchError::ObjectNotExist(f)
             | DispatchError::FacetNotExist(f)

@@ -989,15 +989,15 @@ impl ConnectionInner {
             return;
         }
         // A reply too large for a frame is a MemoryLimitException instead.
-        let result = limits::bound_reply(result);
+        let result = limits::bound_reply(result.map_err(DispatchError::encoded));
         let status = match &result {
             Ok(_) => ReplyStatus::Ok,
-            Err(DispatchError::UserException(_)) => ReplyStatus::UserException,
+            Err(DispatchError::EncodedUserException(_)) => ReplyStatus::UserException,
             Err(_) => ReplyStatus::UnknownException,
         };
         let data = match result {
             Ok(reply) => Ok(reply),
-            Err(DispatchError::UserException(encaps)) => Ok(ReplyData::new(encaps)),
+            Err(DispatchError::EncodedUserException(encaps)) => Ok(ReplyData::new(encaps)),
             Err(e) => Err(e),
         };
         let sent = match data {
@@ -1037,7 +1037,9 @@ impl ConnectionInner {
                     DispatchError::UnknownLocalException(s) => ReplyBody::UnknownLocalException(s),
                     DispatchError::UnknownUserException(s) => ReplyBody::UnknownUserException(s),
                     DispatchError::UnknownException(s) => ReplyBody::UnknownException(s),
-                    DispatchError::UserException(_) => unreachable!("handled above"),
+                    DispatchError::UserException(_) | DispatchError::EncodedUserException(_) => {
+                        unreachable!("handled above")
+                    }
                 };
                 let mut buf = BytesMut::with_capacity(64);
                 Reply {

@@ -94,7 +94,7 @@ fn user_exception(
     format: ClassFormat,
     ex: &dyn floe_wire::UserException,
 ) -> DispatchError {
-    DispatchError::UserException(current.encode_reply(|e| {
+    DispatchError::EncodedUserException(current.encode_reply(|e| {
         e.set_class_format(format);
         e.write_user_exception(ex);
     }))

@@ -8,14 +8,16 @@
 //!   value (numbers, enums) or by reference (`&str`, `&[T]`, `&T`),
 //!   optional ones as `Option<..>`. Results: the return value, then the
 //!   out-parameters in order, as a tuple when there are several. Errors
-//!   are the runtime's `Error`; an operation with a `throws` clause
-//!   returns `Result<Result<R, Box<dyn UserException>>, Error>`: the inner
-//!   error is a declared exception (or one derived from it); any other
-//!   user exception is `Error::UnknownUserException`.
+//!   are the runtime's `Error`: a declared user exception (or one derived
+//!   from it) is `Error::UserException`, viewed as its type with
+//!   `Error::user_exception::<E>()`; any other user exception is
+//!   `Error::UnknownUserException`.
 //! - The servant trait has one `async fn` per operation taking the
 //!   in-parameters (owned) and `&Current`, returning
-//!   `Result<R, DispatchError>` (or, with `throws`,
-//!   `Result<Result<R, Box<dyn UserException>>, DispatchError>`). Base
+//!   `Result<R, DispatchError>`. A servant raises a user exception `E`
+//!   with `Err(E { .. }.into())` or `?` (every generated exception
+//!   implements `From<E> for DispatchError`); the dispatcher encodes it in
+//!   the request's encoding and the operation's class format. Base
 //!   interfaces are supertraits.
 //! - The dispatcher checks the operation mode as Ice servers do (§2.2),
 //!   decodes the parameters, awaits the servant, and encodes the reply:
@@ -589,6 +591,24 @@ impl Gen<'_> {
     /// metadata: the communicator's `Ice.Default.SlicedFormat` applies).
     fn set_class_format(&self, owner: DefId, op: &Operation, enc: TokenStream) -> TokenStream {
         let c = codegen_path();
+        match self.class_format(owner, op) {
+            Some(f) => quote!(#enc.set_class_format(#c::ClassFormat::#f);),
+            None => TokenStream::new(),
+        }
+    }
+
+    /// The class format of `set_class_format` as an
+    /// `Option<ClassFormat>` expression (`None`: the communicator's).
+    fn class_format_expr(&self, owner: DefId, op: &Operation) -> TokenStream {
+        let c = codegen_path();
+        match self.class_format(owner, op) {
+            Some(f) => quote!(::core::option::Option::Some(#c::ClassFormat::#f)),
+            None => quote!(::core::option::Option::None),
+        }
+    }
+
+    /// The `ClassFormat` variant the metadata asks for, if any.
+    fn class_format(&self, owner: DefId, op: &Operation) -> Option<Ident> {
         let pick = |meta: &dyn Fn(&str) -> bool| -> Option<Option<Ident>> {
             if meta("format:sliced") {
                 Some(Some(format_ident!("Sliced")))
@@ -601,13 +621,9 @@ impl Gen<'_> {
             }
         };
         let interface = self.model.def(owner);
-        let format = pick(&|m| op.has_metadata(m))
+        pick(&|m| op.has_metadata(m))
             .or_else(|| pick(&|m| interface.has_metadata(m)))
-            .flatten();
-        match format {
-            Some(f) => quote!(#enc.set_class_format(#c::ClassFormat::#f);),
-            None => TokenStream::new(),
-        }
+            .flatten()
     }
 }
 

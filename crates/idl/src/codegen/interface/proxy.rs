@@ -226,12 +226,21 @@ impl Gen<'_> {
                 .iter()
                 .map(|t| self.model.def(*t).scoped.as_str())
                 .collect();
+            let declared_doc = format!(
+                " A declared user exception ({}) is `Error::UserException`:",
+                declared
+                    .iter()
+                    .map(|d| format!("`{d}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
             (
-                quote!(#c::Result<::core::result::Result<#result, ::std::boxed::Box<dyn #c::UserException>>>),
+                quote!(#c::Result<#result>),
                 quote! {
-                    /// The outer error is any invocation error (an undeclared user
-                    /// exception is `Error::UnknownUserException`); the inner one a
-                    /// declared user exception.
+                    #[doc = #declared_doc]
+                    /// view it with `Error::user_exception::<E>()`. An undeclared one
+                    /// is `Error::UnknownUserException`; anything else is an
+                    /// invocation error.
                 },
                 quote! {
                     #twoway_check
@@ -252,7 +261,7 @@ impl Gen<'_> {
                                 ::core::result::Result::Err(e) => return ::core::result::Result::Err(e.into()),
                             };
                             if [#(#declared),*].iter().any(|id| ex.is_a(id)) {
-                                return ::core::result::Result::Ok(::core::result::Result::Err(ex));
+                                return ::core::result::Result::Err(#c::Error::UserException(#c::UserError::from_box(ex)));
                             }
                             return ::core::result::Result::Err(#c::Error::UnknownUserException(ex.ice_id().to_owned()));
                         }
@@ -260,7 +269,7 @@ impl Gen<'_> {
                     fn decode_reply(#proxy_param encaps: #c::Encapsulation) -> #c::Result<#result> {
                         #decode_ok
                     }
-                    decode_reply(#proxy_arg encaps).map(::core::result::Result::Ok)
+                    decode_reply(#proxy_arg encaps)
                 },
             )
         };

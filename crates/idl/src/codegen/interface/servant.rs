@@ -27,19 +27,7 @@ impl Gen<'_> {
             quote!(#v: #t)
         });
         let result = self.result_type(from, op);
-        let (ret, complex) = if op.throws.is_empty() {
-            (
-                quote!(::core::result::Result<#result, #c::DispatchError>),
-                TokenStream::new(),
-            )
-        } else {
-            (
-                quote!(::core::result::Result<::core::result::Result<#result, ::std::boxed::Box<dyn #c::UserException>>, #c::DispatchError>),
-                // The nested result keeps declared user exceptions apart from
-                // dispatch failures without a generated error type per operation.
-                quote!(#[allow(clippy::type_complexity)]),
-            )
-        };
+        let ret = quote!(::core::result::Result<#result, #c::DispatchError>);
         let many = many_args(op.in_params().count() + 2);
         let current = if op.in_params().any(|p| field_ident(&p.name) == "current") {
             format_ident!("current_")
@@ -48,7 +36,6 @@ impl Gen<'_> {
         };
         quote! {
             #doc
-            #complex
             #many
             fn #name(
                 &self,
@@ -154,30 +141,20 @@ impl Gen<'_> {
             quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.encode_reply(|enc| { #set_format #(#writes)* #pending })))
         };
         let args: Vec<Ident> = args.collect();
-        let call = quote!(<T as #tr>::#method(&*self.0, #(#args,)* &current).await?);
-        let body = if op.throws.is_empty() {
-            if outs.is_empty() {
-                quote!(#call; #reply)
-            } else {
-                quote!(let #result_pat = #call; #reply)
-            }
+        // Any user exception the servant raises is sent (status 1) in the
+        // request's encoding and the operation's format, as Ice servers do:
+        // the client decides whether its operation declares it
+        // (`UnknownUserException` if not).
+        let format = self.class_format_expr(owner, op);
+        let call = quote! {
+            <T as #tr>::#method(&*self.0, #(#args,)* &current)
+                .await
+                .map_err(|e| current.encode_user_exception(e, #format))?
+        };
+        let body = if outs.is_empty() {
+            quote!(#call; #reply)
         } else {
-            // Any user exception the servant raises is sent (status 1), as
-            // Ice servers do: the client decides whether its operation
-            // declares it (`UnknownUserException` if not).
-            quote! {
-                match #call {
-                    ::core::result::Result::Ok(#result_pat) => #reply,
-                    ::core::result::Result::Err(ex) => {
-                        ::core::result::Result::Err(#c::DispatchError::UserException(
-                            current.encode_reply(|enc| {
-                                #set_format
-                                enc.write_user_exception(&*ex)
-                            }),
-                        ))
-                    }
-                }
-            }
+            quote!(let #result_pat = #call; #reply)
         };
         let read_pending = if ins
             .iter()
