@@ -202,13 +202,13 @@ mod rich_loopback {
         assert_eq!(me.identity(), &Identity::from_name("echo"));
         assert_eq!(me.describe(0).await.unwrap().1, 10);
         let (r, back) = echo
-            .relay(&Some(me.clone()), Some(&Some(proxy.clone())))
+            .relay(&Some(me.clone()), &Some(proxy.clone()))
             .await
             .unwrap();
         assert_eq!(r.as_ref(), Some(&me));
         assert_eq!(back.as_ref(), Some(&proxy));
         r.unwrap().ice_ping().await.unwrap();
-        assert_eq!(echo.relay(&None, None).await.unwrap(), (None, None));
+        assert_eq!(echo.relay(&None, &None).await.unwrap(), (None, None));
         // A trailing byte sequence, small and large, twoway and oneway.
         for n in [0usize, 5, 100_000] {
             let data = Bytes::from((0..n).map(|i| i as u8).collect::<Vec<u8>>());

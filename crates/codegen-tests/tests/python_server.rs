@@ -156,12 +156,12 @@ async fn generated_proxy_calls_python_ice_server() {
         .string_to_proxy("other:tcp -h 127.0.0.1 -p 1")
         .unwrap();
     let (r, back) = echo
-        .relay(&Some(me.clone()), Some(&Some(other.clone())))
+        .relay(&Some(me.clone()), &Some(other.clone()))
         .await
         .unwrap();
     assert_eq!(r.as_ref(), Some(&me));
     assert_eq!(back.as_ref(), Some(&other));
-    assert_eq!(echo.relay(&None, None).await.unwrap(), (None, None));
+    assert_eq!(echo.relay(&None, &None).await.unwrap(), (None, None));
 
     // Byte sequences: small (copied into the frame) and large (sent beside
     // it, shared).

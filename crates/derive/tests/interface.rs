@@ -52,7 +52,12 @@ mod rust_first {
         async fn maybe(&self, give: bool) -> Option<String>;
         #[floe(name = "getHttp")]
         async fn get_http(&self) -> String;
-        async fn me(&self, other: Option<GreeterPrx>) -> Option<GreeterPrx>;
+        /// `other`, else `also`: an optional proxy is one `Option`.
+        async fn me(
+            &self,
+            other: Option<GreeterPrx>,
+            #[floe(tag = 5)] also: Option<GreeterPrx>,
+        ) -> Option<GreeterPrx>;
         async fn paint(
             &self,
             c: Color,
@@ -95,9 +100,10 @@ impl rust_first::Greeter for RustServant {
     async fn me(
         &self,
         other: Option<rust_first::GreeterPrx>,
+        also: Option<rust_first::GreeterPrx>,
         _: &Current,
     ) -> Reply<Option<rust_first::GreeterPrx>> {
-        Ok(other)
+        Ok(other.or(also))
     }
     async fn paint(
         &self,
@@ -149,9 +155,10 @@ impl from_slice::greet_test::Greeter for SliceServant {
     async fn me(
         &self,
         other: Option<from_slice::greet_test::GreeterPrx>,
+        also: Option<from_slice::greet_test::GreeterPrx>,
         _: &Current,
     ) -> Reply<Option<from_slice::greet_test::GreeterPrx>> {
-        Ok(other)
+        Ok(other.or(also))
     }
     async fn paint(
         &self,
@@ -214,8 +221,10 @@ async fn rust_first_proxy_calls_slice_servant_and_back() {
     assert_eq!(p.maybe(false).await.unwrap(), None);
     assert_eq!(p.get_http().await.unwrap(), "slice");
     // Proxy-typed values are live typed proxies on both sides.
-    assert_eq!(p.me(&None).await.unwrap(), None);
-    let back = p.me(&Some(p.clone())).await.unwrap().unwrap();
+    assert_eq!(p.me(&None, &None).await.unwrap(), None);
+    let also = p.me(&None, &Some(p.clone())).await.unwrap();
+    assert_eq!(also.as_ref(), Some(&p));
+    let back = p.me(&Some(p.clone()), &None).await.unwrap().unwrap();
     assert_eq!(back, p);
     assert_eq!(back.get_http().await.unwrap(), "slice");
     // Enums by value, structs by reference, as from Slice.

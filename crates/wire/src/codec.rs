@@ -231,6 +231,17 @@ impl Encoder {
             }
         }
     }
+
+    /// Writes an optional proxy or class reference (`optional(1) Hello*`)
+    /// when it is not null; `None` is not written (read back as `None`).
+    pub fn write_optional_nullable<T>(&mut self, tag: u32, value: &Option<T>)
+    where
+        Option<T>: Encode,
+    {
+        if value.is_some() {
+            self.write_optional(tag, Some(value));
+        }
+    }
 }
 
 impl Decoder {
@@ -283,6 +294,20 @@ impl Decoder {
                 self.decode_exactly(n, tag)
             }
         }
+    }
+
+    /// Reads an optional proxy or class reference (`optional(1) Hello*`):
+    /// `None` when the tag is absent or the value is null, as Ice for Python
+    /// and C++ present both to the application.
+    ///
+    /// # Errors
+    ///
+    /// As [`Decoder::read_optional_value`].
+    pub fn read_optional_nullable<T>(&mut self, tag: u32) -> Result<Option<T>>
+    where
+        Option<T>: Decode,
+    {
+        Ok(self.read_optional_value::<Option<T>>(tag)?.flatten())
     }
 
     fn decode_exactly<T: Decode>(&mut self, n: usize, tag: u32) -> Result<Option<T>> {

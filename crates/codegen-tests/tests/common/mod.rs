@@ -109,10 +109,10 @@ impl rich::Echo for Echo {
     async fn relay(
         &self,
         e: Option<rich::EchoPrx>,
-        o: Option<Option<floe::codegen::Proxy>>,
+        o: Option<floe::codegen::Proxy>,
         _: &Current,
     ) -> Result<(Option<rich::EchoPrx>, Option<floe::codegen::Proxy>), DispatchError> {
-        Ok((e, o.flatten()))
+        Ok((e, o))
     }
 }
 

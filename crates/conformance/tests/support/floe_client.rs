@@ -767,7 +767,7 @@ opt_check!(
 );
 
 async fn opt_class(c: &Ctx) -> R {
-    let (r, p3) = c.opt.op_opt_base(Some(&base("ob"))).await?;
+    let (r, p3) = c.opt.op_opt_base(&base("ob")).await?;
     if c.enc10 {
         ensure!(
             r.is_none() && p3.is_none(),
@@ -775,22 +775,20 @@ async fn opt_class(c: &Ctx) -> R {
         );
     } else {
         for (what, got) in [("returned", r), ("out", p3)] {
-            let got = got
-                .flatten()
-                .ok_or_else(|| Fail(format!("{what}: unset or null")))?;
+            let got = got.ok_or_else(|| Fail(format!("{what}: unset or null")))?;
             ensure!(
                 got.ice_id() == "::Conf::Base" && got.read().b == "ob",
                 "{what}: {got:?}"
             );
         }
     }
-    let (r, p3) = c.opt.op_opt_base(None).await?;
+    let (r, p3) = c.opt.op_opt_base(&None).await?;
     ensure!(r.is_none() && p3.is_none(), "unset: something came back");
     Ok(())
 }
 
 async fn opt_proxy(c: &Ctx) -> R {
-    let (r, p3) = c.opt.op_opt_proxy(Some(&Some(c.ops.clone()))).await?;
+    let (r, p3) = c.opt.op_opt_proxy(&Some(c.ops.clone())).await?;
     if c.enc10 {
         ensure!(
             r.is_none() && p3.is_none(),
@@ -798,13 +796,11 @@ async fn opt_proxy(c: &Ctx) -> R {
         );
     } else {
         for (what, got) in [("returned", r), ("out", p3)] {
-            let got = got
-                .flatten()
-                .ok_or_else(|| Fail(format!("{what}: unset or null")))?;
+            let got = got.ok_or_else(|| Fail(format!("{what}: unset or null")))?;
             eq(ident(got.proxy()), "ops".into(), what)?;
         }
     }
-    let (r, p3) = c.opt.op_opt_proxy(None).await?;
+    let (r, p3) = c.opt.op_opt_proxy(&None).await?;
     ensure!(r.is_none() && p3.is_none(), "unset: something came back");
     Ok(())
 }
@@ -832,7 +828,7 @@ async fn opt_class_members_set(c: &Ctx) -> R {
         seq: Some(vec![1, 2]),
         c: Some(Color::Blue),
         r: Some(record("r")),
-        obj: Some(base("o")),
+        obj: base("o"),
     };
     let got = c
         .opt
@@ -876,7 +872,7 @@ async fn opt_class_members_set(c: &Ctx) -> R {
             ),
             "members",
         )?;
-        let obj = g.obj.clone().flatten();
+        let obj = g.obj.clone();
         ensure!(
             obj.as_ref()
                 .is_some_and(|o| o.ice_id() == "::Conf::Base" && o.read().b == "o"),

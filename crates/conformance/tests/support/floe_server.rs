@@ -178,8 +178,21 @@ impl Optionals for OptionalsI {
         op_opt_record_seq: Vec<Record>,
         op_opt_short_int_dict: BTreeMap<i16, i32>,
         op_opt_string_record_dict: BTreeMap<String, Record>,
-        op_opt_base: Shared<Base>,
-        op_opt_proxy: Option<OperationsPrx>,
+    }
+    // Optional proxies and class references are one `Option`.
+    async fn op_opt_base(
+        &self,
+        p1: Shared<Base>,
+        _: &Current,
+    ) -> Res<(Shared<Base>, Shared<Base>)> {
+        Ok((p1.clone(), p1))
+    }
+    async fn op_opt_proxy(
+        &self,
+        p1: Option<OperationsPrx>,
+        _: &Current,
+    ) -> Res<(Option<OperationsPrx>, Option<OperationsPrx>)> {
+        Ok((p1.clone(), p1))
     }
     async fn op_mixed(
         &self,

@@ -318,6 +318,9 @@ impl Builder<'_> {
         match tag {
             None => Some((self.map_type(ty)?, None)),
             Some((tag, span)) => match option_inner(ty) {
+                // An optional proxy or class reference is the same `Option`
+                // as a required one: `None` is both "not set" and "null".
+                Some(inner) if is_reference(inner) => Some((self.map_type(ty)?, Some(tag))),
                 Some(inner) => Some((self.map_type(inner)?, Some(tag))),
                 None => {
                     self.cx
@@ -327,6 +330,22 @@ impl Builder<'_> {
             },
         }
     }
+}
+
+/// Whether `ty` names what `Option<ty>` makes a proxy or a class
+/// reference: `XPrx`, `ObjectPrx`, `Proxy`, `ProxyData`, `ClassRef<T>` or
+/// `ValuePtr`.
+fn is_reference(ty: &syn::Type) -> bool {
+    let syn::Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    let name = last.ident.to_string();
+    name.ends_with("Prx")
+        || matches!(
+            name.as_str(),
+            "Proxy" | "ProxyData" | "ClassRef" | "ValuePtr"
+        )
 }
 
 /// `T` of `Option<T>`.

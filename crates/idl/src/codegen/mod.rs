@@ -447,7 +447,52 @@ impl Gen<'_> {
         }
     }
 
-    /// The member's Rust type: `Option<T>` when optional.
+    /// Whether values of `ty` are already an `Option` (proxies and class
+    /// references, which can be null): an optional one is that same
+    /// `Option`, `None` standing for both "not set" and "null".
+    pub(crate) fn is_nullable(&self, ty: Type) -> bool {
+        match ty {
+            Type::Object | Type::Value | Type::LocalObject | Type::ObjectProxy | Type::Proxy(_) => {
+                true
+            }
+            Type::Named(id) => {
+                let def = self.model.def(id);
+                well_known(&def.scoped).is_none()
+                    && matches!(def.kind, DefKind::Class(_) | DefKind::Interface(_))
+            }
+            _ => false,
+        }
+    }
+
+    /// The expression reading optional value `ty` with `tag` from `dec`.
+    pub(crate) fn read_optional(&self, ty: Type, tag: u32) -> TokenStream {
+        let tag = proc_macro2::Literal::u32_unsuffixed(tag);
+        if self.is_nullable(ty) {
+            quote!(dec.read_optional_nullable(#tag)?)
+        } else {
+            quote!(dec.read_optional_value(#tag)?)
+        }
+    }
+
+    /// The statement writing optional value `ty` with `tag` to `enc`, from
+    /// `value`, a place holding the owned value (an `Option<T>`).
+    pub(crate) fn write_optional(
+        &self,
+        enc: TokenStream,
+        ty: Type,
+        tag: u32,
+        value: TokenStream,
+    ) -> TokenStream {
+        let tag = proc_macro2::Literal::u32_unsuffixed(tag);
+        if self.is_nullable(ty) {
+            quote!(#enc.write_optional_nullable(#tag, &#value);)
+        } else {
+            quote!(#enc.write_optional(#tag, #value.as_ref());)
+        }
+    }
+
+    /// The member's Rust type: `Option<T>` when optional (`T` itself when
+    /// it is already an `Option`: proxies and class references).
     pub(crate) fn member_type(&self, from: Option<ModuleId>, m: &DataMember) -> TokenStream {
         let t = if self.is_compact_string(m) {
             let c = codegen_path();
@@ -455,7 +500,7 @@ impl Gen<'_> {
         } else {
             self.rust_type(from, m.ty)
         };
-        if m.tag.is_some() {
+        if m.tag.is_some() && !self.is_nullable(m.ty) {
             quote!(::core::option::Option<#t>)
         } else {
             t
@@ -503,10 +548,7 @@ impl Gen<'_> {
             let f = ident::field_ident(&m.name);
             out.extend(match m.tag {
                 None => quote!(enc.write(&#this.#f);),
-                Some(tag) => {
-                    let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
-                    quote!(enc.write_optional(#tag, #this.#f.as_ref());)
-                }
+                Some(tag) => self.write_optional(quote!(enc), m.ty, tag as u32, quote!(#this.#f)),
             });
         }
         out
@@ -520,8 +562,8 @@ impl Gen<'_> {
             out.extend(match m.tag {
                 None => quote!(#this.#f = dec.read()?;),
                 Some(tag) => {
-                    let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
-                    quote!(#this.#f = dec.read_optional_value(#tag)?;)
+                    let read = self.read_optional(m.ty, tag as u32);
+                    quote!(#this.#f = #read;)
                 }
             });
         }

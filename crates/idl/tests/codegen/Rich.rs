@@ -1139,7 +1139,7 @@ pub mod rich {
         pub async fn relay(
             &self,
             e: &::core::option::Option<EchoPrx>,
-            o: ::core::option::Option<&::core::option::Option<::floe::codegen::Proxy>>,
+            o: &::core::option::Option<::floe::codegen::Proxy>,
         ) -> ::floe::codegen::Result<
             (
                 ::core::option::Option<EchoPrx>,
@@ -1156,7 +1156,7 @@ pub mod rich {
         pub async fn relay_with_context(
             &self,
             e: &::core::option::Option<EchoPrx>,
-            o: ::core::option::Option<&::core::option::Option<::floe::codegen::Proxy>>,
+            o: &::core::option::Option<::floe::codegen::Proxy>,
             context: &::floe::codegen::Context,
         ) -> ::floe::codegen::Result<
             (
@@ -1169,7 +1169,7 @@ pub mod rich {
         async fn invoke_relay_(
             &self,
             e: &::core::option::Option<EchoPrx>,
-            o: ::core::option::Option<&::core::option::Option<::floe::codegen::Proxy>>,
+            o: &::core::option::Option<::floe::codegen::Proxy>,
             context_: ::core::option::Option<&::floe::codegen::Context>,
         ) -> ::floe::codegen::Result<
             (
@@ -1184,7 +1184,7 @@ pub mod rich {
                 .0
                 .encode_params(|enc_| {
                     enc_.write(e);
-                    enc_.write_optional(1, o);
+                    enc_.write_optional_nullable(1, o);
                 });
             let encaps = self
                 .0
@@ -1521,7 +1521,7 @@ pub mod rich {
         fn relay(
             &self,
             e: ::core::option::Option<EchoPrx>,
-            o: ::core::option::Option<::core::option::Option<::floe::codegen::Proxy>>,
+            o: ::core::option::Option<::floe::codegen::Proxy>,
             current: &::floe::codegen::Current,
         ) -> impl ::core::future::Future<
             Output = ::core::result::Result<
@@ -1869,7 +1869,7 @@ pub mod rich {
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = current.params_decoder(params)?;
                         let e_ = dec.read()?;
-                        let o_ = dec.read_optional_value(1)?;
+                        let o_ = dec.read_optional_nullable(1)?;
                         dec.finish_encapsulation()?;
                         let (ret, out_back) = <T as Echo>::relay(
                                 &*self.0,
@@ -2027,9 +2027,7 @@ pub mod rich {
     #[derive(Clone, Debug, Default, PartialEq)]
     pub struct Container {
         /// Slice member `opt`.
-        pub opt: ::core::option::Option<
-            ::core::option::Option<::floe::codegen::ClassRef<Shape>>,
-        >,
+        pub opt: ::core::option::Option<::floe::codegen::ClassRef<Shape>>,
         /// Slice member `shapes`.
         pub shapes: ::std::vec::Vec<
             ::core::option::Option<::floe::codegen::ClassRef<Shape>>,
@@ -2046,7 +2044,7 @@ pub mod rich {
         /// Slice member `echo`.
         pub echo: ::core::option::Option<EchoPrx>,
         /// Slice member `maybeEcho`.
-        pub maybe_echo: ::core::option::Option<::core::option::Option<EchoPrx>>,
+        pub maybe_echo: ::core::option::Option<EchoPrx>,
         /// Slice member `fwd`.
         pub fwd: ::core::option::Option<::floe::codegen::ClassRef<Forward>>,
     }
@@ -2072,8 +2070,8 @@ pub mod rich {
             enc.write(&self.obj);
             enc.write(&self.echo);
             enc.write(&self.fwd);
-            enc.write_optional(1, self.opt.as_ref());
-            enc.write_optional(2, self.maybe_echo.as_ref());
+            enc.write_optional_nullable(1, &self.opt);
+            enc.write_optional_nullable(2, &self.maybe_echo);
             enc.end_slice();
         }
         fn read_slices(
@@ -2087,8 +2085,8 @@ pub mod rich {
             self.obj = dec.read()?;
             self.echo = dec.read()?;
             self.fwd = dec.read()?;
-            self.opt = dec.read_optional_value(1)?;
-            self.maybe_echo = dec.read_optional_value(2)?;
+            self.opt = dec.read_optional_nullable(1)?;
+            self.maybe_echo = dec.read_optional_nullable(2)?;
             dec.end_slice()
         }
     }
@@ -2753,7 +2751,7 @@ pub mod rich {
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = current.params_decoder(params)?;
                         let e_ = dec.read()?;
-                        let o_ = dec.read_optional_value(1)?;
+                        let o_ = dec.read_optional_nullable(1)?;
                         dec.finish_encapsulation()?;
                         let (ret, out_back) = <T as Echo>::relay(
                                 &*self.0,

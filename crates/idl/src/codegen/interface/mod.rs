@@ -327,7 +327,7 @@ impl Gen<'_> {
     /// The owned type of a value (`Option<T>` when optional).
     fn owned(&self, from: Option<ModuleId>, s: &Slot) -> TokenStream {
         let t = self.rust_type(from, s.ty);
-        if s.tag.is_some() {
+        if s.tag.is_some() && !self.is_nullable(s.ty) {
             quote!(::core::option::Option<#t>)
         } else {
             t
@@ -367,7 +367,7 @@ impl Gen<'_> {
                 quote!(&#t)
             }
         };
-        if s.tag.is_some() {
+        if s.tag.is_some() && !self.is_nullable(s.ty) {
             (quote!(::core::option::Option<#t>), by_value)
         } else {
             (t, by_value)

@@ -73,6 +73,11 @@ impl Gen<'_> {
                 match s.tag {
                     None if by_value => quote!(enc_.write(&#v);),
                     None => quote!(enc_.write(#v);),
+                    Some(tag) if self.is_nullable(s.ty) => {
+                        // Taken as `&Option<T>`, as a required proxy.
+                        let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
+                        quote!(enc_.write_optional_nullable(#tag, #v);)
+                    }
                     Some(tag) => {
                         let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
                         if by_value {
@@ -150,8 +155,8 @@ impl Gen<'_> {
             match s.tag {
                 None => quote!(let #v = dec.read()?;),
                 Some(tag) => {
-                    let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
-                    quote!(let #v = dec.read_optional_value(#tag)?;)
+                    let read = self.read_optional(s.ty, tag as u32);
+                    quote!(let #v = #read;)
                 }
             }
         });

@@ -71,8 +71,8 @@ impl Gen<'_> {
             match s.tag {
                 None => quote!(let #v = dec.read()?;),
                 Some(tag) => {
-                    let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
-                    quote!(let #v = dec.read_optional_value(#tag)?;)
+                    let read = self.read_optional(s.ty, tag as u32);
+                    quote!(let #v = #read;)
                 }
             }
         });
@@ -94,10 +94,7 @@ impl Gen<'_> {
             let v = &s.var;
             match s.tag {
                 None => quote!(enc.write(&#v);),
-                Some(tag) => {
-                    let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
-                    quote!(enc.write_optional(#tag, #v.as_ref());)
-                }
+                Some(tag) => self.write_optional(quote!(enc), s.ty, tag as u32, quote!(#v)),
             }
         };
         // A trailing `sequence<byte>` result goes beside the reply head,
