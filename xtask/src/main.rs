@@ -1,8 +1,9 @@
 //! Project tasks, run as `cargo xtask <task>` (an alias in `.cargo/config.toml`).
 //!
 //! - `test`: installs the real Ice peers the interop tests need (only what is
-//!   missing), then runs `cargo fmt --check`, `cargo clippy -D warnings` and
-//!   `cargo test` over the whole workspace. This is what CI runs.
+//!   missing), then runs `cargo fmt --check`, `cargo clippy -D warnings`,
+//!   `cargo doc` with `RUSTDOCFLAGS=-D warnings` and `cargo test` over the
+//!   whole workspace. This is what CI runs.
 //! - `compare`: floe vs Ice for C++ vs a raw TCP socket, same run (see
 //!   [`compare`]), and floe-storm vs IceStorm fan-in with floe's and Ice for
 //!   C++'s clients; writes `target/compare.json` and `docs/performance.md`.
@@ -26,7 +27,8 @@ usage: cargo xtask <task>
 
 tasks:
   test   install missing Ice peers (Debian packages; npm/Maven optional),
-         then cargo fmt --check, cargo clippy -D warnings, cargo test --workspace
+         then cargo fmt --check, cargo clippy -D warnings, cargo doc (-D warnings),
+         cargo test --workspace
   compare [--quick] [--rounds N] [--workloads W,...] [--impls I,...]
          floe vs Ice C++ 3.7 vs raw TCP on loopback, medians of alternating
          rounds; writes target/compare.json and docs/performance.md

@@ -1,5 +1,6 @@
-//! `cargo xtask test`: install missing peers, then format check, clippy and
-//! the whole test suite (dev profile only, to fit a 2-core CI).
+//! `cargo xtask test`: install missing peers, then format check, clippy,
+//! rustdoc with warnings denied, and the whole test suite (dev profile only,
+//! to fit a 2-core CI).
 
 use crate::{cargo, install, run_checked, DynError};
 
@@ -8,8 +9,8 @@ use crate::{cargo, install, run_checked, DynError};
 /// nothing is compiled twice.
 const CLI_FEATURES: &str = "floe-idl/cli";
 
-/// Runs every step; all three checks run even if an earlier one failed, and
-/// the task fails if any did.
+/// Runs every step; all checks run even if an earlier one failed, and the
+/// task fails if any did.
 pub fn run() -> Result<(), DynError> {
     if std::env::var_os("FLOE_NO_INTEROP").is_some_and(|v| v == "1") {
         println!("xtask: FLOE_NO_INTEROP=1, not installing Ice peers");
@@ -19,7 +20,7 @@ pub fn run() -> Result<(), DynError> {
         install::maven_ice();
     }
 
-    let steps: [(&str, &[&str]); 3] = [
+    let steps: [(&str, &[&str]); 4] = [
         ("fmt", &["fmt", "--all", "--", "--check"]),
         (
             "clippy",
@@ -34,17 +35,32 @@ pub fn run() -> Result<(), DynError> {
                 "warnings",
             ],
         ),
+        (
+            "doc",
+            &[
+                "doc",
+                "--workspace",
+                "--no-deps",
+                "--features",
+                CLI_FEATURES,
+            ],
+        ),
         ("test", &["test", "--workspace", "--features", CLI_FEATURES]),
     ];
     let mut failed = Vec::new();
     for (name, args) in steps {
-        if let Err(e) = run_checked(cargo().args(args)) {
+        let mut cmd = cargo();
+        cmd.args(args);
+        if name == "doc" {
+            cmd.env("RUSTDOCFLAGS", "-D warnings");
+        }
+        if let Err(e) = run_checked(&mut cmd) {
             eprintln!("xtask: {e}");
             failed.push(name);
         }
     }
     if failed.is_empty() {
-        println!("xtask: fmt, clippy and tests passed");
+        println!("xtask: fmt, clippy, doc and tests passed");
         Ok(())
     } else {
         Err(format!("failed steps: {}", failed.join(", ")).into())

@@ -1,13 +1,13 @@
 //! floe-derive: Rust-first Ice definitions.
 //!
 //! The macros read a Rust item, build the floe-idl model with it (syn →
-//! model, [`ast`]), check it ([`valid`]) and call the same code generator
-//! as `slice2rs` ([`expand`]), so a Rust-first type or interface is
+//! model, `ast`), check it (`valid`) and call the same code generator
+//! as `slice2rs` (`expand`), so a Rust-first type or interface is
 //! wire-identical to the equivalent Slice definition by construction. On
-//! error they emit the spanned diagnostics and stubs ([`fallback`]).
+//! error they emit the spanned diagnostics and stubs (`fallback`).
 //! Use them through the `floe` crate: `floe::interface`, `floe::Struct`,
 //! `floe::Enum`, `floe::Exception`, `floe::Class`, and `floe::slice!`, which
-//! compiles a `.ice` file at expansion time ([`slice_macro`]).
+//! compiles a `.ice` file at expansion time (`slice_macro`).
 #![warn(missing_docs)]
 
 use proc_macro::TokenStream;

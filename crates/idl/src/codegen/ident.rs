@@ -50,13 +50,40 @@ pub fn const_ident(name: &str) -> Ident {
 /// `#[doc = "..."]` attributes, one per line, for a doc text.
 pub fn doc_attrs(text: &str) -> TokenStream {
     let mut out = TokenStream::new();
+    let mut fenced = false;
     for line in text.trim().lines() {
         let line = if line.is_empty() {
             String::new()
-        } else {
+        } else if line.trim_start().starts_with("```") {
+            fenced = !fenced;
             format!(" {}", line.trim_end())
+        } else if fenced {
+            format!(" {}", line.trim_end())
+        } else {
+            format!(" {}", escape_html(line.trim_end()))
         };
         out.extend(quote!(#[doc = #line]));
+    }
+    out
+}
+
+/// `<` and `>` outside code spans escaped, so that a Slice comment such as
+/// `"<name>:<id>"` is text in rustdoc, not an unclosed HTML tag.
+fn escape_html(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut in_code = false;
+    for c in line.chars() {
+        match c {
+            '`' => {
+                in_code = !in_code;
+                out.push(c);
+            }
+            '<' | '>' if !in_code => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
     }
     out
 }
@@ -64,6 +91,13 @@ pub fn doc_attrs(text: &str) -> TokenStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn doc_text_is_not_html() {
+        let doc = doc_attrs("Describes k: \"<k>:<extra>\" as `Option<T>`.").to_string();
+        assert!(doc.contains(r#"\\<k\\>:\\<extra\\>"#), "{doc}");
+        assert!(doc.contains("`Option<T>`"), "{doc}");
+    }
 
     #[test]
     fn names() {
