@@ -95,7 +95,7 @@
 //! communicator.destroy().await;
 //! # Ok(()) }
 //! ```
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod codegen;
 mod proxy_arg;

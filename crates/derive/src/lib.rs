@@ -8,7 +8,7 @@
 //! Use them through the `floe` crate: `floe::interface`, `floe::Struct`,
 //! `floe::Enum`, `floe::Exception`, `floe::Class`, and `floe::slice!`, which
 //! compiles a `.ice` file at expansion time (`slice_macro`).
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 use proc_macro::TokenStream;
 use syn::parse_macro_input;

@@ -19,7 +19,7 @@
 //!     Err(fail) => eprint!("{}", fail.rendered()),
 //! }
 //! ```
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod ast;
 pub mod builder;

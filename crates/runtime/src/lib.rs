@@ -62,7 +62,7 @@
 //! communicator.destroy().await;
 //! # Ok(()) }
 //! ```
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod communicator;
 pub mod connection;

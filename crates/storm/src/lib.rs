@@ -26,7 +26,7 @@
 //! - [`admin`]: `floe-storm admin`, an `icestormadmin` work-alike.
 //! - [`server`]: the broker on floe-runtime (adapters, servants, proxy sinks);
 //!   `src/bin/floe-storm.rs` is a thin command line around [`server::run`].
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod admin;
 pub mod admission;

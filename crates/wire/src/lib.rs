@@ -29,7 +29,7 @@
 //!   justifies.
 //!
 //! Section numbers (§) refer to `shared/reference/ice-protocol.md`.
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod base64;
 pub mod class;
