@@ -31,11 +31,19 @@ impl tour::Hello for HelloI {
         Ok(format!("Hello, {name}!"))
     }
 
-    async fn divide(&self, a: i32, b: i32, _: &Current) -> Result<(i32, i32), DispatchError> {
+    async fn divide(
+        &self,
+        a: i32,
+        b: i32,
+        _: &Current,
+    ) -> Result<tour::HelloDivideResult, DispatchError> {
         if b == 0 {
             return Err(DispatchError::unknown("division by zero"));
         }
-        Ok((a / b, a % b))
+        Ok(tour::HelloDivideResult {
+            return_value: a / b,
+            remainder: a % b,
+        })
     }
 
     async fn describe(
@@ -124,7 +132,10 @@ async fn greet_or_wait(hello: &HelloPrx, name: &str) -> Result<String, Error> {
 // Task 5: out-parameters. Task 6: optionals.
 
 async fn outs_and_optionals(hello: &HelloPrx) -> Result<(), Error> {
-    let (quotient, remainder) = hello.divide(17, 5).await?;
+    let division = hello.divide(17, 5).await?;
+    assert_eq!((division.return_value, division.remainder), (3, 2));
+    // Or as a tuple: the return value, then the out-parameters in order.
+    let (quotient, remainder) = hello.divide(17, 5).await?.into();
     assert_eq!((quotient, remainder), (3, 2));
 
     let described: Option<String> = hello.describe(Some(2)).await?;
@@ -194,7 +205,7 @@ async fn in_flight(hello: &HelloPrx) -> Result<(), Error> {
     // Or in the background, like a callback.
     let h = hello.clone();
     let task = tokio::spawn(async move { h.divide(7, 2).await });
-    let (q, r) = task.await.expect("the task ran")?;
+    let (q, r) = task.await.expect("the task ran")?.into();
     assert_eq!((q, r), (3, 1));
     Ok(())
 }

@@ -183,11 +183,19 @@ mod rich_loopback {
             .is_err());
         assert_eq!(
             echo.describe(0).await.unwrap(),
-            ("zero".to_owned(), 10, None)
+            rich::EchoDescribeResult {
+                return_value: "zero".to_owned(),
+                code: 10,
+                extra: None
+            }
         );
         assert_eq!(
             sub.describe(1).await.unwrap(),
-            ("one".to_owned(), 11, Some("extra".to_owned()))
+            rich::EchoDescribeResult {
+                return_value: "one".to_owned(),
+                code: 11,
+                extra: Some("extra".to_owned())
+            }
         );
         let ex = echo.describe(2).await.unwrap_err();
         assert_eq!(ex.ice_name(), "::Rich::DerivedError");
@@ -200,15 +208,17 @@ mod rich_loopback {
         // Proxies decode as live typed proxies, both ways.
         let me = echo.self_().await.unwrap().unwrap();
         assert_eq!(me.identity(), &Identity::from_name("echo"));
-        assert_eq!(me.describe(0).await.unwrap().1, 10);
+        assert_eq!(me.describe(0).await.unwrap().code, 10);
         let (r, back) = echo
             .relay(&Some(me.clone()), &Some(proxy.clone()))
             .await
-            .unwrap();
+            .unwrap()
+            .into();
         assert_eq!(r.as_ref(), Some(&me));
         assert_eq!(back.as_ref(), Some(&proxy));
         r.unwrap().ice_ping().await.unwrap();
-        assert_eq!(echo.relay(&None, &None).await.unwrap(), (None, None));
+        let nothing = echo.relay(&None, &None).await.unwrap();
+        assert_eq!((nothing.return_value, nothing.back), (None, None));
         // A trailing byte sequence, small and large, twoway and oneway.
         for n in [0usize, 5, 100_000] {
             let data = Bytes::from((0..n).map(|i| i as u8).collect::<Vec<u8>>());

@@ -123,11 +123,19 @@ async fn generated_proxy_calls_python_ice_server() {
     // Out-parameters and an optional out-parameter (mode 1, checked by the servant).
     assert_eq!(
         echo.describe(0).await.unwrap(),
-        ("zero".to_owned(), 10, None)
+        rich::EchoDescribeResult {
+            return_value: "zero".to_owned(),
+            code: 10,
+            extra: None
+        }
     );
     assert_eq!(
         echo.describe(1).await.unwrap(),
-        ("one".to_owned(), 11, Some("extra".to_owned()))
+        rich::EchoDescribeResult {
+            return_value: "one".to_owned(),
+            code: 11,
+            extra: Some("extra".to_owned())
+        }
     );
     // A declared exception's subclass, decoded from Python's bytes.
     let ex = echo.describe(2).await.unwrap_err();
@@ -151,17 +159,19 @@ async fn generated_proxy_calls_python_ice_server() {
     // A proxy result is a live typed proxy of this communicator.
     let me = echo.self_().await.unwrap().expect("a proxy");
     assert_eq!(me.identity(), &floe::Identity::from_name("echo"));
-    assert_eq!(me.describe(0).await.unwrap().1, 10);
+    assert_eq!(me.describe(0).await.unwrap().code, 10);
     let other = communicator
         .string_to_proxy("other:tcp -h 127.0.0.1 -p 1")
         .unwrap();
     let (r, back) = echo
         .relay(&Some(me.clone()), &Some(other.clone()))
         .await
-        .unwrap();
+        .unwrap()
+        .into();
     assert_eq!(r.as_ref(), Some(&me));
     assert_eq!(back.as_ref(), Some(&other));
-    assert_eq!(echo.relay(&None, &None).await.unwrap(), (None, None));
+    let nothing = echo.relay(&None, &None).await.unwrap();
+    assert_eq!((nothing.return_value, nothing.back), (None, None));
 
     // Byte sequences: small (copied into the frame) and large (sent beside
     // it, shared).

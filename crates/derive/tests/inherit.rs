@@ -134,7 +134,7 @@ impl st::Derived for SliceServant {
     async fn both(&self, s: String, _: &Current) -> Reply<String> {
         Ok(format!("{s}-{s}"))
     }
-    async fn split(&self, s: String, _: &Current) -> Reply<(i32, String)> {
+    async fn split(&self, s: String, _: &Current) -> Reply<st::DerivedSplitResult> {
         if s.is_empty() {
             return Err(st::MidErr {
                 base: st::BaseErr {
@@ -145,10 +145,10 @@ impl st::Derived for SliceServant {
             }
             .into());
         }
-        Ok((s.len() as i32, s.to_uppercase()))
+        Ok((s.len() as i32, s.to_uppercase()).into())
     }
-    async fn pair(&self, a: i32, _: &Current) -> Reply<(i32, String)> {
-        Ok((a * 2, a.to_string()))
+    async fn pair(&self, a: i32, _: &Current) -> Reply<st::DerivedPairResult> {
+        Ok((a * 2, a.to_string()).into())
     }
 }
 
@@ -218,7 +218,9 @@ async fn derived_interfaces_interoperate_with_slice() {
     assert_eq!(q.total(&pts).await.unwrap(), 5);
     q.poke(Some(3)).await.unwrap();
     assert_eq!(q.both("b").await.unwrap(), "bb");
-    assert_eq!(q.split("xyz").await.unwrap(), (3, "XYZ".to_owned()));
+    // Slice-generated: the outputs are named.
+    let split = q.split("xyz").await.unwrap();
+    assert_eq!((split.return_value, split.out1), (3, "XYZ".to_owned()));
     // The Slice client knows `MidErr`: the whole derived exception.
     let err = q.split("").await.unwrap_err();
     let mid = err.user_exception::<st::MidErr>().expect("a MidErr");
@@ -227,7 +229,10 @@ async fn derived_interfaces_interoperate_with_slice() {
         ("empty", 7, Some("n"))
     );
     assert!(err.user_exception::<st::BaseErr>().is_some());
-    assert_eq!(q.pair(5).await.unwrap(), (10, "5".to_owned()));
+    assert_eq!(
+        <(i32, String)>::from(q.pair(5).await.unwrap()),
+        (10, "5".to_owned())
+    );
     let mut ids = to_rust.ice_ids().await.unwrap();
     ids.push(String::new());
     assert_eq!(ids, IDS);

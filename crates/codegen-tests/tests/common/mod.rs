@@ -63,11 +63,15 @@ impl rich::Echo for Echo {
         &self,
         delay: i32,
         current: &Current,
-    ) -> Result<(String, i32, Option<String>), DispatchError> {
+    ) -> Result<rich::EchoDescribeResult, DispatchError> {
         assert_eq!(current.mode, OperationMode::Nonmutating);
         match delay {
-            0 => Ok(("zero".into(), 10, None)),
-            1 => Ok(("one".into(), 11, Some("extra".into()))),
+            0 => Ok(("zero".into(), 10, None).into()),
+            1 => Ok(rich::EchoDescribeResult {
+                return_value: "one".into(),
+                code: 11,
+                extra: Some("extra".into()),
+            }),
             2 => Err(rich::DerivedError {
                 base: rich::BaseError {
                     reason: "derived".into(),
@@ -111,8 +115,8 @@ impl rich::Echo for Echo {
         e: Option<rich::EchoPrx>,
         o: Option<floe::codegen::Proxy>,
         _: &Current,
-    ) -> Result<(Option<rich::EchoPrx>, Option<floe::codegen::Proxy>), DispatchError> {
-        Ok((e, o))
+    ) -> Result<rich::EchoRelayResult, DispatchError> {
+        Ok((e, o).into())
     }
 }
 

@@ -287,21 +287,25 @@ async fn ops_checked_cast(c: &Ctx) -> R {
 
 async fn ops_byte(c: &Ctx) -> R {
     eq(
-        c.ops.op_byte(0xff, 0x0f).await?,
+        c.ops.op_byte(0xff, 0x0f).await?.into(),
         (0xff, 0x0f),
         "opByte(255, 15)",
     )?;
-    eq(c.ops.op_byte(0, 0x80).await?, (0, 0x80), "opByte(0, 128)")
+    eq(
+        c.ops.op_byte(0, 0x80).await?.into(),
+        (0, 0x80),
+        "opByte(0, 128)",
+    )
 }
 
 async fn ops_bool(c: &Ctx) -> R {
     eq(
-        c.ops.op_bool(true, false).await?,
+        c.ops.op_bool(true, false).await?.into(),
         (true, false),
         "opBool(true, false)",
     )?;
     eq(
-        c.ops.op_bool(false, true).await?,
+        c.ops.op_bool(false, true).await?.into(),
         (false, true),
         "opBool(false, true)",
     )
@@ -311,14 +315,16 @@ async fn ops_short_int_long(c: &Ctx) -> R {
     eq(
         c.ops
             .op_short_int_long(i16::MIN, i32::MAX, i64::MIN)
-            .await?,
+            .await?
+            .into(),
         (i64::MIN, i16::MIN, i32::MAX, i64::MIN),
         "minima/maxima",
     )?;
     eq(
         c.ops
             .op_short_int_long(i16::MAX, i32::MIN, i64::MAX)
-            .await?,
+            .await?
+            .into(),
         (i64::MAX, i16::MAX, i32::MIN, i64::MAX),
         "maxima/minima",
     )
@@ -326,25 +332,25 @@ async fn ops_short_int_long(c: &Ctx) -> R {
 
 async fn ops_float_double(c: &Ctx) -> R {
     eq(
-        c.ops.op_float_double(3.5, -1e300).await?,
+        c.ops.op_float_double(3.5, -1e300).await?.into(),
         (-1e300, 3.5, -1e300),
         "opFloatDouble(3.5, -1e300)",
     )?;
     eq(
-        c.ops.op_float_double(f32::MAX, 5e-324).await?,
+        c.ops.op_float_double(f32::MAX, 5e-324).await?.into(),
         (5e-324, f32::MAX, 5e-324),
         "extremes",
     )
 }
 
 async fn ops_float_special(c: &Ctx) -> R {
-    let (r, p3, p4) = c.ops.op_float_double(f32::INFINITY, f64::NAN).await?;
+    let (r, p3, p4) = c.ops.op_float_double(f32::INFINITY, f64::NAN).await?.into();
     ensure!(
         r.is_nan() && p4.is_nan() && p3 == f32::INFINITY,
         "inf/nan: {:?}",
         (r, p3, p4)
     );
-    let (r, p3, p4) = c.ops.op_float_double(-0.0, f64::NEG_INFINITY).await?;
+    let (r, p3, p4) = c.ops.op_float_double(-0.0, f64::NEG_INFINITY).await?.into();
     ensure!(
         r == f64::NEG_INFINITY && p3 == 0.0 && p3.is_sign_negative(),
         "-0/-inf: {:?}",
@@ -356,17 +362,17 @@ async fn ops_float_special(c: &Ctx) -> R {
 async fn ops_string(c: &Ctx) -> R {
     let (a, b) = ("h\u{e9}llo ", "w\u{f6}rld \u{20ac}\u{1F600}");
     eq(
-        c.ops.op_string(a, b).await?,
+        c.ops.op_string(a, b).await?.into(),
         (format!("{a}{b}"), format!("{b}{a}")),
         "unicode",
     )?;
     eq(
-        c.ops.op_string("", "").await?,
+        c.ops.op_string("", "").await?.into(),
         (String::new(), String::new()),
         "empty",
     )?;
     eq(
-        c.ops.op_string("a\0b", "c").await?,
+        c.ops.op_string("a\0b", "c").await?.into(),
         ("a\0bc".into(), "ca\0b".into()),
         "embedded NUL",
     )
@@ -374,7 +380,7 @@ async fn ops_string(c: &Ctx) -> R {
 
 async fn ops_string_long(c: &Ctx) -> R {
     let s = "x".repeat(100_000);
-    let (r, p3) = c.ops.op_string(&s, "y").await?;
+    let (r, p3) = c.ops.op_string(&s, "y").await?.into();
     ensure!(
         r == format!("{s}y") && p3 == format!("y{s}"),
         "100000 characters"
@@ -384,12 +390,12 @@ async fn ops_string_long(c: &Ctx) -> R {
 
 async fn ops_enum(c: &Ctx) -> R {
     eq(
-        c.ops.op_enum(Color::Blue, Level::High).await?,
+        c.ops.op_enum(Color::Blue, Level::High).await?.into(),
         (Color::Blue, Level::High),
         "Blue, High",
     )?;
     eq(
-        c.ops.op_enum(Color::Red, Level::Low).await?,
+        c.ops.op_enum(Color::Red, Level::Low).await?.into(),
         (Color::Red, Level::Low),
         "Red, Low",
     )
@@ -398,7 +404,7 @@ async fn ops_enum(c: &Ctx) -> R {
 async fn ops_struct(c: &Ctx) -> R {
     let p = Point { x: 1, y: -2 };
     eq(
-        c.ops.op_struct(&p, &record("r")).await?,
+        c.ops.op_struct(&p, &record("r")).await?.into(),
         (p.clone(), record("r")),
         "opStruct",
     )
@@ -422,7 +428,11 @@ fn nested() -> Nested {
 
 async fn ops_nested(c: &Ctx) -> R {
     let n = nested();
-    eq(c.ops.op_nested(&n).await?, (n.clone(), n), "opNested")
+    eq(
+        c.ops.op_nested(&n).await?.into(),
+        (n.clone(), n),
+        "opNested",
+    )
 }
 
 async fn ops_defaults(c: &Ctx) -> R {
@@ -461,11 +471,11 @@ macro_rules! seq_check {
     ($name:ident, $op:ident, $value:expr, $empty:expr) => {
         async fn $name(c: &Ctx) -> R {
             let value = $value;
-            let (r, p2) = c.ops.$op(&value).await?;
+            let (r, p2) = c.ops.$op(&value).await?.into();
             let want: Vec<_> = value.iter().rev().cloned().collect();
             eq((r, p2), (want, value.clone()), stringify!($op))?;
             if $empty {
-                let (r, p2) = c.ops.$op(&[]).await?;
+                let (r, p2) = c.ops.$op(&[]).await?.into();
                 ensure!(r.is_empty() && p2.is_empty(), "{}(empty)", stringify!($op));
             }
             Ok(())
@@ -539,10 +549,10 @@ seq_check!(
 
 async fn ops_byte_seq(c: &Ctx) -> R {
     let value: Vec<u8> = (0..4).flat_map(|_| 0..=255u8).collect();
-    let (r, p2) = c.ops.op_byte_seq(value.clone()).await?;
+    let (r, p2) = c.ops.op_byte_seq(value.clone()).await?.into();
     let want: Vec<u8> = value.iter().rev().copied().collect();
     eq((&r[..], &p2[..]), (&want[..], &value[..]), "opByteSeq")?;
-    let (r, p2) = c.ops.op_byte_seq(Vec::new()).await?;
+    let (r, p2) = c.ops.op_byte_seq(Vec::new()).await?.into();
     ensure!(r.is_empty() && p2.is_empty(), "opByteSeq(empty)");
     Ok(())
 }
@@ -554,11 +564,11 @@ macro_rules! dict_check {
             let mut want = p1.clone();
             want.extend(p2.clone());
             eq(
-                c.ops.$op(&p1, &p2).await?,
+                c.ops.$op(&p1, &p2).await?.into(),
                 (want, p1.clone()),
                 stringify!($op),
             )?;
-            let (r, p3) = c.ops.$op(&BTreeMap::new(), &BTreeMap::new()).await?;
+            let (r, p3) = c.ops.$op(&BTreeMap::new(), &BTreeMap::new()).await?.into();
             ensure!(r.is_empty() && p3.is_empty(), "{}(empty)", stringify!($op));
             Ok(())
         }
@@ -662,7 +672,7 @@ async fn ops_context(c: &Ctx) -> R {
 }
 
 async fn ops_proxy(c: &Ctx) -> R {
-    let (r, p2) = c.ops.op_proxy(&Some(c.ops.clone())).await?;
+    let (r, p2) = c.ops.op_proxy(&Some(c.ops.clone())).await?.into();
     let r = r.ok_or_else(|| Fail("null returned".into()))?;
     let p2 = p2.ok_or_else(|| Fail("null out".into()))?;
     eq(ident(r.proxy()), "ops".into(), "returned identity")?;
@@ -670,7 +680,7 @@ async fn ops_proxy(c: &Ctx) -> R {
     let host = |p: &floe::codegen::Proxy| (p.endpoints()[0].host.clone(), p.endpoints()[0].port);
     eq(host(r.proxy()), host(c.ops.proxy()), "endpoint")?;
     r.ice_ping().await?;
-    let (r, p2) = c.ops.op_proxy(&None).await?;
+    let (r, p2) = c.ops.op_proxy(&None).await?.into();
     ensure!(r.is_none() && p2.is_none(), "null proxy");
     Ok(())
 }
@@ -692,7 +702,7 @@ macro_rules! opt_check {
         async fn $name(c: &Ctx) -> R {
             let value = $value;
             let $v = &value;
-            let got = c.opt.$op(Some($arg)).await?;
+            let got = c.opt.$op(Some($arg)).await?.into();
             if c.enc10 {
                 // Encoding 1.0 has no optional values: nothing is sent.
                 eq(got, (None, None), concat!(stringify!($op), " in 1.0"))?;
@@ -704,7 +714,7 @@ macro_rules! opt_check {
                 )?;
             }
             eq(
-                c.opt.$op(None).await?,
+                c.opt.$op(None).await?.into(),
                 (None, None),
                 concat!(stringify!($op), "(unset)"),
             )
@@ -767,7 +777,7 @@ opt_check!(
 );
 
 async fn opt_class(c: &Ctx) -> R {
-    let (r, p3) = c.opt.op_opt_base(&base("ob")).await?;
+    let (r, p3) = c.opt.op_opt_base(&base("ob")).await?.into();
     if c.enc10 {
         ensure!(
             r.is_none() && p3.is_none(),
@@ -782,13 +792,13 @@ async fn opt_class(c: &Ctx) -> R {
             );
         }
     }
-    let (r, p3) = c.opt.op_opt_base(&None).await?;
+    let (r, p3) = c.opt.op_opt_base(&None).await?.into();
     ensure!(r.is_none() && p3.is_none(), "unset: something came back");
     Ok(())
 }
 
 async fn opt_proxy(c: &Ctx) -> R {
-    let (r, p3) = c.opt.op_opt_proxy(&Some(c.ops.clone())).await?;
+    let (r, p3) = c.opt.op_opt_proxy(&Some(c.ops.clone())).await?.into();
     if c.enc10 {
         ensure!(
             r.is_none() && p3.is_none(),
@@ -800,20 +810,20 @@ async fn opt_proxy(c: &Ctx) -> R {
             eq(ident(got.proxy()), "ops".into(), what)?;
         }
     }
-    let (r, p3) = c.opt.op_opt_proxy(&None).await?;
+    let (r, p3) = c.opt.op_opt_proxy(&None).await?.into();
     ensure!(r.is_none() && p3.is_none(), "unset: something came back");
     Ok(())
 }
 
 async fn opt_mixed(c: &Ctx) -> R {
-    let got = c.opt.op_mixed(Some("s"), 5, Some(7)).await?;
+    let got = c.opt.op_mixed(Some("s"), 5, Some(7)).await?.into();
     if c.enc10 {
         eq(got, (5, None, 6, None), "opMixed in 1.0")?;
     } else {
         eq(got, (5, Some("s".into()), 6, Some(7)), "opMixed")?;
     }
     eq(
-        c.opt.op_mixed(None, -1, None).await?,
+        c.opt.op_mixed(None, -1, None).await?.into(),
         (-1, None, 0, None),
         "opMixed(unset)",
     )
@@ -924,7 +934,7 @@ async fn opt_exception(c: &Ctx) -> R {
 // ------------------------------------------------------------ objects
 
 async fn obj_base(c: &Ctx) -> R {
-    let (r, p2) = c.obj.op_base(&base("b")).await?;
+    let (r, p2) = c.obj.op_base(&base("b")).await?.into();
     let r = r.ok_or_else(|| Fail("null".into()))?;
     ensure!(
         r.ice_id() == "::Conf::Base" && r.read().b == "b",
@@ -938,7 +948,7 @@ async fn obj_base(c: &Ctx) -> R {
 }
 
 async fn obj_derived(c: &Ctx) -> R {
-    let (r, p2) = c.obj.op_base(&derived("d", 4)).await?;
+    let (r, p2) = c.obj.op_base(&derived("d", 4)).await?.into();
     same_derived(&r, "d", 4, "returned")?;
     ensure!(
         matches!((&r, &p2), (Some(r), Some(p2)) if ClassRef::ptr_eq(r, p2)),
@@ -948,7 +958,7 @@ async fn obj_derived(c: &Ctx) -> R {
 }
 
 async fn obj_null(c: &Ctx) -> R {
-    let (r, p2) = c.obj.op_base(&None).await?;
+    let (r, p2) = c.obj.op_base(&None).await?.into();
     ensure!(r.is_none() && p2.is_none(), "opBase(null)");
     Ok(())
 }
@@ -972,7 +982,8 @@ async fn obj_compact_id(c: &Ctx) -> R {
     let (r, _) = c
         .obj
         .op_base(&Some(compact("as base", 1 << 40).upcast()))
-        .await?;
+        .await?
+        .into();
     let r = r.and_then(|r| r.downcast::<Compact>());
     ensure!(
         r.as_ref().is_some_and(|r| r.read().c == 1 << 40),
@@ -1463,7 +1474,7 @@ async fn sobj_unknown(c: &Ctx) -> R {
 }
 
 async fn sobj_linked(c: &Ctx) -> R {
-    let (r, other) = c.sobj.get_linked().await?;
+    let (r, other) = c.sobj.get_linked().await?.into();
     plain_shape(&r, "c", "returned")?;
     plain_shape(&other, "s2", "other")
 }

@@ -177,6 +177,7 @@ fn generate_set(cli: &Cli, opts: &floe_idl::Options) -> bool {
         interfaces: !cli.no_interfaces,
         proxy_data: cli.proxy_data,
         compact_strings: cli.compact_strings,
+        ..Default::default()
     };
     let wanted = floe_idl::codegen::set::generated_files(&out.model);
     let set = match floe_idl::codegen::set::generate_set(&out.model, &settings, &wanted) {

@@ -64,6 +64,11 @@ pub struct Settings {
     /// `["rust:type:CompactString"]`. Parameters, return values and
     /// sequence elements stay `String`. Same bytes on the wire.
     pub compact_strings: bool,
+    /// Return an operation's outputs (return value and out-parameters) as
+    /// a tuple instead of a generated `<Interface><Op>Result` struct with
+    /// named fields. Rust-first interfaces (whose traits declare tuples)
+    /// set it; Slice-first code does not.
+    pub tuple_outputs: bool,
 }
 
 impl Default for Settings {
@@ -72,6 +77,7 @@ impl Default for Settings {
             interfaces: true,
             proxy_data: false,
             compact_strings: false,
+            tuple_outputs: false,
         }
     }
 }

@@ -34,7 +34,12 @@ pub fn generate_impls(
     settings: &Settings,
 ) -> Result<TokenStream, String> {
     let emit = model.files.iter().map(|f| f.is_main).collect();
-    let gen = Gen::new(model, settings, emit, None);
+    // A Rust-first trait declares its outputs as a tuple: they stay one.
+    let settings = Settings {
+        tuple_outputs: true,
+        ..settings.clone()
+    };
+    let gen = Gen::new(model, &settings, emit, None);
     let tokens = gen.definition(id);
     let file: syn::File = syn::parse2(tokens).map_err(|e| format!("generated code: {e}"))?;
     let def = model.def(id);

@@ -962,7 +962,7 @@ pub mod rich {
         /// ["nonmutating", "marshaled-result"] idempotent string describe(int delay, out int code, out optional(2) string extra) throws ::Rich::BaseError;
         /// ```
         ///
-        /// Outputs, as a tuple in this order: the return value, `code`, `extra`.
+        /// Outputs: one struct field each (the return value, `code`, `extra`), convertible to a tuple in this order.
         ///
         /// Declared user exceptions: `::Rich::BaseError`.
         ///
@@ -977,9 +977,7 @@ pub mod rich {
         pub async fn describe(
             &self,
             delay: i32,
-        ) -> ::floe::codegen::Result<
-            (::std::string::String, i32, ::core::option::Option<::std::string::String>),
-        > {
+        ) -> ::floe::codegen::Result<EchoDescribeResult> {
             self.invoke_describe_(delay, ::core::option::Option::None).await
         }
         /// [`Self::describe`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
@@ -991,18 +989,14 @@ pub mod rich {
             &self,
             delay: i32,
             context: &::floe::codegen::Context,
-        ) -> ::floe::codegen::Result<
-            (::std::string::String, i32, ::core::option::Option<::std::string::String>),
-        > {
+        ) -> ::floe::codegen::Result<EchoDescribeResult> {
             self.invoke_describe_(delay, ::core::option::Option::Some(context)).await
         }
         async fn invoke_describe_(
             &self,
             delay: i32,
             context_: ::core::option::Option<&::floe::codegen::Context>,
-        ) -> ::floe::codegen::Result<
-            (::std::string::String, i32, ::core::option::Option<::std::string::String>),
-        > {
+        ) -> ::floe::codegen::Result<EchoDescribeResult> {
             if !self.0.mode().is_twoway() {
                 return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
             }
@@ -1057,20 +1051,18 @@ pub mod rich {
             };
             fn decode_reply(
                 encaps: ::floe::codegen::Encapsulation,
-            ) -> ::floe::codegen::Result<
-                (
-                    ::std::string::String,
-                    i32,
-                    ::core::option::Option<::std::string::String>,
-                ),
-            > {
+            ) -> ::floe::codegen::Result<EchoDescribeResult> {
                 let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
                 dec.set_value_factories(super::value_factories());
                 let out_code = dec.read()?;
                 let ret = dec.read()?;
                 let out_extra = dec.read_optional_value(2)?;
                 dec.finish_encapsulation()?;
-                ::core::result::Result::Ok((ret, out_code, out_extra))
+                ::core::result::Result::Ok(EchoDescribeResult {
+                    return_value: ret,
+                    code: out_code,
+                    extra: out_extra,
+                })
             }
             decode_reply(encaps)
         }
@@ -1131,7 +1123,7 @@ pub mod rich {
         /// ::Rich::Echo* relay(::Rich::Echo* e, optional(1) Object* o, out Object* back);
         /// ```
         ///
-        /// Outputs, as a tuple in this order: the return value, `back`.
+        /// Outputs: one struct field each (the return value, `back`), convertible to a tuple in this order.
         ///
         /// # Errors
         ///
@@ -1140,12 +1132,7 @@ pub mod rich {
             &self,
             e: &::core::option::Option<EchoPrx>,
             o: &::core::option::Option<::floe::codegen::Proxy>,
-        ) -> ::floe::codegen::Result<
-            (
-                ::core::option::Option<EchoPrx>,
-                ::core::option::Option<::floe::codegen::Proxy>,
-            ),
-        > {
+        ) -> ::floe::codegen::Result<EchoRelayResult> {
             self.invoke_relay_(e, o, ::core::option::Option::None).await
         }
         /// [`Self::relay`] with the request context `context` instead of the proxy's (`ice_context`); servants see it in `Current::ctx`.
@@ -1158,12 +1145,7 @@ pub mod rich {
             e: &::core::option::Option<EchoPrx>,
             o: &::core::option::Option<::floe::codegen::Proxy>,
             context: &::floe::codegen::Context,
-        ) -> ::floe::codegen::Result<
-            (
-                ::core::option::Option<EchoPrx>,
-                ::core::option::Option<::floe::codegen::Proxy>,
-            ),
-        > {
+        ) -> ::floe::codegen::Result<EchoRelayResult> {
             self.invoke_relay_(e, o, ::core::option::Option::Some(context)).await
         }
         async fn invoke_relay_(
@@ -1171,12 +1153,7 @@ pub mod rich {
             e: &::core::option::Option<EchoPrx>,
             o: &::core::option::Option<::floe::codegen::Proxy>,
             context_: ::core::option::Option<&::floe::codegen::Context>,
-        ) -> ::floe::codegen::Result<
-            (
-                ::core::option::Option<EchoPrx>,
-                ::core::option::Option<::floe::codegen::Proxy>,
-            ),
-        > {
+        ) -> ::floe::codegen::Result<EchoRelayResult> {
             if !self.0.mode().is_twoway() {
                 return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
             }
@@ -1201,7 +1178,10 @@ pub mod rich {
             let out_back = dec.read()?;
             let ret = dec.read()?;
             dec.finish_encapsulation()?;
-            ::core::result::Result::Ok((ret, out_back))
+            ::core::result::Result::Ok(EchoRelayResult {
+                return_value: ret,
+                back: out_back,
+            })
         }
         /// A trailing byte sequence (sent beside the frame, not copied): returns `data`.
         ///
@@ -1476,7 +1456,7 @@ pub mod rich {
         /// ["nonmutating", "marshaled-result"] idempotent string describe(int delay, out int code, out optional(2) string extra) throws ::Rich::BaseError;
         /// ```
         ///
-        /// Outputs, as a tuple in this order: the return value, `code`, `extra`.
+        /// Outputs: one struct field each (the return value, `code`, `extra`), convertible to a tuple in this order.
         ///
         /// Declared user exceptions: `::Rich::BaseError`.
         ///
@@ -1487,11 +1467,7 @@ pub mod rich {
             current: &::floe::codegen::Current,
         ) -> impl ::core::future::Future<
             Output = ::core::result::Result<
-                (
-                    ::std::string::String,
-                    i32,
-                    ::core::option::Option<::std::string::String>,
-                ),
+                EchoDescribeResult,
                 ::floe::codegen::DispatchError,
             >,
         > + ::core::marker::Send;
@@ -1517,7 +1493,7 @@ pub mod rich {
         /// ::Rich::Echo* relay(::Rich::Echo* e, optional(1) Object* o, out Object* back);
         /// ```
         ///
-        /// Outputs, as a tuple in this order: the return value, `back`.
+        /// Outputs: one struct field each (the return value, `back`), convertible to a tuple in this order.
         fn relay(
             &self,
             e: ::core::option::Option<EchoPrx>,
@@ -1525,10 +1501,7 @@ pub mod rich {
             current: &::floe::codegen::Current,
         ) -> impl ::core::future::Future<
             Output = ::core::result::Result<
-                (
-                    ::core::option::Option<EchoPrx>,
-                    ::core::option::Option<::floe::codegen::Proxy>,
-                ),
+                EchoRelayResult,
                 ::floe::codegen::DispatchError,
             >,
         > + ::core::marker::Send;
@@ -1579,6 +1552,71 @@ pub mod rich {
                 ::floe::codegen::DispatchError,
             >,
         > + ::core::marker::Send;
+    }
+    /// The outputs of [`Echo::describe`]: the return value, then the out-parameters in order.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct EchoDescribeResult {
+        /// The return value.
+        pub return_value: ::std::string::String,
+        /// Out-parameter `code`.
+        pub code: i32,
+        /// Out-parameter `extra` (optional, tag 2).
+        pub extra: ::core::option::Option<::std::string::String>,
+    }
+    impl ::core::convert::From<
+        (::std::string::String, i32, ::core::option::Option<::std::string::String>),
+    > for EchoDescribeResult {
+        fn from(
+            (
+                return_value,
+                code,
+                extra,
+            ): (
+                ::std::string::String,
+                i32,
+                ::core::option::Option<::std::string::String>,
+            ),
+        ) -> Self {
+            Self { return_value, code, extra }
+        }
+    }
+    impl ::core::convert::From<EchoDescribeResult>
+    for (::std::string::String, i32, ::core::option::Option<::std::string::String>) {
+        fn from(r: EchoDescribeResult) -> Self {
+            (r.return_value, r.code, r.extra)
+        }
+    }
+    /// The outputs of [`Echo::relay`]: the return value, then the out-parameters in order.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct EchoRelayResult {
+        /// The return value.
+        pub return_value: ::core::option::Option<EchoPrx>,
+        /// Out-parameter `back`.
+        pub back: ::core::option::Option<::floe::codegen::Proxy>,
+    }
+    impl ::core::convert::From<
+        (::core::option::Option<EchoPrx>, ::core::option::Option<::floe::codegen::Proxy>),
+    > for EchoRelayResult {
+        fn from(
+            (
+                return_value,
+                back,
+            ): (
+                ::core::option::Option<EchoPrx>,
+                ::core::option::Option<::floe::codegen::Proxy>,
+            ),
+        ) -> Self {
+            Self { return_value, back }
+        }
+    }
+    impl ::core::convert::From<EchoRelayResult>
+    for (
+        ::core::option::Option<EchoPrx>,
+        ::core::option::Option<::floe::codegen::Proxy>,
+    ) {
+        fn from(r: EchoRelayResult) -> Self {
+            (r.return_value, r.back)
+        }
     }
     /// Dispatches requests for `::Rich::Echo` to a [`Echo`] implementation; add it to an object adapter.
     #[derive(Debug)]
@@ -1792,11 +1830,11 @@ pub mod rich {
                         dec.set_value_factories(super::value_factories());
                         let delay_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        let (ret, out_code, out_extra) = <T as Echo>::describe(
-                                &*self.0,
-                                delay_,
-                                &current,
-                            )
+                        let EchoDescribeResult {
+                            return_value: ret,
+                            code: out_code,
+                            extra: out_extra,
+                        } = <T as Echo>::describe(&*self.0, delay_, &current)
                             .await
                             .map_err(|e| {
                                 current
@@ -1871,7 +1909,7 @@ pub mod rich {
                         let e_ = dec.read()?;
                         let o_ = dec.read_optional_nullable(1)?;
                         dec.finish_encapsulation()?;
-                        let (ret, out_back) = <T as Echo>::relay(
+                        let EchoRelayResult { return_value: ret, back: out_back } = <T as Echo>::relay(
                                 &*self.0,
                                 e_,
                                 o_,
@@ -2674,11 +2712,11 @@ pub mod rich {
                         dec.set_value_factories(super::value_factories());
                         let delay_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        let (ret, out_code, out_extra) = <T as Echo>::describe(
-                                &*self.0,
-                                delay_,
-                                &current,
-                            )
+                        let EchoDescribeResult {
+                            return_value: ret,
+                            code: out_code,
+                            extra: out_extra,
+                        } = <T as Echo>::describe(&*self.0, delay_, &current)
                             .await
                             .map_err(|e| {
                                 current
@@ -2753,7 +2791,7 @@ pub mod rich {
                         let e_ = dec.read()?;
                         let o_ = dec.read_optional_nullable(1)?;
                         dec.finish_encapsulation()?;
-                        let (ret, out_back) = <T as Echo>::relay(
+                        let EchoRelayResult { return_value: ret, back: out_back } = <T as Echo>::relay(
                                 &*self.0,
                                 e_,
                                 o_,
@@ -2950,7 +2988,7 @@ pub mod rich {
         /// int f(int current, int dec, int enc, string params, int ret, int encaps, out int x, out int outX);
         /// ```
         ///
-        /// Outputs, as a tuple in this order: the return value, `x`, `outX`.
+        /// Outputs: one struct field each (the return value, `x`, `outX`), convertible to a tuple in this order.
         ///
         /// # Errors
         ///
@@ -2964,7 +3002,7 @@ pub mod rich {
             params: &str,
             ret: i32,
             encaps: i32,
-        ) -> ::floe::codegen::Result<(i32, i32, i32)> {
+        ) -> ::floe::codegen::Result<NamesFResult> {
             self.invoke_f_(
                     current,
                     dec,
@@ -2991,7 +3029,7 @@ pub mod rich {
             ret: i32,
             encaps: i32,
             context: &::floe::codegen::Context,
-        ) -> ::floe::codegen::Result<(i32, i32, i32)> {
+        ) -> ::floe::codegen::Result<NamesFResult> {
             self.invoke_f_(
                     current,
                     dec,
@@ -3013,7 +3051,7 @@ pub mod rich {
             ret: i32,
             encaps: i32,
             context_: ::core::option::Option<&::floe::codegen::Context>,
-        ) -> ::floe::codegen::Result<(i32, i32, i32)> {
+        ) -> ::floe::codegen::Result<NamesFResult> {
             if !self.0.mode().is_twoway() {
                 return ::core::result::Result::Err(::floe::codegen::Error::TwowayOnly);
             }
@@ -3042,7 +3080,11 @@ pub mod rich {
             let out_out_x = dec.read()?;
             let ret = dec.read()?;
             dec.finish_encapsulation()?;
-            ::core::result::Result::Ok((ret, out_x, out_out_x))
+            ::core::result::Result::Ok(NamesFResult {
+                return_value: ret,
+                x: out_x,
+                out_x: out_out_x,
+            })
         }
         /// Slice operation `g`.
         ///
@@ -3134,7 +3176,7 @@ pub mod rich {
         /// int f(int current, int dec, int enc, string params, int ret, int encaps, out int x, out int outX);
         /// ```
         ///
-        /// Outputs, as a tuple in this order: the return value, `x`, `outX`.
+        /// Outputs: one struct field each (the return value, `x`, `outX`), convertible to a tuple in this order.
         #[allow(clippy::too_many_arguments)]
         fn f(
             &self,
@@ -3146,10 +3188,7 @@ pub mod rich {
             encaps: i32,
             current_: &::floe::codegen::Current,
         ) -> impl ::core::future::Future<
-            Output = ::core::result::Result<
-                (i32, i32, i32),
-                ::floe::codegen::DispatchError,
-            >,
+            Output = ::core::result::Result<NamesFResult, ::floe::codegen::DispatchError>,
         > + ::core::marker::Send;
         /// Slice operation `g`.
         ///
@@ -3165,6 +3204,26 @@ pub mod rich {
         ) -> impl ::core::future::Future<
             Output = ::core::result::Result<(), ::floe::codegen::DispatchError>,
         > + ::core::marker::Send;
+    }
+    /// The outputs of [`Names::f`]: the return value, then the out-parameters in order.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct NamesFResult {
+        /// The return value.
+        pub return_value: i32,
+        /// Out-parameter `x`.
+        pub x: i32,
+        /// Out-parameter `outX`.
+        pub out_x: i32,
+    }
+    impl ::core::convert::From<(i32, i32, i32)> for NamesFResult {
+        fn from((return_value, x, out_x): (i32, i32, i32)) -> Self {
+            Self { return_value, x, out_x }
+        }
+    }
+    impl ::core::convert::From<NamesFResult> for (i32, i32, i32) {
+        fn from(r: NamesFResult) -> Self {
+            (r.return_value, r.x, r.out_x)
+        }
     }
     /// Dispatches requests for `::Rich::Names` to a [`Names`] implementation; add it to an object adapter.
     #[derive(Debug)]
@@ -3207,7 +3266,11 @@ pub mod rich {
                         let ret_ = dec.read()?;
                         let encaps_ = dec.read()?;
                         dec.finish_encapsulation()?;
-                        let (ret, out_x, out_out_x) = <T as Names>::f(
+                        let NamesFResult {
+                            return_value: ret,
+                            x: out_x,
+                            out_x: out_out_x,
+                        } = <T as Names>::f(
                                 &*self.0,
                                 current_,
                                 dec_,

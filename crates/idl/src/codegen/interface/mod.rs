@@ -41,6 +41,8 @@
 //!   are encoded when the servant's future completes, from values it has
 //!   handed over. Both are accepted without a warning.
 
+mod doc;
+mod outputs;
 mod proxy;
 mod servant;
 
@@ -127,7 +129,8 @@ impl Gen<'_> {
             }
             None => (quote!(#c::Proxy), quote!(&self.0)),
         };
-        let trait_methods = own_ops.iter().map(|op| self.trait_method(from, op));
+        let trait_methods = own_ops.iter().map(|op| self.trait_method(from, def.id, op));
+        let outputs = own_ops.iter().map(|op| self.outputs_struct(from, def, op));
         let supertraits: Vec<TokenStream> = match &def.kind {
             DefKind::Interface(i) => i.bases.iter().map(|b| self.path_to(from, *b, "")).collect(),
             _ => Vec::new(),
@@ -226,6 +229,8 @@ impl Gen<'_> {
             pub trait #tr: #supertraits {
                 #(#trait_methods)*
             }
+
+            #(#outputs)*
 
             #[doc = #disp_doc]
             #[derive(Debug)]
@@ -420,29 +425,6 @@ impl Gen<'_> {
         }
     }
 
-    /// The result type seen by callers and servants: `()`, `T` or a tuple.
-    fn result_type(&self, from: Option<ModuleId>, op: &Operation) -> TokenStream {
-        let outs = self.out_slots(op);
-        let types: Vec<TokenStream> = outs.iter().map(|s| self.owned(from, s)).collect();
-        match types.len() {
-            0 => quote!(()),
-            1 => types.into_iter().next().unwrap_or_else(|| quote!(())),
-            _ => quote!((#(#types),*)),
-        }
-    }
-
-    fn result_expr(&self, op: &Operation) -> TokenStream {
-        let vars: Vec<Ident> = self.out_slots(op).into_iter().map(|s| s.var).collect();
-        match vars.len() {
-            0 => quote!(()),
-            1 => {
-                let v = &vars[0];
-                quote!(#v)
-            }
-            _ => quote!((#(#vars),*)),
-        }
-    }
-
     fn wire_mode(&self, op: &Operation) -> TokenStream {
         let c = codegen_path();
         match op.mode {
@@ -472,54 +454,6 @@ impl Gen<'_> {
             }
         }
         out
-    }
-
-    /// The doc of an operation's generated method: the Slice doc comment
-    /// (or a summary), the Slice declaration, the outputs in the order the
-    /// method returns them, the declared exceptions, and idempotence.
-    fn op_doc(&self, op: &Operation) -> TokenStream {
-        let mut text = match &op.doc {
-            Some(d) if !d.summary.is_empty() => d.summary.clone(),
-            _ => format!("Slice operation `{}`.", op.name),
-        };
-        text.push_str(&format!(
-            "\n\n```slice\n{}\n```",
-            crate::export::operation_signature(self.model, op)
-        ));
-        if let Some(d) = &op.doc {
-            for (p, t) in &d.params {
-                text.push_str(&format!("\n\n- `{}`: {t}", field_ident(p)));
-            }
-            if let Some(r) = &d.returns {
-                text.push_str(&format!("\n\nReturns: {r}"));
-            }
-        }
-        let mut outputs: Vec<String> = Vec::new();
-        if op.return_type.is_some() {
-            outputs.push("the return value".to_owned());
-        }
-        outputs.extend(op.out_params().map(|p| format!("`{}`", p.name)));
-        if outputs.len() > 1 {
-            text.push_str(&format!(
-                "\n\nOutputs, as a tuple in this order: {}.",
-                outputs.join(", ")
-            ));
-        }
-        if !op.throws.is_empty() {
-            let list: Vec<String> = op
-                .throws
-                .iter()
-                .map(|t| format!("`{}`", self.model.def(*t).scoped))
-                .collect();
-            text.push_str(&format!(
-                "\n\nDeclared user exceptions: {}.",
-                list.join(", ")
-            ));
-        }
-        if op.mode == crate::model::OperationMode::Idempotent {
-            text.push_str("\n\nIdempotent: the runtime may retry it after a connection failure.");
-        }
-        super::ident::doc_attrs(&text)
     }
 
     /// `dec.set_value_factories(..)` when the operation's values may hold

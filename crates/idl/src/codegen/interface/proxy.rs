@@ -138,7 +138,7 @@ impl Gen<'_> {
                 )
             }
         };
-        let result = self.result_type(from, op);
+        let result = self.result_type(from, owner, op);
         let outs = self.out_wire(op);
         let twoway_check = if outs.is_empty() {
             TokenStream::new()
@@ -160,7 +160,7 @@ impl Gen<'_> {
                 }
             }
         });
-        let result_expr = self.result_expr(op);
+        let result_expr = self.result_expr(from, owner, op);
         // Results that may hold proxies need the communicator to decode.
         let live = outs.iter().any(|s| self.may_hold_proxy(s.ty));
         let (reply_decoder, proxy_param, proxy_arg) = if live {

@@ -11,7 +11,12 @@ use super::{many_args, Slot};
 use crate::model::{DefId, ModuleId, Operation, OperationMode};
 
 impl Gen<'_> {
-    pub(super) fn trait_method(&self, from: Option<ModuleId>, op: &Operation) -> TokenStream {
+    pub(super) fn trait_method(
+        &self,
+        from: Option<ModuleId>,
+        owner: DefId,
+        op: &Operation,
+    ) -> TokenStream {
         let c = codegen_path();
         let name = field_ident(&op.name);
         let doc = self.op_doc(op);
@@ -26,7 +31,7 @@ impl Gen<'_> {
             let t = self.owned(from, &s);
             quote!(#v: #t)
         });
-        let result = self.result_type(from, op);
+        let result = self.result_type(from, owner, op);
         let ret = quote!(::core::result::Result<#result, #c::DispatchError>);
         let many = many_args(op.in_params().count() + 2);
         let current = if op.in_params().any(|p| field_ident(&p.name) == "current") {
@@ -89,7 +94,7 @@ impl Gen<'_> {
             OperationMode::Idempotent => "Idempotent",
         };
         let outs = self.out_wire(op);
-        let result_pat = self.result_expr(op);
+        let result_pat = self.result_expr(from, owner, op);
         let write = |s: &Slot| {
             let v = &s.var;
             match s.tag {
