@@ -62,6 +62,8 @@
 //! communicator.destroy().await;
 //! # Ok(()) }
 //! ```
+//!
+//! Section numbers (§) refer to the protocol description in `docs/protocol.md`.
 #![deny(missing_docs)]
 
 pub mod communicator;

@@ -299,7 +299,7 @@ async fn encoding_1_0_floe_client_to_cpp_server() {
     .assert_all_pass(&checks);
 }
 
-/// ACM (reference §1.5): the floe server heartbeats while it dispatches, so a
+/// ACM (docs/protocol.md §1.5): the floe server heartbeats while it dispatches, so a
 /// Python client whose ACM closes silent connections keeps a 2.5 s call alive.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn acm_python_client_long_call_to_floe_server() {
@@ -376,7 +376,7 @@ async fn acm_floe_client_heartbeats_keep_cpp_connection() {
     .assert_all_pass(&["acm_idle_heartbeat"]);
 }
 
-/// ACM graceful idle close (CloseConnection, reference §1.4) from a C++ server:
+/// ACM graceful idle close (CloseConnection, docs/protocol.md §1.4) from a C++ server:
 /// the floe client notices and reconnects for its next call.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn acm_floe_client_reconnects_after_cpp_idle_close() {

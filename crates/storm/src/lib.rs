@@ -1,7 +1,7 @@
 //! # floe-storm
 //!
 //! An IceStorm-compatible publish/subscribe broker. Section numbers (§)
-//! refer to `shared/reference/ice-protocol.md`, §8 being the IceStorm wire
+//! refer to `docs/protocol.md`, §8 being the IceStorm wire
 //! contract.
 //!
 //! A tour:

@@ -4,7 +4,7 @@
 //! marshaled form the store keeps).
 //!
 //! Everything here is wire-level and transport-free. Section numbers (§)
-//! refer to `shared/reference/ice-protocol.md`.
+//! refer to `docs/protocol.md`.
 
 use bytes::Bytes;
 use floe::wire::{Decoder, Encoder, Identity, Result};

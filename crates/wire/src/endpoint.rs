@@ -426,7 +426,7 @@ mod tests {
         Ok(ep)
     }
 
-    /// Endpoint encapsulations captured from Ice 3.7.8 (§4.11, encoding_params.txt).
+    /// Endpoint encapsulations captured from Ice 3.7.8 (docs/protocol.md §4.11).
     #[test]
     fn captured_endpoints() {
         let cases: [(&str, EndpointData); 5] = [

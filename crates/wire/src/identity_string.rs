@@ -102,7 +102,7 @@ impl FromStr for Identity {
 mod tests {
     use super::*;
 
-    /// `identityToString` in each mode, from captures/out/strings.txt.
+    /// `identityToString` in each mode, observed with Ice 3.7.8 (docs/protocol.md §6.1).
     #[test]
     fn identity_to_string_matches_capture() {
         let ids = [
@@ -173,7 +173,7 @@ mod tests {
         }
     }
 
-    /// `stringToIdentity`, from captures/out/strings.txt.
+    /// `stringToIdentity`, observed with Ice 3.7.8 (docs/protocol.md §6.1).
     #[test]
     fn string_to_identity_matches_capture() {
         let cases = [

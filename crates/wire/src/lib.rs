@@ -9,7 +9,7 @@
 //!   without copying (byte sequences come out as slices of the frame).
 //! - [`Encode`] / [`Decode`] are implemented for Slice's built-in types
 //!   (see [`codec`]) and by generated code for structs, enums and so on.
-//! - [`optional`] holds the optional-value formats (§4.9 of the reference).
+//! - [`optional`] holds the optional-value formats (§4.9 of docs/protocol.md).
 //! - [`Identity`] names an object; [`identity_string`] gives its text form
 //!   (`category/name`) in each [`ToStringMode`].
 //! - [`ProxyData`] is what a proxy carries ([`proxy`]), with its endpoints
@@ -28,7 +28,7 @@
 //!   peer would raise; no decoder panics or allocates more than the input
 //!   justifies.
 //!
-//! Section numbers (§) refer to `shared/reference/ice-protocol.md`.
+//! Section numbers (§) refer to `docs/protocol.md`.
 #![deny(missing_docs)]
 
 pub mod base64;

@@ -246,7 +246,7 @@ mod tests {
     }
 
     /// The prx() request encapsulations captured from Ice 3.7.8
-    /// (encoding_params.txt), parameters only (after the 6-byte header).
+    /// (docs/protocol.md §4.10), parameters only (after the 6-byte header).
     fn captured() -> Vec<(&'static str, Option<ProxyData>)> {
         vec![
             (

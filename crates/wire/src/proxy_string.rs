@@ -323,7 +323,7 @@ mod tests {
         relay_with(s, &ParseDefaults::default(), ToStringMode::Unicode)
     }
 
-    /// Every `stringToProxy -> proxyToString` case of captures/out/strings.txt.
+    /// Every `stringToProxy -> proxyToString` case observed with Ice 3.7.8 (docs/protocol.md §6.1).
     #[test]
     fn strings_txt_cases() {
         let cases = [

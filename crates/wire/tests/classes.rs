@@ -1,5 +1,5 @@
 //! Class instances against the bytes real Ice 3.7.8 peers sent
-//! (shared/reference/captures/out/encoding_params*.txt, copied here as hex):
+//! (captured from Ice 3.7.8 peers, copied here as hex):
 //! decode, check, re-encode to the identical bytes.
 
 mod common;

@@ -1,5 +1,5 @@
 //! User exceptions against the reply encapsulations real Ice 3.7.8 servers
-//! sent (shared/reference/captures/out/protocol_basic*.txt, copied here):
+//! sent (captured from Ice 3.7.8 peers, copied here):
 //! Python and C++11 forms decode; our encoding matches Python's.
 
 mod common;

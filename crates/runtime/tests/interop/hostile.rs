@@ -1,6 +1,6 @@
 //! Hostile and malformed frames sent over raw TCP to a server of the interop
 //! suite (identity "test"), with the reaction a real Ice 3.7 server shows
-//! (reference §7.3): drop the connection without a reply, or answer status 5.
+//! (docs/protocol.md §7.3): drop the connection without a reply, or answer status 5.
 //! Used against the Ice servers (to check the cases) and against floe.
 #![allow(dead_code)]
 

@@ -1,4 +1,4 @@
-//! Class instances (§4.12 of the reference): the [`Value`] trait, the
+//! Class instances (§4.12 of docs/protocol.md): the [`Value`] trait, the
 //! [`ClassRef`] handle, factories, and the per-encapsulation writer and
 //! reader state, for encoding 1.1 and (in [`v10`]) encoding 1.0. User
 //! exceptions share the slice machinery and live in [`crate::exception`].

@@ -1,4 +1,4 @@
-//! Protocol 1.0 messages (§1–§3, §5 of the reference): the 14-byte header,
+//! Protocol 1.0 messages (§1–§3, §5 of docs/protocol.md): the 14-byte header,
 //! check-then-parse framing, Request, BatchRequest, Reply,
 //! ValidateConnection, CloseConnection, and bzip2 compression.
 //!

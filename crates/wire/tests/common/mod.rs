@@ -1,5 +1,5 @@
 //! Hand-written equivalents of what generated code will emit for the classes
-//! and exceptions of `shared/reference/captures/Capture.ice`, plus helpers.
+//! and exceptions of the `Cap` module of docs/protocol.md, plus helpers.
 #![allow(dead_code)]
 
 use std::sync::Arc;
