@@ -62,6 +62,15 @@ impl graph::Sink for Sink {
             .map(|v| Some(ClassRef::new(graph::Item { v })))
             .collect())
     }
+    async fn make_empty(
+        &self,
+        n: i32,
+        _: &Current,
+    ) -> Result<Vec<Option<ClassRef<graph::Empty>>>, DispatchError> {
+        Ok((0..n)
+            .map(|_| Some(ClassRef::new(graph::Empty {})))
+            .collect())
+    }
 }
 
 fn main() {
