@@ -8,7 +8,8 @@
 # (shared instances, chains, unknown derived types that floe must slice),
 # user exceptions, unknown exceptions, ObjectNotExist / FacetNotExist /
 # OperationNotExist replies, contexts, batch requests, bzip2-compressed
-# messages and the closing of connections. Proxy, endpoint and identity
+# messages and the closing of connections. What the client sends is also
+# what the `connection` target sends to a floe server. Proxy, endpoint and identity
 # strings come from the communicator's own printing.
 #
 # Usage: /usr/bin/python3 capture.py <fuzz dir>   (cargo xtask fuzz --capture)
@@ -200,8 +201,12 @@ def record(relay, corpus):
     for direction, frames in relay.streams:
         if frames:
             corpus.add("frame", b"".join(frames))
+            if direction == "c2s":
+                corpus.add("connection", b"".join(frames))
         for raw in frames:
             corpus.add("frame", raw)
+            if direction == "c2s":
+                corpus.add("connection", raw)
             if raw[9] == 2:
                 corpus.add("bzip2", b"\x00" + raw[14:])
             frame = uncompressed(raw)

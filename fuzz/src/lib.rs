@@ -7,6 +7,7 @@
 //! encodes to bytes that decode to the same value.
 
 pub mod bzip2;
+pub mod connection;
 pub mod decode;
 pub mod frame;
 pub mod message;

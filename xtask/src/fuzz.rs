@@ -13,12 +13,13 @@ use std::process::{Command, Stdio};
 use crate::{describe, workspace_root, DynError};
 
 /// The targets, in `fuzz/Cargo.toml` order.
-pub const TARGETS: [&str; 6] = [
+pub const TARGETS: [&str; 7] = [
     "frame",
     "message",
     "decode",
     "bzip2",
     "proxy_string",
+    "connection",
     "slice",
 ];
 
