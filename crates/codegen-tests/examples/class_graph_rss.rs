@@ -26,52 +26,13 @@
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
 
-use floe::codegen::{ClassRef, Current, DispatchError};
+use floe::codegen::ClassRef;
 use floe::runtime::{Communicator, Properties};
 use floe::wire::protocol::OperationMode;
 use floe::wire::{ClassFormat, Encoder, OptionalFormat, ENCODING_1_1};
 use floe::Identity;
 use floe_codegen_tests::class_graph_gen::graph;
-
-struct Sink;
-
-impl graph::Sink for Sink {
-    async fn count(
-        &self,
-        items: Vec<Option<ClassRef<graph::Item>>>,
-        _: &Current,
-    ) -> Result<i32, DispatchError> {
-        Ok(items.iter().flatten().count() as i32)
-    }
-    async fn count_empty(
-        &self,
-        items: Vec<Option<ClassRef<graph::Empty>>>,
-        _: &Current,
-    ) -> Result<i32, DispatchError> {
-        Ok(items.iter().flatten().count() as i32)
-    }
-    async fn put(&self, n: i32, _: &Current) -> Result<i32, DispatchError> {
-        Ok(n)
-    }
-    async fn make(
-        &self,
-        n: i32,
-        _: &Current,
-    ) -> Result<Vec<Option<ClassRef<graph::Item>>>, DispatchError> {
-        Ok((0..n)
-            .map(|v| Some(ClassRef::new(graph::Item { v })))
-            .collect())
-    }
-    async fn make_empty(
-        &self,
-        n: i32,
-        _: &Current,
-    ) -> Result<Vec<Option<ClassRef<graph::Empty>>>, DispatchError> {
-        Ok((0..n)
-            .map(|_| Some(ClassRef::new(graph::Empty {})))
-            .collect())
-    }
-}
+use floe_codegen_tests::graph_sink::GraphSink;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -105,7 +66,7 @@ async fn serve(factor: &str) {
     adapter
         .add(
             Identity::from_name("sink"),
-            graph::SinkDispatcher::new(Sink),
+            graph::SinkDispatcher::new(GraphSink),
         )
         .unwrap();
     adapter.activate();

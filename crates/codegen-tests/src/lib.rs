@@ -23,6 +23,8 @@ pub mod class_graph_gen {
     include!(concat!(env!("OUT_DIR"), "/ClassGraph.rs"));
 }
 
+pub mod graph_sink;
+
 /// `slice/SlicingBase.ice`: the slicing tests' client view (base types
 /// only).
 pub mod slicing_base_gen {

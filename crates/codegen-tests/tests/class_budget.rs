@@ -12,26 +12,16 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
-use floe::codegen::{ClassRef, Current, DispatchError};
 use floe::runtime::Communicator;
 use floe::Identity;
 use floe_codegen_tests::class_graph_gen::graph;
+use floe_codegen_tests::graph_sink::GraphSink;
 
 mod python;
 
-use python::{python_available, PYTHON};
-
-/// Kills and reaps the Python peer however the test ends.
-struct Peer(Child);
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use python::{python_available, Peer, PYTHON};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
@@ -59,46 +49,6 @@ fn lines(peer: &mut Peer) -> Vec<String> {
         .collect()
 }
 
-struct Sink;
-
-impl graph::Sink for Sink {
-    async fn count(
-        &self,
-        items: Vec<Option<ClassRef<graph::Item>>>,
-        _: &Current,
-    ) -> Result<i32, DispatchError> {
-        Ok(items.iter().flatten().count() as i32)
-    }
-    async fn count_empty(
-        &self,
-        items: Vec<Option<ClassRef<graph::Empty>>>,
-        _: &Current,
-    ) -> Result<i32, DispatchError> {
-        Ok(items.iter().flatten().count() as i32)
-    }
-    async fn put(&self, n: i32, _: &Current) -> Result<i32, DispatchError> {
-        Ok(n)
-    }
-    async fn make(
-        &self,
-        n: i32,
-        _: &Current,
-    ) -> Result<Vec<Option<ClassRef<graph::Item>>>, DispatchError> {
-        Ok((0..n)
-            .map(|v| Some(ClassRef::new(graph::Item { v })))
-            .collect())
-    }
-    async fn make_empty(
-        &self,
-        n: i32,
-        _: &Current,
-    ) -> Result<Vec<Option<ClassRef<graph::Empty>>>, DispatchError> {
-        Ok((0..n)
-            .map(|_| Some(ClassRef::new(graph::Empty {})))
-            .collect())
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_floe_server_refuses_a_python_clients_oversized_class_graph() {
     if !python_available() {
@@ -112,7 +62,7 @@ async fn a_floe_server_refuses_a_python_clients_oversized_class_graph() {
     adapter
         .add(
             Identity::from_name("sink"),
-            graph::SinkDispatcher::new(Sink),
+            graph::SinkDispatcher::new(GraphSink),
         )
         .unwrap();
     adapter.activate();

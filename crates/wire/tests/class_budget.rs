@@ -95,21 +95,21 @@ fn assert_over_budget(result: Result<usize>) {
 #[test]
 fn a_graph_of_empty_instances_is_over_the_default_budget() {
     let classes = factories();
-    let bytes = empties(400_000, Some(ClassFormat::Compact));
-    assert!(bytes.len() < 1_300_000, "{} bytes", bytes.len());
+    let bytes = empties(200_000, Some(ClassFormat::Compact));
+    assert!(bytes.len() < 650_000, "{} bytes", bytes.len());
     assert_over_budget(read(&bytes, &classes, None));
     // Off, or generous enough: the whole graph decodes.
-    assert_eq!(read(&bytes, &classes, Some(0)).unwrap(), 400_000);
-    assert_eq!(read(&bytes, &classes, Some(64)).unwrap(), 400_000);
+    assert_eq!(read(&bytes, &classes, Some(0)).unwrap(), 200_000);
+    assert_eq!(read(&bytes, &classes, Some(64)).unwrap(), 200_000);
 }
 
 #[test]
 fn every_encoding_and_format_is_charged() {
     let classes = factories();
     for format in [Some(ClassFormat::Compact), Some(ClassFormat::Sliced), None] {
-        let bytes = empties(100_000, format);
+        let bytes = empties(30_000, format);
         assert_over_budget(read(&bytes, &classes, Some(2)));
-        assert_eq!(read(&bytes, &classes, Some(0)).unwrap(), 100_000);
+        assert_eq!(read(&bytes, &classes, Some(0)).unwrap(), 30_000);
     }
 }
 
@@ -118,9 +118,9 @@ fn unknown_sliced_instances_are_charged_for_their_slices() {
     // No factory: every instance is kept as sliced data (seven bytes on the
     // wire, some 300 in memory).
     let none = Arc::new(ValueFactoryRegistry::new());
-    let bytes = empties(200_000, Some(ClassFormat::Sliced));
+    let bytes = empties(100_000, Some(ClassFormat::Sliced));
     assert_over_budget(read(&bytes, &none, None));
-    assert_eq!(read(&bytes, &none, Some(0)).unwrap(), 200_000);
+    assert_eq!(read(&bytes, &none, Some(0)).unwrap(), 100_000);
 }
 
 #[test]
@@ -132,12 +132,12 @@ fn ordinary_graphs_stay_below_the_default_budget() {
     assert_eq!(read(&bytes, &classes, None).unwrap(), 8_000);
     // Instances with a member or two fit the factor, in any number.
     for format in [Some(ClassFormat::Compact), Some(ClassFormat::Sliced), None] {
-        let bytes = sequence(150_000, format, |a| Base { a, sliced: None });
-        assert_eq!(read(&bytes, &classes, None).unwrap(), 150_000);
+        let bytes = sequence(60_000, format, |a| Base { a, sliced: None });
+        assert_eq!(read(&bytes, &classes, None).unwrap(), 60_000);
     }
-    let bytes = sequence(100_000, Some(ClassFormat::Compact), |a| Derived {
+    let bytes = sequence(40_000, Some(ClassFormat::Compact), |a| Derived {
         base: Base { a, sliced: None },
         s: "name".into(),
     });
-    assert_eq!(read(&bytes, &classes, None).unwrap(), 100_000);
+    assert_eq!(read(&bytes, &classes, None).unwrap(), 40_000);
 }
