@@ -80,6 +80,13 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
         capture(&fuzz_dir)?;
     }
     ensure_cargo_fuzz()?;
+    // Built once up front, so that a failed build is not taken for a crash.
+    crate::run_checked(
+        Command::new("cargo")
+            .current_dir(&fuzz_dir)
+            .args(["+nightly", "fuzz", "build", "-O"]),
+    )
+    .map_err(|e| format!("the fuzz targets do not build: {e}"))?;
     let mut results = Vec::new();
     for target in &opts.targets {
         let stats = run_target(&fuzz_dir, target, opts.seconds)?;
