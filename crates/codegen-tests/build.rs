@@ -14,6 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The slicing tests: the server's view (with server-only derived
     // types) and, in a directory of its own, the client's.
     floe_idl::Builder::new().compile(&["slice/Slicing.ice"])?;
+    floe_idl::Builder::new().compile(&["slice/ClassGraph.ice"])?;
     let base = Path::new(&std::env::var("OUT_DIR")?).join("slicing_base");
     std::fs::create_dir_all(&base)?;
     floe_idl::Builder::new()

@@ -7,6 +7,8 @@
 //! - `compare`: floe vs Ice for C++ vs a raw TCP socket, same run (see
 //!   [`compare`]), and floe-storm vs IceStorm fan-in with floe's and Ice for
 //!   C++'s clients; writes `target/compare.json` and `docs/performance.md`.
+//! - `fuzz`: runs the cargo-fuzz targets of `fuzz/` on nightly (see
+//!   [`fuzz`]); not part of CI.
 //! - `demo`: runs `examples/demo.rs` if it exists; otherwise a floe-wire
 //!   request is sent to a real Ice server, which decodes it and answers.
 //!
@@ -14,6 +16,7 @@
 
 mod compare;
 mod demo;
+mod fuzz;
 mod install;
 mod test;
 
@@ -34,6 +37,10 @@ tasks:
          rounds; writes target/compare.json and docs/performance.md
          (--fanin: floe-storm vs IceStorm 3.7 fan-in only, floe and Ice C++
          clients; fails if any event is lost)
+  fuzz [--target T]... [--seconds N] [--capture]
+         run the cargo-fuzz targets of fuzz/ (nightly), N seconds each
+         (default 60), from fuzz/seeds; --capture first re-records the
+         seeds from a Python Ice client and server; not run by CI
   demo   run examples/demo.rs (release), or send a floe-encoded request to a
          real Ice server and print both sides";
 
@@ -42,6 +49,7 @@ fn main() -> ExitCode {
     let result = match task.as_deref() {
         Some("test") => test::run(),
         Some("demo") => demo::run(),
+        Some("fuzz") => fuzz::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("compare") => compare::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         // Helper process of `compare`'s `idle` workload.
         Some("__idle-client") => {

@@ -17,6 +17,14 @@ pub mod slicing_gen {
     include!(concat!(env!("OUT_DIR"), "/Slicing.rs"));
 }
 
+/// `slice/ClassGraph.ice`: large flat class graphs (the class-graph
+/// memory budget's measurement and tests).
+pub mod class_graph_gen {
+    include!(concat!(env!("OUT_DIR"), "/ClassGraph.rs"));
+}
+
+pub mod graph_sink;
+
 /// `slice/SlicingBase.ice`: the slicing tests' client view (base types
 /// only).
 pub mod slicing_base_gen {

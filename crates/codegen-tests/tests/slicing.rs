@@ -16,7 +16,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use floe::codegen::{ClassRef, Current, DispatchError};
 use floe::runtime::Communicator;
@@ -26,17 +26,7 @@ use floe_codegen_tests::slicing_gen::slicing as server;
 
 mod python;
 
-use python::{python_available, PYTHON};
-
-/// Kills and reaps a peer however the test ends.
-struct Peer(Child);
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use python::{python_available, Peer, PYTHON};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()

@@ -32,6 +32,11 @@ pub(crate) struct CommunicatorInner {
     /// `Ice.AcceptClassCycles` (default 0, as Ice for C++): whether the
     /// decoders of requests and replies accept class graphs with cycles.
     pub(crate) accept_class_cycles: bool,
+    /// `Floe.ClassGraphMemoryFactor` (default
+    /// [`floe_wire::class::CLASS_GRAPH_MEMORY_FACTOR`]): the class-graph
+    /// memory budget of the decoders of requests and replies, in bytes of
+    /// decoded instances per byte of encapsulation (0: no budget).
+    pub(crate) class_graph_memory_factor: usize,
     default_host: Option<String>,
     /// Outgoing connections, one per (address, connection id).
     connections: Mutex<HashMap<ConnectionKey, Connection>>,
@@ -162,6 +167,11 @@ impl Communicator {
                     .get("Ice.Override.Compress")
                     .map(|v| v.trim() != "0"),
                 accept_class_cycles: properties.get_int_or("Ice.AcceptClassCycles", 0) != 0,
+                class_graph_memory_factor: usize::try_from(properties.get_int_or(
+                    "Floe.ClassGraphMemoryFactor",
+                    floe_wire::class::CLASS_GRAPH_MEMORY_FACTOR as i64,
+                ))
+                .unwrap_or(0),
                 properties,
                 connections: Mutex::new(HashMap::new()),
                 connecting: Mutex::new(HashMap::new()),
@@ -192,10 +202,11 @@ impl Communicator {
     }
 
     /// Prepares `dec` as this communicator's decoders are: proxies decode
-    /// as live proxies ([`Communicator::decoder_context`]) and
-    /// `Ice.AcceptClassCycles` applies.
+    /// as live proxies ([`Communicator::decoder_context`]), and
+    /// `Ice.AcceptClassCycles` and `Floe.ClassGraphMemoryFactor` apply.
     pub fn configure_decoder(&self, dec: &mut floe_wire::Decoder) {
         dec.set_accept_class_cycles(self.inner.accept_class_cycles);
+        dec.set_class_graph_memory_factor(self.inner.class_graph_memory_factor);
         dec.set_context(self.inner.clone());
     }
 

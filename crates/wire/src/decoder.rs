@@ -65,6 +65,12 @@ pub struct Decoder {
     pub(crate) class_graph_height_max: usize,
     /// Whether class graphs with cycles are accepted (`Ice.AcceptClassCycles`).
     pub(crate) accept_class_cycles: bool,
+    /// Bytes of decoded class instances allowed per byte of the
+    /// encapsulation (`Floe.ClassGraphMemoryFactor`; 0: no budget).
+    pub(crate) class_graph_memory_factor: usize,
+    /// Size of the encapsulation data this decoder was made for (the
+    /// class-graph memory budget is relative to it).
+    pub(crate) encapsulation_size: usize,
     /// Factories for class instances, by type id and compact id.
     pub(crate) value_factories: Option<std::sync::Arc<crate::class::ValueFactoryRegistry>>,
     /// What the I/O layer gives the values it decodes (floe-runtime: its
@@ -85,12 +91,14 @@ impl Decoder {
     /// A decoder over `buf` in the given encoding.
     pub fn with_encoding(buf: Bytes, encoding: EncodingVersion) -> Self {
         Decoder {
+            encapsulation_size: buf.len(),
             buf,
             encoding,
             classes: None,
             class_graph_depth_max: 100,
             class_graph_height_max: crate::class::CLASS_GRAPH_HEIGHT_MAX,
             accept_class_cycles: false,
+            class_graph_memory_factor: crate::class::CLASS_GRAPH_MEMORY_FACTOR,
             value_factories: None,
             context: None,
         }
@@ -123,6 +131,16 @@ impl Decoder {
     /// but dropping a long chain recurses once per link.
     pub fn set_class_graph_height_max(&mut self, height: usize) {
         self.class_graph_height_max = height;
+    }
+
+    /// Sets the class-graph memory budget (`Floe.ClassGraphMemoryFactor`):
+    /// the class instances decoded from this encapsulation may take
+    /// `factor` bytes of memory per byte of the encapsulation, beyond a
+    /// fixed [`crate::class::CLASS_GRAPH_MEMORY_ALLOWANCE`]; more is a
+    /// [`Error::Marshal`]. Default
+    /// [`crate::class::CLASS_GRAPH_MEMORY_FACTOR`]; 0 turns the budget off.
+    pub fn set_class_graph_memory_factor(&mut self, factor: usize) {
+        self.class_graph_memory_factor = factor;
     }
 
     /// Sets `Ice.AcceptClassCycles`: whether class graphs with cycles are

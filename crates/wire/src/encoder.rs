@@ -3,6 +3,13 @@
 //! Writing cannot fail: the buffer grows as needed. Encapsulations are
 //! written by [`Encoder::start_encapsulation`] / [`Encoder::end_encapsulation`],
 //! which patch the size afterwards instead of encoding twice.
+//!
+//! A size Ice cannot express (over `i32::MAX`: a sequence, an encapsulation
+//! or an `FSize` optional over 2 GB) does not panic and is never truncated:
+//! it is written as -1, which no peer accepts, and recorded
+//! ([`Encoder::oversized`]); [`Encoder::try_finish`] then fails with
+//! `MemoryLimitException`. Such data is larger than any Ice frame, so
+//! floe-runtime refuses to send it anyway.
 
 use bytes::{BufMut, Bytes, BytesMut};
 
@@ -30,6 +37,8 @@ pub struct Encoder {
     pub(crate) classes: Option<Box<crate::class::ClassWriter>>,
     /// How class instances and exceptions are written (compact or sliced).
     class_format: crate::class::ClassFormat,
+    /// The first size written that did not fit an `i32` (written as -1).
+    oversized: Option<usize>,
 }
 
 impl Default for Encoder {
@@ -67,6 +76,7 @@ impl Encoder {
             encaps: Vec::new(),
             classes: None,
             class_format: crate::class::ClassFormat::Compact,
+            oversized: None,
         }
     }
 
@@ -178,19 +188,48 @@ impl Encoder {
         self.buf.extend_from_slice(bytes);
     }
 
-    /// Writes a size: one byte for 0..=254, else `ff` and an int32.
-    ///
-    /// # Panics
-    ///
-    /// If `n` exceeds `i32::MAX`, which no Ice peer can represent.
+    /// Writes a size: one byte for 0..=254, else `ff` and an int32. A size
+    /// over `i32::MAX`, which no Ice peer can represent, is written as -1
+    /// and recorded ([`Encoder::oversized`]).
     #[inline]
     pub fn write_size(&mut self, n: usize) {
         if n < 255 {
             self.buf.put_u8(n as u8);
         } else {
-            let n = i32::try_from(n).expect("Ice sizes are limited to i32::MAX");
+            let n = self.wire_i32(n);
             self.buf.put_u8(0xff);
             self.buf.put_i32_le(n);
+        }
+    }
+
+    /// `len` as an int32 size field, or -1 (recorded) if it does not fit.
+    fn wire_i32(&mut self, len: usize) -> i32 {
+        i32::try_from(len).unwrap_or_else(|_| {
+            self.oversized.get_or_insert(len);
+            -1
+        })
+    }
+
+    /// The first size written that exceeded `i32::MAX` (and was written
+    /// as -1), if any: the bytes are not valid Ice data.
+    pub fn oversized(&self) -> Option<usize> {
+        self.oversized
+    }
+
+    /// [`Encoder::finish`], checking that every size fit an int32.
+    ///
+    /// # Errors
+    ///
+    /// [`crate::Error::MemoryLimit`] (Ice's `MemoryLimitException`) if a
+    /// sequence, encapsulation or `FSize` optional exceeded `i32::MAX`
+    /// bytes or elements.
+    pub fn try_finish(self) -> crate::Result<Bytes> {
+        match self.oversized {
+            Some(size) => Err(crate::Error::MemoryLimit {
+                size,
+                max: i32::MAX as usize,
+            }),
+            None => Ok(self.finish()),
         }
     }
 
@@ -259,7 +298,7 @@ impl Encoder {
             "encapsulations must be closed innermost first"
         );
         let start = open.start;
-        let size = (self.buf.len() - start) as i32;
+        let size = self.wire_i32(self.buf.len() - start);
         self.buf[start..start + 4].copy_from_slice(&size.to_le_bytes());
         self.encoding = open.outer_encoding;
         self.classes = open.outer_classes;
@@ -302,9 +341,10 @@ impl Encoder {
         pos
     }
 
-    /// Patches the int32 length reserved at `pos` with the bytes written since.
+    /// Patches the int32 length reserved at `pos` with the bytes written
+    /// since (-1, recorded, if they exceed `i32::MAX`).
     pub fn end_fsize(&mut self, pos: usize) {
-        let len = (self.buf.len() - pos - 4) as i32;
+        let len = self.wire_i32(self.buf.len() - pos - 4);
         self.buf[pos..pos + 4].copy_from_slice(&len.to_le_bytes());
     }
 }

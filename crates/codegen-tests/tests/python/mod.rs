@@ -24,3 +24,13 @@ pub fn python_available() -> bool {
     }
     true
 }
+
+/// Kills and reaps a peer process however the test ends.
+pub struct Peer(pub std::process::Child);
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

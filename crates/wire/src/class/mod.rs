@@ -148,6 +148,7 @@
 //! [`Encoder::write_optional`]: crate::Encoder::write_optional
 //! [`Encoder::write_pending_values`]: crate::Encoder::write_pending_values
 
+mod budget;
 mod codec;
 mod reader;
 mod registry;
@@ -156,6 +157,7 @@ pub mod v10;
 mod value;
 mod writer;
 
+pub use budget::{CLASS_GRAPH_MEMORY_ALLOWANCE, CLASS_GRAPH_MEMORY_FACTOR};
 pub(crate) use reader::skip_instance_reference;
 pub use reader::ClassReader;
 pub use registry::{ValueFactory, ValueFactoryRegistry};

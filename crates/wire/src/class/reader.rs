@@ -18,6 +18,7 @@
 
 use std::collections::HashMap;
 
+use super::budget;
 use super::flags;
 use super::slice::{SliceInfo, SliceTypeId, SlicedData};
 use super::value::{ClassRef, UnknownSlicedValue, Value, ValuePtr, ValueType};
@@ -41,6 +42,8 @@ pub struct ClassReader {
     class_depth: usize,
     /// The state of an encoding-1.0 encapsulation.
     pub(super) v10: super::v10::Reader10,
+    /// Memory charged to the class-graph budget so far (see `budget.rs`).
+    pub(super) charged: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -248,6 +251,8 @@ impl Decoder {
             done: false,
             height: 0,
         });
+        self.charge_class_memory(budget::instance_cost(std::mem::size_of::<InstanceSlot>()))?;
+        let reader = self.class_reader();
         reader.frames.push(ReadFrame::new(false));
         reader.class_depth += 1;
         let result = self.read_instance_slices(&ptr);
@@ -290,6 +295,7 @@ impl Decoder {
             });
             if let Some(factory) = factory {
                 let mut value = factory();
+                self.charge_class_memory(budget::value_cost(&*value))?;
                 let ids = value.ice_ids();
                 ptr.set_type_ids(ids);
                 self.run_pending_checks(ptr, ids, value.ice_id())?;
@@ -302,6 +308,8 @@ impl Decoder {
                     )));
                 }
                 if !skipped.is_empty() {
+                    // Kept as long as the instance: no spare capacity.
+                    skipped.shrink_to_fit();
                     value.ice_set_sliced_data(SlicedData { slices: skipped });
                 }
                 return Ok(value);
@@ -312,12 +320,20 @@ impl Decoder {
                 });
             }
             let info = self.skip_slice()?;
+            self.charge_class_memory(budget::slice_cost(&info))?;
             let last = info.is_last;
             skipped.push(info);
             if last {
                 let type_id = most_derived.to_text();
+                self.charge_class_memory(
+                    budget::heap(std::mem::size_of::<UnknownSlicedValue>())
+                        + budget::heap(type_id.len()),
+                )?;
                 ptr.set_type_ids(&[]);
                 self.run_pending_checks(ptr, &[], &type_id)?;
+                // Kept as long as the instance: no spare capacity (a first
+                // push reserves room for four slices).
+                skipped.shrink_to_fit();
                 return Ok(Box::new(UnknownSlicedValue {
                     type_id,
                     sliced_data: SlicedData { slices: skipped },

@@ -94,6 +94,10 @@ pub fn upcast_mut<T: Value>(value: &mut dyn Value) -> Option<&mut T> {
     value.ice_base_mut().and_then(upcast_mut::<T>)
 }
 
+/// The size of the shared cell behind a [`ValuePtr`] (for the class-graph
+/// memory budget).
+pub(crate) const VALUE_CELL_SIZE: usize = std::mem::size_of::<ValueCell>();
+
 /// The shared cell behind a [`ValuePtr`].
 struct ValueCell {
     /// The Slice type ids of the instance (most-derived first), readable

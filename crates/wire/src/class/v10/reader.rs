@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use super::graph::{check_graph, GraphLimits};
 use super::OBJECT_TYPE_ID;
+use crate::class::budget;
 use crate::class::value::{Value, ValuePtr};
 use crate::decoder::Decoder;
 use crate::error::{Error, Result};
@@ -100,11 +101,12 @@ impl Decoder {
     }
 
     /// The slot of instance `id`, created with a placeholder handle the
-    /// first time the id appears.
-    fn slot10(&mut self, id: u32) -> usize {
+    /// first time the id appears (and charged to the class-graph memory
+    /// budget).
+    fn slot10(&mut self, id: u32) -> Result<usize> {
         let r = self.reader10();
         if let Some(&slot) = r.by_id.get(&id) {
-            return slot;
+            return Ok(slot);
         }
         let slot = r.slots.len();
         r.slots.push(Slot {
@@ -115,7 +117,10 @@ impl Decoder {
             depth: 0,
         });
         r.by_id.insert(id, slot);
-        slot
+        // The slot, its entry in `by_id` (a key, a value, a control byte).
+        let slot_size = std::mem::size_of::<Slot>() + 4 + std::mem::size_of::<usize>() + 1;
+        self.charge_class_memory(budget::instance_cost(slot_size))?;
+        Ok(slot)
     }
 
     /// Reads a class reference in encoding 1.0: `0` null, `-n` instance `n`.
@@ -128,7 +133,7 @@ impl Decoder {
         if index > 0 {
             return Err(Error::marshal(format!("invalid object id {index}")));
         }
-        let slot = self.slot10(index.unsigned_abs());
+        let slot = self.slot10(index.unsigned_abs())?;
         let r = self.reader10();
         let (from, depth) = r.frames.last().map_or((None, 0), |f| (f.slot, f.depth));
         if let Some(from) = from {
@@ -231,7 +236,7 @@ impl Decoder {
         if index <= 0 {
             return Err(Error::marshal(format!("invalid object id {index}")));
         }
-        let slot = self.slot10(index.unsigned_abs());
+        let slot = self.slot10(index.unsigned_abs())?;
         let depth_max = self.class_graph_depth_max;
         let r = self.reader10();
         let Slot {
@@ -281,6 +286,7 @@ impl Decoder {
                 continue;
             };
             let mut value = factory();
+            self.charge_class_memory(budget::value_cost(&*value))?;
             let ids = value.ice_ids();
             // Checked first: a reference of another type keeps its stand-in.
             self.run_pending_checks(ptr, ids, value.ice_id())?;
