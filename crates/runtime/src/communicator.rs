@@ -33,6 +33,8 @@ pub(crate) struct CommunicatorInner {
     /// decoders of requests and replies accept class graphs with cycles.
     pub(crate) accept_class_cycles: bool,
     default_host: Option<String>,
+    /// The TLS client configuration and the endpoint order.
+    transports: crate::transport::ClientTransports,
     /// Outgoing connections, one per (address, connection id).
     connections: Mutex<HashMap<ConnectionKey, Connection>>,
     /// One lock per endpoint list being connected: concurrent first calls
@@ -156,6 +158,7 @@ impl Communicator {
         Communicator {
             inner: Arc::new(CommunicatorInner {
                 default_host: properties.get("Ice.Default.Host"),
+                transports: crate::transport::ClientTransports::new(&properties),
                 client_config,
                 retry_intervals,
                 override_compress: properties
@@ -304,25 +307,26 @@ impl Communicator {
         Ok(adapter)
     }
 
-    /// The outgoing connection for the first reachable endpoint.
+    /// The outgoing connection for the first reachable endpoint (only
+    /// `ssl` ones when `secure`; see `ClientTransports::order`).
     pub(crate) async fn connection_for(
         &self,
         endpoints: &[Endpoint],
+        secure: bool,
         connection_id: &str,
     ) -> Result<Connection> {
         if self.inner.destroyed.load(Ordering::Acquire) {
             return Err(Error::CommunicatorDestroyed);
         }
-        let tcp: Vec<&Endpoint> = endpoints
-            .iter()
-            .filter(|e| e.transport == Transport::Tcp)
-            .collect();
+        let tcp = self.inner.transports.order(endpoints, secure);
         if tcp.is_empty() {
-            return Err(Error::NoEndpoint("no tcp endpoint in proxy".into()));
+            let what = if secure { "ssl" } else { "tcp or ssl" };
+            return Err(Error::NoEndpoint(format!("no {what} endpoint in proxy")));
         }
         let key = |e: &Endpoint| {
+            let proto = if e.transport.is_secure() { "ssl " } else { "" };
             (
-                format!("{}:{}", e.connect_host(), e.port),
+                format!("{proto}{}:{}", e.connect_host(), e.port),
                 connection_id.to_string(),
             )
         };
@@ -374,10 +378,18 @@ impl Communicator {
             let addr = if e.connect_host().contains(':') {
                 format!("[{}]:{}", e.connect_host(), e.port)
             } else {
-                k.0.clone()
+                format!("{}:{}", e.connect_host(), e.port)
+            };
+            let connector = match self.inner.transports.connector(&self.inner.properties, e) {
+                Ok(c) => c,
+                Err(err) => {
+                    last = err;
+                    continue;
+                }
             };
             match Connection::connect(
                 &addr,
+                &connector,
                 timeout,
                 connection_id.to_string(),
                 self.inner.client_config.clone(),

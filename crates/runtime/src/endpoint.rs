@@ -1,8 +1,9 @@
-//! [`Endpoint`]: where a TCP or UDP object adapter listens and where a proxy
-//! connects, in Ice's text form (`tcp -h 127.0.0.1 -p 10000 -t 60000 -z`).
+//! [`Endpoint`]: where a TCP, SSL or UDP object adapter listens and where a
+//! proxy connects, in Ice's text form (`tcp -h 127.0.0.1 -p 10000 -t 60000
+//! -z`, `ssl -h localhost -p 10001`).
 //!
 //! Kept deliberately small: host, port, timeout, compress. The full
-//! endpoint model (ssl, ws, opaque) is floe-wire's `EndpointData`.
+//! endpoint model (ws, opaque) is floe-wire's `EndpointData`.
 
 use std::fmt;
 
@@ -15,6 +16,21 @@ pub enum Transport {
     Tcp,
     /// `udp`: one frame per datagram, oneway only.
     Udp,
+    /// `ssl`: TCP with TLS (IceSSL), configured by the `IceSSL.*`
+    /// properties.
+    Ssl,
+}
+
+impl Transport {
+    /// Whether the transport is connection-oriented like TCP (tcp, ssl).
+    pub fn is_stream(self) -> bool {
+        matches!(self, Transport::Tcp | Transport::Ssl)
+    }
+
+    /// Whether the transport is secure (ssl).
+    pub fn is_secure(self) -> bool {
+        self == Transport::Ssl
+    }
 }
 
 /// A TCP or UDP endpoint.
@@ -45,6 +61,14 @@ impl Endpoint {
         }
     }
 
+    /// An SSL endpoint with the default timeout.
+    pub fn ssl(host: impl Into<String>, port: u16) -> Self {
+        Endpoint {
+            transport: Transport::Ssl,
+            ..Endpoint::tcp(host, port)
+        }
+    }
+
     /// A UDP endpoint.
     pub fn udp(host: impl Into<String>, port: u16) -> Self {
         Endpoint {
@@ -57,7 +81,7 @@ impl Endpoint {
     }
 
     /// Parses one endpoint (`tcp -h H -p P [-t T|infinite] [-z]`,
-    /// `udp -h H -p P [-z]`). A missing protocol word means tcp; a missing
+    /// `ssl` with the same options, `udp -h H -p P [-z]`). A missing protocol word means tcp; a missing
     /// `-h` means `default_host` (from `Ice.Default.Host`), or empty.
     ///
     /// # Errors
@@ -89,6 +113,10 @@ impl Endpoint {
                 it.next();
                 Endpoint::udp("", 0)
             }
+            Some(&"ssl") => {
+                it.next();
+                Endpoint::ssl("", 0)
+            }
             Some(w) if w.starts_with('-') => Endpoint::tcp("", 0),
             Some(w) => return Err(err(format!("unsupported protocol `{w}`"))),
             None => return Err(err("empty endpoint".into())),
@@ -106,7 +134,7 @@ impl Endpoint {
                     let p = arg("-p")?;
                     ep.port = p.parse().map_err(|_| err(format!("invalid port `{p}`")))?;
                 }
-                "-t" if ep.transport == Transport::Tcp => {
+                "-t" if ep.transport.is_stream() => {
                     let t = arg("-t")?;
                     ep.timeout = if t == "infinite" {
                         -1
@@ -179,15 +207,29 @@ impl Endpoint {
                 u.compress = self.compress;
                 floe_wire::EndpointData::Udp(u)
             }
+            Transport::Ssl => floe_wire::EndpointData::Ssl(floe_wire::TcpEndpoint {
+                host: self.host.clone(),
+                port: self.port as i32,
+                timeout: self.timeout,
+                compress: self.compress,
+                source_address: None,
+            }),
         }
     }
 
     /// The endpoint for wire-level data, `None` for transports the runtime
-    /// does not speak (ssl, ws, opaque) or out-of-range ports.
+    /// does not speak (ws, opaque) or out-of-range ports.
     pub fn from_data(data: &floe_wire::EndpointData) -> Option<Endpoint> {
         match data {
             floe_wire::EndpointData::Tcp(t) => Some(Endpoint {
                 transport: Transport::Tcp,
+                host: t.host.clone(),
+                port: u16::try_from(t.port).ok()?,
+                timeout: t.timeout,
+                compress: t.compress,
+            }),
+            floe_wire::EndpointData::Ssl(t) => Some(Endpoint {
+                transport: Transport::Ssl,
                 host: t.host.clone(),
                 port: u16::try_from(t.port).ok()?,
                 timeout: t.timeout,
@@ -210,6 +252,7 @@ impl fmt::Display for Endpoint {
         let proto = match self.transport {
             Transport::Tcp => "tcp",
             Transport::Udp => "udp",
+            Transport::Ssl => "ssl",
         };
         write!(f, "{proto}")?;
         if !self.host.is_empty() {
@@ -220,7 +263,7 @@ impl fmt::Display for Endpoint {
             }
         }
         write!(f, " -p {}", self.port)?;
-        if self.transport == Transport::Tcp {
+        if self.transport.is_stream() {
             if self.timeout == -1 {
                 write!(f, " -t infinite")?;
             } else {
@@ -303,7 +346,13 @@ mod tests {
         let l = Endpoint::parse_list("tcp -h \"::1\" -p 2:udp -p 3", None).unwrap();
         assert_eq!(l.len(), 2);
         assert_eq!(l[0].host, "::1");
-        assert!(Endpoint::parse("ssl -p 1", None).is_err());
+        let e = Endpoint::parse("ssl -h localhost -p 1 -t 500", None).unwrap();
+        assert_eq!(e.to_string(), "ssl -h localhost -p 1 -t 500");
+        assert!(e.transport.is_secure());
+        let data = e.to_data();
+        assert_eq!(data.protocol(), "ssl");
+        assert_eq!(Endpoint::from_data(&data), Some(e));
+        assert!(Endpoint::parse("ws -p 1", None).is_err());
         assert!(Endpoint::parse("tcp -x", None).is_err());
         assert!(Endpoint::parse("tcp -p 70000", None).is_err());
         assert!(Endpoint::parse("tcp -p", None).is_err());

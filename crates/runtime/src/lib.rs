@@ -77,6 +77,7 @@ pub mod properties;
 pub mod proxy;
 pub mod servant;
 pub mod trace;
+mod transport;
 
 pub use communicator::Communicator;
 pub use connection::acm::{AcmClose, AcmConfig, AcmHeartbeat};
@@ -92,3 +93,4 @@ pub use proxy::{InvocationMode, Proxy, Response};
 pub use servant::{
     servant_fn, Dispatch, DispatchError, DispatchFuture, DispatchResult, ReplyData, Servant,
 };
+pub use transport::tls::TlsInfo;

@@ -1,6 +1,7 @@
-//! [`Connection`]: one TCP connection speaking protocol 1.0, in either
-//! direction (client requests, server dispatch, or both for bidirectional
-//! use).
+//! [`Connection`]: one connection speaking protocol 1.0 over a transport
+//! (`tcp`, or `ssl` through the stream path of `crate::transport`), in
+//! either direction (client requests, server dispatch, or both for
+//! bidirectional use).
 //!
 //! Each connection has **one task** (spawned with `tokio::spawn`, so it runs
 //! on current-thread and multi-thread runtimes alike) that:
@@ -45,9 +46,11 @@ use floe_wire::protocol::{
     COMPRESSION_THRESHOLD, HEADER_SIZE, VALIDATE_CONNECTION,
 };
 use futures_util::stream::{FuturesUnordered, StreamExt};
-use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
 use tokio::sync::{watch, Notify};
+
+use crate::transport::tls::TlsInfo;
+use crate::transport::{Acceptor, Connector, Established, Io};
 
 use crate::current::Current;
 use crate::error::{Error, Result};
@@ -192,6 +195,9 @@ pub struct ConnectionInfo {
     pub adapter_name: String,
     /// The connection id it was created for (`ice_connection_id`).
     pub connection_id: String,
+    /// The TLS side of an `ssl` connection (cipher, the peer's
+    /// certificates), as `IceSSL::ConnectionInfo`; `None` over `tcp`.
+    pub tls: Option<TlsInfo>,
 }
 
 const ACTIVE: u8 = 0;
@@ -205,7 +211,7 @@ struct BatchQueue {
 }
 
 pub(crate) struct ConnectionInner {
-    stream: Arc<TcpStream>,
+    io: Io,
     pub(crate) writer: Writer,
     pub(crate) requests: RequestTable,
     adapter: RwLock<Option<ObjectAdapter>>,
@@ -312,30 +318,29 @@ impl DispatchSet {
 }
 
 impl Connection {
-    /// Connects to `addr`, waits for the server's ValidateConnection (§1.3)
-    /// and starts the connection task.
+    /// Connects to `addr` over the transport `connector` sets up, waits
+    /// for the server's ValidateConnection (§1.3) and starts the
+    /// connection task. The timeout covers the TLS handshake too.
     pub(crate) async fn connect(
         addr: &str,
+        connector: &Connector,
         timeout: Option<Duration>,
         connection_id: String,
         config: ConnectionConfig,
     ) -> Result<Connection> {
         let establish = async {
-            let mut stream =
-                TcpStream::connect(addr)
-                    .await
-                    .map_err(|e| match Error::from_io(&e) {
-                        Error::Socket(s) => Error::ConnectFailed(s),
-                        other => other,
-                    })?;
+            let stream = TcpStream::connect(addr)
+                .await
+                .map_err(|e| match Error::from_io(&e) {
+                    Error::Socket(s) => Error::ConnectFailed(s),
+                    other => other,
+                })?;
             stream
                 .set_nodelay(true)
                 .map_err(|e| Error::Socket(e.to_string()))?;
+            let established = connector.establish(stream).await?;
             let mut head = [0u8; HEADER_SIZE];
-            stream
-                .read_exact(&mut head)
-                .await
-                .map_err(|e| Error::ConnectionLost(e.to_string()))?;
+            read_validation(&established.io, &mut head).await?;
             let h = Header::parse(&head, 0)?;
             if h.message_type != floe_wire::protocol::MessageType::ValidateConnection {
                 return Err(floe_wire::Error::ConnectionNotValidated(h.message_type as u8).into());
@@ -343,28 +348,30 @@ impl Connection {
             if h.size != HEADER_SIZE {
                 return Err(floe_wire::Error::IllegalMessageSize(h.size as i64).into());
             }
-            Ok::<_, Error>(stream)
+            Ok::<_, Error>(established)
         };
-        let stream = match timeout {
+        let established = match timeout {
             Some(t) => tokio::time::timeout(t, establish)
                 .await
                 .map_err(|_| Error::ConnectTimeout)??,
             None => establish.await?,
         };
         let info = ConnectionInfo {
-            local: stream.local_addr().ok(),
-            remote: stream.peer_addr().ok(),
+            local: established.local,
+            remote: established.remote,
             incoming: false,
             adapter_name: String::new(),
             connection_id,
+            tls: established.tls,
         };
         event_if!(config.trace.network >= 1, info, debug, remote = ?info.remote, "connection established");
-        Self::start(stream, info, config, None, false)
+        Self::start(established.io, info, config, None, false)
     }
 
-    /// Takes an accepted socket: sends ValidateConnection first (§1.3) and
-    /// starts the connection task dispatching to `adapter`.
-    pub(crate) fn accept(
+    /// Takes an accepted TCP socket: sends ValidateConnection first
+    /// (§1.3) and starts the connection task dispatching to `adapter`.
+    /// Never waits.
+    pub(crate) fn accept_tcp(
         stream: TcpStream,
         adapter: ObjectAdapter,
         config: ConnectionConfig,
@@ -372,12 +379,42 @@ impl Connection {
         stream
             .set_nodelay(true)
             .map_err(|e| Error::Socket(e.to_string()))?;
+        Self::accepted(Established::tcp(stream), adapter, config)
+    }
+
+    /// Takes an accepted socket and sets up the transport `acceptor` says
+    /// (a TLS handshake for `ssl`, bounded by `Ice.Default.Timeout`), then
+    /// continues as [`Connection::accept_tcp`].
+    pub(crate) async fn accept(
+        stream: TcpStream,
+        acceptor: &Acceptor,
+        adapter: ObjectAdapter,
+        config: ConnectionConfig,
+    ) -> Result<Connection> {
+        stream
+            .set_nodelay(true)
+            .map_err(|e| Error::Socket(e.to_string()))?;
+        let established = match config.write_timeout {
+            Some(t) => tokio::time::timeout(t, acceptor.establish(stream))
+                .await
+                .map_err(|_| Error::ConnectTimeout)??,
+            None => acceptor.establish(stream).await?,
+        };
+        Self::accepted(established, adapter, config)
+    }
+
+    fn accepted(
+        established: Established,
+        adapter: ObjectAdapter,
+        config: ConnectionConfig,
+    ) -> Result<Connection> {
         let info = ConnectionInfo {
-            local: stream.local_addr().ok(),
-            remote: stream.peer_addr().ok(),
+            local: established.local,
+            remote: established.remote,
             incoming: true,
             adapter_name: adapter.name().to_string(),
             connection_id: String::new(),
+            tls: established.tls,
         };
         event_if!(
             config.trace.network >= 1,
@@ -387,21 +424,20 @@ impl Connection {
             adapter = adapter.name(),
             "connection accepted"
         );
-        Self::start(stream, info, config, Some(adapter), true)
+        Self::start(established.io, info, config, Some(adapter), true)
     }
 
     fn start(
-        stream: TcpStream,
+        io: Io,
         info: ConnectionInfo,
         config: ConnectionConfig,
         adapter: Option<ObjectAdapter>,
         validate: bool,
     ) -> Result<Connection> {
-        let stream = Arc::new(stream);
         let (closed_tx, _) = watch::channel(false);
         let inner = Arc::new(ConnectionInner {
-            writer: Writer::new(stream.clone()),
-            stream,
+            writer: Writer::for_io(&io),
+            io,
             requests: RequestTable::new(),
             adapter: RwLock::new(adapter),
             batch: Mutex::new(BatchQueue {
@@ -784,7 +820,12 @@ impl ConnectionInner {
         }
         self.writer.fail(err.clone());
         self.requests.close(err);
-        let _ = socket2::SockRef::from(&*self.stream).shutdown(std::net::Shutdown::Both);
+        match &self.io {
+            Io::Tcp(s) => {
+                let _ = socket2::SockRef::from(&**s).shutdown(std::net::Shutdown::Both);
+            }
+            Io::Stream(s) => s.shutdown(),
+        }
         // Wake the task if it is waiting, so it notices.
         self.close_requested.notify_one();
         self.closed_tx.send_replace(true);
@@ -1050,6 +1091,52 @@ impl ConnectionInner {
         };
         if let Err(e) = sent {
             tracing::debug!("cannot send reply {rid}: {e}");
+        }
+    }
+}
+
+/// Reads the server's first frame header (ValidateConnection) from a
+/// fresh connection.
+async fn read_validation(io: &Io, head: &mut [u8; HEADER_SIZE]) -> Result<()> {
+    let lost = |e: std::io::Error| Error::ConnectionLost(e.to_string());
+    match io {
+        Io::Tcp(s) => {
+            let mut filled = 0;
+            while filled < HEADER_SIZE {
+                s.readable().await.map_err(lost)?;
+                match s.try_read(&mut head[filled..]) {
+                    Ok(0) => {
+                        return Err(Error::ConnectionLost(
+                            "peer closed the connection before validating it".into(),
+                        ))
+                    }
+                    Ok(n) => filled += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                    Err(e) => return Err(lost(e)),
+                }
+            }
+            Ok(())
+        }
+        Io::Stream(s) => {
+            // Into a buffer of exactly the header's size: nothing past the
+            // header is taken from the stream.
+            let mut filled = BytesMut::with_capacity(HEADER_SIZE);
+            while filled.len() < HEADER_SIZE {
+                s.lend_read_buf(filled);
+                let r = std::future::poll_fn(|cx| s.poll_read(cx)).await;
+                filled = s.take_read_buf();
+                match r {
+                    Ok((0, _)) => {
+                        return Err(Error::ConnectionLost(
+                            "peer closed the connection before validating it".into(),
+                        ))
+                    }
+                    Ok(_) => {}
+                    Err(e) => return Err(lost(e)),
+                }
+            }
+            head.copy_from_slice(&filled[..HEADER_SIZE]);
+            Ok(())
         }
     }
 }
