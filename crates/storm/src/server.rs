@@ -18,9 +18,9 @@ use std::time::Duration;
 
 use floe::runtime::{
     Communicator, Current, Dispatch, Endpoint, Error as RtError, InvocationMode, ObjectAdapter,
-    Proxy, Response, Servant, Transport,
+    Proxy, Response, Servant,
 };
-use floe::wire::{Encapsulation, UdpEndpoint};
+use floe::wire::Encapsulation;
 
 use crate::broker::Broker;
 use crate::config::StormConfig;
@@ -31,7 +31,7 @@ use crate::qos::Qos;
 use crate::sink::{DeliveryError, DeliveryFuture, ResolveFuture, SinkFactory, SubscriberSink};
 use crate::slice::ice_storm::{TopicInternalPrx, TopicLinkPrx};
 use crate::store::StoreError;
-use crate::types::{EndpointData, ProxyData, ProxyExt, ProxyMode, TcpEndpoint};
+use crate::types::{EndpointData, ProxyData, ProxyExt, ProxyMode};
 
 /// Errors starting the server.
 #[derive(Debug, thiserror::Error)]

@@ -25,6 +25,7 @@
 //! connection task, which writes consecutive ones together.
 
 pub mod acm;
+mod establish;
 pub(crate) mod limits;
 mod read;
 pub(crate) mod request_table;
@@ -50,7 +51,7 @@ use tokio::net::TcpStream;
 use tokio::sync::{watch, Notify};
 
 use crate::transport::tls::TlsInfo;
-use crate::transport::{Acceptor, Connector, Established, Io};
+use crate::transport::Io;
 
 use crate::current::Current;
 use crate::error::{Error, Result};
@@ -318,116 +319,7 @@ impl DispatchSet {
 }
 
 impl Connection {
-    /// Connects to `addr` over the transport `connector` sets up, waits
-    /// for the server's ValidateConnection (§1.3) and starts the
-    /// connection task. The timeout covers the TLS handshake too.
-    pub(crate) async fn connect(
-        addr: &str,
-        connector: &Connector,
-        timeout: Option<Duration>,
-        connection_id: String,
-        config: ConnectionConfig,
-    ) -> Result<Connection> {
-        let establish = async {
-            let stream = TcpStream::connect(addr)
-                .await
-                .map_err(|e| match Error::from_io(&e) {
-                    Error::Socket(s) => Error::ConnectFailed(s),
-                    other => other,
-                })?;
-            stream
-                .set_nodelay(true)
-                .map_err(|e| Error::Socket(e.to_string()))?;
-            let established = connector.establish(stream).await?;
-            let mut head = [0u8; HEADER_SIZE];
-            read_validation(&established.io, &mut head).await?;
-            let h = Header::parse(&head, 0)?;
-            if h.message_type != floe_wire::protocol::MessageType::ValidateConnection {
-                return Err(floe_wire::Error::ConnectionNotValidated(h.message_type as u8).into());
-            }
-            if h.size != HEADER_SIZE {
-                return Err(floe_wire::Error::IllegalMessageSize(h.size as i64).into());
-            }
-            Ok::<_, Error>(established)
-        };
-        let established = match timeout {
-            Some(t) => tokio::time::timeout(t, establish)
-                .await
-                .map_err(|_| Error::ConnectTimeout)??,
-            None => establish.await?,
-        };
-        let info = ConnectionInfo {
-            local: established.local,
-            remote: established.remote,
-            incoming: false,
-            adapter_name: String::new(),
-            connection_id,
-            tls: established.tls,
-        };
-        event_if!(config.trace.network >= 1, info, debug, remote = ?info.remote, "connection established");
-        Self::start(established.io, info, config, None, false)
-    }
-
-    /// Takes an accepted TCP socket: sends ValidateConnection first
-    /// (§1.3) and starts the connection task dispatching to `adapter`.
-    /// Never waits.
-    pub(crate) fn accept_tcp(
-        stream: TcpStream,
-        adapter: ObjectAdapter,
-        config: ConnectionConfig,
-    ) -> Result<Connection> {
-        stream
-            .set_nodelay(true)
-            .map_err(|e| Error::Socket(e.to_string()))?;
-        Self::accepted(Established::tcp(stream), adapter, config)
-    }
-
-    /// Takes an accepted socket and sets up the transport `acceptor` says
-    /// (a TLS handshake for `ssl`, bounded by `Ice.Default.Timeout`), then
-    /// continues as [`Connection::accept_tcp`].
-    pub(crate) async fn accept(
-        stream: TcpStream,
-        acceptor: &Acceptor,
-        adapter: ObjectAdapter,
-        config: ConnectionConfig,
-    ) -> Result<Connection> {
-        stream
-            .set_nodelay(true)
-            .map_err(|e| Error::Socket(e.to_string()))?;
-        let established = match config.write_timeout {
-            Some(t) => tokio::time::timeout(t, acceptor.establish(stream))
-                .await
-                .map_err(|_| Error::ConnectTimeout)??,
-            None => acceptor.establish(stream).await?,
-        };
-        Self::accepted(established, adapter, config)
-    }
-
-    fn accepted(
-        established: Established,
-        adapter: ObjectAdapter,
-        config: ConnectionConfig,
-    ) -> Result<Connection> {
-        let info = ConnectionInfo {
-            local: established.local,
-            remote: established.remote,
-            incoming: true,
-            adapter_name: adapter.name().to_string(),
-            connection_id: String::new(),
-            tls: established.tls,
-        };
-        event_if!(
-            config.trace.network >= 1,
-            info,
-            debug,
-            remote = ?info.remote,
-            adapter = adapter.name(),
-            "connection accepted"
-        );
-        Self::start(established.io, info, config, Some(adapter), true)
-    }
-
-    fn start(
+    pub(super) fn start(
         io: Io,
         info: ConnectionInfo,
         config: ConnectionConfig,
@@ -1091,52 +983,6 @@ impl ConnectionInner {
         };
         if let Err(e) = sent {
             tracing::debug!("cannot send reply {rid}: {e}");
-        }
-    }
-}
-
-/// Reads the server's first frame header (ValidateConnection) from a
-/// fresh connection.
-async fn read_validation(io: &Io, head: &mut [u8; HEADER_SIZE]) -> Result<()> {
-    let lost = |e: std::io::Error| Error::ConnectionLost(e.to_string());
-    match io {
-        Io::Tcp(s) => {
-            let mut filled = 0;
-            while filled < HEADER_SIZE {
-                s.readable().await.map_err(lost)?;
-                match s.try_read(&mut head[filled..]) {
-                    Ok(0) => {
-                        return Err(Error::ConnectionLost(
-                            "peer closed the connection before validating it".into(),
-                        ))
-                    }
-                    Ok(n) => filled += n,
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-                    Err(e) => return Err(lost(e)),
-                }
-            }
-            Ok(())
-        }
-        Io::Stream(s) => {
-            // Into a buffer of exactly the header's size: nothing past the
-            // header is taken from the stream.
-            let mut filled = BytesMut::with_capacity(HEADER_SIZE);
-            while filled.len() < HEADER_SIZE {
-                s.lend_read_buf(filled);
-                let r = std::future::poll_fn(|cx| s.poll_read(cx)).await;
-                filled = s.take_read_buf();
-                match r {
-                    Ok((0, _)) => {
-                        return Err(Error::ConnectionLost(
-                            "peer closed the connection before validating it".into(),
-                        ))
-                    }
-                    Ok(_) => {}
-                    Err(e) => return Err(lost(e)),
-                }
-            }
-            head.copy_from_slice(&filled[..HEADER_SIZE]);
-            Ok(())
         }
     }
 }

@@ -49,6 +49,9 @@ use crate::error::Error;
 use crate::transport::stream::StreamIo;
 use crate::transport::Io;
 
+#[path = "stream_writer.rs"]
+mod stream_writer;
+
 /// At most this many buffers go into one vectored write (on the stack).
 ///
 /// A forwarded oneway is two buffers (the frame head and the shared
@@ -72,7 +75,7 @@ const SEND_FLAGS: std::ffi::c_int = 0;
 /// (see [`Writer::help`]).
 const HELP_BYTES: usize = 256 * 1024;
 
-struct WriteState {
+pub(super) struct WriteState {
     /// Bytes accepted but not yet written, in order.
     queue: VecDeque<Bytes>,
     /// Total bytes in `queue` (back-pressure: the connection task stops
@@ -89,7 +92,7 @@ struct WriteState {
 
 impl WriteState {
     /// Appends the non-empty `parts` to the queue.
-    fn push(&mut self, parts: &[Bytes]) {
+    pub(super) fn push(&mut self, parts: &[Bytes]) {
         for b in parts.iter().filter(|b| !b.is_empty()) {
             self.queued_bytes += b.len();
             self.unhelped += b.len();
@@ -98,7 +101,7 @@ impl WriteState {
     }
 
     /// Drops the first `n` queued bytes (written).
-    fn consume(&mut self, mut n: usize) {
+    pub(super) fn consume(&mut self, mut n: usize) {
         while n > 0 {
             let Some(front) = self.queue.front_mut() else {
                 break;
@@ -117,13 +120,13 @@ impl WriteState {
     }
 
     /// Whether anything waits to be written or flushed.
-    fn pending(&self) -> bool {
+    pub(super) fn pending(&self) -> bool {
         !self.queue.is_empty() || self.unflushed
     }
 }
 
 /// What a [`Writer`] writes to.
-enum Sink {
+pub(super) enum Sink {
     /// A TCP socket, written with `sendmsg`.
     Tcp(Arc<TcpStream>),
     /// A stream transport, written through `AsyncWrite`.
@@ -176,7 +179,7 @@ impl Writer {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, WriteState> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, WriteState> {
         // The state stays consistent across a panic (queue pushes/pops only).
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -301,99 +304,6 @@ impl Writer {
         drop(st);
         self.queued.notify_one();
         Ok(())
-    }
-
-    /// [`Writer::send_parts`] over a stream transport: queued, then, when
-    /// the connection was idle, written and flushed at once as far as the
-    /// stream takes it; the rest is left to the connection task.
-    fn send_stream(
-        &self,
-        io: &StreamIo,
-        mut st: MutexGuard<'_, WriteState>,
-        parts: &[Bytes],
-        tail: &[u8],
-    ) -> Result<(), Error> {
-        let idle = !st.pending();
-        st.push(parts);
-        if !tail.is_empty() {
-            st.push(&[Bytes::copy_from_slice(tail)]);
-        }
-        if !idle {
-            // The connection task is already writing the queue.
-            return Ok(());
-        }
-        // A no-op waker: if the stream is not ready, the connection task
-        // (notified below) polls again with its own.
-        let mut cx = Context::from_waker(Waker::noop());
-        if let Poll::Ready(Err(e)) = self.poll_stream(io, &mut st, &mut cx) {
-            return Err(e);
-        }
-        if !st.pending() {
-            return Ok(());
-        }
-        drop(st);
-        self.queued.notify_one();
-        Ok(())
-    }
-
-    /// Writes the queue into the stream and flushes it, until the stream
-    /// is not ready (`Pending`) or everything is flushed (`Ready`, also
-    /// after progress: the caller checks what is left).
-    fn poll_stream(
-        &self,
-        io: &StreamIo,
-        st: &mut WriteState,
-        cx: &mut Context<'_>,
-    ) -> Poll<Result<(), Error>> {
-        let mut progress = false;
-        let fail = |st: &mut WriteState, e: &std::io::Error| {
-            let err = Error::from_io(e);
-            st.error = Some(err.clone());
-            Poll::Ready(Err(err))
-        };
-        while !st.queue.is_empty() {
-            match io.poll_write_queue(cx, &st.queue) {
-                Poll::Ready(Ok(0)) => {
-                    return fail(st, &std::io::ErrorKind::WriteZero.into());
-                }
-                Poll::Ready(Ok(n)) => {
-                    st.consume(n);
-                    st.unflushed = true;
-                    progress = true;
-                }
-                Poll::Ready(Err(e)) => return fail(st, &e),
-                Poll::Pending if progress => {
-                    self.written.notify_waiters();
-                    return Poll::Ready(Ok(()));
-                }
-                Poll::Pending => return Poll::Pending,
-            }
-        }
-        if progress {
-            self.written.notify_waiters();
-        }
-        if st.unflushed {
-            match io.poll_flush(cx) {
-                Poll::Ready(Ok(())) => st.unflushed = false,
-                Poll::Ready(Err(e)) => return fail(st, &e),
-                Poll::Pending if progress => return Poll::Ready(Ok(())),
-                Poll::Pending => return Poll::Pending,
-            }
-        }
-        Poll::Ready(Ok(()))
-    }
-
-    /// One [`Writer::poll_stream`] of the connection task (or a drain),
-    /// with the caller's waker.
-    async fn write_stream(&self, io: &StreamIo) -> Result<(), Error> {
-        std::future::poll_fn(|cx| {
-            let mut st = self.lock();
-            if let Some(e) = &st.error {
-                return Poll::Ready(Err(e.clone()));
-            }
-            self.poll_stream(io, &mut st, cx)
-        })
-        .await
     }
 
     /// Notified whenever something is queued (one permit per

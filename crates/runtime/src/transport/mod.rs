@@ -14,6 +14,7 @@
 
 pub(crate) mod stream;
 pub(crate) mod tls;
+mod verify;
 
 use std::sync::Arc;
 
