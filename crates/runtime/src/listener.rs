@@ -1,4 +1,4 @@
-//! TCP listeners of object adapters (`tcp` and `ssl` endpoints): binding
+//! TCP listeners of object adapters (`tcp`, `ssl`, `ws`, `wss`): binding
 //! with Ice's listen backlog (`Ice.TCP.Backlog`) and the accept loop.
 //!
 //! A burst of connects must not overflow the listen queue: on Linux a
@@ -26,7 +26,7 @@ use crate::transport::Acceptor;
 pub(crate) struct Listener {
     /// The listening socket.
     pub(crate) tcp: TcpListener,
-    /// Plain TCP, or a TLS handshake first.
+    /// Plain TCP, or a TLS handshake and/or WebSocket upgrade first.
     pub(crate) acceptor: Acceptor,
 }
 
@@ -45,17 +45,21 @@ impl Acceptors {
         adapter: &str,
         endpoint: &Endpoint,
     ) -> Result<Acceptor> {
-        if !endpoint.transport.is_secure() {
-            return Ok(Acceptor::Tcp);
-        }
-        let tls = match &self.tls {
-            Some(t) => t.clone(),
-            None => self
-                .tls
-                .insert(Arc::new(TlsServer::from_properties(props, adapter)?))
-                .clone(),
+        let tls = if endpoint.transport.is_secure() {
+            Some(match &self.tls {
+                Some(t) => t.clone(),
+                None => self
+                    .tls
+                    .insert(Arc::new(TlsServer::from_properties(props, adapter)?))
+                    .clone(),
+            })
+        } else {
+            None
         };
-        Ok(Acceptor::Tls(tls))
+        Ok(Acceptor {
+            tls,
+            ws: endpoint.transport.is_websocket(),
+        })
     }
 }
 
@@ -134,18 +138,18 @@ pub(crate) async fn accept_loop(listener: Listener, adapter: ObjectAdapter) {
                 }
                 // Sends ValidateConnection (a non-blocking write into an
                 // empty socket buffer) and spawns the connection task:
-                // nothing here waits for the peer. A TLS handshake runs in
-                // a task of its own, so that a slow or silent client holds
-                // up nobody else.
-                match &acceptor {
-                    Acceptor::Tcp => {
+                // nothing here waits for the peer. A TLS handshake or a
+                // WebSocket upgrade runs in a task of its own, so that a
+                // slow or silent client holds up nobody else.
+                match acceptor.is_plain() {
+                    true => {
                         let config = adapter.inner.config.clone();
                         match Connection::accept_tcp(stream, adapter.clone(), config) {
                             Ok(conn) => adapter.track(conn),
                             Err(e) => tracing::debug!("accept failed: {e}"),
                         }
                     }
-                    Acceptor::Tls(_) => {
+                    false => {
                         let adapter = adapter.clone();
                         let acceptor = acceptor.clone();
                         tokio::spawn(async move {

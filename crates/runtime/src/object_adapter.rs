@@ -144,7 +144,7 @@ impl ObjectAdapter {
         for ep in endpoints {
             let addr = format!("{}:{}", ep.bind_host(), ep.port);
             let local = match ep.transport {
-                Transport::Tcp | Transport::Ssl => {
+                Transport::Tcp | Transport::Ssl | Transport::Ws | Transport::Wss => {
                     let acceptor = acceptors.get(communicator.properties(), name, &ep)?;
                     let l = listener::bind(ep.bind_host(), ep.port, backlog)
                         .await

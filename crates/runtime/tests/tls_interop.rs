@@ -23,14 +23,14 @@ mod floe_client;
 #[path = "interop/tls_certs.rs"]
 mod tls_certs;
 
-use std::process::Command;
+#[path = "interop/transport_peers.rs"]
+mod transport_peers;
 
-use floe_runtime::{
-    servant_fn, Communicator, Dispatch, Error, Identity, OperationMode, Properties,
-};
+use floe_runtime::{servant_fn, Communicator, Dispatch, Identity, OperationMode};
 use floe_server::FloeServer;
 use harness::*;
 use tls_certs::TestCerts;
+use transport_peers::*;
 
 /// The adapter endpoint of the ssl servers.
 const SSL_ANY_PORT: &str = "ssl -h 127.0.0.1 -p 0";
@@ -44,46 +44,6 @@ fn server_args(certs: &TestCerts, cert: &str, ca: &str, extra: &[&str]) -> Vec<S
     let mut v = certs.args(cert, ca, extra);
     v.push(format!("--Interop.Endpoints={SSL_ANY_PORT}"));
     v
-}
-
-fn strs(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
-}
-
-/// Runs py_tls_probe.py: one ice_ping of `proxy`; its one output line.
-fn py_probe(proxy: &str, args: &[String]) -> String {
-    require_python_ice();
-    let out = Command::new(PYTHON)
-        .arg(interop_dir().join("py_tls_probe.py"))
-        .arg(proxy)
-        .args(args)
-        .output()
-        .expect("run py_tls_probe.py");
-    let stdout = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    assert!(
-        out.status.success() && !stdout.is_empty(),
-        "py_tls_probe.py failed: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
-
-/// The error of one ice_ping from a floe client with `props` to `proxy`.
-async fn floe_ping(props: Properties, proxy: &str) -> Result<(), Error> {
-    let comm = Communicator::with_properties(props);
-    let r = comm.string_to_proxy(proxy)?.ice_ping().await;
-    comm.destroy().await;
-    r
-}
-
-fn expect_security(r: Result<(), Error>, fragment: &str) {
-    match r {
-        Err(Error::Security(m)) => assert!(
-            m.contains(fragment),
-            "SecurityException `{m}` does not mention `{fragment}`"
-        ),
-        other => panic!("expected a SecurityException ({fragment}), got {other:?}"),
-    }
 }
 
 #[test]

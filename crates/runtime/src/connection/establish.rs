@@ -25,7 +25,10 @@ impl Connection {
             stream
                 .set_nodelay(true)
                 .map_err(|e| Error::Socket(e.to_string()))?;
-            let established = connector.establish(stream).await?;
+            // On the heap: a WebSocket handshake's state is large, and
+            // would otherwise sit in every caller's future.
+            let established =
+                Box::pin(connector.establish(stream, config.message_size_max)).await?;
             let mut head = [0u8; HEADER_SIZE];
             read_validation(&established.io, &mut head).await?;
             let h = Header::parse(&head, 0)?;
@@ -82,10 +85,13 @@ impl Connection {
             .set_nodelay(true)
             .map_err(|e| Error::Socket(e.to_string()))?;
         let established = match config.write_timeout {
-            Some(t) => tokio::time::timeout(t, acceptor.establish(stream))
-                .await
-                .map_err(|_| Error::ConnectTimeout)??,
-            None => acceptor.establish(stream).await?,
+            Some(t) => tokio::time::timeout(
+                t,
+                Box::pin(acceptor.establish(stream, config.message_size_max)),
+            )
+            .await
+            .map_err(|_| Error::ConnectTimeout)??,
+            None => Box::pin(acceptor.establish(stream, config.message_size_max)).await?,
         };
         Self::accepted(established, adapter, config)
     }

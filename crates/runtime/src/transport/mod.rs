@@ -4,10 +4,11 @@
 //!   direct vectored `sendmsg` calls on the socket, and its reader reads
 //!   straight into frame buffers with `recv`, setting `SO_RCVLOWAT` for
 //!   large oneways (see `connection/writer.rs` and `connection/read.rs`).
-//! - **`ssl`** (and later `ws`/`wss`) is the stream path: the socket is
-//!   wrapped in a stream (`tokio-rustls`), driven through `AsyncRead` /
-//!   `AsyncWrite` ([`stream::StreamIo`]); vectored writes where the stream
-//!   takes them.
+//! - **`ssl`, `ws` and `wss`** take the stream path: the socket is wrapped
+//!   in a stream (TLS with `tokio-rustls`, a WebSocket with
+//!   tokio-tungstenite, or a WebSocket over TLS), driven through
+//!   `AsyncRead` / `AsyncWrite` ([`stream::StreamIo`]); vectored writes
+//!   where the stream takes them.
 //!
 //! [`Io`] is what a connection holds; [`Connector`] and [`Acceptor`] make
 //! one from a freshly connected or accepted TCP socket.
@@ -15,6 +16,7 @@
 pub(crate) mod stream;
 pub(crate) mod tls;
 mod verify;
+pub(crate) mod ws;
 
 use std::sync::Arc;
 
@@ -34,20 +36,31 @@ pub(crate) enum Io {
 
 /// How an outgoing connection is made over its TCP socket.
 #[derive(Clone)]
-pub(crate) enum Connector {
-    /// Plain `tcp`.
-    Tcp,
-    /// `ssl`: a TLS handshake to `host` first.
-    Tls(Arc<TlsClient>, String),
+pub(crate) struct Connector {
+    /// `ssl`, `wss`: a TLS handshake first.
+    tls: Option<Arc<TlsClient>>,
+    /// `ws`, `wss`: a WebSocket upgrade for this resource.
+    ws: Option<String>,
+    /// The endpoint's host (checked with `IceSSL.CheckCertName`, sent in
+    /// the upgrade) and port.
+    host: String,
+    port: u16,
 }
 
 /// How an accepted TCP socket becomes a connection.
 #[derive(Clone)]
-pub(crate) enum Acceptor {
-    /// Plain `tcp`.
-    Tcp,
-    /// `ssl`: a TLS handshake first.
-    Tls(Arc<TlsServer>),
+pub(crate) struct Acceptor {
+    /// `ssl`, `wss`: a TLS handshake first.
+    pub(crate) tls: Option<Arc<TlsServer>>,
+    /// `ws`, `wss`: then a WebSocket upgrade.
+    pub(crate) ws: bool,
+}
+
+impl Acceptor {
+    /// Whether accepted sockets are used as they are (plain `tcp`).
+    pub(crate) fn is_plain(&self) -> bool {
+        self.tls.is_none() && !self.ws
+    }
 }
 
 /// An established transport: the connection's I/O and what is known of
@@ -72,47 +85,81 @@ impl Established {
 }
 
 impl Connector {
+    /// Plain `tcp`.
+    pub(crate) fn is_plain(&self) -> bool {
+        self.tls.is_none() && self.ws.is_none()
+    }
+
     /// Sets up the transport over a connected socket.
-    pub(crate) async fn establish(&self, stream: TcpStream) -> Result<Established> {
-        match self {
-            Connector::Tcp => Ok(Established::tcp(stream)),
-            Connector::Tls(client, host) => {
-                let local = stream.local_addr().ok();
-                let remote = stream.peer_addr().ok();
-                let mut e = Established::tls_from(client.connect(stream, host).await?);
-                e.local = local;
-                e.remote = remote;
-                Ok(e)
-            }
+    pub(crate) async fn establish(
+        &self,
+        stream: TcpStream,
+        message_size_max: usize,
+    ) -> Result<Established> {
+        if self.is_plain() {
+            return Ok(Established::tcp(stream));
         }
+        let local = stream.local_addr().ok();
+        let remote = stream.peer_addr().ok();
+        let (io, tls) = match (&self.tls, &self.ws) {
+            (Some(client), None) => {
+                let (s, info) = client.connect(stream, &self.host).await?;
+                (StreamIo::new(s), Some(info))
+            }
+            (Some(client), Some(resource)) => {
+                let (s, info) = client.connect(stream, &self.host).await?;
+                let s = ws::connect(s, &self.host, self.port, resource, message_size_max).await?;
+                (StreamIo::new(s), Some(info))
+            }
+            (None, Some(resource)) => {
+                let s =
+                    ws::connect(stream, &self.host, self.port, resource, message_size_max).await?;
+                (StreamIo::new(s), None)
+            }
+            (None, None) => unreachable!("plain tcp returned above"),
+        };
+        Ok(Established {
+            io: Io::Stream(Arc::new(io)),
+            tls,
+            local,
+            remote,
+        })
     }
 }
 
 impl Acceptor {
     /// Sets up the transport over an accepted socket.
-    pub(crate) async fn establish(&self, stream: TcpStream) -> Result<Established> {
-        match self {
-            Acceptor::Tcp => Ok(Established::tcp(stream)),
-            Acceptor::Tls(server) => {
-                let local = stream.local_addr().ok();
-                let remote = stream.peer_addr().ok();
-                let mut e = Established::tls_from(server.accept(stream).await?);
-                e.local = local;
-                e.remote = remote;
-                Ok(e)
+    pub(crate) async fn establish(
+        &self,
+        stream: TcpStream,
+        message_size_max: usize,
+    ) -> Result<Established> {
+        let local = stream.local_addr().ok();
+        let remote = stream.peer_addr().ok();
+        let (io, tls) = match (&self.tls, self.ws) {
+            (None, false) => return Ok(Established::tcp(stream)),
+            (Some(server), false) => {
+                let (s, info) = server.accept(stream).await?;
+                (StreamIo::new(s), Some(info))
             }
-        }
-    }
-}
-
-impl Established {
-    fn tls_from((stream, info): (tls::TlsStream, TlsInfo)) -> Established {
-        Established {
-            io: Io::Stream(Arc::new(StreamIo::new(stream))),
-            tls: Some(info),
-            local: None,
-            remote: None,
-        }
+            (Some(server), true) => {
+                let (s, info) = server.accept(stream).await?;
+                (
+                    StreamIo::new(ws::accept(s, message_size_max).await?),
+                    Some(info),
+                )
+            }
+            (None, true) => (
+                StreamIo::new(ws::accept(stream, message_size_max).await?),
+                None,
+            ),
+        };
+        Ok(Established {
+            io: Io::Stream(Arc::new(io)),
+            tls,
+            local,
+            remote,
+        })
     }
 }
 
@@ -139,17 +186,26 @@ impl ClientTransports {
         props: &crate::properties::Properties,
         endpoint: &crate::endpoint::Endpoint,
     ) -> Result<Connector> {
-        if !endpoint.transport.is_secure() {
-            return Ok(Connector::Tcp);
-        }
-        let client = match self.tls.get() {
-            Some(c) => c.clone(),
-            None => {
-                let c = Arc::new(TlsClient::from_properties(props)?);
-                self.tls.get_or_init(|| c).clone()
-            }
+        let tls = if endpoint.transport.is_secure() {
+            Some(match self.tls.get() {
+                Some(c) => c.clone(),
+                None => {
+                    let c = Arc::new(TlsClient::from_properties(props)?);
+                    self.tls.get_or_init(|| c).clone()
+                }
+            })
+        } else {
+            None
         };
-        Ok(Connector::Tls(client, endpoint.connect_host().to_string()))
+        Ok(Connector {
+            tls,
+            ws: endpoint
+                .transport
+                .is_websocket()
+                .then(|| endpoint.resource.clone()),
+            host: endpoint.connect_host().to_string(),
+            port: endpoint.port,
+        })
     }
 
     /// The connection-oriented endpoints of a proxy in the order they are
