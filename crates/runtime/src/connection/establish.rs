@@ -4,6 +4,10 @@
 use super::*;
 use crate::transport::{Acceptor, Connector, Established};
 
+/// How long an accepted connection's TLS handshake or WebSocket upgrade
+/// may take when `Ice.Default.Timeout` sets no limit.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
+
 impl Connection {
     /// Connects to `addr` over the transport `connector` sets up, waits
     /// for the server's ValidateConnection (§1.3) and starts the
@@ -84,15 +88,15 @@ impl Connection {
         stream
             .set_nodelay(true)
             .map_err(|e| Error::Socket(e.to_string()))?;
-        let established = match config.write_timeout {
-            Some(t) => tokio::time::timeout(
-                t,
-                Box::pin(acceptor.establish(stream, config.message_size_max)),
-            )
-            .await
-            .map_err(|_| Error::ConnectTimeout)??,
-            None => Box::pin(acceptor.establish(stream, config.message_size_max)).await?,
-        };
+        // A client that never finishes its handshake is dropped after the
+        // timeout (Ice.Default.Timeout, or a minute when there is none).
+        let limit = config.write_timeout.unwrap_or(HANDSHAKE_TIMEOUT);
+        let established = tokio::time::timeout(
+            limit,
+            Box::pin(acceptor.establish(stream, config.message_size_max)),
+        )
+        .await
+        .map_err(|_| Error::ConnectTimeout)??;
         Self::accepted(established, adapter, config)
     }
 

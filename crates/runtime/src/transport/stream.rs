@@ -133,9 +133,14 @@ impl StreamIo {
         }
     }
 
-    /// Closes the stream now (drops it: the socket is closed).
+    /// Closes the stream now: one non-blocking attempt at its closing
+    /// message (a TLS close_notify, a WebSocket Close frame), then the
+    /// socket is closed (the stream dropped).
     pub(crate) fn shutdown(&self) {
         let stream = self.lock().stream.take();
-        drop(stream);
+        if let Some(mut stream) = stream {
+            let mut cx = Context::from_waker(std::task::Waker::noop());
+            let _ = Pin::new(&mut stream).poll_shutdown(&mut cx);
+        }
     }
 }

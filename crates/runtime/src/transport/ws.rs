@@ -238,37 +238,43 @@ where
     Ok(WsStream::new(ws))
 }
 
+/// The upgrade's response: the `ice.zeroc.com` subprotocol granted, or a
+/// 400 when the request does not offer it.
+// The signature is tungstenite's callback's.
+#[allow(clippy::result_large_err)]
+fn grant_subprotocol(
+    request: &HttpRequest,
+    mut response: HttpResponse,
+) -> std::result::Result<HttpResponse, ErrorResponse> {
+    let offered = request
+        .headers()
+        .get_all(PROTOCOL_HEADER)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|p| p.trim() == SUBPROTOCOL);
+    if !offered {
+        let mut refusal = ErrorResponse::new(Some(format!(
+            "this Ice server speaks the {SUBPROTOCOL} WebSocket subprotocol"
+        )));
+        *refusal.status_mut() = tokio_tungstenite::tungstenite::http::StatusCode::BAD_REQUEST;
+        return Err(refusal);
+    }
+    response
+        .headers_mut()
+        .insert(PROTOCOL_HEADER, HeaderValue::from_static(SUBPROTOCOL));
+    Ok(response)
+}
+
 /// The server's side of the upgrade: a request must offer the
 /// `ice.zeroc.com` subprotocol, which the response grants.
 pub(crate) async fn accept<S>(stream: S, message_size_max: usize) -> Result<WsStream<S>>
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
-    let callback = |request: &HttpRequest,
-                    mut response: HttpResponse|
-     -> std::result::Result<HttpResponse, ErrorResponse> {
-        let offered = request
-            .headers()
-            .get_all(PROTOCOL_HEADER)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(','))
-            .any(|p| p.trim() == SUBPROTOCOL);
-        if !offered {
-            let mut refusal = ErrorResponse::new(Some(format!(
-                "this Ice server speaks the {SUBPROTOCOL} WebSocket subprotocol"
-            )));
-            *refusal.status_mut() = tokio_tungstenite::tungstenite::http::StatusCode::BAD_REQUEST;
-            return Err(refusal);
-        }
-        response
-            .headers_mut()
-            .insert(PROTOCOL_HEADER, HeaderValue::from_static(SUBPROTOCOL));
-        Ok(response)
-    };
     let ws = tokio_tungstenite::accept_hdr_async_with_config(
         stream,
-        callback,
+        grant_subprotocol,
         Some(config(message_size_max)),
     )
     .await
