@@ -1,9 +1,10 @@
 //! `ssl` endpoints (IceSSL over rustls) against real Ice 3.7 peers, with
 //! certificates made by the test (rcgen): the interop suite over ssl in
 //! both directions with Ice for Python and C++, Ice ↔ Ice as the
-//! reference, the TLS information servants see, and verification failures
+//! reference, the TLS information servants see, verification failures
 //! (untrusted CA, wrong name, expired certificate, a peer that does not
-//! speak TLS) in each direction, with the error asserted.
+//! speak TLS) in each direction with the error asserted, and the hostile
+//! frames of the tcp tests sent through TLS to a floe server.
 
 #[path = "interop/harness.rs"]
 mod harness;
@@ -25,6 +26,9 @@ mod tls_certs;
 
 #[path = "interop/transport_peers.rs"]
 mod transport_peers;
+
+#[path = "interop/hostile.rs"]
+mod hostile;
 
 use floe_runtime::{servant_fn, Communicator, Dispatch, Identity, OperationMode};
 use floe_server::FloeServer;
@@ -341,4 +345,69 @@ async fn servants_see_the_peer_certificate() {
     assert_eq!(tls.protocol, "TLSv1_3");
     client.destroy().await;
     server.destroy().await;
+}
+
+/// A blocking TLS client connection (rustls, trusting `ca.pem`, presenting
+/// `client.pem`) to 127.0.0.1:`port`, validated (ValidateConnection read).
+fn tls_connect(
+    certs: &TestCerts,
+    port: u16,
+) -> Result<rustls::StreamOwned<rustls::ClientConnection, std::net::TcpStream>, String> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(certs.path("ca.pem")).map_err(|e| e.to_string())? {
+        roots
+            .add(cert.map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?;
+    }
+    let chain = CertificateDer::pem_file_iter(certs.path("client.pem"))
+        .map_err(|e| e.to_string())?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let key =
+        PrivateKeyDer::from_pem_file(certs.path("client_key.pem")).map_err(|e| e.to_string())?;
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_client_auth_cert(chain, key)
+        .map_err(|e| e.to_string())?;
+    let name = ServerName::try_from("127.0.0.1").map_err(|e| e.to_string())?;
+    let conn = rustls::ClientConnection::new(std::sync::Arc::new(config), name)
+        .map_err(|e| e.to_string())?;
+    let tcp =
+        std::net::TcpStream::connect(("127.0.0.1", port)).map_err(|e| format!("connect: {e}"))?;
+    tcp.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .map_err(|e| e.to_string())?;
+    let mut s = rustls::StreamOwned::new(conn, tcp);
+    hostile::validate(&mut s)?;
+    Ok(s)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_frames_over_ssl_against_floe_server() {
+    let certs = std::sync::Arc::new(TestCerts::generate());
+    let server = FloeServer::start_on(certs.properties("server", "ca"), SSL_ANY_PORT).await;
+    let port = server.port;
+    let problems = {
+        let certs = certs.clone();
+        tokio::task::spawn_blocking(move || hostile::run_all_with(|| tls_connect(&certs, port)))
+            .await
+            .expect("hostile thread")
+    };
+    assert!(
+        problems.is_empty(),
+        "hostile frames over ssl vs floe server:\n  {}",
+        problems.join("\n  ")
+    );
+    // The server still serves.
+    floe_ping(
+        certs.properties("client", "ca"),
+        &format!("test:{}", ssl_endpoint(port)),
+    )
+    .await
+    .expect("ping after the hostile frames");
+    server.stop().await;
 }
