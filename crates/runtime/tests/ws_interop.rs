@@ -215,3 +215,53 @@ async fn one_adapter_on_tcp_ssl_ws_and_wss() {
     }
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ws_server_requires_the_ice_subprotocol() {
+    let server =
+        FloeServer::start_on(floe_runtime::Properties::new(), "ws -h 127.0.0.1 -p 0").await;
+    let port = server.port;
+    let upgrade = |protocol: &str| {
+        format!(
+            "GET /floe HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n\
+             Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\
+             Sec-WebSocket-Version: 13\r\n{protocol}\r\n"
+        )
+    };
+    let requests = [
+        upgrade(""),
+        upgrade("Sec-WebSocket-Protocol: chat\r\n"),
+        upgrade("Sec-WebSocket-Protocol: chat, ice.zeroc.com\r\n"),
+    ];
+    let answers = tokio::task::spawn_blocking(move || {
+        requests
+            .iter()
+            .map(|request| {
+                use std::io::{Read, Write};
+                let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+                s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+                    .expect("timeout");
+                s.write_all(request.as_bytes()).expect("send upgrade");
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && s.read(&mut byte).is_ok_and(|n| n == 1) {
+                    head.push(byte[0]);
+                }
+                String::from_utf8_lossy(&head).to_string()
+            })
+            .collect::<Vec<_>>()
+    })
+    .await
+    .expect("client thread");
+    assert!(answers[0].starts_with("HTTP/1.1 400"), "{}", answers[0]);
+    assert!(answers[1].starts_with("HTTP/1.1 400"), "{}", answers[1]);
+    assert!(answers[2].starts_with("HTTP/1.1 101"), "{}", answers[2]);
+    assert!(
+        answers[2]
+            .to_ascii_lowercase()
+            .contains("sec-websocket-protocol: ice.zeroc.com"),
+        "{}",
+        answers[2]
+    );
+    server.stop().await;
+}
