@@ -1,6 +1,8 @@
 //! The Bench.ice client: `cargo run --release --example bench_client -- PORT
 //! [--current-thread] [WORKLOAD...]`. Runs the workloads (all when none is
-//! named) against `127.0.0.1:PORT` and prints one JSON object per line:
+//! named) against `tcp -h 127.0.0.1 -p PORT`, or the endpoints of
+//! `--Bench.Endpoints='ws -h 127.0.0.1 -p P'` (with `--IceSSL.*` for ssl and
+//! wss) when given, and prints one JSON object per line:
 //! `{"impl":"floe","workload":..,"calls":..,"seconds":..,"us_per_call":..,"mbit_s":..}`
 //! (`mbit_s` counts payload bytes only).
 //!
@@ -245,9 +247,11 @@ fn all_workloads() -> Vec<String> {
 }
 
 async fn run(port: u16, workloads: Vec<String>, props: Properties, scale: f64) -> Result<()> {
+    let endpoints = props
+        .get("Bench.Endpoints")
+        .unwrap_or_else(|| format!("tcp -h 127.0.0.1 -p {port}"));
     let communicator = Communicator::with_properties(props);
-    let proxy =
-        |id: &str| communicator.string_to_proxy(&format!("{id}:tcp -h 127.0.0.1 -p {port}"));
+    let proxy = |id: &str| communicator.string_to_proxy(&format!("{id}:{endpoints}"));
     let c = Ctx {
         a: LatencyPrx::unchecked_cast(proxy("a")?),
         t: ThroughputPrx::unchecked_cast(proxy("t")?),

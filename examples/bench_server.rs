@@ -1,7 +1,9 @@
 //! The Bench.ice server: `cargo run --release --example bench_server -- PORT
 //! [--current-thread]`. Serves `a` (Latency), `t` (Throughput) and `m`
-//! (Messages) on `tcp -h 127.0.0.1 -p PORT`, prints `Bench ready` once
-//! listening, and exits on `Throughput::shutdown` or SIGINT/SIGTERM.
+//! (Messages) on `tcp -h 127.0.0.1 -p PORT`, or on the endpoints of
+//! `--Bench.Endpoints='ssl -h 127.0.0.1 -p P'` (with `--IceSSL.*`) when
+//! given, prints `Bench ready` once listening, and exits on
+//! `Throughput::shutdown` or SIGINT/SIGTERM.
 
 #[path = "bench_common/mod.rs"]
 mod bench_common;
@@ -119,8 +121,12 @@ fn main() {
     let rt = build_runtime(current_thread);
     rt.block_on(async move {
         let communicator = Communicator::with_properties(props);
+        let endpoints = communicator
+            .properties()
+            .get("Bench.Endpoints")
+            .unwrap_or_else(|| format!("tcp -h 127.0.0.1 -p {port}"));
         let adapter = communicator
-            .create_object_adapter_with_endpoints("Bench", &format!("tcp -h 127.0.0.1 -p {port}"))
+            .create_object_adapter_with_endpoints("Bench", &endpoints)
             .await
             .unwrap_or_else(|e| {
                 eprintln!("bench_server: {e}");

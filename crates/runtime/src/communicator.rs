@@ -38,6 +38,8 @@ pub(crate) struct CommunicatorInner {
     /// decoded instances per byte of encapsulation (0: no budget).
     pub(crate) class_graph_memory_factor: usize,
     default_host: Option<String>,
+    /// The TLS client configuration and the endpoint order.
+    transports: crate::transport::ClientTransports,
     /// Outgoing connections, one per (address, connection id).
     connections: Mutex<HashMap<ConnectionKey, Connection>>,
     /// One lock per endpoint list being connected: concurrent first calls
@@ -161,6 +163,7 @@ impl Communicator {
         Communicator {
             inner: Arc::new(CommunicatorInner {
                 default_host: properties.get("Ice.Default.Host"),
+                transports: crate::transport::ClientTransports::new(&properties),
                 client_config,
                 retry_intervals,
                 override_compress: properties
@@ -315,25 +318,26 @@ impl Communicator {
         Ok(adapter)
     }
 
-    /// The outgoing connection for the first reachable endpoint.
+    /// The outgoing connection for the first reachable endpoint (only
+    /// `ssl` ones when `secure`; see `ClientTransports::order`).
     pub(crate) async fn connection_for(
         &self,
         endpoints: &[Endpoint],
+        secure: bool,
         connection_id: &str,
     ) -> Result<Connection> {
         if self.inner.destroyed.load(Ordering::Acquire) {
             return Err(Error::CommunicatorDestroyed);
         }
-        let tcp: Vec<&Endpoint> = endpoints
-            .iter()
-            .filter(|e| e.transport == Transport::Tcp)
-            .collect();
+        let tcp = self.inner.transports.order(endpoints, secure);
         if tcp.is_empty() {
-            return Err(Error::NoEndpoint("no tcp endpoint in proxy".into()));
+            let what = if secure { "ssl" } else { "tcp or ssl" };
+            return Err(Error::NoEndpoint(format!("no {what} endpoint in proxy")));
         }
         let key = |e: &Endpoint| {
+            let proto = if e.transport.is_secure() { "ssl " } else { "" };
             (
-                format!("{}:{}", e.connect_host(), e.port),
+                format!("{proto}{}:{}", e.connect_host(), e.port),
                 connection_id.to_string(),
             )
         };
@@ -385,10 +389,18 @@ impl Communicator {
             let addr = if e.connect_host().contains(':') {
                 format!("[{}]:{}", e.connect_host(), e.port)
             } else {
-                k.0.clone()
+                format!("{}:{}", e.connect_host(), e.port)
+            };
+            let connector = match self.inner.transports.connector(&self.inner.properties, e) {
+                Ok(c) => c,
+                Err(err) => {
+                    last = err;
+                    continue;
+                }
             };
             match Connection::connect(
                 &addr,
+                &connector,
                 timeout,
                 connection_id.to_string(),
                 self.inner.client_config.clone(),

@@ -1,8 +1,11 @@
-//! [`Endpoint`]: where a TCP or UDP object adapter listens and where a proxy
-//! connects, in Ice's text form (`tcp -h 127.0.0.1 -p 10000 -t 60000 -z`).
+//! [`Endpoint`]: where an object adapter listens and where a proxy
+//! connects (tcp, ssl, ws, wss, udp), in Ice's text form (`tcp -h
+//! 127.0.0.1 -p 10000 -t 60000 -z`, `ssl -h localhost -p 10001`,
+//! `ws -h localhost -p 10002 -r /ice`).
 //!
-//! Kept deliberately small: host, port, timeout, compress. The full
-//! endpoint model (ssl, ws, opaque) is floe-wire's `EndpointData`.
+//! Kept deliberately small: host, port, timeout, compress, and the
+//! WebSocket resource. The full endpoint model (opaque endpoints too) is
+//! floe-wire's `EndpointData`.
 
 use std::fmt;
 
@@ -15,6 +18,41 @@ pub enum Transport {
     Tcp,
     /// `udp`: one frame per datagram, oneway only.
     Udp,
+    /// `ssl`: TCP with TLS (IceSSL), configured by the `IceSSL.*`
+    /// properties.
+    Ssl,
+    /// `ws`: a WebSocket (IceWS) over TCP.
+    Ws,
+    /// `wss`: a WebSocket over TLS (`IceSSL.*` as for `ssl`).
+    Wss,
+}
+
+impl Transport {
+    /// Whether the transport is connection-oriented (all but udp).
+    pub fn is_stream(self) -> bool {
+        self != Transport::Udp
+    }
+
+    /// Whether the transport is secure (ssl, wss).
+    pub fn is_secure(self) -> bool {
+        matches!(self, Transport::Ssl | Transport::Wss)
+    }
+
+    /// Whether the transport is a WebSocket (ws, wss).
+    pub fn is_websocket(self) -> bool {
+        matches!(self, Transport::Ws | Transport::Wss)
+    }
+
+    /// The protocol word of the text form.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Tcp => "tcp",
+            Transport::Udp => "udp",
+            Transport::Ssl => "ssl",
+            Transport::Ws => "ws",
+            Transport::Wss => "wss",
+        }
+    }
 }
 
 /// A TCP or UDP endpoint.
@@ -31,6 +69,9 @@ pub struct Endpoint {
     pub timeout: i32,
     /// `-z`: compress requests sent through this endpoint.
     pub compress: bool,
+    /// `-r`: the HTTP resource of a WebSocket endpoint (default `/`;
+    /// unused by other transports).
+    pub resource: String,
 }
 
 impl Endpoint {
@@ -42,6 +83,28 @@ impl Endpoint {
             port,
             timeout: 60_000,
             compress: false,
+            resource: "/".to_string(),
+        }
+    }
+
+    /// An SSL endpoint with the default timeout.
+    pub fn ssl(host: impl Into<String>, port: u16) -> Self {
+        Endpoint {
+            transport: Transport::Ssl,
+            ..Endpoint::tcp(host, port)
+        }
+    }
+
+    /// A WebSocket (`ws`, or `wss` when `secure`) endpoint for `resource`.
+    pub fn ws(host: impl Into<String>, port: u16, resource: &str, secure: bool) -> Self {
+        Endpoint {
+            transport: if secure {
+                Transport::Wss
+            } else {
+                Transport::Ws
+            },
+            resource: resource.to_string(),
+            ..Endpoint::tcp(host, port)
         }
     }
 
@@ -53,11 +116,13 @@ impl Endpoint {
             port,
             timeout: -1,
             compress: false,
+            resource: "/".to_string(),
         }
     }
 
     /// Parses one endpoint (`tcp -h H -p P [-t T|infinite] [-z]`,
-    /// `udp -h H -p P [-z]`). A missing protocol word means tcp; a missing
+    /// `ssl` with the same options, `ws`/`wss` with those and
+    /// `-r RESOURCE`, `udp -h H -p P [-z]`). A missing protocol word means tcp; a missing
     /// `-h` means `default_host` (from `Ice.Default.Host`), or empty.
     ///
     /// # Errors
@@ -89,6 +154,18 @@ impl Endpoint {
                 it.next();
                 Endpoint::udp("", 0)
             }
+            Some(&"ssl") => {
+                it.next();
+                Endpoint::ssl("", 0)
+            }
+            Some(&"ws") => {
+                it.next();
+                Endpoint::ws("", 0, "/", false)
+            }
+            Some(&"wss") => {
+                it.next();
+                Endpoint::ws("", 0, "/", true)
+            }
             Some(w) if w.starts_with('-') => Endpoint::tcp("", 0),
             Some(w) => return Err(err(format!("unsupported protocol `{w}`"))),
             None => return Err(err("empty endpoint".into())),
@@ -106,7 +183,7 @@ impl Endpoint {
                     let p = arg("-p")?;
                     ep.port = p.parse().map_err(|_| err(format!("invalid port `{p}`")))?;
                 }
-                "-t" if ep.transport == Transport::Tcp => {
+                "-t" if ep.transport.is_stream() => {
                     let t = arg("-t")?;
                     ep.timeout = if t == "infinite" {
                         -1
@@ -118,6 +195,7 @@ impl Endpoint {
                     };
                 }
                 "-z" => ep.compress = true,
+                "-r" if ep.transport.is_websocket() => ep.resource = arg("-r")?,
                 "-c" if ep.transport == Transport::Udp => {}
                 "--ttl" | "--interface" | "--sourceAddress" => {
                     arg(opt)?;
@@ -167,51 +245,69 @@ impl Endpoint {
     /// The wire-level endpoint data (for proxies marshaled in parameters).
     pub fn to_data(&self) -> floe_wire::EndpointData {
         match self.transport {
-            Transport::Tcp => floe_wire::EndpointData::Tcp(floe_wire::TcpEndpoint {
-                host: self.host.clone(),
-                port: self.port as i32,
-                timeout: self.timeout,
-                compress: self.compress,
-                source_address: None,
-            }),
+            Transport::Tcp => floe_wire::EndpointData::Tcp(self.tcp_data()),
             Transport::Udp => {
                 let mut u = floe_wire::UdpEndpoint::new(self.host.clone(), self.port as i32);
                 u.compress = self.compress;
                 floe_wire::EndpointData::Udp(u)
             }
+            Transport::Ssl => floe_wire::EndpointData::Ssl(self.tcp_data()),
+            Transport::Ws => floe_wire::EndpointData::Ws(floe_wire::WsEndpoint {
+                tcp: self.tcp_data(),
+                resource: self.resource.clone(),
+            }),
+            Transport::Wss => floe_wire::EndpointData::Wss(floe_wire::WsEndpoint {
+                tcp: self.tcp_data(),
+                resource: self.resource.clone(),
+            }),
         }
     }
 
-    /// The endpoint for wire-level data, `None` for transports the runtime
-    /// does not speak (ssl, ws, opaque) or out-of-range ports.
+    fn tcp_data(&self) -> floe_wire::TcpEndpoint {
+        floe_wire::TcpEndpoint {
+            host: self.host.clone(),
+            port: self.port as i32,
+            timeout: self.timeout,
+            compress: self.compress,
+            source_address: None,
+        }
+    }
+
+    /// The endpoint for wire-level data, `None` for opaque endpoints or
+    /// out-of-range ports.
     pub fn from_data(data: &floe_wire::EndpointData) -> Option<Endpoint> {
-        match data {
-            floe_wire::EndpointData::Tcp(t) => Some(Endpoint {
-                transport: Transport::Tcp,
+        use floe_wire::EndpointData as D;
+        let stream = |transport, t: &floe_wire::TcpEndpoint, resource: &str| {
+            Some(Endpoint {
+                transport,
                 host: t.host.clone(),
                 port: u16::try_from(t.port).ok()?,
                 timeout: t.timeout,
                 compress: t.compress,
-            }),
-            floe_wire::EndpointData::Udp(u) => Some(Endpoint {
+                resource: resource.to_string(),
+            })
+        };
+        match data {
+            D::Tcp(t) => stream(Transport::Tcp, t, "/"),
+            D::Ssl(t) => stream(Transport::Ssl, t, "/"),
+            D::Ws(w) => stream(Transport::Ws, &w.tcp, &w.resource),
+            D::Wss(w) => stream(Transport::Wss, &w.tcp, &w.resource),
+            D::Udp(u) => Some(Endpoint {
                 transport: Transport::Udp,
                 host: u.host.clone(),
                 port: u16::try_from(u.port).ok()?,
                 timeout: -1,
                 compress: u.compress,
+                resource: "/".to_string(),
             }),
-            _ => None,
+            D::Opaque(_) => None,
         }
     }
 }
 
 impl fmt::Display for Endpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let proto = match self.transport {
-            Transport::Tcp => "tcp",
-            Transport::Udp => "udp",
-        };
-        write!(f, "{proto}")?;
+        write!(f, "{}", self.transport.name())?;
         if !self.host.is_empty() {
             if self.host.contains(':') {
                 write!(f, " -h \"{}\"", self.host)?;
@@ -220,7 +316,7 @@ impl fmt::Display for Endpoint {
             }
         }
         write!(f, " -p {}", self.port)?;
-        if self.transport == Transport::Tcp {
+        if self.transport.is_stream() {
             if self.timeout == -1 {
                 write!(f, " -t infinite")?;
             } else {
@@ -229,6 +325,9 @@ impl fmt::Display for Endpoint {
         }
         if self.compress {
             write!(f, " -z")?;
+        }
+        if self.transport.is_websocket() {
+            write!(f, " -r \"{}\"", self.resource)?;
         }
         Ok(())
     }
@@ -303,7 +402,18 @@ mod tests {
         let l = Endpoint::parse_list("tcp -h \"::1\" -p 2:udp -p 3", None).unwrap();
         assert_eq!(l.len(), 2);
         assert_eq!(l[0].host, "::1");
-        assert!(Endpoint::parse("ssl -p 1", None).is_err());
+        let e = Endpoint::parse("ssl -h localhost -p 1 -t 500", None).unwrap();
+        assert_eq!(e.to_string(), "ssl -h localhost -p 1 -t 500");
+        assert!(e.transport.is_secure());
+        let data = e.to_data();
+        assert_eq!(data.protocol(), "ssl");
+        assert_eq!(Endpoint::from_data(&data), Some(e));
+        let e = Endpoint::parse("wss -h h -p 2 -r /ice", None).unwrap();
+        assert_eq!(e, Endpoint::ws("h", 2, "/ice", true));
+        assert_eq!(e.to_string(), "wss -h h -p 2 -t 60000 -r \"/ice\"");
+        assert_eq!(Endpoint::from_data(&e.to_data()), Some(e));
+        assert_eq!(Endpoint::parse("ws -p 3", None).unwrap().resource, "/");
+        assert!(Endpoint::parse("tcp -p 1 -r /x", None).is_err());
         assert!(Endpoint::parse("tcp -x", None).is_err());
         assert!(Endpoint::parse("tcp -p 70000", None).is_err());
         assert!(Endpoint::parse("tcp -p", None).is_err());

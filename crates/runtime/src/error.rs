@@ -87,6 +87,12 @@ pub enum Error {
     /// Other I/O error.
     #[error("socket error: {0}")]
     Socket(String),
+    /// A TLS (`ssl`, `wss`) handshake or peer verification failed: a bad
+    /// or expired certificate, a name that does not match, an untrusted
+    /// CA, a peer refused by `IceSSL.TrustOnly`, or a peer that does not
+    /// speak TLS (Ice's `SecurityException`).
+    #[error("security exception: {0}")]
+    Security(String),
 }
 
 fn describe(f: &RequestFailed) -> String {
@@ -140,6 +146,7 @@ impl Error {
             Error::Initialization(_) => "::Ice::InitializationException",
             Error::NoEndpoint(_) => "::Ice::NoEndpointException",
             Error::Socket(_) => "::Ice::SocketException",
+            Error::Security(_) => "::Ice::SecurityException",
         }
     }
 
@@ -164,7 +171,8 @@ impl Error {
             | Error::TwowayOnly
             | Error::AlreadyRegistered(_)
             | Error::Initialization(_)
-            | Error::NoEndpoint(_) => false,
+            | Error::NoEndpoint(_)
+            | Error::Security(_) => false,
             // Statuses 5-7 and connection failures: retried when nothing
             // was sent or the operation is idempotent.
             _ => !sent || idempotent,
@@ -198,6 +206,7 @@ mod tests {
         assert!(!Error::UnknownLocalException("x".into()).is_retryable(true, false));
         assert!(!Error::ObjectNotExist(RequestFailed::default()).is_retryable(true, true));
         assert!(!Error::InvocationTimeout.is_retryable(false, true));
+        assert!(!Error::Security("bad certificate".into()).is_retryable(false, true));
         assert!(
             !Error::Protocol(floe_wire::Error::MemoryLimit { size: 2, max: 1 })
                 .is_retryable(true, true)

@@ -79,6 +79,7 @@ pub mod properties;
 pub mod proxy;
 pub mod servant;
 pub mod trace;
+mod transport;
 mod user_error;
 
 pub use communicator::Communicator;
@@ -95,4 +96,5 @@ pub use proxy::{InvocationMode, Proxy, Response};
 pub use servant::{
     servant_fn, Dispatch, DispatchError, DispatchFuture, DispatchResult, ReplyData, Servant,
 };
+pub use transport::tls::TlsInfo;
 pub use user_error::UserError;

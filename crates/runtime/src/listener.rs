@@ -1,5 +1,5 @@
-//! TCP listeners of object adapters: binding with Ice's listen backlog
-//! (`Ice.TCP.Backlog`) and the accept loop.
+//! TCP listeners of object adapters (`tcp`, `ssl`, `ws`, `wss`): binding
+//! with Ice's listen backlog (`Ice.TCP.Backlog`) and the accept loop.
 //!
 //! A burst of connects must not overflow the listen queue: on Linux a
 //! connection completed by the kernel while the accept queue is full is
@@ -10,12 +10,58 @@
 
 use std::io;
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use tokio::net::{TcpListener, TcpSocket};
 
 use crate::connection::Connection;
+use crate::endpoint::Endpoint;
+use crate::error::Result;
 use crate::object_adapter::ObjectAdapter;
 use crate::properties::Properties;
+use crate::transport::tls::TlsServer;
+use crate::transport::Acceptor;
+
+/// A bound listener and how its accepted sockets become connections.
+pub(crate) struct Listener {
+    /// The listening socket.
+    pub(crate) tcp: TcpListener,
+    /// Plain TCP, or a TLS handshake and/or WebSocket upgrade first.
+    pub(crate) acceptor: Acceptor,
+}
+
+/// The acceptors of one adapter's endpoints: the TLS server configuration
+/// is made from `IceSSL.*` once, at the first `ssl` endpoint.
+#[derive(Default)]
+pub(crate) struct Acceptors {
+    tls: Option<Arc<TlsServer>>,
+}
+
+impl Acceptors {
+    /// The acceptor for `endpoint` of the adapter `adapter`.
+    pub(crate) fn get(
+        &mut self,
+        props: &Properties,
+        adapter: &str,
+        endpoint: &Endpoint,
+    ) -> Result<Acceptor> {
+        let tls = if endpoint.transport.is_secure() {
+            Some(match &self.tls {
+                Some(t) => t.clone(),
+                None => self
+                    .tls
+                    .insert(Arc::new(TlsServer::from_properties(props, adapter)?))
+                    .clone(),
+            })
+        } else {
+            None
+        };
+        Ok(Acceptor {
+            tls,
+            ws: endpoint.transport.is_websocket(),
+        })
+    }
+}
 
 /// The listen backlog when `Ice.TCP.Backlog` is not set: as Ice for C++,
 /// the system's `SOMAXCONN` where it has one (4096 with glibc; the kernel
@@ -73,7 +119,11 @@ fn bind_addr(addr: SocketAddr, backlog: u32) -> io::Result<TcpListener> {
 /// Accepts connections on `listener` for `adapter` until the task is
 /// aborted (adapter deactivation). While the adapter holds, new clients
 /// wait in the listen queue, as with Ice's `hold`.
-pub(crate) async fn accept_loop(listener: TcpListener, adapter: ObjectAdapter) {
+pub(crate) async fn accept_loop(listener: Listener, adapter: ObjectAdapter) {
+    let Listener {
+        tcp: listener,
+        acceptor,
+    } = listener;
     loop {
         adapter.wait_until_released().await;
         // `accept` is cancel-safe: a `hold` while it waits stops accepting.
@@ -88,10 +138,30 @@ pub(crate) async fn accept_loop(listener: TcpListener, adapter: ObjectAdapter) {
                 }
                 // Sends ValidateConnection (a non-blocking write into an
                 // empty socket buffer) and spawns the connection task:
-                // nothing here waits for the peer.
-                match Connection::accept(stream, adapter.clone(), adapter.inner.config.clone()) {
-                    Ok(conn) => adapter.track(conn),
-                    Err(e) => tracing::debug!("accept failed: {e}"),
+                // nothing here waits for the peer. A TLS handshake or a
+                // WebSocket upgrade runs in a task of its own, so that a
+                // slow or silent client holds up nobody else.
+                match acceptor.is_plain() {
+                    true => {
+                        let config = adapter.inner.config.clone();
+                        match Connection::accept_tcp(stream, adapter.clone(), config) {
+                            Ok(conn) => adapter.track(conn),
+                            Err(e) => tracing::debug!("accept failed: {e}"),
+                        }
+                    }
+                    false => {
+                        let adapter = adapter.clone();
+                        let acceptor = acceptor.clone();
+                        tokio::spawn(async move {
+                            let config = adapter.inner.config.clone();
+                            match Connection::accept(stream, &acceptor, adapter.clone(), config)
+                                .await
+                            {
+                                Ok(conn) => adapter.track(conn),
+                                Err(e) => tracing::debug!("accept failed: {e}"),
+                            }
+                        });
+                    }
                 }
             }
             Err(e) => {

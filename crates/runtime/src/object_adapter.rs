@@ -10,7 +10,6 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use floe_wire::Identity;
-use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
@@ -90,7 +89,7 @@ pub(crate) struct AdapterInner {
     /// Endpoints put into proxies the adapter creates.
     published: Vec<Endpoint>,
     /// Listeners waiting for `activate`.
-    listeners: Mutex<Vec<TcpListener>>,
+    listeners: Mutex<Vec<listener::Listener>>,
     /// UDP sockets waiting for `activate`.
     udp: Mutex<Vec<tokio::net::UdpSocket>>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
@@ -141,15 +140,17 @@ impl ObjectAdapter {
         let mut listeners = Vec::new();
         let mut udp = Vec::new();
         let backlog = listener::backlog(communicator.properties());
+        let mut acceptors = listener::Acceptors::default();
         for ep in endpoints {
             let addr = format!("{}:{}", ep.bind_host(), ep.port);
             let local = match ep.transport {
-                Transport::Tcp => {
+                Transport::Tcp | Transport::Ssl | Transport::Ws | Transport::Wss => {
+                    let acceptor = acceptors.get(communicator.properties(), name, &ep)?;
                     let l = listener::bind(ep.bind_host(), ep.port, backlog)
                         .await
                         .map_err(|e| Error::Socket(format!("cannot listen on {addr}: {e}")))?;
                     let local = l.local_addr().map_err(|e| Error::Socket(e.to_string()))?;
-                    listeners.push(l);
+                    listeners.push(listener::Listener { tcp: l, acceptor });
                     local
                 }
                 Transport::Udp => {

@@ -354,6 +354,16 @@ impl Proxy {
         self.with(|p| p.endpoints = endpoints)
     }
 
+    /// A proxy that uses only secure (`ssl`) endpoints when `secure`.
+    pub fn ice_secure(&self, secure: bool) -> Proxy {
+        self.with(|p| p.secure = secure)
+    }
+
+    /// Whether the proxy uses only secure endpoints ([`Proxy::ice_secure`]).
+    pub fn ice_is_secure(&self) -> bool {
+        self.inner.secure
+    }
+
     /// The connection this proxy uses, establishing it if needed.
     ///
     /// # Errors
@@ -373,7 +383,11 @@ impl Proxy {
         }
         let comm = self.communicator()?;
         let c = comm
-            .connection_for(&self.inner.endpoints, &self.inner.connection_id)
+            .connection_for(
+                &self.inner.endpoints,
+                self.inner.secure,
+                &self.inner.connection_id,
+            )
             .await?;
         *lock(&self.inner.cached) = Some(c.clone());
         Ok(c)

@@ -18,9 +18,9 @@ use std::time::Duration;
 
 use floe::runtime::{
     Communicator, Current, Dispatch, Endpoint, Error as RtError, InvocationMode, ObjectAdapter,
-    Proxy, Response, Servant, Transport,
+    Proxy, Response, Servant,
 };
-use floe::wire::{Encapsulation, UdpEndpoint};
+use floe::wire::Encapsulation;
 
 use crate::broker::Broker;
 use crate::config::StormConfig;
@@ -31,7 +31,7 @@ use crate::qos::Qos;
 use crate::sink::{DeliveryError, DeliveryFuture, ResolveFuture, SinkFactory, SubscriberSink};
 use crate::slice::ice_storm::{TopicInternalPrx, TopicLinkPrx};
 use crate::store::StoreError;
-use crate::types::{EndpointData, ProxyData, ProxyExt, ProxyMode, TcpEndpoint};
+use crate::types::{EndpointData, ProxyData, ProxyExt, ProxyMode};
 
 /// Errors starting the server.
 #[derive(Debug, thiserror::Error)]
@@ -46,39 +46,13 @@ pub enum ServerError {
 
 /// floe-wire's endpoint data for a runtime endpoint.
 pub fn endpoint_data(e: &Endpoint) -> EndpointData {
-    match e.transport {
-        Transport::Tcp => EndpointData::Tcp(TcpEndpoint {
-            timeout: e.timeout,
-            compress: e.compress,
-            ..TcpEndpoint::new(e.host.clone(), i32::from(e.port))
-        }),
-        Transport::Udp => EndpointData::Udp(UdpEndpoint {
-            compress: e.compress,
-            ..UdpEndpoint::new(e.host.clone(), i32::from(e.port))
-        }),
-    }
+    e.to_data()
 }
 
-/// The runtime endpoint for a tcp or udp endpoint; `None` for the
-/// transports the runtime does not speak (ssl, ws, opaque).
+/// The runtime endpoint for a tcp, ssl or udp endpoint; `None` for the
+/// transports the runtime does not speak (ws, opaque).
 pub fn runtime_endpoint(e: &EndpointData) -> Option<Endpoint> {
-    match e {
-        EndpointData::Tcp(t) => Some(Endpoint {
-            transport: Transport::Tcp,
-            host: t.host.clone(),
-            port: u16::try_from(t.port).ok()?,
-            timeout: t.timeout,
-            compress: t.compress,
-        }),
-        EndpointData::Udp(u) => Some(Endpoint {
-            transport: Transport::Udp,
-            host: u.host.clone(),
-            port: u16::try_from(u.port).ok()?,
-            timeout: -1,
-            compress: u.compress,
-        }),
-        _ => None,
-    }
+    Endpoint::from_data(e)
 }
 
 fn invocation_mode(mode: ProxyMode) -> InvocationMode {
@@ -99,7 +73,7 @@ pub fn runtime_proxy(comm: &Communicator, raw: &ProxyData, timeout: Option<Durat
         .iter()
         .filter_map(runtime_endpoint)
         .map(|mut e| {
-            if let (Transport::Tcp, Some(t)) = (e.transport, timeout) {
+            if let (true, Some(t)) = (e.transport.is_stream(), timeout) {
                 e.timeout = i32::try_from(t.as_millis()).unwrap_or(i32::MAX);
             }
             e

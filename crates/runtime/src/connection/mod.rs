@@ -1,6 +1,7 @@
-//! [`Connection`]: one TCP connection speaking protocol 1.0, in either
-//! direction (client requests, server dispatch, or both for bidirectional
-//! use).
+//! [`Connection`]: one connection speaking protocol 1.0 over a transport
+//! (`tcp`, or `ssl` through the stream path of `crate::transport`), in
+//! either direction (client requests, server dispatch, or both for
+//! bidirectional use).
 //!
 //! Each connection has **one task** (spawned with `tokio::spawn`, so it runs
 //! on current-thread and multi-thread runtimes alike) that:
@@ -24,6 +25,7 @@
 //! connection task, which writes consecutive ones together.
 
 pub mod acm;
+mod establish;
 pub(crate) mod limits;
 mod read;
 pub(crate) mod request_table;
@@ -45,9 +47,11 @@ use floe_wire::protocol::{
     COMPRESSION_THRESHOLD, HEADER_SIZE, VALIDATE_CONNECTION,
 };
 use futures_util::stream::{FuturesUnordered, StreamExt};
-use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
 use tokio::sync::{watch, Notify};
+
+use crate::transport::tls::TlsInfo;
+use crate::transport::Io;
 
 use crate::current::Current;
 use crate::error::{Error, Result};
@@ -192,6 +196,9 @@ pub struct ConnectionInfo {
     pub adapter_name: String,
     /// The connection id it was created for (`ice_connection_id`).
     pub connection_id: String,
+    /// The TLS side of an `ssl` connection (cipher, the peer's
+    /// certificates), as `IceSSL::ConnectionInfo`; `None` over `tcp`.
+    pub tls: Option<TlsInfo>,
 }
 
 const ACTIVE: u8 = 0;
@@ -205,7 +212,7 @@ struct BatchQueue {
 }
 
 pub(crate) struct ConnectionInner {
-    stream: Arc<TcpStream>,
+    io: Io,
     pub(crate) writer: Writer,
     pub(crate) requests: RequestTable,
     adapter: RwLock<Option<ObjectAdapter>>,
@@ -312,96 +319,17 @@ impl DispatchSet {
 }
 
 impl Connection {
-    /// Connects to `addr`, waits for the server's ValidateConnection (§1.3)
-    /// and starts the connection task.
-    pub(crate) async fn connect(
-        addr: &str,
-        timeout: Option<Duration>,
-        connection_id: String,
-        config: ConnectionConfig,
-    ) -> Result<Connection> {
-        let establish = async {
-            let mut stream =
-                TcpStream::connect(addr)
-                    .await
-                    .map_err(|e| match Error::from_io(&e) {
-                        Error::Socket(s) => Error::ConnectFailed(s),
-                        other => other,
-                    })?;
-            stream
-                .set_nodelay(true)
-                .map_err(|e| Error::Socket(e.to_string()))?;
-            let mut head = [0u8; HEADER_SIZE];
-            stream
-                .read_exact(&mut head)
-                .await
-                .map_err(|e| Error::ConnectionLost(e.to_string()))?;
-            let h = Header::parse(&head, 0)?;
-            if h.message_type != floe_wire::protocol::MessageType::ValidateConnection {
-                return Err(floe_wire::Error::ConnectionNotValidated(h.message_type as u8).into());
-            }
-            if h.size != HEADER_SIZE {
-                return Err(floe_wire::Error::IllegalMessageSize(h.size as i64).into());
-            }
-            Ok::<_, Error>(stream)
-        };
-        let stream = match timeout {
-            Some(t) => tokio::time::timeout(t, establish)
-                .await
-                .map_err(|_| Error::ConnectTimeout)??,
-            None => establish.await?,
-        };
-        let info = ConnectionInfo {
-            local: stream.local_addr().ok(),
-            remote: stream.peer_addr().ok(),
-            incoming: false,
-            adapter_name: String::new(),
-            connection_id,
-        };
-        event_if!(config.trace.network >= 1, info, debug, remote = ?info.remote, "connection established");
-        Self::start(stream, info, config, None, false)
-    }
-
-    /// Takes an accepted socket: sends ValidateConnection first (§1.3) and
-    /// starts the connection task dispatching to `adapter`.
-    pub(crate) fn accept(
-        stream: TcpStream,
-        adapter: ObjectAdapter,
-        config: ConnectionConfig,
-    ) -> Result<Connection> {
-        stream
-            .set_nodelay(true)
-            .map_err(|e| Error::Socket(e.to_string()))?;
-        let info = ConnectionInfo {
-            local: stream.local_addr().ok(),
-            remote: stream.peer_addr().ok(),
-            incoming: true,
-            adapter_name: adapter.name().to_string(),
-            connection_id: String::new(),
-        };
-        event_if!(
-            config.trace.network >= 1,
-            info,
-            debug,
-            remote = ?info.remote,
-            adapter = adapter.name(),
-            "connection accepted"
-        );
-        Self::start(stream, info, config, Some(adapter), true)
-    }
-
-    fn start(
-        stream: TcpStream,
+    pub(super) fn start(
+        io: Io,
         info: ConnectionInfo,
         config: ConnectionConfig,
         adapter: Option<ObjectAdapter>,
         validate: bool,
     ) -> Result<Connection> {
-        let stream = Arc::new(stream);
         let (closed_tx, _) = watch::channel(false);
         let inner = Arc::new(ConnectionInner {
-            writer: Writer::new(stream.clone()),
-            stream,
+            writer: Writer::for_io(&io),
+            io,
             requests: RequestTable::new(),
             adapter: RwLock::new(adapter),
             batch: Mutex::new(BatchQueue {
@@ -784,7 +712,12 @@ impl ConnectionInner {
         }
         self.writer.fail(err.clone());
         self.requests.close(err);
-        let _ = socket2::SockRef::from(&*self.stream).shutdown(std::net::Shutdown::Both);
+        match &self.io {
+            Io::Tcp(s) => {
+                let _ = socket2::SockRef::from(&**s).shutdown(std::net::Shutdown::Both);
+            }
+            Io::Stream(s) => s.shutdown(),
+        }
         // Wake the task if it is waiting, so it notices.
         self.close_requested.notify_one();
         self.closed_tx.send_replace(true);

@@ -152,6 +152,11 @@ impl ReadSize {
         }
     }
 
+    /// Records a read of a stream transport (`filled`: it filled the room).
+    pub(super) fn stream_read(&mut self, (_, filled): (usize, bool)) {
+        self.read(filled);
+    }
+
     /// Records a whole frame of `len` bytes taken from the buffer.
     pub(super) fn frame(&mut self, len: usize) {
         self.frames += 1;
@@ -254,6 +259,20 @@ pub(super) fn read(
     })?;
     size.read(filled);
     Ok(n)
+}
+
+/// Makes room in `buf` for the next read of a stream transport, sized as
+/// [`read`] sizes a socket's (the rest of a partial frame, or the read
+/// room [`ReadSize`] asks for).
+pub(super) fn reserve_stream_room(buf: &mut BytesMut, size: &ReadSize) {
+    let want = if buf.is_empty() {
+        MIN_ROOM
+    } else {
+        size.need.saturating_add(READ_SLACK)
+    };
+    if buf.capacity() - buf.len() < want {
+        buf.reserve(size.room_for(buf.len()).max(MIN_ROOM));
+    }
 }
 
 /// Runs `f` (one `recv`, returning the byte count and whether the socket

@@ -67,9 +67,10 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
         let can_read = dispatches.len() < conn.config.max_dispatches
             && conn.writer.queued_bytes() < WRITE_HIGH_WATER;
         let deadline = close_deadline;
-        if let Some(window) =
-            busy_poll.filter(|_| can_read && dispatches.is_empty() && buf.is_empty())
-        {
+        if let (Some(window), Io::Tcp(tcp)) = (
+            busy_poll.filter(|_| can_read && dispatches.is_empty() && buf.is_empty()),
+            &conn.io,
+        ) {
             // `floe.BusyPoll`: right after this connection wrote, an answer
             // (the reply to our request, or the peer's next request after
             // our reply) is likely within microseconds: poll for it
@@ -79,7 +80,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
             let expecting = conn.info.incoming || conn.requests.len() > 0;
             let until = conn.writer.last_write() + window;
             if expecting && !conn.writer.has_queued() && std::time::Instant::now() < until {
-                let polled = read::busy_poll(&conn.stream, &mut buf, &mut size, max, until, || {
+                let polled = read::busy_poll(tcp, &mut buf, &mut size, max, until, || {
                     conn.writer.has_queued() || conn.state.load(Ordering::Acquire) != ACTIVE
                 })
                 .await;
@@ -100,6 +101,16 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
             }
         }
         let has_queued = conn.writer.has_queued();
+        // A stream transport reads into the frame buffer while the task
+        // waits: lend it, with room reserved, and take it back after.
+        let lent = match &conn.io {
+            Io::Stream(io) if can_read => {
+                read::reserve_stream_room(&mut buf, &size);
+                io.lend_read_buf(std::mem::take(&mut buf));
+                Some(io)
+            }
+            _ => None,
+        };
         tokio::select! {
             biased;
             Some((rid, compress, result, frame)) = dispatches.next(), if !dispatches.is_empty() => {
@@ -120,10 +131,16 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                 close_requested.set(conn.close_requested.notified());
                 close_requested.as_mut().enable();
             }
-            r = conn.stream.readable(), if can_read => {
-                let read = r.and_then(|()| {
-                    read::read(&conn.stream, &mut buf, &mut size, max, false)
-                });
+            r = readable(&conn.io), if can_read => {
+                let read = match (&conn.io, r) {
+                    (Io::Tcp(tcp), Ok(_)) => read::read(tcp, &mut buf, &mut size, max, false),
+                    (Io::Stream(io), Ok(filled)) => {
+                        buf = io.take_read_buf();
+                        size.stream_read(filled);
+                        Ok(filled.0)
+                    }
+                    (_, Err(e)) => Err(e),
+                };
                 let ended = after_read(
                     &conn, read, &mut buf, &mut size, &mut dispatches, &mut acm, close_sent,
                 );
@@ -142,6 +159,11 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
             }
             _ = sleep_until(deadline) => {
                 break Error::ConnectionManuallyClosed;
+            }
+        }
+        if let Some(io) = lent {
+            if buf.capacity() == 0 {
+                buf = io.take_read_buf();
             }
         }
     };
@@ -201,7 +223,9 @@ fn after_read(
             let handled =
                 handle_buffered(conn, buf, size, conn.config.message_size_max, dispatches);
             size.adapt();
-            size.low_water(&conn.stream);
+            if let Io::Tcp(tcp) = &conn.io {
+                size.low_water(tcp);
+            }
             if let Err(e) = handled {
                 return Some(e);
             }
@@ -215,6 +239,16 @@ fn after_read(
         }
         Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => None,
         Err(e) => Some(Error::from_io(&e)),
+    }
+}
+
+/// Waits until the transport has something to read: readiness of a TCP
+/// socket (the handler reads), or a read done into the lent buffer of a
+/// stream (its size, and whether it filled the room).
+async fn readable(io: &Io) -> std::io::Result<(usize, bool)> {
+    match io {
+        Io::Tcp(tcp) => tcp.readable().await.map(|()| (0, false)),
+        Io::Stream(io) => std::future::poll_fn(|cx| io.poll_read(cx)).await,
     }
 }
 

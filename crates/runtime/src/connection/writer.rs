@@ -26,17 +26,31 @@
 //! Nothing here awaits while holding the lock, and a sender never owns
 //! half-written state, so dropping a caller's future cannot corrupt the
 //! stream.
+//!
+//! Over a stream transport (TLS) the same queue is written through the
+//! stream's `poll_write_vectored` and `poll_flush` under the same lock:
+//! a sender finding the connection idle writes directly (polled with a
+//! no-op waker), and whatever the stream does not take or flush at once
+//! is left to the connection task, which polls with its own waker. Only
+//! the connection task waits for the stream to become writable, so no
+//! other task's waker can take its place.
 
 use std::collections::VecDeque;
 use std::io::IoSlice;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
 
 use bytes::{Buf, Bytes};
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
 use crate::error::Error;
+use crate::transport::stream::StreamIo;
+use crate::transport::Io;
+
+#[path = "stream_writer.rs"]
+mod stream_writer;
 
 /// At most this many buffers go into one vectored write (on the stack).
 ///
@@ -61,7 +75,7 @@ const SEND_FLAGS: std::ffi::c_int = 0;
 /// (see [`Writer::help`]).
 const HELP_BYTES: usize = 256 * 1024;
 
-struct WriteState {
+pub(super) struct WriteState {
     /// Bytes accepted but not yet written, in order.
     queue: VecDeque<Bytes>,
     /// Total bytes in `queue` (back-pressure: the connection task stops
@@ -71,25 +85,62 @@ struct WriteState {
     error: Option<Error>,
     /// Bytes queued since a sender last tried to write the queue itself.
     unhelped: usize,
+    /// A stream transport took bytes it may not have sent yet: it needs a
+    /// flush (the TCP path never sets this).
+    unflushed: bool,
 }
 
 impl WriteState {
     /// Appends the non-empty `parts` to the queue.
-    fn push(&mut self, parts: &[Bytes]) {
+    pub(super) fn push(&mut self, parts: &[Bytes]) {
         for b in parts.iter().filter(|b| !b.is_empty()) {
             self.queued_bytes += b.len();
             self.unhelped += b.len();
             self.queue.push_back(b.clone());
         }
     }
+
+    /// Drops the first `n` queued bytes (written).
+    pub(super) fn consume(&mut self, mut n: usize) {
+        while n > 0 {
+            let Some(front) = self.queue.front_mut() else {
+                break;
+            };
+            if n >= front.len() {
+                let len = front.len();
+                n -= len;
+                self.queued_bytes -= len;
+                self.queue.pop_front();
+            } else {
+                front.advance(n);
+                self.queued_bytes -= n;
+                n = 0;
+            }
+        }
+    }
+
+    /// Whether anything waits to be written or flushed.
+    pub(super) fn pending(&self) -> bool {
+        !self.queue.is_empty() || self.unflushed
+    }
+}
+
+/// What a [`Writer`] writes to.
+pub(super) enum Sink {
+    /// A TCP socket, written with `sendmsg`.
+    Tcp(Arc<TcpStream>),
+    /// A stream transport, written through `AsyncWrite`.
+    Stream(Arc<StreamIo>),
 }
 
 /// The write half of a connection, shared by senders and the connection task.
 pub(crate) struct Writer {
-    stream: Arc<TcpStream>,
+    sink: Sink,
     state: Mutex<WriteState>,
     /// Wakes the connection task when something was queued.
     queued: Notify,
+    /// Wakes senders waiting for a stream transport's queue to shrink.
+    written: Notify,
     /// When the last message was sent, in ns since `epoch` (ACM activity
     /// tracking; heartbeats do not count).
     last_write: AtomicU64,
@@ -97,22 +148,38 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
+    /// The writer of a TCP socket.
+    #[cfg(test)]
     pub(crate) fn new(stream: Arc<TcpStream>) -> Self {
+        Self::with_sink(Sink::Tcp(stream))
+    }
+
+    /// The writer of a connection's transport.
+    pub(crate) fn for_io(io: &Io) -> Self {
+        match io {
+            Io::Tcp(s) => Self::with_sink(Sink::Tcp(s.clone())),
+            Io::Stream(s) => Self::with_sink(Sink::Stream(s.clone())),
+        }
+    }
+
+    fn with_sink(sink: Sink) -> Self {
         Writer {
-            stream,
+            sink,
             state: Mutex::new(WriteState {
                 queue: VecDeque::new(),
                 queued_bytes: 0,
                 error: None,
                 unhelped: 0,
+                unflushed: false,
             }),
             queued: Notify::new(),
+            written: Notify::new(),
             last_write: AtomicU64::new(0),
             epoch: std::time::Instant::now(),
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, WriteState> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, WriteState> {
         // The state stays consistent across a panic (queue pushes/pops only).
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -144,7 +211,7 @@ impl Writer {
         if let Some(e) = &st.error {
             return Err(e.clone());
         }
-        let was_empty = st.queue.is_empty();
+        let was_empty = !st.pending();
         if !self.queue_and_help(&mut st, parts, &[])? {
             return Ok(());
         }
@@ -193,6 +260,9 @@ impl Writer {
         let mut st = self.lock();
         if let Some(e) = &st.error {
             return Err(e.clone());
+        }
+        if let Sink::Stream(io) = &self.sink {
+            return self.send_stream(io, st, parts, tail);
         }
         if st.queue.is_empty() {
             // Direct path: write now, as far as the socket takes it.
@@ -243,9 +313,9 @@ impl Writer {
         &self.queued
     }
 
-    /// Whether bytes are waiting to be written.
+    /// Whether bytes are waiting to be written (or flushed).
     pub(crate) fn has_queued(&self) -> bool {
-        !self.lock().queue.is_empty()
+        self.lock().pending()
     }
 
     /// Bytes waiting to be written.
@@ -268,11 +338,22 @@ impl Writer {
         while !self.has_queued() {
             self.queued.notified().await;
         }
+        let stream = match &self.sink {
+            Sink::Tcp(s) => s,
+            Sink::Stream(io) => {
+                return match timeout {
+                    Some(t) => tokio::time::timeout(t, self.write_stream(io))
+                        .await
+                        .map_err(|_| self.fail(Error::Timeout))?,
+                    None => self.write_stream(io).await,
+                };
+            }
+        };
         let ready = match timeout {
-            Some(t) => tokio::time::timeout(t, self.stream.writable())
+            Some(t) => tokio::time::timeout(t, stream.writable())
                 .await
                 .map_err(|_| self.fail(Error::Timeout))?,
-            None => self.stream.writable().await,
+            None => stream.writable().await,
         };
         if let Err(e) = ready {
             return Err(self.fail(Error::from_io(&e)));
@@ -284,7 +365,14 @@ impl Writer {
     /// graceful close).
     pub(crate) async fn drain(&self) -> Result<(), Error> {
         while self.has_queued() {
-            if let Err(e) = self.stream.writable().await {
+            let stream = match &self.sink {
+                Sink::Tcp(s) => s,
+                Sink::Stream(io) => {
+                    self.write_stream(io).await?;
+                    continue;
+                }
+            };
+            if let Err(e) = stream.writable().await {
                 return Err(self.fail(Error::from_io(&e)));
             }
             self.write_queued()?;
@@ -311,6 +399,10 @@ impl Writer {
         // task may fail the writer (peer gone) while we wait.
         const RECHECK: std::time::Duration = std::time::Duration::from_secs(1);
         loop {
+            // Armed before the check, so that progress made after it wakes us.
+            let written = self.written.notified();
+            tokio::pin!(written);
+            written.as_mut().enable();
             {
                 let st = self.lock();
                 if let Some(e) = &st.error {
@@ -320,11 +412,27 @@ impl Writer {
                     return Ok(());
                 }
             }
+            let stream = match &self.sink {
+                Sink::Tcp(s) => s,
+                Sink::Stream(_) => {
+                    // Only the connection task writes a stream (see the
+                    // module documentation): wait for its progress.
+                    match timeout {
+                        Some(t) => tokio::time::timeout(t, written)
+                            .await
+                            .map_err(|_| self.fail(Error::Timeout))?,
+                        None => {
+                            let _ = tokio::time::timeout(RECHECK, written).await;
+                        }
+                    }
+                    continue;
+                }
+            };
             let ready = match timeout {
-                Some(t) => tokio::time::timeout(t, self.stream.writable())
+                Some(t) => tokio::time::timeout(t, stream.writable())
                     .await
                     .map_err(|_| self.fail(Error::Timeout))?,
-                None => match tokio::time::timeout(RECHECK, self.stream.writable()).await {
+                None => match tokio::time::timeout(RECHECK, stream.writable()).await {
                     Ok(r) => r,
                     Err(_) => continue,
                 },
@@ -366,11 +474,15 @@ impl Writer {
     /// stale part: a full socket costs one `EAGAIN` per [`HELP_BYTES`]
     /// queued.
     fn help(&self, st: &mut WriteState) -> Result<(), Error> {
+        let Sink::Tcp(stream) = &self.sink else {
+            // A stream is written by the connection task alone.
+            return Ok(());
+        };
         if st.unhelped < HELP_BYTES {
             return Ok(());
         }
         st.unhelped = 0;
-        let sock = socket2::SockRef::from(&*self.stream);
+        let sock = socket2::SockRef::from(&**stream);
         self.write_head(st, |iov| sock.send_vectored_with_flags(iov, SEND_FLAGS))
     }
 
@@ -389,8 +501,11 @@ impl Writer {
     /// `SIGPIPE`, even in a host program that does not ignore the signal
     /// (mio's `writev` cannot pass the flag).
     fn try_send(&self, iov: &[IoSlice<'_>]) -> std::io::Result<usize> {
-        self.stream.try_io(tokio::io::Interest::WRITABLE, || {
-            socket2::SockRef::from(&*self.stream).send_vectored_with_flags(iov, SEND_FLAGS)
+        let Sink::Tcp(stream) = &self.sink else {
+            return Err(std::io::ErrorKind::WouldBlock.into());
+        };
+        stream.try_io(tokio::io::Interest::WRITABLE, || {
+            socket2::SockRef::from(&**stream).send_vectored_with_flags(iov, SEND_FLAGS)
         })
     }
 
@@ -411,22 +526,8 @@ impl Writer {
             write(&iov[..n])
         };
         match res {
-            Ok(mut n) => {
-                while n > 0 {
-                    let Some(front) = st.queue.front_mut() else {
-                        break;
-                    };
-                    if n >= front.len() {
-                        let len = front.len();
-                        n -= len;
-                        st.queued_bytes -= len;
-                        st.queue.pop_front();
-                    } else {
-                        front.advance(n);
-                        st.queued_bytes -= n;
-                        n = 0;
-                    }
-                }
+            Ok(n) => {
+                st.consume(n);
                 Ok(())
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(()),
@@ -444,7 +545,11 @@ impl Writer {
         let mut st = self.lock();
         st.queue.clear();
         st.queued_bytes = 0;
-        st.error.get_or_insert(err).clone()
+        st.unflushed = false;
+        let err = st.error.get_or_insert(err).clone();
+        drop(st);
+        self.written.notify_waiters();
+        err
     }
 }
 

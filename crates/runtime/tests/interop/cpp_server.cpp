@@ -2,7 +2,9 @@
 //
 //     cpp_server <port> [--Ice.Prop=value ...]
 //
-// Listens on tcp -h 127.0.0.1 -p <port> (0 picks a free port), serves
+// Listens on tcp -h 127.0.0.1 -p <port> (0 picks a free port), or on
+// --Interop.Endpoints=... when given (e.g. ssl, with the IceSSL plugin and
+// its properties among the arguments), serves
 // Interop::Test as "test" (default facet and facet "facetA") and prints
 // "READY <port>" once listening. Exits on Test::shutdown() or when killed.
 #include <Ice/Ice.h>
@@ -214,7 +216,11 @@ int main(int argc, char* argv[])
     Ice::StringSeq args(argv + 2, argv + argc);
     Ice::InitializationData init;
     init.properties = Ice::createProperties(args);
-    init.properties->setProperty("Interop.Endpoints", "tcp -h 127.0.0.1 -p " + port);
+    init.properties->parseCommandLineOptions("Interop", args);
+    if(init.properties->getProperty("Interop.Endpoints").empty())
+    {
+        init.properties->setProperty("Interop.Endpoints", "tcp -h 127.0.0.1 -p " + port);
+    }
     init.properties->setProperty("Ice.ThreadPool.Server.Size", "8");
     init.properties->setProperty("Ice.ThreadPool.Server.SizeMax", "8");
     init.properties->setProperty("Ice.AcceptClassCycles", "1");
@@ -229,8 +235,14 @@ int main(int argc, char* argv[])
         adapter->add(make_shared<TestI>(state), ident);
         adapter->addFacet(make_shared<TestI>(state), ident, "facetA");
         adapter->activate();
-        auto info = dynamic_pointer_cast<Ice::IPEndpointInfo>(adapter->getEndpoints()[0]->getInfo());
-        cout << "READY " << info->port << endl;
+        // An ssl endpoint's info wraps the TCP endpoint's.
+        auto base = adapter->getEndpoints()[0]->getInfo();
+        while(!dynamic_pointer_cast<Ice::IPEndpointInfo>(base) && base->underlying)
+        {
+            base = base->underlying;
+        }
+        auto info = dynamic_pointer_cast<Ice::IPEndpointInfo>(base);
+        cout << "READY " << (info ? info->port : -1) << endl;
         ich->waitForShutdown();
     }
     catch(const std::exception& e)

@@ -49,9 +49,15 @@ impl FloeServer {
 
     /// Starts the server on a free port with `props`.
     pub async fn start(props: Properties) -> FloeServer {
+        Self::start_on(props, "tcp -h 127.0.0.1 -p 0").await
+    }
+
+    /// Starts the server listening on `endpoints` (e.g. `ssl -h 127.0.0.1
+    /// -p 0`); `port` is the first endpoint's.
+    pub async fn start_on(props: Properties, endpoints: &str) -> FloeServer {
         let communicator = Communicator::with_properties(props);
         let adapter = communicator
-            .create_object_adapter_with_endpoints("Interop", "tcp -h 127.0.0.1 -p 0")
+            .create_object_adapter_with_endpoints("Interop", endpoints)
             .await
             .expect("floe server: create adapter on 127.0.0.1");
         let state = Arc::new(State::default());

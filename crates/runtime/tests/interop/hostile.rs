@@ -1,7 +1,8 @@
-//! Hostile and malformed frames sent over raw TCP to a server of the interop
-//! suite (identity "test"), with the reaction a real Ice 3.7 server shows
-//! (docs/protocol.md §7.3): drop the connection without a reply, or answer status 5.
-//! Used against the Ice servers (to check the cases) and against floe.
+//! Hostile and malformed frames sent over raw TCP (or any byte stream, e.g.
+//! TLS: [`run_all_with`]) to a server of the interop suite (identity
+//! "test"), with the reaction a real Ice 3.7 server shows (docs/protocol.md §7.3):
+//! drop the connection without a reply, or answer status 5. Used against
+//! the Ice servers (to check the cases) and against floe.
 #![allow(dead_code)]
 
 use std::io::{ErrorKind, Read, Write};
@@ -188,17 +189,23 @@ pub fn connect(port: u16) -> Result<TcpStream, String> {
     s.set_read_timeout(Some(Duration::from_secs(5)))
         .map_err(|e| e.to_string())?;
     let _ = s.set_nodelay(true);
+    validate(&mut s)?;
+    Ok(s)
+}
+
+/// Reads the server's ValidateConnection from a fresh connection.
+pub fn validate<S: Read>(s: &mut S) -> Result<(), String> {
     let mut v = [0u8; 14];
     s.read_exact(&mut v)
         .map_err(|e| format!("read ValidateConnection: {e}"))?;
     if v != header(3, 0, 14)[..] {
         return Err(format!("expected ValidateConnection, got {v:02x?}"));
     }
-    Ok(s)
+    Ok(())
 }
 
 /// Reads one whole frame (header and body).
-pub fn read_frame(s: &mut TcpStream) -> std::io::Result<Vec<u8>> {
+pub fn read_frame<S: Read>(s: &mut S) -> std::io::Result<Vec<u8>> {
     let mut h = [0u8; 14];
     s.read_exact(&mut h)?;
     let size = i32::from_le_bytes([h[10], h[11], h[12], h[13]]);
@@ -216,7 +223,11 @@ pub fn read_frame(s: &mut TcpStream) -> std::io::Result<Vec<u8>> {
 
 /// Sends one case on a fresh connection and checks the reaction.
 pub fn run_case(port: u16, case: &HostileCase) -> Result<(), String> {
-    let mut s = connect(port)?;
+    run_case_on(connect(port)?, case)
+}
+
+/// Sends one case on the validated connection `s` and checks the reaction.
+pub fn run_case_on<S: Read + Write>(mut s: S, case: &HostileCase) -> Result<(), String> {
     s.write_all(&case.bytes).map_err(|e| format!("send: {e}"))?;
     match case.reaction {
         Reaction::Close => expect_closed(&mut s),
@@ -239,7 +250,7 @@ pub fn run_case(port: u16, case: &HostileCase) -> Result<(), String> {
 
 /// Reads frames until a Reply, skipping ValidateConnection heartbeats; returns
 /// (request id, status).
-pub fn read_reply(s: &mut TcpStream) -> Result<(i32, u8), String> {
+pub fn read_reply<S: Read>(s: &mut S) -> Result<(i32, u8), String> {
     loop {
         let f = read_frame(s).map_err(|e| format!("waiting for a reply: {e}"))?;
         match f[8] {
@@ -254,7 +265,7 @@ pub fn read_reply(s: &mut TcpStream) -> Result<(i32, u8), String> {
 
 /// Requires the peer to close without sending a reply (heartbeats and
 /// CloseConnection are tolerated) within 5 s.
-pub fn expect_closed(s: &mut TcpStream) -> Result<(), String> {
+pub fn expect_closed<S: Read>(s: &mut S) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         if Instant::now() > deadline {
@@ -278,9 +289,19 @@ pub fn expect_closed(s: &mut TcpStream) -> Result<(), String> {
 
 /// Runs every case once; returns `name: problem` for each that misbehaved.
 pub fn run_all(port: u16) -> Vec<String> {
+    run_all_with(|| connect(port))
+}
+
+/// [`run_all`] over connections made (and validated) by `connect`.
+pub fn run_all_with<S: Read + Write>(connect: impl Fn() -> Result<S, String>) -> Vec<String> {
     cases()
         .iter()
-        .filter_map(|c| run_case(port, c).err().map(|e| format!("{}: {e}", c.name)))
+        .filter_map(|c| {
+            connect()
+                .and_then(|s| run_case_on(s, c))
+                .err()
+                .map(|e| format!("{}: {e}", c.name))
+        })
         .collect()
 }
 

@@ -3,7 +3,9 @@
 
     /usr/bin/python3 py_server.py <port> [--Ice.Prop=value ...]
 
-Listens on tcp -h 127.0.0.1 -p <port> (0 picks a free port), serves Interop::Test
+Listens on tcp -h 127.0.0.1 -p <port> (0 picks a free port), or on
+--Interop.Endpoints=... when given (e.g. ssl, with the IceSSL plugin and its
+properties among the arguments), serves Interop::Test
 as "test" (default facet and facet "facetA") and prints "READY <port>" once
 listening. Exits on Test::shutdown() or when killed."""
 import os
@@ -143,7 +145,9 @@ def main():
         return 2
     port = int(sys.argv[1])
     props = Ice.createProperties(sys.argv[2:])
-    props.setProperty("Interop.Endpoints", "tcp -h 127.0.0.1 -p %d" % port)
+    props.parseCommandLineOptions("Interop", sys.argv[2:])
+    if not props.getProperty("Interop.Endpoints"):
+        props.setProperty("Interop.Endpoints", "tcp -h 127.0.0.1 -p %d" % port)
     props.setProperty("Ice.ThreadPool.Server.Size", "8")
     props.setProperty("Ice.ThreadPool.Server.SizeMax", "8")
     props.setProperty("Ice.Warn.Connections", "0")
@@ -157,7 +161,10 @@ def main():
         adapter.add(TestI(state), ident)
         adapter.addFacet(TestI(state), ident, "facetA")
         adapter.activate()
-        actual = adapter.getEndpoints()[0].getInfo().port
+        info = adapter.getEndpoints()[0].getInfo()
+        while not isinstance(info, Ice.IPEndpointInfo) and info.underlying:
+            info = info.underlying  # ssl: the TCP endpoint under it
+        actual = info.port
         print("READY %d" % actual, flush=True)
         comm.waitForShutdown()
     return 0

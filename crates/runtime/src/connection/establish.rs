@@ -1,0 +1,172 @@
+//! Making a [`Connection`]: connecting (TCP, then the transport's
+//! handshake, then the server's ValidateConnection, §1.3) and accepting.
+
+use super::*;
+use crate::transport::{Acceptor, Connector, Established};
+
+/// How long an accepted connection's TLS handshake or WebSocket upgrade
+/// may take when `Ice.Default.Timeout` sets no limit.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
+
+impl Connection {
+    /// Connects to `addr` over the transport `connector` sets up, waits
+    /// for the server's ValidateConnection (§1.3) and starts the
+    /// connection task. The timeout covers the TLS handshake too.
+    pub(crate) async fn connect(
+        addr: &str,
+        connector: &Connector,
+        timeout: Option<Duration>,
+        connection_id: String,
+        config: ConnectionConfig,
+    ) -> Result<Connection> {
+        let establish = async {
+            let stream = TcpStream::connect(addr)
+                .await
+                .map_err(|e| match Error::from_io(&e) {
+                    Error::Socket(s) => Error::ConnectFailed(s),
+                    other => other,
+                })?;
+            stream
+                .set_nodelay(true)
+                .map_err(|e| Error::Socket(e.to_string()))?;
+            // On the heap: a WebSocket handshake's state is large, and
+            // would otherwise sit in every caller's future.
+            let established =
+                Box::pin(connector.establish(stream, config.message_size_max)).await?;
+            let mut head = [0u8; HEADER_SIZE];
+            read_validation(&established.io, &mut head).await?;
+            let h = Header::parse(&head, 0)?;
+            if h.message_type != floe_wire::protocol::MessageType::ValidateConnection {
+                return Err(floe_wire::Error::ConnectionNotValidated(h.message_type as u8).into());
+            }
+            if h.size != HEADER_SIZE {
+                return Err(floe_wire::Error::IllegalMessageSize(h.size as i64).into());
+            }
+            Ok::<_, Error>(established)
+        };
+        let established = match timeout {
+            Some(t) => tokio::time::timeout(t, establish)
+                .await
+                .map_err(|_| Error::ConnectTimeout)??,
+            None => establish.await?,
+        };
+        let info = ConnectionInfo {
+            local: established.local,
+            remote: established.remote,
+            incoming: false,
+            adapter_name: String::new(),
+            connection_id,
+            tls: established.tls,
+        };
+        event_if!(config.trace.network >= 1, info, debug, remote = ?info.remote, "connection established");
+        Self::start(established.io, info, config, None, false)
+    }
+
+    /// Takes an accepted TCP socket: sends ValidateConnection first
+    /// (§1.3) and starts the connection task dispatching to `adapter`.
+    /// Never waits.
+    pub(crate) fn accept_tcp(
+        stream: TcpStream,
+        adapter: ObjectAdapter,
+        config: ConnectionConfig,
+    ) -> Result<Connection> {
+        stream
+            .set_nodelay(true)
+            .map_err(|e| Error::Socket(e.to_string()))?;
+        Self::accepted(Established::tcp(stream), adapter, config)
+    }
+
+    /// Takes an accepted socket and sets up the transport `acceptor` says
+    /// (a TLS handshake for `ssl`, bounded by `Ice.Default.Timeout`), then
+    /// continues as [`Connection::accept_tcp`].
+    pub(crate) async fn accept(
+        stream: TcpStream,
+        acceptor: &Acceptor,
+        adapter: ObjectAdapter,
+        config: ConnectionConfig,
+    ) -> Result<Connection> {
+        stream
+            .set_nodelay(true)
+            .map_err(|e| Error::Socket(e.to_string()))?;
+        // A client that never finishes its handshake is dropped after the
+        // timeout (Ice.Default.Timeout, or a minute when there is none).
+        let limit = config.write_timeout.unwrap_or(HANDSHAKE_TIMEOUT);
+        let established = tokio::time::timeout(
+            limit,
+            Box::pin(acceptor.establish(stream, config.message_size_max)),
+        )
+        .await
+        .map_err(|_| Error::ConnectTimeout)??;
+        Self::accepted(established, adapter, config)
+    }
+
+    fn accepted(
+        established: Established,
+        adapter: ObjectAdapter,
+        config: ConnectionConfig,
+    ) -> Result<Connection> {
+        let info = ConnectionInfo {
+            local: established.local,
+            remote: established.remote,
+            incoming: true,
+            adapter_name: adapter.name().to_string(),
+            connection_id: String::new(),
+            tls: established.tls,
+        };
+        event_if!(
+            config.trace.network >= 1,
+            info,
+            debug,
+            remote = ?info.remote,
+            adapter = adapter.name(),
+            "connection accepted"
+        );
+        Self::start(established.io, info, config, Some(adapter), true)
+    }
+}
+
+/// Reads the server's first frame header (ValidateConnection) from a
+/// fresh connection.
+async fn read_validation(io: &Io, head: &mut [u8; HEADER_SIZE]) -> Result<()> {
+    let lost = |e: std::io::Error| Error::ConnectionLost(e.to_string());
+    match io {
+        Io::Tcp(s) => {
+            let mut filled = 0;
+            while filled < HEADER_SIZE {
+                s.readable().await.map_err(lost)?;
+                match s.try_read(&mut head[filled..]) {
+                    Ok(0) => {
+                        return Err(Error::ConnectionLost(
+                            "peer closed the connection before validating it".into(),
+                        ))
+                    }
+                    Ok(n) => filled += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                    Err(e) => return Err(lost(e)),
+                }
+            }
+            Ok(())
+        }
+        Io::Stream(s) => {
+            // Into a buffer of exactly the header's size: nothing past the
+            // header is taken from the stream.
+            let mut filled = BytesMut::with_capacity(HEADER_SIZE);
+            while filled.len() < HEADER_SIZE {
+                s.lend_read_buf(filled);
+                let r = std::future::poll_fn(|cx| s.poll_read(cx)).await;
+                filled = s.take_read_buf();
+                match r {
+                    Ok((0, _)) => {
+                        return Err(Error::ConnectionLost(
+                            "peer closed the connection before validating it".into(),
+                        ))
+                    }
+                    Ok(_) => {}
+                    Err(e) => return Err(lost(e)),
+                }
+            }
+            head.copy_from_slice(&filled[..HEADER_SIZE]);
+            Ok(())
+        }
+    }
+}
