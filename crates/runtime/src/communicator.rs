@@ -44,6 +44,8 @@ pub(crate) struct CommunicatorInner {
     adapters: Mutex<Vec<ObjectAdapter>>,
     shutdown: watch::Sender<bool>,
     destroyed: AtomicBool,
+    /// `Ice.Default.Locator` and the locators' caches.
+    pub(crate) locators: crate::locator::LocatorManager,
 }
 
 /// The communicator; clones share it.
@@ -153,8 +155,9 @@ impl Communicator {
         };
         let client_config = connection_config(&properties, "Ice.ACM.Client", false, None);
         let (shutdown, _) = watch::channel(false);
-        Communicator {
+        let communicator = Communicator {
             inner: Arc::new(CommunicatorInner {
+                locators: crate::locator::LocatorManager::from_properties(&properties),
                 default_host: properties.get("Ice.Default.Host"),
                 client_config,
                 retry_intervals,
@@ -171,7 +174,9 @@ impl Communicator {
                 shutdown,
                 destroyed: AtomicBool::new(false),
             }),
-        }
+        };
+        communicator.inner.locators.init_default(&communicator);
+        communicator
     }
 
     /// A communicator configured from command-line arguments

@@ -123,6 +123,12 @@ pub(crate) struct ProxyInner {
     /// `Ice.Default.SlicedFormat`, read once (generated code overrides it
     /// for operations with `["format:..."]` metadata).
     pub(crate) class_format: floe_wire::ClassFormat,
+    /// The locator of an indirect proxy (`ice_locator`).
+    pub(crate) locator: Option<Arc<crate::locator::LocatorInfo>>,
+    /// `ice_locator_cache_timeout`, seconds (-1: forever).
+    pub(crate) locator_cache_timeout: i32,
+    /// `ice_endpoint_selection`.
+    pub(crate) endpoint_selection: crate::locator::EndpointSelection,
 }
 
 /// An untyped object reference.
@@ -158,6 +164,7 @@ impl Proxy {
             .map_or(floe_wire::ClassFormat::Compact, |c| {
                 c.client_config.class_format
             });
+        let locators = upgraded.as_ref().map(|c| &c.locators);
         Proxy {
             inner: Arc::new(ProxyInner {
                 override_compress,
@@ -178,11 +185,14 @@ impl Proxy {
                 cached: Arc::new(Mutex::new(None)),
                 params_size: ParamsSize::default(),
                 class_format,
+                locator: locators.and_then(|l| l.default_locator()),
+                locator_cache_timeout: locators.map_or(-1, |l| l.cache_timeout),
+                endpoint_selection: locators.map(|l| l.selection).unwrap_or_default(),
             }),
         }
     }
 
-    fn with(&self, f: impl FnOnce(&mut ProxyInner)) -> Proxy {
+    pub(crate) fn with(&self, f: impl FnOnce(&mut ProxyInner)) -> Proxy {
         let mut inner = (*self.inner).clone();
         inner.cached = Arc::new(Mutex::new(None));
         f(&mut inner);
@@ -372,9 +382,8 @@ impl Proxy {
             }
         }
         let comm = self.communicator()?;
-        let c = comm
-            .connection_for(&self.inner.endpoints, &self.inner.connection_id)
-            .await?;
+        // Direct or through the locator (see `locator::resolve`).
+        let c = crate::locator::resolve::connect(self, &comm).await?;
         *lock(&self.inner.cached) = Some(c.clone());
         Ok(c)
     }
