@@ -259,6 +259,11 @@ impl Peer {
         (status, lines)
     }
 
+    /// The process id, while the process has not been killed by [`Peer::kill`].
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// Kills the process now (idempotent).
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
