@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 """Ice 3.7 Python reference peers of floe's IceGrid test (tests/grid.rs).
 
-    grid_peer.py server LOCATOR ADAPTER_ID REPLICA_GROUP [--Ice.Prop=value ...]
+    grid_peer.py server [LOCATOR ADAPTER_ID REPLICA_GROUP] [--Ice.Prop=value ...]
         Serves Bench::Latency as "a" on the object adapter BenchAdapter
         (tcp -h 127.0.0.1, a free port), registered as ADAPTER_ID in
         REPLICA_GROUP ("-" for none); prints "READY <port>"; on SIGTERM
-        unregisters (adapter deactivation) and exits 0.
+        unregisters (adapter deactivation) and exits 0. Without the
+        positional arguments (an IceGrid node starts it with
+        --Ice.Config=FILE), everything comes from the configuration.
 
     grid_peer.py client LOCATOR PROXY COUNT [--Ice.Prop=value ...]
         COUNT times, with a new communicator each time, calls o() on PROXY;
@@ -36,7 +38,8 @@ class LatencyI(Bench.Latency):
 def init(locator, args):
     data = Ice.InitializationData()
     data.properties = Ice.createProperties(args)
-    data.properties.setProperty("Ice.Default.Locator", locator)
+    if locator:
+        data.properties.setProperty("Ice.Default.Locator", locator)
     return Ice.initialize(data)
 
 
@@ -50,9 +53,11 @@ def call(communicator, text):
 def server(locator, adapter_id, group, args):
     communicator = init(locator, args)
     props = communicator.getProperties()
-    props.setProperty("BenchAdapter.Endpoints", "tcp -h 127.0.0.1")
-    props.setProperty("BenchAdapter.AdapterId", adapter_id)
-    if group != "-":
+    if not props.getProperty("BenchAdapter.Endpoints"):
+        props.setProperty("BenchAdapter.Endpoints", "tcp -h 127.0.0.1")
+    if adapter_id:
+        props.setProperty("BenchAdapter.AdapterId", adapter_id)
+    if group and group != "-":
         props.setProperty("BenchAdapter.ReplicaGroupId", group)
     adapter = communicator.createObjectAdapter("BenchAdapter")
     adapter.add(LatencyI(), Ice.stringToIdentity("a"))
@@ -96,7 +101,7 @@ def main():
     pos = [a for a in args if not a.startswith("--")]
     mode = pos[0]
     if mode == "server":
-        server(pos[1], pos[2], pos[3], props)
+        server(*(pos[1:4] + [None] * (4 - len(pos))), props)
     elif mode == "client":
         client(pos[1], pos[2], int(pos[3]), props)
     elif mode == "failover":

@@ -46,6 +46,8 @@ pub(crate) struct CommunicatorInner {
     destroyed: AtomicBool,
     /// `Ice.Default.Locator` and the locators' caches.
     pub(crate) locators: crate::locator::LocatorManager,
+    /// The `Ice.Admin` object, once created.
+    pub(crate) admin: crate::admin::AdminState,
 }
 
 /// The communicator; clones share it.
@@ -158,6 +160,7 @@ impl Communicator {
         let communicator = Communicator {
             inner: Arc::new(CommunicatorInner {
                 locators: crate::locator::LocatorManager::from_properties(&properties),
+                admin: crate::admin::AdminState::default(),
                 default_host: properties.get("Ice.Default.Host"),
                 client_config,
                 retry_intervals,

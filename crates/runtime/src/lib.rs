@@ -64,6 +64,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod admin;
 pub mod communicator;
 pub mod connection;
 pub mod current;

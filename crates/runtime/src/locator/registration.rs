@@ -131,6 +131,9 @@ impl ObjectAdapter {
     }
 
     async fn register_with_locator(&self) -> Result<()> {
+        // A server activated by an IceGrid node gives it its Process
+        // proxy first (see `admin.rs`).
+        self.communicator()?.create_admin().await?;
         let direct = self.create_direct_proxy(Identity::from_name("dummy"));
         self.set_direct_proxy(Some(direct.to_data())).await?;
         self.inner

@@ -46,6 +46,20 @@ impl EndpointSelection {
     }
 }
 
+/// A random UUID (version 4) as text, e.g. for the category of the admin
+/// object.
+pub(crate) fn random_uuid() -> String {
+    let (a, b) = (random_u64(), random_u64());
+    format!(
+        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0x0fff,
+        0x8000 | (b >> 48) & 0x3fff,
+        b & 0xffff_ffff_ffff
+    )
+}
+
 /// A random number: the standard library's randomly keyed hasher over a
 /// counter (no dependency; the quality needed is a fair shuffle).
 fn random_u64() -> u64 {
