@@ -205,5 +205,46 @@ fn icegrid_registration_resolution_and_failover() {
     assert_eq!(client("a@Example"), (true, "ok".to_string()));
     let (ok, out) = client("a@Nowhere");
     assert!(!ok && out.contains("Nowhere"), "{out}");
-    terminate(s);
+    resolved_proxies_cost_nothing_more(reg, s);
+}
+
+/// Once resolved, an indirect proxy calls as a direct one does: the
+/// figures are printed (`--nocapture`), and its calls go on when the
+/// registry is gone, so they do not touch it.
+fn resolved_proxies_cost_nothing_more(mut reg: Registry, server: Server) {
+    let rt = runtime();
+    let props = Properties::new();
+    props.set("Ice.Default.Locator", &reg.locator());
+    let communicator = Communicator::with_properties(props);
+    let proxy =
+        |s: &str| LatencyPrx::unchecked_cast(communicator.string_to_proxy(s).expect("proxy"));
+    let indirect = proxy(&format!("a@{}", server.adapter_id));
+    let direct = proxy(&format!("a:tcp -h 127.0.0.1 -p {}", server.port));
+    let per_call = |prx: &LatencyPrx| {
+        rt.block_on(async {
+            let t = Instant::now();
+            for _ in 0..500 {
+                prx.o().await.expect("o()");
+            }
+            t.elapsed() / 500
+        })
+    };
+    per_call(&indirect);
+    per_call(&direct);
+    let (mut i, mut d) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        i.push(per_call(&indirect));
+        d.push(per_call(&direct));
+    }
+    i.sort();
+    d.sort();
+    println!(
+        "per call (median of 5 x 500): indirect {:?}, direct {:?}",
+        i[2], d[2]
+    );
+    reg.node.kill();
+    // Panics if a call fails.
+    per_call(&indirect);
+    rt.block_on(communicator.destroy());
+    terminate(server);
 }

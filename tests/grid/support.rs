@@ -20,7 +20,7 @@ pub use bench::LatencyPrx;
 
 /// An `icegridnode` with a collocated registry in a temporary directory.
 pub struct Registry {
-    _node: Peer,
+    pub node: Peer,
     port: u16,
     _dir: tempfile::TempDir,
 }
@@ -55,7 +55,7 @@ impl Registry {
         cmd.arg(format!("--Ice.Config={}", cfg.display()));
         let node = Peer::spawn("icegridnode", cmd);
         let reg = Registry {
-            _node: node,
+            node,
             port,
             _dir: dir,
         };
@@ -71,7 +71,7 @@ impl Registry {
                 assert!(
                     Instant::now() < deadline,
                     "registry not up: {e}; {}",
-                    reg._node.log()
+                    reg.node.log()
                 );
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
