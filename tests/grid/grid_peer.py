@@ -14,6 +14,10 @@
         prints "ok <port> <port> ..." (the servers' ports) or
         "error <exception type id>".
 
+    grid_peer.py glacier2 ROUTER PROXY [--Ice.Prop=value ...]
+        Creates a Glacier2 session on ROUTER, calls o() on PROXY through
+        it, destroys the session; prints "ok" or "error <type id>".
+
     grid_peer.py failover LOCATOR PROXY GO_FILE [--Ice.Prop=value ...]
         Calls o() on PROXY, prints "port <port>", waits until GO_FILE
         exists (the test kills that server meanwhile), calls o() again on
@@ -95,6 +99,24 @@ def failover(locator, text, go_file, args):
             print("error " + e.ice_id(), flush=True)
 
 
+def glacier2(router_text, text, args):
+    import Glacier2
+
+    with init(None, args) as communicator:
+        try:
+            router = Glacier2.RouterPrx.checkedCast(communicator.stringToProxy(router_text))
+            router.createSession("python", "python")
+            prx = Bench.LatencyPrx.uncheckedCast(communicator.stringToProxy(text))
+            prx.ice_router(router).o()
+            try:
+                router.destroySession()
+            except Ice.ConnectionLostException:
+                pass  # the router closes the connection as it answers
+            print("ok", flush=True)
+        except Ice.Exception as e:
+            print("error " + e.ice_id(), flush=True)
+
+
 def main():
     args = sys.argv[1:]
     props = [a for a in args if a.startswith("--")]
@@ -104,6 +126,8 @@ def main():
         server(*(pos[1:4] + [None] * (4 - len(pos))), props)
     elif mode == "client":
         client(pos[1], pos[2], int(pos[3]), props)
+    elif mode == "glacier2":
+        glacier2(pos[1], pos[2], props)
     elif mode == "failover":
         failover(pos[1], pos[2], pos[3], props)
     else:

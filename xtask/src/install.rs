@@ -20,6 +20,8 @@ pub const DEBIAN_PACKAGES: &[&str] = &[
     "zeroc-ice-utils",
     // icegridnode, icegridregistry, icegridadmin (tests/grid.rs).
     "zeroc-icegrid",
+    // glacier2router (tests/glacier2.rs).
+    "zeroc-glacier2",
 ];
 
 /// Installs whatever is missing of [`DEBIAN_PACKAGES`].

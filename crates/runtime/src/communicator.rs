@@ -48,6 +48,8 @@ pub(crate) struct CommunicatorInner {
     pub(crate) locators: crate::locator::LocatorManager,
     /// The `Ice.Admin` object, once created.
     pub(crate) admin: crate::admin::AdminState,
+    /// `Ice.Default.Router` and the routers' state.
+    pub(crate) routers: crate::router::RouterManager,
 }
 
 /// The communicator; clones share it.
@@ -161,6 +163,7 @@ impl Communicator {
             inner: Arc::new(CommunicatorInner {
                 locators: crate::locator::LocatorManager::from_properties(&properties),
                 admin: crate::admin::AdminState::default(),
+                routers: crate::router::RouterManager::default(),
                 default_host: properties.get("Ice.Default.Host"),
                 client_config,
                 retry_intervals,
@@ -179,6 +182,10 @@ impl Communicator {
             }),
         };
         communicator.inner.locators.init_default(&communicator);
+        communicator
+            .inner
+            .routers
+            .init_default(&communicator, communicator.properties());
         communicator
     }
 

@@ -77,6 +77,7 @@ pub mod object_adapter;
 mod params_size;
 pub mod properties;
 pub mod proxy;
+pub mod router;
 pub mod servant;
 mod signals;
 pub mod trace;
@@ -93,6 +94,7 @@ pub use locator::EndpointSelection;
 pub use object_adapter::ObjectAdapter;
 pub use properties::Properties;
 pub use proxy::{InvocationMode, Proxy, Response};
+pub use router::session::Glacier2Session;
 pub use servant::{
     servant_fn, Dispatch, DispatchError, DispatchFuture, DispatchResult, ReplyData, Servant,
 };

@@ -129,6 +129,8 @@ pub(crate) struct ProxyInner {
     pub(crate) locator_cache_timeout: i32,
     /// `ice_endpoint_selection`.
     pub(crate) endpoint_selection: crate::locator::EndpointSelection,
+    /// The router requests go through (`ice_router`).
+    pub(crate) router: Option<Arc<crate::router::RouterInfo>>,
 }
 
 /// An untyped object reference.
@@ -165,6 +167,7 @@ impl Proxy {
                 c.client_config.class_format
             });
         let locators = upgraded.as_ref().map(|c| &c.locators);
+        let router = upgraded.as_ref().and_then(|c| c.routers.default_router());
         Proxy {
             inner: Arc::new(ProxyInner {
                 override_compress,
@@ -188,6 +191,7 @@ impl Proxy {
                 locator: locators.and_then(|l| l.default_locator()),
                 locator_cache_timeout: locators.map_or(-1, |l| l.cache_timeout),
                 endpoint_selection: locators.map(|l| l.selection).unwrap_or_default(),
+                router,
             }),
         }
     }

@@ -33,6 +33,9 @@ pub(crate) fn is_indirect(p: &ProxyInner) -> bool {
 /// locator and connection failures.
 pub(crate) async fn connect(proxy: &Proxy, communicator: &Communicator) -> Result<Connection> {
     let p = &*proxy.inner;
+    if let Some(router) = &p.router {
+        return router.connection(proxy, communicator).await;
+    }
     if !is_indirect(p) {
         if p.endpoints.len() < 2 {
             return communicator
