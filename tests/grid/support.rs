@@ -5,107 +5,20 @@
 
 #![allow(dead_code)]
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use floe::runtime::{Communicator, EndpointSelection, Properties};
 
-use crate::harness::{free_port, Peer, PYTHON, READY_TIMEOUT};
+use crate::harness::{Peer, PYTHON, READY_TIMEOUT};
 
 floe::slice!("benches/Bench.ice");
 
 pub use bench::LatencyPrx;
 
-/// An `icegridnode` with a collocated registry in a temporary directory.
-pub struct Registry {
-    pub node: Peer,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl Registry {
-    pub fn start() -> Registry {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let port = free_port();
-        let d = dir.path();
-        for sub in ["registry", "node"] {
-            std::fs::create_dir(d.join(sub)).expect("mkdir");
-        }
-        let config = format!(
-            "IceGrid.InstanceName=IceGrid\n\
-             IceGrid.Registry.Client.Endpoints=tcp -h 127.0.0.1 -p {port}\n\
-             IceGrid.Registry.Server.Endpoints=tcp -h 127.0.0.1\n\
-             IceGrid.Registry.Internal.Endpoints=tcp -h 127.0.0.1\n\
-             IceGrid.Registry.LMDB.Path={}\n\
-             IceGrid.Registry.DynamicRegistration=1\n\
-             IceGrid.Registry.AdminPermissionsVerifier=IceGrid/NullPermissionsVerifier\n\
-             IceGrid.Node.CollocateRegistry=1\n\
-             IceGrid.Node.Name=node1\n\
-             IceGrid.Node.Endpoints=tcp -h 127.0.0.1\n\
-             IceGrid.Node.Data={}\n\
-             Ice.Default.Locator=IceGrid/Locator:tcp -h 127.0.0.1 -p {port}\n",
-            d.join("registry").display(),
-            d.join("node").display(),
-        );
-        let cfg = d.join("grid.cfg");
-        std::fs::write(&cfg, config).expect("write config");
-        let mut cmd = Command::new("icegridnode");
-        cmd.arg(format!("--Ice.Config={}", cfg.display()));
-        let node = Peer::spawn("icegridnode", cmd);
-        let reg = Registry {
-            node,
-            port,
-            _dir: dir,
-        };
-        // The node prints its ready line only at exit when its stdout is a
-        // pipe: wait until the locator answers instead.
-        let deadline = Instant::now() + READY_TIMEOUT;
-        runtime().block_on(async {
-            let communicator = Communicator::new();
-            let locator = communicator
-                .string_to_proxy(&reg.locator())
-                .expect("locator");
-            while let Err(e) = locator.ice_ping().await {
-                assert!(
-                    Instant::now() < deadline,
-                    "registry not up: {e}; {}",
-                    reg.node.log()
-                );
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            communicator.destroy().await;
-        });
-        reg
-    }
-
-    pub fn locator(&self) -> String {
-        format!("IceGrid/Locator:tcp -h 127.0.0.1 -p {}", self.port)
-    }
-
-    /// Runs `icegridadmin -e command`; its stdout.
-    pub fn admin(&self, command: &str) -> String {
-        let out = Command::new("icegridadmin")
-            .arg(format!("--Ice.Default.Locator={}", self.locator()))
-            .args(["-u", "test", "-p", "test", "-e", command])
-            .output()
-            .expect("icegridadmin runs");
-        assert!(
-            out.status.success(),
-            "icegridadmin -e {command}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    pub fn adapters(&self) -> BTreeSet<String> {
-        self.admin("adapter list")
-            .lines()
-            .map(|l| l.trim().to_string())
-            .collect()
-    }
-}
+/// The registry of the tests (see the harness).
+pub use crate::harness::IceGridNode as Registry;
 
 /// The directory of the example binaries of this build.
 pub fn examples_dir() -> PathBuf {
