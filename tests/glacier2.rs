@@ -6,7 +6,9 @@
 //!   to an indirect `a@<adapter>` the router resolves), the session
 //!   destroyed (the router's traces show each step);
 //! - a session outlives the router's session timeout while the client
-//!   keeps it alive.
+//!   keeps it alive;
+//! - a server calls the client back through the router (an object adapter
+//!   with the router, in the client's callback category).
 
 #[path = "../crates/runtime/tests/interop/harness.rs"]
 mod harness;
@@ -16,9 +18,33 @@ mod support;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use floe::runtime::{Communicator, Glacier2Session};
-use harness::{free_port, Peer, PYTHON};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use floe::runtime::{Communicator, Current, DispatchError, Glacier2Session, Identity};
+use harness::{free_port, Peer, PYTHON, READY_TIMEOUT};
 use support::*;
+
+/// Counts the callbacks.
+struct CallbackI(Arc<AtomicUsize>);
+
+impl Latency for CallbackI {
+    async fn o(&self, _: &Current) -> Result<(), DispatchError> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+}
+
+/// The server side of a callback: `o()` on `proxy` (the router's server
+/// endpoints) from a communicator without router.
+fn call_back(proxy: &str) {
+    runtime().block_on(async {
+        let communicator = Communicator::new();
+        let prx = LatencyPrx::unchecked_cast(communicator.string_to_proxy(proxy).expect("proxy"));
+        prx.o().await.expect("callback through the router");
+        communicator.destroy().await;
+    });
+}
 
 /// A `glacier2router` whose locator is `reg`'s.
 struct Router {
@@ -159,6 +185,46 @@ fn glacier2_sessions_and_routed_calls() {
         a.o().await.expect("first routed call");
         tokio::time::sleep(Duration::from_millis(3500)).await;
         a.o().await.expect("routed call after the session timeout");
+        session.destroy().await.expect("destroy");
+        communicator.destroy().await;
+    });
+
+    // Callbacks through the router: Python first.
+    let mut cmd = Command::new(PYTHON);
+    cmd.arg(peer_script())
+        .args(["glacier2-callback", &router.proxy()]);
+    let mut python = Peer::spawn("python glacier2 callback client", cmd);
+    let cb = python.wait_ready("PROXY ", READY_TIMEOUT);
+    call_back(&cb);
+    python.wait_ready("called", READY_TIMEOUT);
+
+    let rt = runtime();
+    let communicator = Communicator::new();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let (session, cb) = rt.block_on(async {
+        let router_prx = communicator
+            .string_to_proxy(&router.proxy())
+            .expect("router");
+        let session = Glacier2Session::create(&communicator, &router_prx, "u", "p")
+            .await
+            .expect("session");
+        let adapter = session
+            .create_callback_adapter("Callback")
+            .await
+            .expect("adapter");
+        let id = Identity::new("cb", session.category_for_client());
+        let prx = adapter
+            .add(id, LatencyDispatcher::new(CallbackI(calls.clone())))
+            .expect("add");
+        (session, prx.to_string())
+    });
+    call_back(&cb);
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        1,
+        "floe callback through the router"
+    );
+    rt.block_on(async {
         session.destroy().await.expect("destroy");
         communicator.destroy().await;
     });

@@ -18,6 +18,12 @@
         Creates a Glacier2 session on ROUTER, calls o() on PROXY through
         it, destroys the session; prints "ok" or "error <type id>".
 
+    grid_peer.py glacier2-callback ROUTER [--Ice.Prop=value ...]
+        Creates a Glacier2 session on ROUTER and an object adapter with the
+        router, serves Bench::Latency as "<client category>/cb", prints
+        "PROXY <its proxy>", waits (up to 20 s) for o() and prints
+        "called".
+
     grid_peer.py failover LOCATOR PROXY GO_FILE [--Ice.Prop=value ...]
         Calls o() on PROXY, prints "port <port>", waits until GO_FILE
         exists (the test kills that server meanwhile), calls o() again on
@@ -117,6 +123,33 @@ def glacier2(router_text, text, args):
             print("error " + e.ice_id(), flush=True)
 
 
+def glacier2_callback(router_text, args):
+    import threading
+
+    import Glacier2
+
+    called = threading.Event()
+
+    class CallbackI(Bench.Latency):
+        def o(self, current):
+            called.set()
+
+    with init(None, args) as communicator:
+        router = Glacier2.RouterPrx.checkedCast(communicator.stringToProxy(router_text))
+        router.createSession("python", "python")
+        adapter = communicator.createObjectAdapterWithRouter("Callback", router)
+        identity = Ice.Identity("cb", router.getCategoryForClient())
+        prx = adapter.add(CallbackI(), identity)
+        adapter.activate()
+        print("PROXY " + communicator.proxyToString(prx), flush=True)
+        if called.wait(20):
+            print("called", flush=True)
+        try:
+            router.destroySession()
+        except Ice.ConnectionLostException:
+            pass
+
+
 def main():
     args = sys.argv[1:]
     props = [a for a in args if a.startswith("--")]
@@ -128,6 +161,8 @@ def main():
         client(pos[1], pos[2], int(pos[3]), props)
     elif mode == "glacier2":
         glacier2(pos[1], pos[2], props)
+    elif mode == "glacier2-callback":
+        glacier2_callback(pos[1], props)
     elif mode == "failover":
         failover(pos[1], pos[2], pos[3], props)
     else:

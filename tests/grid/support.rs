@@ -15,7 +15,7 @@ use crate::harness::{Peer, PYTHON, READY_TIMEOUT};
 
 floe::slice!("benches/Bench.ice");
 
-pub use bench::LatencyPrx;
+pub use bench::{Latency, LatencyDispatcher, LatencyPrx};
 
 /// The registry of the tests (see the harness).
 pub use crate::harness::IceGridNode as Registry;

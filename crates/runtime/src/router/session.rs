@@ -13,6 +13,9 @@
 //! # Ok(()) }
 //! ```
 //!
+//! Callbacks come back over the same connection, to the object adapter
+//! of [`Glacier2Session::create_callback_adapter`].
+//!
 //! A Glacier2 session lives as long as the client's connection to the
 //! router: every routed proxy uses that one connection, which the session
 //! keeps alive with heartbeats (every half of the router's
@@ -24,8 +27,12 @@ use std::time::Duration;
 use floe_wire::protocol::OperationMode;
 use tokio::task::JoinHandle;
 
+use floe_wire::ProxyData;
+
 use crate::communicator::Communicator;
+use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
+use crate::object_adapter::ObjectAdapter;
 use crate::proxy::Proxy;
 
 /// A session with a Glacier2 router.
@@ -105,6 +112,52 @@ impl Glacier2Session {
     /// `proxy` routed through this session's router.
     pub fn routed(&self, proxy: &Proxy) -> Proxy {
         proxy.ice_router(Some(&self.router))
+    }
+
+    /// An object adapter `name` for callbacks through the router: it does
+    /// not listen; requests for it come over this session's connection to
+    /// the router, and its proxies carry the router's server endpoints
+    /// (`getServerProxy`; sets `<name>.PublishedEndpoints`). Give its
+    /// servants identities in [`Glacier2Session::category_for_client`]:
+    /// the router forwards only those to this client.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NoEndpoint`] when the router has no server endpoints
+    /// (`Glacier2.Server.Endpoints`); failures to reach it.
+    pub async fn create_callback_adapter(&self, name: &str) -> Result<ObjectAdapter> {
+        let communicator = self.router.communicator()?;
+        let reply = self
+            .router
+            .invoke(
+                "getServerProxy",
+                OperationMode::Nonmutating,
+                self.router.empty_params(),
+            )
+            .await?
+            .into_ok()?;
+        let server = floe_wire::Decoder::from_encapsulation(reply)?.read::<Option<ProxyData>>()?;
+        let published: Vec<String> = server
+            .iter()
+            .flat_map(|p| p.endpoints.iter().filter_map(Endpoint::from_data))
+            .map(|e| e.to_string())
+            .collect();
+        if published.is_empty() {
+            return Err(Error::NoEndpoint(format!(
+                "router {} has no server endpoints",
+                self.router
+            )));
+        }
+        communicator
+            .properties()
+            .set(&format!("{name}.PublishedEndpoints"), &published.join(":"));
+        let adapter = communicator
+            .create_object_adapter_with_endpoints(name, "")
+            .await?;
+        let connection = self.router.ice_get_connection().await?;
+        connection.set_adapter(Some(adapter.clone()));
+        adapter.activate();
+        Ok(adapter)
     }
 
     /// Destroys the session (`destroySession`); the router then closes the
