@@ -7,7 +7,7 @@
 //!   `findAdapterById`; a bare `hello` is a **well-known** object, resolved
 //!   with `findObjectById` (and then its adapter, when the locator answers
 //!   with an indirect proxy). See `resolve.rs`.
-//! - The answers are kept in a [`cache`] shared by the proxies of one
+//! - The answers are kept in a cache (`cache.rs`) shared by the proxies of one
 //!   locator, for `Ice.Default.LocatorCacheTimeout` seconds (`-1`, the
 //!   default, is forever; `0` asks every time), and forgotten when their
 //!   endpoints cannot be reached.
