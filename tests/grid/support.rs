@@ -15,6 +15,8 @@ use crate::harness::{Peer, PYTHON, READY_TIMEOUT};
 
 floe::slice!("benches/Bench.ice");
 
+// Each test binary uses a part.
+#[allow(unused_imports)]
 pub use bench::{Latency, LatencyDispatcher, LatencyPrx};
 
 /// The registry of the tests (see the harness).
