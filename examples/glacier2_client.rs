@@ -15,45 +15,21 @@
 #[path = "bench_common/mod.rs"]
 mod bench_common;
 
+use bench_common::one_call::one_call_main;
 use bench_common::LatencyPrx;
-use floe::runtime::{Communicator, Glacier2Session, Properties};
+use floe::runtime::Glacier2Session;
 
 fn main() {
-    let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let props = Properties::from_args(&mut args).unwrap_or_else(|e| {
-        eprintln!("glacier2_client: {e}");
-        std::process::exit(2)
-    });
-    let [router, proxy] = args.as_slice() else {
-        eprintln!("usage: glacier2_client ROUTER PROXY [--Ice.Prop=value...]");
-        std::process::exit(2)
-    };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| {
-            eprintln!("glacier2_client: {e}");
-            std::process::exit(1)
-        });
-    let result = rt.block_on(async {
-        let communicator = Communicator::with_properties(props);
-        let result = async {
+    one_call_main(
+        "glacier2_client",
+        "ROUTER PROXY",
+        |_, _| {},
+        async |communicator, router, proxy| {
             let router = communicator.string_to_proxy(router)?;
-            let session = Glacier2Session::create(&communicator, &router, "floe", "floe").await?;
-            let latency =
-                LatencyPrx::unchecked_cast(session.routed(&communicator.string_to_proxy(proxy)?));
-            latency.o().await?;
+            let session = Glacier2Session::create(communicator, &router, "floe", "floe").await?;
+            let target = session.routed(&communicator.string_to_proxy(proxy)?);
+            LatencyPrx::unchecked_cast(target).o().await?;
             session.destroy().await
-        }
-        .await;
-        communicator.destroy().await;
-        result
-    });
-    match result {
-        Ok(()) => println!("ok"),
-        Err(e) => {
-            println!("error: {e}");
-            std::process::exit(1)
-        }
-    }
+        },
+    );
 }

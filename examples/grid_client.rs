@@ -14,42 +14,18 @@
 #[path = "bench_common/mod.rs"]
 mod bench_common;
 
+use bench_common::one_call::one_call_main;
 use bench_common::LatencyPrx;
-use floe::runtime::{Communicator, Properties};
 
 fn main() {
-    let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let props = Properties::from_args(&mut args).unwrap_or_else(|e| {
-        eprintln!("grid_client: {e}");
-        std::process::exit(2)
-    });
-    let [locator, proxy] = args.as_slice() else {
-        eprintln!("usage: grid_client LOCATOR PROXY [--Ice.Prop=value...]");
-        std::process::exit(2)
-    };
-    props.set("Ice.Default.Locator", locator);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| {
-            eprintln!("grid_client: {e}");
-            std::process::exit(1)
-        });
-    let result = rt.block_on(async {
-        let communicator = Communicator::with_properties(props);
-        let result = async {
-            let latency = LatencyPrx::unchecked_cast(communicator.string_to_proxy(proxy)?);
-            latency.o().await
-        }
-        .await;
-        communicator.destroy().await;
-        result
-    });
-    match result {
-        Ok(()) => println!("ok"),
-        Err(e) => {
-            println!("error: {e}");
-            std::process::exit(1)
-        }
-    }
+    one_call_main(
+        "grid_client",
+        "LOCATOR PROXY",
+        |props, locator| props.set("Ice.Default.Locator", locator),
+        async |communicator, _, proxy| {
+            LatencyPrx::unchecked_cast(communicator.string_to_proxy(proxy)?)
+                .o()
+                .await
+        },
+    );
 }

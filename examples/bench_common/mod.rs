@@ -15,6 +15,7 @@ floe::slice!("benches/Bench.ice", compact_strings);
 
 pub use bench::*;
 
+pub mod one_call;
 pub mod servants;
 
 /// Number of untimed calls made before each bulk workload, so that

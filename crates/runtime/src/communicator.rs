@@ -182,10 +182,7 @@ impl Communicator {
             }),
         };
         communicator.inner.locators.init_default(&communicator);
-        communicator
-            .inner
-            .routers
-            .init_default(&communicator, communicator.properties());
+        communicator.inner.routers.init_default(&communicator);
         communicator
     }
 

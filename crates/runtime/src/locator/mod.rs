@@ -91,17 +91,7 @@ impl LocatorManager {
     /// `communicator` (called once, right after the communicator is made:
     /// the locator proxy needs it).
     pub(crate) fn init_default(&self, communicator: &Communicator) {
-        let info = communicator
-            .properties()
-            .get("Ice.Default.Locator")
-            .filter(|s| !s.trim().is_empty())
-            .and_then(|s| match communicator.string_to_proxy(&s) {
-                Ok(p) => Some(self.info(&p)),
-                Err(e) => {
-                    tracing::error!("Ice.Default.Locator={s}: {e}");
-                    None
-                }
-            });
+        let info = proxy_property(communicator, "Ice.Default.Locator").map(|p| self.info(&p));
         let _ = self.default.set(info);
     }
 
@@ -147,6 +137,19 @@ impl LocatorManager {
             _ => Ok(self.default_locator()),
         }
     }
+}
+
+/// The proxy in property `key` (`Ice.Default.Locator`,
+/// `Ice.Default.Router`), if set; an unparsable one is logged and ignored.
+pub(crate) fn proxy_property(communicator: &Communicator, key: &str) -> Option<Proxy> {
+    let text = communicator
+        .properties()
+        .get(key)
+        .filter(|s| !s.trim().is_empty())?;
+    communicator
+        .string_to_proxy(&text)
+        .map_err(|e| tracing::error!("{key}={text}: {e}"))
+        .ok()
 }
 
 /// The type id of the user exception in an answer, if it is one.

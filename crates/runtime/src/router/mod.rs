@@ -21,7 +21,6 @@ use crate::communicator::Communicator;
 use crate::connection::Connection;
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
-use crate::properties::Properties;
 use crate::proxy::Proxy;
 
 /// One router and what it told: shared by the proxies that use it.
@@ -44,17 +43,9 @@ pub(crate) struct RouterManager {
 
 impl RouterManager {
     /// Parses `Ice.Default.Router` (called once the communicator exists).
-    pub(crate) fn init_default(&self, communicator: &Communicator, props: &Properties) {
-        let info = props
-            .get("Ice.Default.Router")
-            .filter(|s| !s.trim().is_empty())
-            .and_then(|s| match communicator.string_to_proxy(&s) {
-                Ok(p) => Some(self.info(&p)),
-                Err(e) => {
-                    tracing::error!("Ice.Default.Router={s}: {e}");
-                    None
-                }
-            });
+    pub(crate) fn init_default(&self, communicator: &Communicator) {
+        let info = crate::locator::proxy_property(communicator, "Ice.Default.Router")
+            .map(|p| self.info(&p));
         let _ = self.default.set(info);
     }
 
