@@ -96,6 +96,14 @@ impl Router {
         router
     }
 
+    /// A floe session with the router.
+    async fn session(&self, communicator: &Communicator) -> Glacier2Session {
+        let router = communicator.string_to_proxy(&self.proxy()).expect("router");
+        Glacier2Session::create(communicator, &router, "u", "p")
+            .await
+            .expect("session")
+    }
+
     fn proxy(&self) -> String {
         format!("Glacier2/router:tcp -h 127.0.0.1 -p {}", self.port)
     }
@@ -172,12 +180,7 @@ fn glacier2_sessions_and_routed_calls() {
     // A session kept alive past the router's 2 s session timeout.
     runtime().block_on(async {
         let communicator = Communicator::new();
-        let router_prx = communicator
-            .string_to_proxy(&router.proxy())
-            .expect("router");
-        let session = Glacier2Session::create(&communicator, &router_prx, "u", "p")
-            .await
-            .expect("session");
+        let session = router.session(&communicator).await;
         assert!(!session.category_for_client().is_empty());
         let a = LatencyPrx::unchecked_cast(
             session.routed(&communicator.string_to_proxy("a@Routed").expect("proxy")),
@@ -202,12 +205,7 @@ fn glacier2_sessions_and_routed_calls() {
     let communicator = Communicator::new();
     let calls = Arc::new(AtomicUsize::new(0));
     let (session, cb) = rt.block_on(async {
-        let router_prx = communicator
-            .string_to_proxy(&router.proxy())
-            .expect("router");
-        let session = Glacier2Session::create(&communicator, &router_prx, "u", "p")
-            .await
-            .expect("session");
+        let session = router.session(&communicator).await;
         let adapter = session
             .create_callback_adapter("Callback")
             .await
