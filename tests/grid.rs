@@ -16,7 +16,9 @@
 //! - unregistration on SIGTERM (exit 0, gone from the registry), and a
 //!   cached locator answer refreshed when that server comes back on
 //!   another port;
-//! - failover of a cached connection after SIGKILL of its replica.
+//! - failover of a cached connection after SIGKILL of its replica;
+//! - (floe client only) a well-known object that moves is found again
+//!   after ObjectNotExist at its old place.
 //!
 //! The example binaries must be built (`cargo test` builds examples;
 //! alone: `cargo build --example grid_server --example grid_client`).
@@ -190,6 +192,8 @@ fn icegrid_registration_resolution_and_failover() {
     checks(&reg, Side::Python, Side::Floe, "PyFloe");
     checks(&reg, Side::Floe, Side::Floe, "FloeFloe");
 
+    moved_well_known_object(&reg);
+
     // The example client, as a user runs it.
     let s = start_server(Side::Floe, &reg, "Example", "-");
     let client = |proxy: &str| {
@@ -206,6 +210,34 @@ fn icegrid_registration_resolution_and_failover() {
     let (ok, out) = client("a@Nowhere");
     assert!(!ok && out.contains("Nowhere"), "{out}");
     resolved_proxies_cost_nothing_more(reg, s);
+}
+
+/// A well-known object that moves: a floe client that cached its old
+/// place gets ObjectNotExist there, forgets the locator's answer and
+/// retries, as Ice does, reaching the new place with the same proxy.
+fn moved_well_known_object(reg: &Registry) {
+    // The Python server serves only `a`; floe's serves `a`, `t` and `m`.
+    let old = start_server(Side::Python, reg, "Moved-1", "-");
+    let new = start_server(Side::Floe, reg, "Moved-2", "-");
+    // With its type: icegridadmin would ask the object, which is not there.
+    reg.admin("object add \"t@Moved-1\" ::Bench::Throughput");
+    let rt = runtime();
+    let props = Properties::new();
+    props.set("Ice.Default.Locator", &reg.locator());
+    let communicator = Communicator::with_properties(props);
+    let t = communicator.string_to_proxy("t").expect("proxy");
+    let first = rt.block_on(t.ice_ping());
+    assert!(
+        matches!(first, Err(floe::runtime::Error::ObjectNotExist(_))),
+        "{first:?}"
+    );
+    reg.admin("object remove t");
+    reg.admin("object add \"t@Moved-2\" ::Bench::Throughput");
+    rt.block_on(t.ice_ping()).expect("found at its new place");
+    rt.block_on(communicator.destroy());
+    reg.admin("object remove t");
+    terminate(old);
+    terminate(new);
 }
 
 /// Once resolved, an indirect proxy calls as a direct one does: the

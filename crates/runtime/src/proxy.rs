@@ -614,7 +614,8 @@ impl Proxy {
             if p.fixed.is_some() || p.mode.is_batch() {
                 return Err(err);
             }
-            let retryable = err.is_retryable(sent, mode.is_idempotent());
+            let retryable = err.is_retryable(sent, mode.is_idempotent())
+                || crate::locator::resolve::retry_object_not_exist(self, &err);
             // Looked up only after a failure: the success path touches no
             // communicator state.
             let retry_interval = self

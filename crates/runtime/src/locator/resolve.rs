@@ -75,6 +75,25 @@ pub(crate) async fn connect(proxy: &Proxy, communicator: &Communicator) -> Resul
     }
 }
 
+/// Whether a request of the indirect proxy `proxy` that failed with
+/// ObjectNotExist is retried, as Ice does: the object may have moved, or
+/// another replica may have it. For a well-known proxy the locator's answer
+/// is forgotten, and the proxy drops its connection so that the retry
+/// resolves and connects again.
+pub(crate) fn retry_object_not_exist(proxy: &Proxy, err: &Error) -> bool {
+    let p = &*proxy.inner;
+    if !matches!(err, Error::ObjectNotExist(_)) || !is_indirect(p) || p.router.is_some() {
+        return false;
+    }
+    if let Some(info) = &p.locator {
+        if p.adapter_id.is_empty() {
+            info.cache.remove_object(&p.identity);
+        }
+    }
+    *p.cached.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    true
+}
+
 /// The endpoints of the indirect proxy `p`, and whether they came from
 /// the cache.
 async fn endpoints(info: &LocatorInfo, p: &ProxyInner) -> Result<(Vec<Endpoint>, bool)> {
