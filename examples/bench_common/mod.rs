@@ -15,6 +15,9 @@ floe::slice!("benches/Bench.ice", compact_strings);
 
 pub use bench::*;
 
+pub mod one_call;
+pub mod servants;
+
 /// Number of untimed calls made before each bulk workload, so that
 /// connection establishment and first-touch allocations are not measured.
 pub const WARM_UP_CALLS: usize = 10;

@@ -1,7 +1,7 @@
 //! Installs the real Ice peers the interop tests talk to, only when missing.
 //!
 //! Required: the Debian Ice 3.7.8 packages (C++ library and compilers, the
-//! Python mapping, IceBox/IceStorm, Slice files, admin tools). Optional: the
+//! Python mapping, IceBox/IceStorm, IceGrid, Slice files, admin tools). Optional: the
 //! npm `ice` package (into `target/interop-node/`) and the Maven artifact
 //! `com.zeroc:ice:3.7.10`; failing to get those only prints a line.
 
@@ -18,6 +18,10 @@ pub const DEBIAN_PACKAGES: &[&str] = &[
     "libzeroc-icestorm3.7",
     "zeroc-ice-slice",
     "zeroc-ice-utils",
+    // icegridnode, icegridregistry, icegridadmin (tests/grid.rs).
+    "zeroc-icegrid",
+    // glacier2router (tests/glacier2.rs).
+    "zeroc-glacier2",
 ];
 
 /// Installs whatever is missing of [`DEBIAN_PACKAGES`].

@@ -51,6 +51,12 @@ pub(crate) struct CommunicatorInner {
     adapters: Mutex<Vec<ObjectAdapter>>,
     shutdown: watch::Sender<bool>,
     destroyed: AtomicBool,
+    /// `Ice.Default.Locator` and the locators' caches.
+    pub(crate) locators: crate::locator::LocatorManager,
+    /// The `Ice.Admin` object, once created.
+    pub(crate) admin: crate::admin::AdminState,
+    /// `Ice.Default.Router` and the routers' state.
+    pub(crate) routers: crate::router::RouterManager,
 }
 
 /// The communicator; clones share it.
@@ -160,8 +166,11 @@ impl Communicator {
         };
         let client_config = connection_config(&properties, "Ice.ACM.Client", false, None);
         let (shutdown, _) = watch::channel(false);
-        Communicator {
+        let communicator = Communicator {
             inner: Arc::new(CommunicatorInner {
+                locators: crate::locator::LocatorManager::from_properties(&properties),
+                admin: crate::admin::AdminState::default(),
+                routers: crate::router::RouterManager::default(),
                 default_host: properties.get("Ice.Default.Host"),
                 transports: crate::transport::ClientTransports::new(&properties),
                 client_config,
@@ -184,7 +193,10 @@ impl Communicator {
                 shutdown,
                 destroyed: AtomicBool::new(false),
             }),
-        }
+        };
+        communicator.inner.locators.init_default(&communicator);
+        communicator.inner.routers.init_default(&communicator);
+        communicator
     }
 
     /// A communicator configured from command-line arguments

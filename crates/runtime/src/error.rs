@@ -93,6 +93,20 @@ pub enum Error {
     /// speak TLS (Ice's `SecurityException`).
     #[error("security exception: {0}")]
     Security(String),
+
+    /// The locator does not know the object adapter, replica group or
+    /// well-known object an indirect proxy names (or the registry does
+    /// not know an adapter that tries to register).
+    #[error("no {kind} with id `{id}` is registered")]
+    NotRegistered {
+        /// `object adapter`, `replica group` or `object`.
+        kind: String,
+        /// The adapter id, replica group id or stringified identity.
+        id: String,
+    },
+    /// Another server is active with this object adapter id.
+    #[error("object adapter id `{0}` is in use")]
+    AdapterIdInUse(String),
 }
 
 fn describe(f: &RequestFailed) -> String {
@@ -147,6 +161,9 @@ impl Error {
             Error::NoEndpoint(_) => "::Ice::NoEndpointException",
             Error::Socket(_) => "::Ice::SocketException",
             Error::Security(_) => "::Ice::SecurityException",
+
+            Error::NotRegistered { .. } => "::Ice::NotRegisteredException",
+            Error::AdapterIdInUse(_) => "::Ice::ObjectAdapterIdInUseException",
         }
     }
 
@@ -171,6 +188,8 @@ impl Error {
             | Error::TwowayOnly
             | Error::AlreadyRegistered(_)
             | Error::Initialization(_)
+            | Error::NotRegistered { .. }
+            | Error::AdapterIdInUse(_)
             | Error::NoEndpoint(_)
             | Error::Security(_) => false,
             // Statuses 5-7 and connection failures: retried when nothing

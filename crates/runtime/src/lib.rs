@@ -66,6 +66,7 @@
 //! Section numbers (§) refer to the protocol description in `docs/protocol.md`.
 #![deny(missing_docs)]
 
+mod admin;
 pub mod communicator;
 pub mod connection;
 pub mod current;
@@ -73,11 +74,14 @@ mod datagram;
 pub mod endpoint;
 pub mod error;
 mod listener;
+pub mod locator;
 pub mod object_adapter;
 mod params_size;
 pub mod properties;
 pub mod proxy;
+pub mod router;
 pub mod servant;
+mod signals;
 pub mod trace;
 mod transport;
 mod user_error;
@@ -90,9 +94,11 @@ pub use endpoint::{Endpoint, Transport};
 pub use error::{Error, Result};
 pub use floe_wire::protocol::OperationMode;
 pub use floe_wire::{Context, Encapsulation, EncodingVersion, Identity};
+pub use locator::EndpointSelection;
 pub use object_adapter::ObjectAdapter;
 pub use properties::Properties;
 pub use proxy::{InvocationMode, Proxy, Response};
+pub use router::session::Glacier2Session;
 pub use servant::{
     servant_fn, Dispatch, DispatchError, DispatchFuture, DispatchResult, ReplyData, Servant,
 };

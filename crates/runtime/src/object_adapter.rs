@@ -19,6 +19,7 @@ use crate::datagram;
 use crate::endpoint::{Endpoint, Transport};
 use crate::error::{Error, Result};
 use crate::listener;
+use crate::locator::registration::AdapterRegistration;
 use crate::proxy::Proxy;
 use crate::servant::Servant;
 
@@ -82,7 +83,7 @@ impl Facets {
 
 pub(crate) struct AdapterInner {
     name: String,
-    communicator: Weak<CommunicatorInner>,
+    pub(crate) communicator: Weak<CommunicatorInner>,
     servants: RwLock<ServantMap>,
     /// Endpoints as bound (ephemeral ports resolved).
     endpoints: Vec<Endpoint>,
@@ -100,6 +101,8 @@ pub(crate) struct AdapterInner {
     held: watch::Sender<bool>,
     deactivated: watch::Sender<bool>,
     pub(crate) config: ConnectionConfig,
+    /// `<Adapter>.AdapterId`, `.ReplicaGroupId` and the locator.
+    pub(crate) registration: AdapterRegistration,
 }
 
 /// The connections an adapter accepted that have not ended, by
@@ -136,6 +139,7 @@ impl ObjectAdapter {
         published: Option<Vec<Endpoint>>,
         config: ConnectionConfig,
     ) -> Result<ObjectAdapter> {
+        let registration = AdapterRegistration::from_properties(communicator, name)?;
         let mut bound = Vec::new();
         let mut listeners = Vec::new();
         let mut udp = Vec::new();
@@ -193,6 +197,7 @@ impl ObjectAdapter {
                 held,
                 deactivated,
                 config,
+                registration,
             }),
         })
     }
@@ -227,7 +232,12 @@ impl ObjectAdapter {
 
     /// Starts accepting connections (and datagrams), or resumes after
     /// [`ObjectAdapter::hold`]. Must be called inside a tokio runtime.
+    ///
+    /// The first activation of an adapter with an `<Adapter>.AdapterId`
+    /// and a locator also registers it, in the background; use
+    /// [`ObjectAdapter::activate_and_register`] to wait for that.
     pub fn activate(&self) {
+        self.spawn_registration();
         if self
             .inner
             .state
@@ -403,18 +413,15 @@ impl ObjectAdapter {
         }
     }
 
-    /// A proxy for `identity` with the adapter's published endpoints.
+    /// A proxy for `identity`: with the adapter's published endpoints, or,
+    /// for an adapter with an `<Adapter>.AdapterId`, the indirect proxy
+    /// `identity@id` (see [`ObjectAdapter::create_indirect_proxy`]), as Ice
+    /// does.
     ///
-    /// # Panics
-    ///
-    /// Never in practice: if the communicator is gone the proxy is still
-    /// built, its calls fail with `CommunicatorDestroyed`.
+    /// If the communicator is gone the proxy is still built; its calls
+    /// fail with `CommunicatorDestroyed`.
     pub fn create_proxy(&self, identity: Identity) -> Proxy {
-        Proxy::new_internal(
-            self.inner.communicator.clone(),
-            identity,
-            self.inner.published.clone(),
-        )
+        self.create_indirect_proxy(identity)
     }
 
     /// Keeps an accepted connection until it ends ([`ObjectAdapter::untrack`])
@@ -451,6 +458,8 @@ impl ObjectAdapter {
             self.wait_for_deactivate().await;
             return;
         }
+        // Off the registry first, as Ice does: clients stop coming.
+        self.unregister_from_locator().await;
         // Held dispatches run now so that the graceful close can drain them.
         self.inner.held.send_replace(false);
         for t in lock(&self.inner.tasks).drain(..) {

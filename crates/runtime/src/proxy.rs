@@ -123,6 +123,14 @@ pub(crate) struct ProxyInner {
     /// `Ice.Default.SlicedFormat`, read once (generated code overrides it
     /// for operations with `["format:..."]` metadata).
     pub(crate) class_format: floe_wire::ClassFormat,
+    /// The locator of an indirect proxy (`ice_locator`).
+    pub(crate) locator: Option<Arc<crate::locator::LocatorInfo>>,
+    /// `ice_locator_cache_timeout`, seconds (-1: forever).
+    pub(crate) locator_cache_timeout: i32,
+    /// `ice_endpoint_selection`.
+    pub(crate) endpoint_selection: crate::locator::EndpointSelection,
+    /// The router requests go through (`ice_router`).
+    pub(crate) router: Option<Arc<crate::router::RouterInfo>>,
 }
 
 /// An untyped object reference.
@@ -158,6 +166,8 @@ impl Proxy {
             .map_or(floe_wire::ClassFormat::Compact, |c| {
                 c.client_config.class_format
             });
+        let locators = upgraded.as_ref().map(|c| &c.locators);
+        let router = upgraded.as_ref().and_then(|c| c.routers.default_router());
         Proxy {
             inner: Arc::new(ProxyInner {
                 override_compress,
@@ -178,11 +188,15 @@ impl Proxy {
                 cached: Arc::new(Mutex::new(None)),
                 params_size: ParamsSize::default(),
                 class_format,
+                locator: locators.and_then(|l| l.default_locator()),
+                locator_cache_timeout: locators.map_or(-1, |l| l.cache_timeout),
+                endpoint_selection: locators.map(|l| l.selection).unwrap_or_default(),
+                router,
             }),
         }
     }
 
-    fn with(&self, f: impl FnOnce(&mut ProxyInner)) -> Proxy {
+    pub(crate) fn with(&self, f: impl FnOnce(&mut ProxyInner)) -> Proxy {
         let mut inner = (*self.inner).clone();
         inner.cached = Arc::new(Mutex::new(None));
         f(&mut inner);
@@ -382,13 +396,8 @@ impl Proxy {
             }
         }
         let comm = self.communicator()?;
-        let c = comm
-            .connection_for(
-                &self.inner.endpoints,
-                self.inner.secure,
-                &self.inner.connection_id,
-            )
-            .await?;
+        // Direct or through the locator (see `locator::resolve`).
+        let c = crate::locator::resolve::connect(self, &comm).await?;
         *lock(&self.inner.cached) = Some(c.clone());
         Ok(c)
     }
@@ -615,7 +624,8 @@ impl Proxy {
             if p.fixed.is_some() || p.mode.is_batch() {
                 return Err(err);
             }
-            let retryable = err.is_retryable(sent, mode.is_idempotent());
+            let retryable = err.is_retryable(sent, mode.is_idempotent())
+                || crate::locator::resolve::retry_object_not_exist(self, &err);
             // Looked up only after a failure: the success path touches no
             // communicator state.
             let retry_interval = self

@@ -13,7 +13,10 @@
 //!
 //! Prints `floe-storm ready TopicManager=<proxy> Publish=<endpoints>` on
 //! stdout once both adapters accept connections; stops gracefully on
-//! SIGINT or SIGTERM.
+//! SIGINT or SIGTERM, or on `Ice::Process::shutdown` when an IceGrid node
+//! activated it (its adapters register with the node's registry when
+//! `IceStorm.TopicManager.AdapterId` and `IceStorm.Publish.AdapterId` are
+//! set, as a descriptor's `<adapter>` elements do).
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -207,9 +210,21 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
+    let communicator = Communicator::with_properties(properties);
+    // Stops on a signal, or when the communicator is shut down: an IceGrid
+    // node stops the servers it activated with `Process::shutdown`.
+    let stop = {
+        let communicator = communicator.clone();
+        async move {
+            tokio::select! {
+                _ = shutdown_signal() => {}
+                _ = communicator.wait_for_shutdown() => {}
+            }
+        }
+    };
     let result = rt.block_on(floe_storm::run(
         config,
-        Communicator::with_properties(properties),
+        communicator,
         |server| {
             let publish: Vec<String> = server
                 .publish_endpoints()
@@ -225,7 +240,7 @@ fn main() -> std::process::ExitCode {
             );
             let _ = out.flush();
         },
-        shutdown_signal(),
+        stop,
     ));
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
