@@ -13,7 +13,7 @@ use std::net::{Shutdown, TcpStream};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use floe::codegen::{ClassRef, Current, DispatchError, UserException};
+use floe::codegen::{ClassRef, Current, DispatchError};
 use floe::runtime::{Communicator, Properties};
 use floe::Identity;
 
@@ -48,7 +48,7 @@ impl fuzz::Echo for Echo {
     async fn echo_shapes(
         &self,
         s: Vec<Shape>,
-        _: Option<Shape>,
+        _: Shape,
         _: &Current,
     ) -> Result<Vec<Shape>, DispatchError> {
         Ok(s)
@@ -57,10 +57,11 @@ impl fuzz::Echo for Echo {
         &self,
         kind: i32,
         _: &Current,
-    ) -> Result<Result<(), Box<dyn UserException>>, DispatchError> {
-        Ok(Err(Box::new(fuzz::BaseError {
+    ) -> Result<(), DispatchError> {
+        Err(fuzz::BaseError {
             reason: kind.to_string(),
-        })))
+        }
+        .into())
     }
     async fn echo_dict(
         &self,
