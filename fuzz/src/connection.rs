@@ -53,11 +53,7 @@ impl fuzz::Echo for Echo {
     ) -> Result<Vec<Shape>, DispatchError> {
         Ok(s)
     }
-    async fn fail(
-        &self,
-        kind: i32,
-        _: &Current,
-    ) -> Result<(), DispatchError> {
+    async fn fail(&self, kind: i32, _: &Current) -> Result<(), DispatchError> {
         Err(fuzz::BaseError {
             reason: kind.to_string(),
         }
