@@ -1,0 +1,380 @@
+//! Dispatch bookkeeping of a connection: the set of asynchronous
+//! dispatches its task runs beside the socket, the dispatch of one request
+//! (adapter hold, built-in operations, a panicking servant as status 7)
+//! and the reply it sends.
+
+use super::*;
+
+/// A finished asynchronous dispatch: request id, whether the reply may be
+/// compressed, and the result.
+/// The frame is kept (a refcount, no copy) to fill empty *NotExist fields.
+pub(super) type Finished = (i32, bool, DispatchResult, Option<Bytes>);
+
+/// The asynchronous dispatches a connection task runs beside its socket,
+/// and the task's waker.
+///
+/// A dispatch future is polled once where it is made, with the task's
+/// waker: one that is done at once (most servants, even `async` ones) is
+/// answered there, with no allocation for the set and no extra pass of the
+/// task's loop. One that is not joins the set, which polls it again and
+/// from then on wakes the task through its own waker.
+pub(super) struct DispatchSet {
+    running: FuturesUnordered<Pin<Box<dyn Future<Output = Finished> + Send>>>,
+    waker: Waker,
+}
+
+impl DispatchSet {
+    /// An empty set for the task whose waker is `waker`.
+    pub(super) fn new(waker: Waker) -> DispatchSet {
+        DispatchSet {
+            running: FuturesUnordered::new(),
+            waker,
+        }
+    }
+
+    /// Dispatches still running.
+    pub(super) fn len(&self) -> usize {
+        self.running.len()
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.running.is_empty()
+    }
+
+    /// The next dispatch to finish (pending forever while none runs).
+    pub(super) async fn next(&mut self) -> Option<Finished> {
+        self.running.next().await
+    }
+
+    /// `fut`'s result if it is done on its first poll (a panic counts as
+    /// done, with status 7); otherwise `fut` is returned to be added.
+    pub(super) fn poll_once(
+        &self,
+        mut fut: DispatchFuture,
+    ) -> std::result::Result<DispatchResult, DispatchFuture> {
+        let mut cx = Context::from_waker(&self.waker);
+        let polled =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fut.as_mut().poll(&mut cx)));
+        match polled {
+            Ok(Poll::Ready(result)) => Ok(result),
+            Ok(Poll::Pending) => Err(fut),
+            Err(p) => Ok(Err(panic_error(p))),
+        }
+    }
+
+    /// Adds a dispatch that was not done on its first poll.
+    pub(super) fn push(
+        &mut self,
+        rid: i32,
+        compress: bool,
+        fut: DispatchFuture,
+        frame: Option<Bytes>,
+    ) {
+        use futures_util::FutureExt;
+        self.running.push(Box::pin(async move {
+            let result = std::panic::AssertUnwindSafe(fut)
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|p| Err(panic_error(p)));
+            (rid, compress, result, frame)
+        }));
+    }
+}
+
+impl ConnectionInner {
+    /// Dispatches one request to its servant; synchronous results are
+    /// answered at once, futures join `dispatches`.
+    pub(super) fn dispatch(
+        self: &Arc<Self>,
+        request: Request,
+        compress: bool,
+        dispatches: &mut DispatchSet,
+        frame: Option<&Bytes>,
+    ) {
+        if self.state.load(Ordering::Acquire) != ACTIVE {
+            // §1.4: a request arriving after we started closing is ignored;
+            // the peer retries it (CloseConnection promises it was not run).
+            return;
+        }
+        let rid = request.request_id;
+        let failed = |request: Request| RequestFailed {
+            identity: request.identity,
+            facet: request.facet,
+            operation: request.operation,
+        };
+        let Some(adapter) = self.adapter() else {
+            self.send_reply(
+                rid,
+                compress,
+                Err(DispatchError::ObjectNotExist(failed(request))),
+            );
+            return;
+        };
+        let Some(mode) = request.mode() else {
+            let text = format!(
+                "::Ice::MarshalException:\nunexpected operation mode {}",
+                request.mode_byte
+            );
+            self.send_reply(
+                rid,
+                compress,
+                Err(DispatchError::UnknownLocalException(text)),
+            );
+            return;
+        };
+        if !request.params.encoding.is_supported() {
+            let e = floe_wire::Error::UnsupportedEncoding {
+                major: request.params.encoding.major,
+                minor: request.params.encoding.minor,
+            };
+            self.send_reply(rid, compress, Err(e.into()));
+            return;
+        }
+        let servant = match adapter.find_servant(&request.identity, &request.facet) {
+            Ok(s) => s,
+            Err(facet_missing) => {
+                let f = failed(request);
+                let e = if facet_missing {
+                    DispatchError::FacetNotExist(f)
+                } else {
+                    DispatchError::ObjectNotExist(f)
+                };
+                self.send_reply(rid, compress, Err(e));
+                return;
+            }
+        };
+        let encoding = request.params.encoding;
+        let current = Current {
+            adapter,
+            connection: Some(Connection {
+                inner: self.clone(),
+            }),
+            id: request.identity,
+            facet: request.facet,
+            operation: request.operation,
+            mode,
+            ctx: request.context,
+            request_id: rid,
+            encoding,
+        };
+        if current.adapter.is_holding() {
+            // ObjectAdapter::hold: the request (built-ins included) waits in
+            // this connection's dispatch set until the adapter is activated.
+            let adapter = current.adapter.clone();
+            let params = request.params;
+            let held = Dispatch::future(async move {
+                adapter.wait_until_released().await;
+                if current.operation.starts_with("ice_") && !servant.handles_builtins() {
+                    if let Some(result) = builtin(&*servant, &current, &params) {
+                        return result;
+                    }
+                }
+                match servant.dispatch(current, params) {
+                    Dispatch::Ready(result) => result,
+                    Dispatch::Pending(fut) => fut.await,
+                }
+            });
+            let frame = if rid != 0 { frame.cloned() } else { None };
+            self.run_dispatch(held, rid, compress, dispatches, frame);
+            return;
+        }
+        if current.operation.starts_with("ice_") && !servant.handles_builtins() {
+            if let Some(result) = builtin(&*servant, &current, &request.params) {
+                self.send_reply(rid, compress, result);
+                return;
+            }
+            // Not a built-in we know: the servant decides.
+        }
+        // A panicking servant must not take the connection (and everybody
+        // else's dispatches on it) down: it becomes reply status 7.
+        let params = request.params;
+        let dispatch = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            servant.dispatch(current, params)
+        }))
+        .unwrap_or_else(|p| Dispatch::Ready(Err(panic_error(p))));
+        let frame = if rid != 0 { frame.cloned() } else { None };
+        self.run_dispatch(dispatch, rid, compress, dispatches, frame);
+    }
+
+    fn run_dispatch(
+        self: &Arc<Self>,
+        dispatch: Dispatch,
+        rid: i32,
+        compress: bool,
+        dispatches: &mut DispatchSet,
+        frame: Option<Bytes>,
+    ) {
+        match dispatch {
+            Dispatch::Ready(result) => {
+                self.send_reply(rid, compress, fill_failed(result, frame.as_ref()))
+            }
+            Dispatch::Pending(fut) => match dispatches.poll_once(fut) {
+                Ok(result) => self.send_reply(rid, compress, fill_failed(result, frame.as_ref())),
+                Err(fut) => dispatches.push(rid, compress, fut, frame),
+            },
+        }
+    }
+
+    /// Writes the reply to request `rid` (nothing for oneway requests,
+    /// whose failures are only logged).
+    pub(super) fn send_reply(&self, rid: i32, compress: bool, result: DispatchResult) {
+        if rid == 0 {
+            if let Err(e) = result {
+                event_if!(
+                    self.config.trace.warn_dispatch,
+                    warn,
+                    debug,
+                    "oneway dispatch failed: {e}"
+                );
+            }
+            return;
+        }
+        // A reply too large for a frame is a MemoryLimitException instead.
+        let result = limits::bound_reply(result.map_err(DispatchError::encoded));
+        let status = match &result {
+            Ok(_) => ReplyStatus::Ok,
+            Err(DispatchError::EncodedUserException(_)) => ReplyStatus::UserException,
+            Err(_) => ReplyStatus::UnknownException,
+        };
+        let data = match result {
+            Ok(reply) => Ok(reply),
+            Err(DispatchError::EncodedUserException(encaps)) => Ok(ReplyData::new(encaps)),
+            Err(e) => Err(e),
+        };
+        let sent = match data {
+            Ok(reply) => {
+                let (head, payload) = reply.parts();
+                let len = reply.len();
+                // Small results are copied behind the reply head (one
+                // buffer); a large part goes beside it, shared.
+                let copy_head = head.len() <= COPY_LIMIT;
+                let copy_payload = copy_head && payload.len() <= COPY_LIMIT;
+                // Exactly the frame's size (see `send_request`).
+                let mut buf = BytesMut::with_capacity(
+                    Reply::HEAD_SIZE
+                        + if copy_head { head.len() } else { 0 }
+                        + if copy_payload { payload.len() } else { 0 },
+                );
+                Reply::encode_head(&mut buf, rid, status, len, CompressionStatus::NotSupported);
+                if compress || (copy_head && copy_payload) {
+                    buf.extend_from_slice(head);
+                    buf.extend_from_slice(payload);
+                    self.send_frame(buf, compress, None)
+                } else if copy_head {
+                    buf.extend_from_slice(head);
+                    self.send_frame(buf, false, Some(payload.clone()))
+                } else if payload.is_empty() {
+                    self.send_frame(buf, false, Some(head.clone()))
+                } else {
+                    self.writer
+                        .send(&mut [buf.freeze(), head.clone(), payload.clone()])
+                }
+            }
+            Err(e) => {
+                let body = match e {
+                    DispatchError::ObjectNotExist(f) => ReplyBody::ObjectNotExist(f),
+                    DispatchError::FacetNotExist(f) => ReplyBody::FacetNotExist(f),
+                    DispatchError::OperationNotExist(f) => ReplyBody::OperationNotExist(f),
+                    DispatchError::UnknownLocalException(s) => ReplyBody::UnknownLocalException(s),
+                    DispatchError::UnknownUserException(s) => ReplyBody::UnknownUserException(s),
+                    DispatchError::UnknownException(s) => ReplyBody::UnknownException(s),
+                    DispatchError::UserException(_) | DispatchError::EncodedUserException(_) => {
+                        unreachable!("handled above")
+                    }
+                };
+                let mut buf = BytesMut::with_capacity(64);
+                Reply {
+                    request_id: rid,
+                    body,
+                }
+                .encode(&mut buf, CompressionStatus::NotSupported);
+                self.send_frame(buf, compress, None)
+            }
+        };
+        if let Err(e) = sent {
+            tracing::debug!("cannot send reply {rid}: {e}");
+        }
+    }
+}
+
+/// Fills the fields of a status 2–4 error the servant left empty from the
+/// request in `frame` (decoded again: this is the rare path).
+pub(super) fn fill_failed(result: DispatchResult, frame: Option<&Bytes>) -> DispatchResult {
+    let Err(mut e) = result else {
+        return result;
+    };
+    if let (
+        DispatchError::ObjectNotExist(f)
+        | DispatchError::FacetNotExist(f)
+        | DispatchError::OperationNotExist(f),
+        Some(frame),
+    ) = (&mut e, frame)
+    {
+        if f.identity.is_null() && f.facet.is_empty() && f.operation.is_empty() {
+            if let Ok((_, Message::Request(r))) = Message::parse(frame.clone()) {
+                f.identity = r.identity;
+                f.facet = r.facet;
+                f.operation = r.operation;
+            }
+        }
+    }
+    Err(e)
+}
+
+/// For a Request frame whose fields decode but whose parameters
+/// encapsulation does not fit, the request id to answer; `None` when the
+/// fields themselves are broken.
+pub(super) fn params_error_request_id(frame: &Bytes) -> Option<i32> {
+    let mut dec = floe_wire::Decoder::new(frame.slice(HEADER_SIZE..));
+    let rid = dec.read_i32().ok()?;
+    dec.read::<floe_wire::Identity>().ok()?;
+    if dec.read_seq::<String>().ok()?.len() > 1 {
+        return None;
+    }
+    dec.read_string().ok()?;
+    dec.read_u8().ok()?;
+    dec.read::<floe_wire::Context>().ok()?;
+    // Only the encapsulation is left and it did not fit.
+    Some(rid)
+}
+
+/// Status 7 for a servant that panicked.
+fn panic_error(payload: Box<dyn std::any::Any + Send>) -> DispatchError {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    tracing::error!("servant panicked: {what}");
+    DispatchError::UnknownException(format!("servant panicked: {what}"))
+}
+
+/// Answers the built-in operations (§2.2) from the servant's type ids.
+/// `None` for an `ice_` operation that is not built in.
+fn builtin(
+    servant: &dyn crate::servant::Servant,
+    current: &Current,
+    params: &floe_wire::Encapsulation,
+) -> Option<DispatchResult> {
+    let result: std::result::Result<Bytes, DispatchError> = match current.operation.as_str() {
+        "ice_ping" => Ok(current.empty_reply()),
+        "ice_isA" => (|| {
+            let mut dec = floe_wire::Decoder::from_encapsulation(params.clone())?;
+            let id = dec.read_string()?;
+            dec.finish_encapsulation()?;
+            let is_a = servant.ice_ids().iter().any(|t| *t == id);
+            Ok(current.encode_reply(|enc| enc.write_bool(is_a)))
+        })()
+        .map_err(|e: floe_wire::Error| e.into()),
+        "ice_id" => Ok(current.encode_reply(|enc| enc.write_string(servant.ice_id()))),
+        "ice_ids" => Ok(current.encode_reply(|enc| {
+            let ids = servant.ice_ids();
+            enc.write_size(ids.len());
+            for id in ids {
+                enc.write_string(id);
+            }
+        })),
+        _ => return None,
+    };
+    Some(result.map(ReplyData::new))
+}
