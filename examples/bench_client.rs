@@ -295,6 +295,7 @@ fn main() {
             std::process::exit(2)
         }
     }
+    install_bench_tracing(&props);
     if props.get("Ice.MessageSizeMax").is_none() {
         props.set("Ice.MessageSizeMax", "102400");
     }

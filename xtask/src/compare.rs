@@ -88,8 +88,8 @@ usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
   --quick       a subset, 1 round, BENCH_SCALE=0.05 (smoke test)
   --rounds N    rounds of alternating runs (default 5; 1 with --quick)
   --workloads   only these workloads (names as printed by the clients)
-  --impls       only these columns: floe, floe-ct, floe-poll, ice-cpp, raw,
-                raw-spin, raw-tokio, tonic
+  --impls       only these columns: floe, floe-ct, floe-poll, floe-traced,
+                ice-cpp, raw, raw-spin, raw-tokio, tonic
   --scale F     BENCH_SCALE for the clients (factor on their call counts)
   --write-doc   write docs/performance.md even for a partial run
   --no-build    use the binaries already built
