@@ -18,6 +18,7 @@ mod compare;
 mod demo;
 mod fuzz;
 mod install;
+mod msrv;
 mod test;
 
 use std::process::ExitCode;
