@@ -231,6 +231,8 @@ async fn bad_messages_close_only_their_connection() {
     assert_eq!(hex::encode(read_bytes(&mut good, 25).await), O_REPLY);
     p.ice_ping().await.unwrap();
     assert_eq!(PANICS.load(Ordering::SeqCst), 0, "a panic in the server");
+    // Gone before destroy(), which otherwise waits for its graceful close.
+    drop(good);
     c.destroy().await;
 }
 
@@ -303,5 +305,6 @@ async fn ice_messages_split_or_joined_across_websocket_messages_are_answered() {
     assert_eq!(hex::encode(&replies[..25]), O_REPLY);
     assert_eq!(replies[25 + 14], 2, "the second reply answers requestId 2");
     assert_eq!(PANICS.load(Ordering::SeqCst), 0, "a panic in the server");
+    drop(ws);
     c.destroy().await;
 }
