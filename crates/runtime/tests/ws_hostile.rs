@@ -4,7 +4,8 @@
 //! malformed WebSocket frames, and goes away mid-frame. The bad connection
 //! is closed without a reply, nothing panics, and the server keeps serving
 //! everyone else; an Ice message split across WebSocket messages, or two
-//! in one, is still answered (IceWS frames are a byte stream).
+//! in one, is still answered (IceWS frames are a byte stream). A connection
+//! the server closes ends with a Close frame of status 1000, as IceWS's.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Once;
@@ -15,6 +16,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
@@ -45,8 +47,9 @@ fn count_panics() {
     });
 }
 
-/// A floe server on `ws -h 127.0.0.1 -p 0` serving `hello` (empty replies),
-/// with `Ice.MessageSizeMax` = 64 KB, and a floe proxy to it.
+/// A floe server on `ws -h 127.0.0.1 -p 0` serving `hello` (empty replies;
+/// `drop` aborts the connection instead), with `Ice.MessageSizeMax` = 64 KB,
+/// and a floe proxy to it.
 async fn start() -> (Communicator, Proxy, u16) {
     count_panics();
     let props = Properties::new();
@@ -59,7 +62,14 @@ async fn start() -> (Communicator, Proxy, u16) {
     let p = a
         .add(
             Identity::from_name("hello"),
-            servant_fn(|cur, _| Dispatch::ready(Ok(cur.empty_reply()))),
+            servant_fn(|cur, _| {
+                if cur.operation == "drop" {
+                    if let Some(connection) = &cur.connection {
+                        connection.abort();
+                    }
+                }
+                Dispatch::ready(Ok(cur.empty_reply()))
+            }),
         )
         .unwrap();
     a.activate();
@@ -147,6 +157,19 @@ async fn send_raw_and_expect_closed(port: u16, case: &str, bytes: &[u8]) {
 
 fn o_request() -> Vec<u8> {
     hex::decode(O_REQUEST).unwrap()
+}
+
+/// [`O_REQUEST`] for the operation `op` instead of `o`.
+fn request(op: &str) -> Vec<u8> {
+    let o = o_request();
+    // Header, requestId, identity `hello`, empty facet: 26 bytes; then `o`.
+    let mut r = o[..26].to_vec();
+    r.push(op.len() as u8);
+    r.extend_from_slice(op.as_bytes());
+    r.extend_from_slice(&o[28..]);
+    let total = r.len() as i32;
+    r[10..14].copy_from_slice(&total.to_le_bytes());
+    r
 }
 
 /// `o()` with `size` bytes of parameters: a well-formed request.
@@ -306,5 +329,25 @@ async fn ice_messages_split_or_joined_across_websocket_messages_are_answered() {
     assert_eq!(replies[25 + 14], 2, "the second reply answers requestId 2");
     assert_eq!(PANICS.load(Ordering::SeqCst), 0, "a panic in the server");
     drop(ws);
+    c.destroy().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_the_server_aborts_ends_with_status_1000() {
+    let (c, _p, port) = start().await;
+    assert_eq!(request("o"), o_request());
+    let mut ws = connect(port).await;
+    ws.send(Message::Binary(request("drop").into()))
+        .await
+        .unwrap();
+    // No reply: a Close frame with status 1000 (normal closure), which Ice
+    // for JavaScript reports as ConnectionLostException (without a status,
+    // the browser's 1005 is a SocketException).
+    match next(&mut ws).await {
+        Some(Ok(Message::Close(Some(frame)))) => assert_eq!(frame.code, CloseCode::Normal),
+        other => panic!("expected a Close frame with status 1000, got {other:?}"),
+    }
+    expect_closed(&mut ws, "after the Close frame").await;
+    assert_eq!(PANICS.load(Ordering::SeqCst), 0, "a panic in the server");
     c.destroy().await;
 }
