@@ -15,10 +15,10 @@
 
 #[path = "../examples/browser/demo.rs"]
 mod demo;
-#[path = "../examples/browser/site.rs"]
-mod site;
 #[path = "../crates/runtime/tests/interop/node_packages.rs"]
 mod node_packages;
+#[path = "../examples/browser/site.rs"]
+mod site;
 
 use std::collections::BTreeMap;
 use std::io::Read;

@@ -242,9 +242,10 @@ async fn bad_messages_close_only_their_connection() {
     send_and_expect_closed(
         port,
         "corrupt bzip2",
-        vec![bin(
-            hex::decode("4963655001000100000217000000280000006a756e6b21").unwrap(),
-        )],
+        vec![bin(hex::decode(
+            "4963655001000100000217000000280000006a756e6b21",
+        )
+        .unwrap())],
     )
     .await;
 
@@ -263,14 +264,22 @@ async fn bad_messages_close_only_their_connection() {
 async fn malformed_websocket_frames_close_only_their_connection() {
     let (c, p, port) = start().await;
     let o = o_request();
-    send_raw_and_expect_closed(port, "unmasked frame", &raw_frame(0x82, o.len() as u64, &o, false))
-        .await;
+    send_raw_and_expect_closed(
+        port,
+        "unmasked frame",
+        &raw_frame(0x82, o.len() as u64, &o, false),
+    )
+    .await;
     send_raw_and_expect_closed(port, "reserved opcode", &raw_frame(0x83, 4, b"IceP", true)).await;
     // A frame claiming 2^62 bytes: refused from its header, nothing allocated.
     send_raw_and_expect_closed(port, "2^62-byte frame", &raw_frame(0x82, 1 << 62, &o, true)).await;
     // A continuation with no message to continue.
-    send_raw_and_expect_closed(port, "stray continuation", &raw_frame(0x80, 4, b"IceP", true))
-        .await;
+    send_raw_and_expect_closed(
+        port,
+        "stray continuation",
+        &raw_frame(0x80, 4, b"IceP", true),
+    )
+    .await;
     p.ice_ping().await.unwrap();
     assert_eq!(PANICS.load(Ordering::SeqCst), 0, "a panic in the server");
     c.destroy().await;
