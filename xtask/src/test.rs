@@ -16,7 +16,7 @@ pub fn run() -> Result<(), DynError> {
         println!("xtask: FLOE_NO_INTEROP=1, not installing Ice peers");
     } else {
         install::debian_packages()?;
-        install::node_ice();
+        install::node_packages();
         install::maven_ice();
     }
 
