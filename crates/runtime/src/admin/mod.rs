@@ -48,11 +48,19 @@ pub(crate) struct AdminState {
 
 impl Communicator {
     /// Creates the `Ice.Admin` object adapter and the admin object with
-    /// its facets (see the [module](self)), once, when admin is enabled
+    /// its facets, once, when admin is enabled
     /// (`Ice.Admin.Endpoints` set and `Ice.Admin.Enabled` not 0, or
     /// `Ice.Admin.Enabled` above 0); with `Ice.Admin.ServerId` and a
     /// default locator, registers the `Process` proxy with the locator
     /// registry. Returns the admin proxy, or `None` when admin is off.
+    ///
+    /// The facets are those `Ice.Admin.Facets` lists (all when unset):
+    /// `Process` (`Ice::Process`: `shutdown`, `writeMessage`),
+    /// `Properties` (`Ice::PropertiesAdmin`: `getProperty`,
+    /// `getPropertiesForPrefix`, `setProperties`) and, when the process
+    /// logs through [`crate::logger`], `Logger` (`Ice::LoggerAdmin`:
+    /// `getLog`, `attachRemoteLogger`, `detachRemoteLogger`). `Metrics`
+    /// is not served.
     ///
     /// # Errors
     ///
