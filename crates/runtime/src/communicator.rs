@@ -149,8 +149,16 @@ impl Communicator {
         Self::with_properties(Properties::new())
     }
 
-    /// A communicator configured by `properties`.
+    /// A communicator configured by `properties`. The first one of the
+    /// process with `Ice.StdOut` or `Ice.StdErr` set redirects stdout or
+    /// stderr to those files (see [`crate::logger`]).
     pub fn with_properties(properties: Properties) -> Self {
+        // `Ice.StdOut`/`Ice.StdErr`, as an Ice communicator starts (once per
+        // process); an error cannot stop this constructor: it is reported.
+        if let Err(e) = crate::logger::stdio::redirect(&properties) {
+            tracing::error!("{e}");
+            eprintln!("{e}");
+        }
         let retry_intervals = match properties.get("Ice.RetryIntervals") {
             None => vec![Duration::ZERO],
             Some(v) => {

@@ -79,6 +79,7 @@ pub mod endpoint;
 pub mod error;
 mod listener;
 pub mod locator;
+pub mod logger;
 pub mod object_adapter;
 mod params_size;
 pub mod properties;

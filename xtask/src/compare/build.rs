@@ -148,7 +148,7 @@ pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
 
 /// The Ice C++ pair, compiled into `target/bench-cpp/` when its sources are
 /// newer than the binaries.
-fn cpp_pair(build: bool) -> Result<Pair, DynError> {
+pub fn cpp_pair(build: bool) -> Result<Pair, DynError> {
     let root = workspace_root();
     let src = root.join("benches/cpp");
     let out = root.join("target/bench-cpp");
@@ -168,9 +168,14 @@ fn cpp_pair(build: bool) -> Result<Pair, DynError> {
         return Ok(pair);
     }
     let bench_o = cpp_bench_object(&out)?;
-    for (bin, main) in [(&pair.server, &server_src), (&pair.client, &client_src)] {
-        cpp_program(main, &bench_o, bin, &["-lIce++11"])?;
-    }
+    // The client can route through Glacier2 (`--grid`).
+    cpp_program(&server_src, &bench_o, &pair.server, &["-lIce++11"])?;
+    cpp_program(
+        &client_src,
+        &bench_o,
+        &pair.client,
+        &["-lGlacier2++11", "-lIce++11"],
+    )?;
     Ok(pair)
 }
 
