@@ -264,7 +264,7 @@ impl Options {
         let known = all_workloads();
         if !groups.is_empty() {
             let mut w = workloads.unwrap_or_default();
-            w.extend(groups.into_iter());
+            w.extend(groups);
             // In report order, each once.
             workloads = Some(known.iter().filter(|k| w.contains(k)).cloned().collect());
         }
