@@ -6,8 +6,15 @@
 //! `--Ice.Default.Locator` with `--Bench.AdapterId=ADAPTER`, all routed
 //! through a Glacier2 session with `--Bench.Glacier2Router=PROXY`
 //! (`cargo xtask compare --grid`), and prints one JSON object per line:
-//! `{"impl":"floe","workload":..,"calls":..,"seconds":..,"us_per_call":..,"mbit_s":..}`
-//! (`mbit_s` counts payload bytes only).
+//! `{"impl":"floe","workload":..,"calls":..,"seconds":..,"us_per_call":..,"mbit_s":..,"calls_s":..}`
+//! (`mbit_s` counts payload bytes only; `calls_s` is calls per second, the
+//! figure of the concurrency workloads).
+//!
+//! Concurrency workloads, `CONCURRENT_CALLS` `o()` calls in all:
+//! `pipelined_N` keeps N calls in flight on one connection (N tasks sharing
+//! one proxy, each awaiting its call and sending the next), `clients_N`
+//! opens N connections (`ice_connection_id`) with a task each calling in a
+//! loop.
 //!
 //! `BENCH_SCALE` (default 1) multiplies every call and repetition count.
 //! Each bulk workload starts with a few untimed calls (`WARM_UP_CALLS`)
@@ -22,6 +29,8 @@
 #[path = "bench_common/mod.rs"]
 mod bench_common;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use bench_common::*;
@@ -43,8 +52,13 @@ fn report(workload: &str, calls: usize, seconds: f64, payload_bytes: f64) {
     } else {
         0.0
     };
+    let calls_s = if seconds > 0.0 {
+        calls as f64 / seconds
+    } else {
+        0.0
+    };
     println!(
-        "{{\"impl\":\"floe\",\"workload\":\"{workload}\",\"calls\":{calls},\"seconds\":{seconds:.6},\"us_per_call\":{us:.3},\"mbit_s\":{mbit:.3}}}"
+        "{{\"impl\":\"floe\",\"workload\":\"{workload}\",\"calls\":{calls},\"seconds\":{seconds:.6},\"us_per_call\":{us:.3},\"mbit_s\":{mbit:.3},\"calls_s\":{calls_s:.1}}}"
     );
 }
 
@@ -100,6 +114,75 @@ async fn latency(c: &Ctx) -> Result<()> {
     }
     report("latency", n, start.elapsed().as_secs_f64(), 0.0);
     Ok(())
+}
+
+/// `o()` calls in all for `pipelined_N` and `clients_N` (the same in the
+/// Ice C++ client).
+const CONCURRENT_CALLS: usize = 100_000;
+
+/// Waits for every task of `set`; the first error fails the run.
+async fn join_all(mut set: tokio::task::JoinSet<Result<()>>) -> Result<()> {
+    while let Some(r) = set.join_next().await {
+        r.map_err(|e| floe::runtime::Error::Initialization(e.to_string()))??;
+    }
+    Ok(())
+}
+
+/// `pipelined_N`: `CONCURRENT_CALLS` calls on one connection, N in flight
+/// (N tasks on one proxy; whichever call completes, its task sends the
+/// next, as the Ice C++ client's AMI callbacks do).
+async fn pipelined(c: &Ctx, w: &str, depth: usize) -> Result<()> {
+    for _ in 0..1000 {
+        c.a.o().await?;
+    }
+    let total = scaled(CONCURRENT_CALLS, c.scale);
+    let next = Arc::new(AtomicUsize::new(0));
+    let mut set = tokio::task::JoinSet::new();
+    let start = Instant::now();
+    for _ in 0..depth {
+        let (p, next) = (c.a.clone(), next.clone());
+        set.spawn(async move {
+            while next.fetch_add(1, Ordering::Relaxed) < total {
+                p.o().await?;
+            }
+            Ok(())
+        });
+    }
+    join_all(set).await?;
+    report(w, total, start.elapsed().as_secs_f64(), 0.0);
+    Ok(())
+}
+
+/// `clients_N`: N connections (`ice_connection_id`), a task each making
+/// `CONCURRENT_CALLS / N` calls in a loop.
+async fn clients(c: &Ctx, w: &str, n: usize) -> Result<()> {
+    let mut proxies = Vec::with_capacity(n);
+    for i in 0..n {
+        let p = c.a.ice_connection_id(&format!("c{i}"));
+        for _ in 0..100 {
+            p.o().await?;
+        }
+        proxies.push(p);
+    }
+    let each = (scaled(CONCURRENT_CALLS, c.scale) / n).max(1);
+    let mut set = tokio::task::JoinSet::new();
+    let start = Instant::now();
+    for p in proxies {
+        set.spawn(async move {
+            for _ in 0..each {
+                p.o().await?;
+            }
+            Ok(())
+        });
+    }
+    join_all(set).await?;
+    report(w, each * n, start.elapsed().as_secs_f64(), 0.0);
+    Ok(())
+}
+
+/// The N of `{prefix}N`, if `w` is such a workload.
+fn count_suffix(w: &str, prefix: &str) -> Option<usize> {
+    w.strip_prefix(prefix)?.parse().ok().filter(|n| *n > 0)
 }
 
 async fn oneway(c: &Ctx, batch: bool) -> Result<()> {
@@ -246,6 +329,11 @@ fn all_workloads() -> Vec<String> {
             }
         }
     }
+    for kind in ["pipelined", "clients"] {
+        for n in [1, 4, 16, 64] {
+            w.push(format!("{kind}_{n}"));
+        }
+    }
     w
 }
 
@@ -286,6 +374,14 @@ async fn run(port: u16, workloads: Vec<String>, props: Properties, scale: f64) -
             "batch" => oneway(&c, true).await?,
             "shutdown" => c.t.shutdown().await?,
             w if w.starts_with("codac_") => codac(&c, w).await?,
+            w if w.starts_with("pipelined_") => {
+                let n = count_suffix(w, "pipelined_").unwrap_or(1);
+                pipelined(&c, w, n).await?
+            }
+            w if w.starts_with("clients_") => {
+                let n = count_suffix(w, "clients_").unwrap_or(1);
+                clients(&c, w, n).await?
+            }
             w => throughput(&c, w).await?,
         }
     }

@@ -2,25 +2,129 @@
 // bench_client (with "impl":"ice-cpp"):
 //   bench_client PORT [WORKLOAD...] [--Ice.Prop=value...]
 //   [--Bench.AdapterId=ADAPTER] [--Bench.Glacier2Router=PROXY] (see floe's)
+// Calls tcp -h 127.0.0.1 -p PORT, or the endpoints of
+// --Bench.Endpoints='ws -h 127.0.0.1 -p P' when given (ssl and wss with
+// --Ice.Plugin.IceSSL=IceSSL:createIceSSL and --IceSSL.*).
 #include <Ice/Ice.h>
 #include <Glacier2/Router.h>
 #include <Bench.h>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <mutex>
+#include <thread>
 
 using namespace std;
 using Clock = chrono::steady_clock;
 
+static double since(Clock::time_point s) { return chrono::duration<double>(Clock::now() - s).count(); }
+
 static void report(const string& w, size_t calls, double seconds, double payload) {
     double us = seconds * 1e6 / (calls ? calls : 1);
     double mbit = seconds > 0 ? payload * 8.0 / seconds / 1e6 : 0.0;
-    printf("{\"impl\":\"ice-cpp\",\"workload\":\"%s\",\"calls\":%zu,\"seconds\":%.6f,\"us_per_call\":%.3f,\"mbit_s\":%.3f}\n",
-           w.c_str(), calls, seconds, us, mbit);
+    double callsPerSecond = seconds > 0 ? calls / seconds : 0.0;
+    printf("{\"impl\":\"ice-cpp\",\"workload\":\"%s\",\"calls\":%zu,\"seconds\":%.6f,\"us_per_call\":%.3f,\"mbit_s\":%.3f,\"calls_s\":%.1f}\n",
+           w.c_str(), calls, seconds, us, mbit, callsPerSecond);
     fflush(stdout);
+}
+
+// A bench call failed on an Ice thread: the run is void.
+[[noreturn]] static void fail(const string& w, exception_ptr e) {
+    try {
+        rethrow_exception(e);
+    } catch (const std::exception& ex) {
+        cerr << "bench_client: " << w << ": " << ex.what() << endl;
+    }
+    _Exit(1);
+}
+
+// `o()` calls in total for pipelined_N and clients_N (floe's CONCURRENT_CALLS).
+static const int CONCURRENT_CALLS = 100000;
+
+// The shared state of a pipelined_N run; every callback holds a reference,
+// so a callback still running when the run ends never touches freed memory.
+struct Pipeline {
+    string workload;
+    shared_ptr<Bench::LatencyPrx> proxy;
+    int total;
+    atomic<int> started{0};
+    mutex mu;
+    condition_variable cv;
+    int done = 0;
+};
+
+// Sends the next request of `p` unless all are sent; its reply sends the next.
+static void issue(const shared_ptr<Pipeline>& p) {
+    if (p->started.fetch_add(1) >= p->total) return;
+    p->proxy->oAsync(
+        [p] {
+            bool last;
+            {
+                lock_guard<mutex> g(p->mu);
+                last = ++p->done == p->total;
+                if (last) p->cv.notify_one();
+            }
+            if (!last) issue(p);
+        },
+        [p](exception_ptr e) { fail(p->workload, e); });
+}
+
+// pipelined_N: `total` o() calls on one connection, `depth` in flight at any
+// time (AMI: each reply's callback sends the next request).
+static void pipelined(const string& w, const shared_ptr<Bench::LatencyPrx>& a, int depth, int total) {
+    for (int i = 0; i < 1000; ++i) a->o();
+    auto p = make_shared<Pipeline>();
+    p->workload = w;
+    p->proxy = a;
+    p->total = total;
+    auto s = Clock::now();
+    for (int i = 0; i < depth; ++i) issue(p);
+    unique_lock<mutex> g(p->mu);
+    p->cv.wait(g, [&] { return p->done == total; });
+    report(w, total, since(s), 0);
+}
+
+// clients_N: N connections (ice_connectionId), one thread each calling o() in
+// a loop; `total` calls in all.
+static void clients(const string& w, const shared_ptr<Bench::LatencyPrx>& a, int n, int total) {
+    vector<shared_ptr<Bench::LatencyPrx>> proxies;
+    for (int i = 0; i < n; ++i) {
+        auto p = a->ice_connectionId("c" + to_string(i));
+        for (int k = 0; k < 100; ++k) p->o();
+        proxies.push_back(p);
+    }
+    int each = total / n > 0 ? total / n : 1;
+    atomic<bool> go{false};
+    atomic<int> ready{0};
+    vector<thread> threads;
+    for (int i = 0; i < n; ++i) {
+        threads.emplace_back([&, i] {
+            ready++;
+            while (!go.load()) this_thread::yield();
+            try {
+                for (int k = 0; k < each; ++k) proxies[i]->o();
+            } catch (...) {
+                fail(w, current_exception());
+            }
+        });
+    }
+    while (ready.load() < n) this_thread::yield();
+    auto s = Clock::now();
+    go = true;
+    for (auto& t : threads) t.join();
+    report(w, size_t(each) * n, since(s), 0);
+}
+
+// The N of `prefix_N`, or 0 when `w` is not such a workload.
+static int suffixCount(const string& w, const string& prefix) {
+    if (w.compare(0, prefix.size(), prefix) != 0) return 0;
+    int n = atoi(w.c_str() + prefix.size());
+    return n > 0 ? n : 0;
 }
 
 // BENCH_SCALE (default 1): a factor on every call count, as in floe's client.
@@ -45,8 +149,6 @@ static int scaled(int n, double scale) {
 static const int WARM_UP_CALLS = 10;
 // 500,000-byte calls per byteseq_* run (the same in every bench client).
 static const int BYTESEQ_CALLS = 2000;
-
-static double since(Clock::time_point s) { return chrono::duration<double>(Clock::now() - s).count(); }
 
 static Bench::ByteSeq pattern(size_t n) {
     Bench::ByteSeq v(n);
@@ -78,6 +180,9 @@ static vector<string> allWorkloads() {
         for (auto way : {"oneway", "twoway"})
             for (auto size : {"10000", "100000", "1000000", "10000000"})
                 w.push_back(string("codac_") + k + "_" + way + "_" + size);
+    for (auto kind : {"pipelined_", "clients_"})
+        for (auto n : {"1", "4", "16", "64"})
+            w.push_back(string(kind) + n);
     return w;
 }
 
@@ -98,7 +203,7 @@ int main(int argc, char* argv[]) {
         if (workloads.empty()) workloads = allWorkloads();
         Ice::CommunicatorHolder ich(init);
         auto c = ich.communicator();
-        auto ep = ":tcp -h 127.0.0.1 -p " + port;
+        auto ep = ":" + init.properties->getPropertyWithDefault("Bench.Endpoints", "tcp -h 127.0.0.1 -p " + port);
         // Bench.AdapterId: indirect proxies (id@adapter, Ice.Default.Locator);
         // Bench.Glacier2Router: routed through a Glacier2 session.
         string adapterId = c->getProperties()->getProperty("Bench.AdapterId");
@@ -167,6 +272,10 @@ int main(int argc, char* argv[]) {
                 bulk(w, scaled(30, scale), 50000 * 14, [&] { t->sendStringDoubleSeq(v); }, none);
             } else if (w == "strdbl_recv") {
                 bulk(w, scaled(30, scale), 50000 * 14, [&] { t->recvStringDoubleSeq(50000); }, none);
+            } else if (int depth = suffixCount(w, "pipelined_")) {
+                pipelined(w, a, depth, scaled(CONCURRENT_CALLS, scale));
+            } else if (int n = suffixCount(w, "clients_")) {
+                clients(w, a, n, scaled(CONCURRENT_CALLS, scale));
             } else if (w == "shutdown") {
                 t->shutdown();
             } else if (w.compare(0, 6, "codac_") == 0) {

@@ -1,7 +1,10 @@
 // Ice C++11 bench server for Bench.ice, same CLI as floe's bench_server:
 //   bench_server PORT [--Ice.Prop=value...]
 // Serves a (Latency), t (Throughput), m (Messages) on tcp -h 127.0.0.1 -p PORT,
-// prints "Bench ready", exits on Throughput::shutdown or SIGINT/SIGTERM.
+// or on the endpoints of --Bench.Endpoints='ssl -h 127.0.0.1 -p P' when given
+// (ssl and wss with --Ice.Plugin.IceSSL=IceSSL:createIceSSL and --IceSSL.*;
+// Ice loads libIceSSL++11 itself), prints "Bench ready", exits on
+// Throughput::shutdown or SIGINT/SIGTERM.
 #include <Ice/Ice.h>
 #include <Bench.h>
 #include <iostream>
@@ -72,7 +75,8 @@ int main(int argc, char* argv[]) {
         Ice::CommunicatorHolder ich(init);
         auto communicator = ich.communicator();
         ctrlC.setCallback([communicator](int) { communicator->shutdown(); });
-        auto adapter = communicator->createObjectAdapterWithEndpoints("Bench", "tcp -h 127.0.0.1 -p " + args[1]);
+        auto endpoints = init.properties->getPropertyWithDefault("Bench.Endpoints", "tcp -h 127.0.0.1 -p " + args[1]);
+        auto adapter = communicator->createObjectAdapterWithEndpoints("Bench", endpoints);
         adapter->add(make_shared<LatencyI>(), Ice::stringToIdentity("a"));
         adapter->add(make_shared<ThroughputI>(), Ice::stringToIdentity("t"));
         adapter->add(make_shared<MessagesI>(), Ice::stringToIdentity("m"));

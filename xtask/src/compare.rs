@@ -15,6 +15,13 @@
 //! Clients take `BENCH_SCALE` (a factor on their call counts); `--quick`
 //! sets it to 0.05 and runs a subset once, for smoke testing.
 //!
+//! Transport rows (`ssl_latency`, `ssl_byteseq_{send,recv}`, `ws_latency`:
+//! [`transport`]) run floe's and Ice for C++'s clients over ssl and ws
+//! against servers that listen on tcp, ssl and ws; concurrency rows
+//! (`pipelined_N`, `clients_N`, N = 1, 4, 16, 64) are reported as calls/s.
+//! Both are part of a full run; `--transports` and `--concurrency` select
+//! them alone.
+//!
 //! The broker fan-in comparison (floe-storm vs IceStorm with floe's and
 //! Ice for C++'s clients, [`fanin`]) is part of a full run; `--fanin` runs
 //! it alone and updates only its member of `target/compare.json` and its
@@ -27,12 +34,13 @@ mod grid;
 mod idle;
 mod process;
 mod report;
+mod transport;
 
 use std::time::Duration;
 
 use doc::{document, machine, runtime_comparison};
-use process::{run_client, Server};
-use report::{Cell, Results};
+use process::run_client;
+use report::{Cell, Results, CONCURRENCY_COUNTS};
 
 use crate::{workspace_root, DynError};
 
@@ -58,8 +66,22 @@ fn all_workloads() -> Vec<String> {
             }
         }
     }
+    w.extend(transport::WORKLOADS.iter().map(|s| s.to_string()));
+    w.extend(concurrency_workloads());
     w.push(IDLE.to_string());
     w
+}
+
+/// The concurrency rows: `pipelined_N` and `clients_N`.
+fn concurrency_workloads() -> Vec<String> {
+    ["pipelined", "clients"]
+        .iter()
+        .flat_map(|kind| {
+            CONCURRENCY_COUNTS
+                .iter()
+                .map(move |n| format!("{kind}_{n}"))
+        })
+        .collect()
 }
 
 /// The `--quick` subset.
@@ -81,6 +103,7 @@ const IDLE: &str = "idle";
 
 const USAGE: &str = "\
 usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
+                           [--transports] [--concurrency]
                            [--impls I[,I...]] [--scale F] [--write-doc] [--no-build]
        cargo xtask compare --fanin [--rounds N] [--workloads W[,W...]] [--scale F]
                            [--impls C[,C...]] [--events N] [--floe-storm PATH]
@@ -90,6 +113,12 @@ usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
   --quick       a subset, 1 round, BENCH_SCALE=0.05 (smoke test)
   --rounds N    rounds of alternating runs (default 5; 1 with --quick)
   --workloads   only these workloads (names as printed by the clients)
+  --transports  the ssl and ws rows (ssl_latency, ssl_byteseq_send,
+                ssl_byteseq_recv, ws_latency; floe and ice-cpp columns), alone
+                or added to --workloads/--concurrency
+  --concurrency the concurrency rows (pipelined_N: N calls in flight on one
+                connection; clients_N: N connections calling in a loop;
+                N = 1, 4, 16, 64; calls/s), alone or added to the others
   --impls       only these columns: floe, floe-ct, floe-poll, floe-traced,
                 ice-cpp, raw, raw-spin, raw-tokio, tonic
   --scale F     BENCH_SCALE for the clients (factor on their call counts)
@@ -160,6 +189,7 @@ impl Options {
         let mut build = true;
         let mut default_malloc = false;
         let mut fanin_only = false;
+        let mut groups: Vec<String> = Vec::new();
         let mut storm = None;
         let mut events = match std::env::var("FANIN_EVENTS") {
             Ok(v) => Some(
@@ -187,6 +217,8 @@ impl Options {
                 "--no-build" => build = false,
                 "--default-malloc" => default_malloc = true,
                 "--fanin" => fanin_only = true,
+                "--transports" => groups.extend(transport::WORKLOADS.iter().map(|s| s.to_string())),
+                "--concurrency" => groups.extend(concurrency_workloads()),
                 "--rounds" => {
                     let n = it.next().and_then(|n| n.parse::<usize>().ok());
                     rounds = Some(n.filter(|n| *n > 0).ok_or("--rounds needs a count ≥ 1")?);
@@ -236,6 +268,12 @@ impl Options {
             });
         }
         let known = all_workloads();
+        if !groups.is_empty() {
+            let mut w = workloads.unwrap_or_default();
+            w.extend(groups);
+            // In report order, each once.
+            workloads = Some(known.iter().filter(|k| w.contains(k)).cloned().collect());
+        }
         let workloads = match workloads {
             Some(w) => {
                 if let Some(bad) = w.iter().find(|w| !known.contains(w)) {
@@ -293,11 +331,13 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
     std::fs::create_dir_all(&logs)?;
     let log_of = |name: &str| logs.join(format!("{name}-server.log"));
 
-    // One server per implementation for the whole run; the guards kill them
+    // One server per implementation for the whole run (with ssl and ws
+    // endpoints when the run has transport rows); the guards kill them
     // however this function ends.
+    let transports = transport::Setup::new(&opts.workloads)?;
     let mut servers = Vec::new();
     for p in &pairs {
-        servers.push(Server::start(p, &log_of(p.name))?);
+        servers.push(transports.start(p, &log_of(p.name))?);
     }
     let limit = Duration::from_secs(if opts.quick { 120 } else { 600 });
     let mut results = Results::new();
@@ -350,13 +390,22 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
                     }
                     continue;
                 }
-                if !servers[i].is_running() {
+                if !servers[i].0.is_running() {
                     println!("xtask: {} server died; restarting", pair.name);
-                    servers[i] = Server::start(pair, &log_of(pair.name))?;
+                    servers[i] = transports.start(pair, &log_of(pair.name))?;
                 }
-                match run_client(pair, servers[i].port, &[w], opts.scale, limit) {
+                let (args, client_w) = transports.client(w, servers[i].1.as_ref());
+                let run = run_client(
+                    pair,
+                    servers[i].0.port,
+                    &args,
+                    &[client_w],
+                    opts.scale,
+                    limit,
+                );
+                match run {
                     Ok(samples) => {
-                        for s in samples.iter().filter(|s| &s.workload == w) {
+                        for s in samples.iter().filter(|s| s.workload == client_w) {
                             if !pair.reports(&s.implementation) {
                                 println!(
                                     "xtask: warning: {} client reports impl `{}`",
@@ -378,6 +427,7 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
                                 .or_default();
                             cell.us.push(s.us_per_call);
                             cell.mbit.push(s.mbit_s);
+                            cell.calls_s.extend(s.calls_s);
                             cell.calls = s.calls;
                         }
                     }
@@ -415,6 +465,11 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
     } else {
         report::table(&results, &opts.workloads, &names)
     };
+    let concurrency = report::concurrency_table(&results, &opts.workloads, &names);
+    if !concurrency.is_empty() {
+        table.push_str("\nConcurrency (calls/s, higher is better):\n\n");
+        table.push_str(&concurrency);
+    }
     let mut targets_table = report::targets_table(&results, &targets);
     if !idle_results.is_empty() {
         targets_table.push_str(&report::idle_target_rows(&idle_results, idle::TARGET_BYTES));
@@ -552,7 +607,7 @@ mod tests {
         let o = Options::parse(&[]).unwrap();
         assert_eq!(o.rounds, 5);
         assert!(o.write_doc);
-        assert_eq!(o.workloads.len(), 9 + 24 + 1);
+        assert_eq!(o.workloads.len(), 9 + 24 + 4 + 8 + 1);
         assert_eq!(o.fanin.as_ref().map(Vec::len), Some(9));
         assert!(o.pairs);
     }
@@ -583,6 +638,27 @@ mod tests {
             .unwrap()
             .fanin
             .is_none());
+    }
+
+    #[test]
+    fn transport_and_concurrency_groups() {
+        let o = Options::parse(&args("--transports --rounds 3")).unwrap();
+        assert_eq!(
+            o.workloads,
+            [
+                "ssl_latency",
+                "ssl_byteseq_send",
+                "ssl_byteseq_recv",
+                "ws_latency"
+            ]
+        );
+        assert!(!o.write_doc);
+        let o = Options::parse(&args("--concurrency --workloads latency")).unwrap();
+        assert_eq!(o.workloads.len(), 1 + 8);
+        assert_eq!(o.workloads[0], "latency");
+        assert!(o.workloads.contains(&"clients_64".to_string()));
+        let o = Options::parse(&args("--transports --concurrency")).unwrap();
+        assert_eq!(o.workloads.len(), 12);
     }
 
     #[test]

@@ -143,6 +143,20 @@ pub(super) fn document(
     );
     let _ = writeln!(
         d,
+        "Transport rows (`ssl_latency`, `ssl_byteseq_send`, `ssl_byteseq_recv`, \
+         `ws_latency`; floe's columns and ice-cpp): the clients' `latency` and `byteseq_*` \
+         over `ssl` (rustls for floe, IceSSL/OpenSSL for Ice C++) and `ws`, against the same \
+         servers, which then listen on tcp, ssl and ws (`--Bench.Endpoints`); a CA and a \
+         server certificate (ECDSA P-256) are generated for the run and both \
+         implementations read them through the same `IceSSL.*` properties. Concurrency \
+         rows (reported in calls/s): `pipelined_N` keeps N `o()` calls in flight on one \
+         connection (floe: N tasks on one proxy; Ice C++: AMI, each reply's callback sends \
+         the next request), `clients_N` opens N connections (`ice_connectionId`), each \
+         calling `o()` in a loop (floe: a task each; Ice C++: a thread each); 100,000 calls \
+         in all times `BENCH_SCALE`; Ice C++ with its default thread pools.\n"
+    );
+    let _ = writeln!(
+        d,
         "Memory allocator: {}\n\n\
          Idle connections (`idle` row): a fresh server per implementation and round, ACM \
          off; {} connections are opened and validated (the server's ValidateConnection \

@@ -71,11 +71,17 @@ impl Server {
         Server::start_with(pair, log, &[])
     }
 
-    /// [`Server::start`] with `args` after the pair's own arguments. The
+    /// [`Server::start`] with `args` after the pair's own arguments, in
+    /// which `{port}` stands for the free port chosen here (e.g. in
+    /// `--Bench.Endpoints=tcp -h 127.0.0.1 -p {port}:ssl ...`). The
     /// server runs with its soft file-descriptor limit raised to the hard
     /// one (the `idle` workload holds thousands of connections).
     pub fn start_with(pair: &Pair, log: &Path, args: &[String]) -> Result<Server, DynError> {
         let port = free_port()?;
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| a.replace("{port}", &port.to_string()))
+            .collect();
         let log_file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -222,13 +228,17 @@ pub struct Sample {
     pub received: Option<u64>,
     /// `lost` field (fan-in clients: sent − received).
     pub lost: Option<u64>,
+    /// `calls_s` field (calls per second; the bench clients).
+    pub calls_s: Option<f64>,
 }
 
-/// Runs `pair`'s client against `port` for `workloads`, with `BENCH_SCALE`
-/// set to `scale`, killed after `limit`. Returns the parsed lines.
+/// Runs `pair`'s client against `port` for `workloads`, with `args` after
+/// the pair's own arguments and `BENCH_SCALE` set to `scale`, killed after
+/// `limit`. Returns the parsed lines.
 pub fn run_client(
     pair: &Pair,
     port: u16,
+    args: &[String],
     workloads: &[&str],
     scale: f64,
     limit: Duration,
@@ -236,6 +246,7 @@ pub fn run_client(
     let mut cmd = Command::new(&pair.client);
     cmd.arg(port.to_string())
         .args(&pair.extra_args)
+        .args(args)
         .args(workloads)
         .env("BENCH_SCALE", scale.to_string());
     run_program(&mut cmd, &format!("{} client", pair.name), limit)
@@ -306,6 +317,7 @@ pub fn parse_line(line: &str) -> Option<Sample> {
         sent: count_field(line, "sent"),
         received: count_field(line, "received"),
         lost: count_field(line, "lost"),
+        calls_s: number_field(line, "calls_s"),
     })
 }
 
@@ -353,6 +365,12 @@ mod tests {
         assert_eq!(s.us_per_call, 51.0);
         assert_eq!(s.mbit_s, 0.0);
         assert_eq!((s.mb_s, s.sent, s.lost), (None, None, None));
+        assert_eq!(s.calls_s, None);
+        let s = parse_line(
+            r#"{"impl":"ice-cpp","workload":"clients_4","calls":100000,"seconds":2.0,"us_per_call":20.000,"mbit_s":0.000,"calls_s":50000.0}"#,
+        )
+        .unwrap();
+        assert_eq!(s.calls_s, Some(50000.0));
     }
 
     #[test]

@@ -14,6 +14,8 @@ pub struct Cell {
     pub mbit: Vec<f64>,
     /// Calls per round (the last seen).
     pub calls: f64,
+    /// Calls per second, one per round (clients that print `calls_s`).
+    pub calls_s: Vec<f64>,
 }
 
 impl Cell {
@@ -25,6 +27,21 @@ impl Cell {
     pub fn median_mbit(&self) -> Option<f64> {
         median(&self.mbit)
     }
+    /// Median calls per second.
+    pub fn median_calls_s(&self) -> Option<f64> {
+        median(&self.calls_s)
+    }
+}
+
+/// The N of the concurrency rows `pipelined_N` and `clients_N`.
+pub const CONCURRENCY_COUNTS: [usize; 4] = [1, 4, 16, 64];
+
+/// The N of a concurrency row, `None` for any other workload.
+pub fn concurrency_of(workload: &str) -> Option<usize> {
+    let n = workload
+        .strip_prefix("pipelined_")
+        .or_else(|| workload.strip_prefix("clients_"))?;
+    n.parse().ok()
 }
 
 /// Everything measured: workload → implementation → cell.
@@ -186,6 +203,23 @@ pub fn targets(workloads: &[String]) -> Vec<Target> {
     for w in workloads.iter().filter(|w| w.starts_with("codac_")) {
         add(w, "ice-cpp", Bound::Faster);
     }
+    // Issue 25: over IceSSL, floe's time at most Ice C++'s on every row; the
+    // ws latency row is compared with Ice C++ the same way.
+    for w in [
+        "ssl_latency",
+        "ssl_byteseq_send",
+        "ssl_byteseq_recv",
+        "ws_latency",
+    ] {
+        add(w, "ice-cpp", Bound::TimeAtMost(1.0));
+    }
+    // Issue 25: at least 2× Ice C++'s calls/s at every N ≥ 4.
+    for w in workloads
+        .iter()
+        .filter(|w| concurrency_of(w).is_some_and(|n| n >= 4))
+    {
+        add(w, "ice-cpp", Bound::SpeedAtLeast(2.0));
+    }
     t
 }
 
@@ -202,7 +236,7 @@ pub fn table(results: &Results, workloads: &[String], impls: &[&str]) -> String 
         "| workload | impl | median µs/call | median Mbit/s | min–max µs/call | rounds | floe/ice-cpp time | floe/raw time | floe/raw-spin time | floe/raw-tokio time | floe/tonic time |"
     );
     let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for w in workloads {
+    for w in workloads.iter().filter(|w| concurrency_of(w).is_none()) {
         let Some(row) = results.get(w) else { continue };
         for (i, imp) in impls.iter().enumerate() {
             let Some(cell) = row.get(*imp) else { continue };
@@ -228,6 +262,47 @@ pub fn table(results: &Results, workloads: &[String], impls: &[&str]) -> String 
                 fmt_opt(cell.median_mbit().filter(|m| *m > 0.0), 1),
                 cell.us.len(),
             );
+        }
+    }
+    s
+}
+
+/// The concurrency rows as a Markdown table of calls per second (empty
+/// when the run has none): median, range, and floe's speed over Ice C++'s.
+pub fn concurrency_table(results: &Results, workloads: &[String], impls: &[&str]) -> String {
+    let mut s = String::new();
+    for w in workloads.iter().filter(|w| concurrency_of(w).is_some()) {
+        let Some(row) = results.get(w) else { continue };
+        if s.is_empty() {
+            let _ = writeln!(
+                s,
+                "| workload | impl | median calls/s | min–max calls/s | rounds | floe/ice-cpp speed |"
+            );
+            let _ = writeln!(s, "|---|---|---:|---:|---:|---:|");
+        }
+        let mut first = true;
+        for imp in impls {
+            let Some(cell) = row.get(*imp) else { continue };
+            let min = cell.calls_s.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = cell.calls_s.iter().copied().fold(0.0, f64::max);
+            let range = if cell.calls_s.is_empty() {
+                "—".to_string()
+            } else {
+                format!("{min:.0}–{max:.0}")
+            };
+            let speed = if imp.starts_with("floe") {
+                fmt_opt(time_ratio(results, w, imp, "ice-cpp").map(|t| 1.0 / t), 2)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {imp} | {} | {range} | {} | {speed} |",
+                if first { w.as_str() } else { "" },
+                fmt_opt(cell.median_calls_s(), 0),
+                cell.calls_s.len(),
+            );
+            first = false;
         }
     }
     s
@@ -296,14 +371,16 @@ pub fn json(
         for (imp, cell) in row {
             let _ = write!(
                 s,
-                "{}\n      \"{}\": {{\"calls\": {}, \"median_us\": {}, \"median_mbit_s\": {}, \"us\": [{}], \"mbit_s\": [{}]}}",
+                "{}\n      \"{}\": {{\"calls\": {}, \"median_us\": {}, \"median_mbit_s\": {}, \"median_calls_s\": {}, \"us\": [{}], \"mbit_s\": [{}], \"calls_s\": [{}]}}",
                 if first_i { "" } else { "," },
                 esc(imp),
                 cell.calls,
                 json_num(cell.median_us()),
                 json_num(cell.median_mbit()),
+                json_num(cell.median_calls_s()),
                 json_nums(&cell.us),
                 json_nums(&cell.mbit),
+                json_nums(&cell.calls_s),
             );
             first_i = false;
         }
@@ -406,6 +483,35 @@ mod tests {
         // Speed 2.5× ≥ 2×: met.
         assert!(t[2].evaluate(&r, "floe").unwrap().1);
         assert!(t[2].evaluate(&r, "floe-ct").is_none());
+    }
+
+    #[test]
+    fn concurrency_rows_have_speed_targets_from_four() {
+        let w: Vec<String> = ["pipelined_1", "pipelined_4", "clients_64", "ssl_latency"]
+            .map(String::from)
+            .to_vec();
+        let t = targets(&w);
+        let names: Vec<&str> = t.iter().map(|t| t.workload.as_str()).collect();
+        assert_eq!(names, ["ssl_latency", "pipelined_4", "clients_64"]);
+        let mut r = results(&[
+            ("clients_64", "floe", 10.0),
+            ("clients_64", "ice-cpp", 25.0),
+        ]);
+        for (imp, calls_s) in [("floe", 100_000.0), ("ice-cpp", 40_000.0)] {
+            r.get_mut("clients_64")
+                .unwrap()
+                .get_mut(imp)
+                .unwrap()
+                .calls_s
+                .push(calls_s);
+        }
+        // 25/10 = 2.5× the calls/s: met.
+        assert_eq!(t[2].evaluate(&r, "floe"), Some((0.4, true)));
+        let table = concurrency_table(&r, &w, &["floe", "ice-cpp"]);
+        assert!(table.contains("| clients_64 | floe | 100000 | 100000–100000 | 1 | 2.50 |"));
+        assert!(table.contains("| ice-cpp | 40000 |"));
+        // Concurrency rows are not in the µs/call table.
+        assert!(!super::table(&r, &w, &["floe"]).contains("clients_64"));
     }
 
     #[test]
