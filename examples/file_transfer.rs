@@ -121,17 +121,17 @@ fn modes(options: Options) -> Vec<(String, usize, bool)> {
     modes
 }
 
+/// A progress bar for one download (drawn on stderr when it is a
+/// terminal; its length is set once the file's size is known).
 fn progress_bar(label: &str) -> ProgressBar {
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{msg:22} [{bar:32}] {bytes:>10}/{total_bytes:10} {bytes_per_sec:>12}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
-    bar.set_message(label.to_owned());
-    bar
+    let style = ProgressStyle::with_template(
+        "{msg:22} [{bar:32}] {bytes:>10}/{total_bytes:10} {bytes_per_sec:>12}",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar())
+    .progress_chars("=> ");
+    ProgressBar::new(0)
+        .with_style(style)
+        .with_message(label.to_owned())
 }
 
 /// Downloads `name` once per mode into `out`, printing one line each.
