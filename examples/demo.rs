@@ -9,8 +9,9 @@
 //! 3. **floe-storm**: the IceStorm-compatible broker started as a separate
 //!    process (the `floe-storm` binary), four publishers and a subscriber on
 //!    a topic, and the measured fan-in (every message counted).
-//! 4. **file transfer**: a small file downloaded in chunks, one and eight in
-//!    flight, with a progress bar and a checksum.
+//! 4. **file transfer**: a small file downloaded in chunks from a server
+//!    that answers 1 ms late (as a distant one would), one and eight chunks
+//!    in flight, with a progress bar and a checksum.
 //!
 //! Everything stops at the end, or on Ctrl-C: the broker process is
 //! killed, never left behind.
@@ -31,7 +32,7 @@ mod transfer;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use floe::runtime::{Communicator, Current, DispatchError, Properties};
 use floe::Identity;
@@ -61,6 +62,10 @@ const FULL: Sizes = Sizes {
     per_publisher: 250,
     file: 32_000_000,
 };
+
+/// How late the file server of stop 4 answers each chunk: the round trip
+/// of a distant link, which chunks in flight hide (loopback has none).
+const REPLY_DELAY: Duration = Duration::from_millis(1);
 
 /// The hello servant: counts the calls.
 struct HelloI(AtomicU64);
@@ -196,8 +201,9 @@ async fn storm(sizes: Sizes) -> Result<(), BoxError> {
 /// Stop 4.
 async fn file_transfer(sizes: Sizes) -> Result<(), BoxError> {
     println!(
-        "4. file transfer ({:.0} MB in 256 KB chunks)",
-        sizes.file as f64 / 1e6
+        "4. file transfer ({:.0} MB in 256 KB chunks; each reply {} ms late, as from a distant server)",
+        sizes.file as f64 / 1e6,
+        REPLY_DELAY.as_millis()
     );
     let dir = tempfile::tempdir()?;
     transfer::write_sample_file(&dir.path().join("sample.dat"), sizes.file)?;
@@ -214,7 +220,9 @@ async fn file_transfer(sizes: Sizes) -> Result<(), BoxError> {
             .await?;
         let proxy = adapter.add(
             Identity::from_name("files"),
-            transfer::FileStoreDispatcher::new(transfer::store::FileStoreI::new(dir.path())),
+            transfer::FileStoreDispatcher::new(
+                transfer::store::FileStoreI::new(dir.path()).with_delay(REPLY_DELAY),
+            ),
         )?;
         adapter.activate();
         let store =

@@ -17,6 +17,7 @@
 //! ```sh
 //! cargo run --release --example file_transfer                       # 256 MB, server and client in one process
 //! cargo run --release --example file_transfer -- --size-mb 64 --in-flight 16 --compress
+//! cargo run --release --example file_transfer -- --delay-ms 2   # as if the server were far away
 //! cargo run --release --example file_transfer -- server --dir /some/dir    # serves its files
 //! cargo run --release --example file_transfer -- client big.iso --in-flight 8 \
 //!     --FileStore.Proxy="files:tcp -h 127.0.0.1 -p 10000"
@@ -26,6 +27,7 @@
 mod transfer;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use floe::runtime::{Communicator, Properties};
@@ -61,6 +63,10 @@ struct Options {
     /// Also download with compressed requests and replies.
     #[arg(long, global = true)]
     compress: bool,
+    /// The server answers each read this many milliseconds late, like a
+    /// distant one (loopback has almost no round trip to hide).
+    #[arg(long, default_value_t = 0, global = true)]
+    delay_ms: u64,
 }
 
 #[derive(Subcommand, Debug)]
@@ -93,7 +99,11 @@ fn properties(args: &mut Vec<String>) -> Result<Properties, BoxError> {
 }
 
 /// Starts a file server for `dir` on `communicator`'s adapter `FileStore`.
-async fn serve(communicator: &Communicator, dir: PathBuf) -> Result<FileStorePrx, BoxError> {
+async fn serve(
+    communicator: &Communicator,
+    dir: PathBuf,
+    delay: Duration,
+) -> Result<FileStorePrx, BoxError> {
     let props = communicator.properties();
     if props.get("FileStore.Endpoints").is_none() {
         props.set("FileStore.Endpoints", "tcp -h 127.0.0.1 -p 10000");
@@ -101,7 +111,7 @@ async fn serve(communicator: &Communicator, dir: PathBuf) -> Result<FileStorePrx
     let adapter = communicator.create_object_adapter("FileStore").await?;
     let proxy = adapter.add(
         Identity::from_name("files"),
-        FileStoreDispatcher::new(FileStoreI::new(dir)),
+        FileStoreDispatcher::new(FileStoreI::new(dir).with_delay(delay)),
     )?;
     adapter.activate();
     Ok(FileStorePrx::unchecked_cast(proxy))
@@ -167,16 +177,22 @@ async fn run_local(size: u64, options: Options) -> Result<Vec<(String, Downloade
     let name = "sample.dat";
     transfer::write_sample_file(&dir.path().join(name), size)?;
     println!(
-        "{} MB sample file, {} KB chunks",
+        "{} MB sample file, {} KB chunks, replies delayed {} ms",
         size as f64 / 1e6,
-        options.chunk_kb
+        options.chunk_kb,
+        options.delay_ms
     );
 
     let server = Communicator::with_properties(properties(&mut Vec::new())?);
     server
         .properties()
         .set("FileStore.Endpoints", "tcp -h 127.0.0.1 -p 0");
-    let files = serve(&server, dir.path().to_owned()).await?;
+    let files = serve(
+        &server,
+        dir.path().to_owned(),
+        Duration::from_millis(options.delay_ms),
+    )
+    .await?;
     let client = Communicator::with_properties(properties(&mut Vec::new())?);
     let store = FileStorePrx::unchecked_cast(client.string_to_proxy(&files.to_string())?);
     let out = dir.path().join("received.dat");
@@ -197,8 +213,13 @@ async fn main() -> Result<(), BoxError> {
         }
         Some(Role::Server { dir }) => {
             let communicator = Communicator::with_properties(props);
-            let files = serve(&communicator, dir).await?;
-            println!("serving {}", files.to_string());
+            let files = serve(
+                &communicator,
+                dir,
+                Duration::from_millis(cli.options.delay_ms),
+            )
+            .await?;
+            println!("serving {}", *files);
             let on_signal = communicator.clone();
             tokio::spawn(async move {
                 if tokio::signal::ctrl_c().await.is_ok() {
@@ -238,6 +259,7 @@ mod tests {
             chunk_kb: 64,
             in_flight: 4,
             compress: true,
+            delay_ms: 1,
         };
         let results = run_local(3_000_017, options)
             .await
@@ -256,7 +278,7 @@ mod tests {
         server
             .properties()
             .set("FileStore.Endpoints", "tcp -h 127.0.0.1 -p 0");
-        let store = serve(&server, dir.path().to_owned())
+        let store = serve(&server, dir.path().to_owned(), Duration::ZERO)
             .await
             .expect("serving");
         for (name, offset, count) in [

@@ -65,7 +65,13 @@ pub async fn run(
                         mode,
                         sent: n as u64,
                         received: got,
-                        seconds: received.since(start),
+                        // Twoway: until the last reply; oneway: until the
+                        // server received the last message.
+                        seconds: if is_twoway {
+                            start.elapsed().as_secs_f64()
+                        } else {
+                            received.since(start)
+                        },
                     };
                     each(&row);
                     rows.push(row);

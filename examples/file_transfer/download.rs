@@ -67,8 +67,9 @@ pub async fn download(
         .step_by(chunk as usize)
         .map(move |offset| (offset as i64, (size - offset).min(chunk) as i32));
 
-    let start = Instant::now();
+    // Creating (truncating) the file is not part of the transfer.
     let (tx, writer) = Writer::start(out, progress.clone())?;
+    let start = Instant::now();
     let received = if in_flight <= 1 {
         one_at_a_time(store, name, chunks, &tx).await
     } else {

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use floe::runtime::{Current, DispatchError};
@@ -21,6 +22,9 @@ pub struct FileStoreI {
     dir: PathBuf,
     /// Files opened so far, with their size and checksum (computed once).
     open: Mutex<HashMap<String, Arc<OpenFile>>>,
+    /// Added before each `read` reply: a long-distance link's round trip,
+    /// on loopback.
+    delay: Duration,
 }
 
 struct OpenFile {
@@ -41,7 +45,15 @@ impl FileStoreI {
         FileStoreI {
             dir: dir.into(),
             open: Mutex::new(HashMap::new()),
+            delay: Duration::ZERO,
         }
+    }
+
+    /// Answers each `read` `delay` late, as a distant server would be
+    /// (loopback has almost no round trip for a pipeline to hide).
+    pub fn with_delay(mut self, delay: Duration) -> FileStoreI {
+        self.delay = delay;
+        self
     }
 
     /// The file `name`, opened and checksummed on first use (off the
@@ -107,6 +119,9 @@ impl super::FileStore for FileStoreI {
             )));
         }
         let len = (count as i64).min(size - offset) as usize;
+        if !self.delay.is_zero() {
+            tokio::time::sleep(self.delay).await;
+        }
         tokio::task::spawn_blocking(move || {
             let mut buf = BytesMut::zeroed(len);
             f.file.read_exact_at(&mut buf, offset as u64)?;

@@ -5,7 +5,7 @@
 //! bytes on the wire are the same, and `HelloSlice::ice_slice()` writes the
 //! interface back as Slice for Ice peers in other languages.
 //!
-//! Shared by the `server`, `client` and `export` binaries.
+//! Shared by the `derive-server`, `derive-client` and `export-slice` binaries.
 
 /// Says hello.
 #[floe::interface(module = "Demo")]

@@ -1,6 +1,7 @@
 //! The Rust-first hello is the Slice hello: its `.ice` export is
-//! `examples/hello/slice/Hello.ice`, its client calls a servant generated
-//! from that Slice file, and it talks to Ice for Python both ways, the
+//! `examples/hello/slice/Hello.ice`, its proxy calls a servant generated
+//! from that Slice file and the other way round, and it talks to Ice for
+//! Python both ways, the
 //! Python side loading the exported file (real Ice 3.7 peers; skipped with
 //! `FLOE_NO_INTEROP=1`).
 
@@ -33,7 +34,7 @@ fn model(file: &str, text: &str) -> floe_idl::model::Model {
 
 #[test]
 fn exported_slice_is_the_hello_examples_slice() {
-    let out = Command::new(env!("CARGO_BIN_EXE_export"))
+    let out = Command::new(env!("CARGO_BIN_EXE_export-slice"))
         .output()
         .expect("export runs");
     assert!(out.status.success());
@@ -63,6 +64,45 @@ impl from_slice::demo::Hello for SliceHello {
     async fn shutdown(&self, _: &Current) -> Result<(), DispatchError> {
         Ok(())
     }
+}
+
+/// A servant of the Rust-first trait.
+struct DeriveHello(std::sync::atomic::AtomicUsize);
+
+impl floe_example_hello_derive::Hello for DeriveHello {
+    async fn say_hello(&self, _: i32, _: &Current) -> Result<(), DispatchError> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+    async fn shutdown(&self, _: &Current) -> Result<(), DispatchError> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn slice_generated_client_calls_the_derive_servant() {
+    let communicator = Communicator::new();
+    let adapter = communicator
+        .create_object_adapter_with_endpoints("Hello", "tcp -h 127.0.0.1 -p 0")
+        .await
+        .expect("adapter");
+    let servant = std::sync::Arc::new(DeriveHello(Default::default()));
+    let proxy = adapter
+        .add(
+            Identity::from_name("hello"),
+            std::sync::Arc::new(floe_example_hello_derive::HelloDispatcher(servant.clone())),
+        )
+        .expect("added");
+    adapter.activate();
+    let hello = from_slice::demo::HelloPrx::checked_cast(proxy)
+        .await
+        .expect("ice_isA")
+        .expect("a ::Demo::Hello");
+    hello.say_hello(0).await.expect("twoway");
+    hello.ice_oneway().say_hello(0).await.expect("oneway");
+    hello.ice_ping().await.expect("ping");
+    assert_eq!(servant.0.load(std::sync::atomic::Ordering::Relaxed), 2);
+    communicator.destroy().await;
 }
 
 #[tokio::test]
@@ -133,7 +173,7 @@ fn interop() -> bool {
 }
 
 fn floe_client(endpoint: &str, shutdown: bool) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_client"));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_derive-client"));
     cmd.arg(format!("--Hello.Proxy=hello:{endpoint}"));
     if shutdown {
         cmd.arg("--shutdown");
@@ -154,7 +194,7 @@ fn exported_file() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("Hello.ice");
     run({
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_export"));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_export-slice"));
         cmd.arg(&path);
         cmd
     });
@@ -163,7 +203,7 @@ fn exported_file() -> (tempfile::TempDir, PathBuf) {
 
 #[test]
 fn derive_server_with_derive_and_python_clients() {
-    let mut server = Command::new(env!("CARGO_BIN_EXE_server"));
+    let mut server = Command::new(env!("CARGO_BIN_EXE_derive-server"));
     server.arg("--Hello.Endpoints=tcp -h 127.0.0.1 -p 0");
     let (child, endpoint, out) = start(server);
     let printed = run(floe_client(&endpoint, !interop())).stdout;

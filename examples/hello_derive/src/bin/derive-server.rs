@@ -2,8 +2,8 @@
 //! `Hello` with a servant of the `#[floe::interface]` trait.
 //!
 //! ```sh
-//! cargo run -p floe-example-hello-derive --bin server
-//! cargo run -p floe-example-hello-derive --bin server -- --Hello.Endpoints="tcp -h 127.0.0.1 -p 10001"
+//! cargo run -p floe-example-hello-derive --bin derive-server
+//! cargo run -p floe-example-hello-derive --bin derive-server -- --Hello.Endpoints="tcp -h 127.0.0.1 -p 10001"
 //! ```
 //!
 //! It prints the endpoint it listens on, and runs until Ctrl-C or a

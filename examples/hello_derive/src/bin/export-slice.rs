@@ -2,8 +2,8 @@
 //! Python, Java or JavaScript peers (slice2cpp, slice2py, ...).
 //!
 //! ```sh
-//! cargo run -p floe-example-hello-derive --bin export                # to stdout
-//! cargo run -p floe-example-hello-derive --bin export -- Hello.ice   # to a file
+//! cargo run -p floe-example-hello-derive --bin export-slice                # to stdout
+//! cargo run -p floe-example-hello-derive --bin export-slice -- Hello.ice   # to a file
 //! ```
 
 use floe_example_hello_derive::HelloSlice;

@@ -4,8 +4,8 @@
 //! (`examples/hello`) and to the Python one alike.
 //!
 //! ```sh
-//! cargo run -p floe-example-hello-derive --bin client
-//! cargo run -p floe-example-hello-derive --bin client -- --Hello.Proxy="hello:tcp -h 127.0.0.1 -p 10001" --shutdown
+//! cargo run -p floe-example-hello-derive --bin derive-client
+//! cargo run -p floe-example-hello-derive --bin derive-client -- --Hello.Proxy="hello:tcp -h 127.0.0.1 -p 10001" --shutdown
 //! ```
 
 use floe::runtime::Communicator;
