@@ -140,7 +140,7 @@ async fn hello(sizes: Sizes) -> Result<(), BoxError> {
         batch.ice_flush_batch_requests().await?;
         hello.ice_ping().await?;
         println!(
-            "   batched oneway  {:>8.2} µs/call (queued, sent by Ice.BatchAutoFlushSize and one flush)",
+            "   batched oneway  {:>8.2} µs/call (queued; sent at Ice.BatchAutoFlushSize and by one flush)",
             micros_per_call(start, sizes.calls)
         );
         let dispatched = servant.0.load(Ordering::Relaxed);
