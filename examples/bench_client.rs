@@ -2,7 +2,10 @@
 //! [--current-thread] [WORKLOAD...]`. Runs the workloads (all when none is
 //! named) against `tcp -h 127.0.0.1 -p PORT`, or the endpoints of
 //! `--Bench.Endpoints='ws -h 127.0.0.1 -p P'` (with `--IceSSL.*` for ssl and
-//! wss) when given, and prints one JSON object per line:
+//! wss) when given, or the indirect `a@ADAPTER`, ... resolved through
+//! `--Ice.Default.Locator` with `--Bench.AdapterId=ADAPTER`, all routed
+//! through a Glacier2 session with `--Bench.Glacier2Router=PROXY`
+//! (`cargo xtask compare --grid`), and prints one JSON object per line:
 //! `{"impl":"floe","workload":..,"calls":..,"seconds":..,"us_per_call":..,"mbit_s":..}`
 //! (`mbit_s` counts payload bytes only).
 //!
@@ -22,7 +25,7 @@ mod bench_common;
 use std::time::Instant;
 
 use bench_common::*;
-use floe::runtime::{Communicator, Properties, Proxy, Result};
+use floe::runtime::{Communicator, Glacier2Session, Properties, Proxy, Result};
 
 struct Ctx {
     a: LatencyPrx,
@@ -250,8 +253,26 @@ async fn run(port: u16, workloads: Vec<String>, props: Properties, scale: f64) -
     let endpoints = props
         .get("Bench.Endpoints")
         .unwrap_or_else(|| format!("tcp -h 127.0.0.1 -p {port}"));
+    let adapter_id = props.get("Bench.AdapterId");
+    let router = props.get("Bench.Glacier2Router");
     let communicator = Communicator::with_properties(props);
-    let proxy = |id: &str| communicator.string_to_proxy(&format!("{id}:{endpoints}"));
+    let session = match &router {
+        Some(r) => {
+            let r = communicator.string_to_proxy(r)?;
+            Some(Glacier2Session::create(&communicator, &r, "bench", "bench").await?)
+        }
+        None => None,
+    };
+    let proxy = |id: &str| {
+        let p = communicator.string_to_proxy(&match &adapter_id {
+            Some(adapter) => format!("{id}@{adapter}"),
+            None => format!("{id}:{endpoints}"),
+        })?;
+        Ok::<_, floe::runtime::Error>(match &session {
+            Some(s) => s.routed(&p),
+            None => p,
+        })
+    };
     let c = Ctx {
         a: LatencyPrx::unchecked_cast(proxy("a")?),
         t: ThroughputPrx::unchecked_cast(proxy("t")?),
@@ -267,6 +288,9 @@ async fn run(port: u16, workloads: Vec<String>, props: Properties, scale: f64) -
             w if w.starts_with("codac_") => codac(&c, w).await?,
             w => throughput(&c, w).await?,
         }
+    }
+    if let Some(s) = session {
+        s.destroy().await?;
     }
     communicator.destroy().await;
     Ok(())
@@ -295,6 +319,7 @@ fn main() {
             std::process::exit(2)
         }
     }
+    install_bench_tracing(&props);
     if props.get("Ice.MessageSizeMax").is_none() {
         props.set("Ice.MessageSizeMax", "102400");
     }

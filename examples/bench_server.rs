@@ -24,6 +24,7 @@ fn main() {
         eprintln!("usage: bench_server PORT [--current-thread] [--Ice.Prop=value...]");
         std::process::exit(2)
     };
+    install_bench_tracing(&props);
     if props.get("Ice.MessageSizeMax").is_none() {
         // The CODAC workloads send 10 MB messages.
         props.set("Ice.MessageSizeMax", "102400");

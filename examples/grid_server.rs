@@ -20,6 +20,12 @@
 //! id=".." replica-group=".."/>`), it gets only `--Ice.Config=FILE`: the
 //! locator, adapter id, replica group and endpoints then come from that
 //! file (`Ice.Default.Locator`, `BenchAdapter.AdapterId`, ...).
+//!
+//! It logs as an Ice server does ([`floe::runtime::logger`]): to stderr,
+//! prefixed with `Ice.ProgramName` (the server id under a node), with
+//! `Ice.StdOut`/`Ice.StdErr` appending its output to files, and its admin
+//! object serves the `Process`, `Properties` and `Logger` facets
+//! (`icegridadmin server stop|properties|show ID log`).
 
 #[path = "bench_common/mod.rs"]
 mod bench_common;
@@ -58,6 +64,9 @@ fn main() {
     if props.get("BenchAdapter.Endpoints").is_none() {
         props.set("BenchAdapter.Endpoints", "tcp -h 127.0.0.1");
     }
+    // Ice's logger: `Ice.ProgramName` as the prefix, `Ice.StdOut`/`Ice.StdErr`
+    // (what a node's descriptor may set) redirected first.
+    floe::runtime::logger::install(&props).unwrap_or_else(|e| fail(e));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

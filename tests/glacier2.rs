@@ -12,118 +12,21 @@
 
 #[path = "../crates/runtime/tests/interop/harness.rs"]
 mod harness;
+#[path = "grid/router.rs"]
+mod router;
 #[path = "grid/support.rs"]
 mod support;
 
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use floe::runtime::{Communicator, Current, DispatchError, Glacier2Session, Identity};
-use harness::{free_port, Peer, PYTHON, READY_TIMEOUT};
+use floe::runtime::{Communicator, Identity};
+use harness::{Peer, PYTHON, READY_TIMEOUT};
+use router::{call_back, CallbackI, Router};
 use support::*;
-
-/// Counts the callbacks.
-struct CallbackI(Arc<AtomicUsize>);
-
-impl Latency for CallbackI {
-    async fn o(&self, _: &Current) -> Result<(), DispatchError> {
-        self.0.fetch_add(1, Ordering::SeqCst);
-        Ok(())
-    }
-}
-
-/// The server side of a callback: `o()` on `proxy` (the router's server
-/// endpoints) from a communicator without router.
-fn call_back(proxy: &str) {
-    runtime().block_on(async {
-        let communicator = Communicator::new();
-        let prx = LatencyPrx::unchecked_cast(communicator.string_to_proxy(proxy).expect("proxy"));
-        prx.o().await.expect("callback through the router");
-        communicator.destroy().await;
-    });
-}
-
-/// A `glacier2router` whose locator is `reg`'s.
-struct Router {
-    peer: Peer,
-    port: u16,
-    /// `Ice.LogFile`: the traces, readable while the router runs.
-    log: tempfile::NamedTempFile,
-}
-
-impl Router {
-    fn start(reg: &Registry) -> Router {
-        let port = free_port();
-        let log = tempfile::NamedTempFile::new().expect("log file");
-        let mut cmd = Command::new("glacier2router");
-        cmd.args([
-            "--Glacier2.InstanceName=Glacier2".to_string(),
-            format!("--Glacier2.Client.Endpoints=tcp -h 127.0.0.1 -p {port}"),
-            // Gives each client a callback category.
-            "--Glacier2.Server.Endpoints=tcp -h 127.0.0.1".to_string(),
-            "--Glacier2.PermissionsVerifier=Glacier2/NullPermissionsVerifier".to_string(),
-            "--Glacier2.SessionTimeout=2".to_string(),
-            "--Glacier2.Trace.Session=1".to_string(),
-            "--Glacier2.Trace.RoutingTable=1".to_string(),
-            format!("--Ice.Default.Locator={}", reg.locator()),
-            format!("--Ice.LogFile={}", log.path().display()),
-        ]);
-        let router = Router {
-            peer: Peer::spawn("glacier2router", cmd),
-            port,
-            log,
-        };
-        // Up when the router answers.
-        let deadline = Instant::now() + Duration::from_secs(30);
-        runtime().block_on(async {
-            let communicator = Communicator::new();
-            let prx = communicator
-                .string_to_proxy(&router.proxy())
-                .expect("router");
-            while let Err(e) = prx.ice_ping().await {
-                assert!(
-                    Instant::now() < deadline,
-                    "router not up: {e}; {}",
-                    router.peer.log()
-                );
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            communicator.destroy().await;
-        });
-        router
-    }
-
-    /// A floe session with the router.
-    async fn session(&self, communicator: &Communicator) -> Glacier2Session {
-        let router = communicator.string_to_proxy(&self.proxy()).expect("router");
-        Glacier2Session::create(communicator, &router, "u", "p")
-            .await
-            .expect("session")
-    }
-
-    fn proxy(&self) -> String {
-        format!("Glacier2/router:tcp -h 127.0.0.1 -p {}", self.port)
-    }
-
-    /// Waits until the router's log has `count` lines containing `text`.
-    fn wait_log(&self, text: &str, count: usize) {
-        let t = Instant::now();
-        loop {
-            let log = std::fs::read_to_string(self.log.path()).unwrap_or_default();
-            if log.matches(text).count() >= count {
-                return;
-            }
-            assert!(
-                t.elapsed() < Duration::from_secs(5),
-                "no {count} x `{text}` in:\n{log}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
 
 #[test]
 fn glacier2_sessions_and_routed_calls() {

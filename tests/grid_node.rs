@@ -10,20 +10,32 @@
 //! - Python and floe clients resolving `a@<group>` with Ordered selection
 //!   alternate between the two replicas (round-robin);
 //! - `icegridadmin server stop` stops them quickly (`Process::shutdown`,
-//!   or SIGTERM when admin is disabled), and `server signal` too.
+//!   or SIGTERM when admin is disabled), and `server signal` too;
+//! - their output lands in the files the descriptor names (`Ice.StdOut`,
+//!   `Ice.StdErr`, appended across restarts; `server show ID stdout`,
+//!   `server stdout ID MESSAGE`), their log lines carry the server id
+//!   (`Ice.ProgramName`, which the node sets);
+//! - the admin facets: `Properties` (`server property`, `server
+//!   properties`, and `application update --no-restart` changing a
+//!   property of the running process) and `Logger` (`server show ID log`,
+//!   and `--follow` seeing a new message as it is logged).
 
 #[path = "../crates/runtime/tests/interop/harness.rs"]
 mod harness;
+#[path = "grid/node_admin.rs"]
+mod node_admin;
 #[path = "grid/support.rs"]
 mod support;
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use harness::PYTHON;
 use support::*;
 
-/// One server of the descriptor: `exe` and its options.
-fn server_xml(id: &str, side: Side, group: &str, admin: bool) -> String {
+/// One server of the descriptor: `exe` and its options; its output goes
+/// to `<out>/<id>.out` and `.err`, with network traces on.
+fn server_xml(id: &str, side: Side, group: &str, admin: bool, out: &Path) -> String {
     let (exe, options) = match side {
         Side::Floe => (
             examples_dir().join("grid_server").display().to_string(),
@@ -42,13 +54,26 @@ fn server_xml(id: &str, side: Side, group: &str, admin: bool) -> String {
     } else {
         format!(" replica-group=\"{group}\"")
     };
-    let admin = if admin {
+    let admin_off = if admin {
         ""
     } else {
         "<property name=\"Ice.Admin.Enabled\" value=\"0\"/>"
     };
+    let output = format!(
+        "<property name=\"Ice.StdOut\" value=\"{}\"/>\
+         <property name=\"Ice.StdErr\" value=\"{}\"/>\
+         <property name=\"Ice.Trace.Network\" value=\"1\"/>{}",
+        out.join(format!("{id}.out")).display(),
+        out.join(format!("{id}.err")).display(),
+        // Changed at run time through the Properties facet.
+        if admin {
+            "<property name=\"Test.Setting\" value=\"{setting}\"/>"
+        } else {
+            ""
+        },
+    );
     format!(
-        "<server id=\"{id}\" exe=\"{exe}\" activation=\"manual\">{options}{admin}\
+        "<server id=\"{id}\" exe=\"{exe}\" activation=\"manual\">{options}{admin_off}{output}\
          <adapter name=\"BenchAdapter\" endpoints=\"tcp -h 127.0.0.1\"{group}/></server>"
     )
 }
@@ -76,17 +101,18 @@ fn wait_state(reg: &Registry, id: &str, state: &str) -> Duration {
 fn node_checks(reg: &Registry, side: Side, tag: &str) {
     let group = format!("{tag}RR");
     let ids = [format!("{tag}1"), format!("{tag}2"), format!("{tag}3")];
+    let dir = node_admin::output_dir();
+    let out = dir.path();
     let xml = format!(
         "<icegrid><application name=\"{tag}App\">\
          <replica-group id=\"{group}\"><load-balancing type=\"round-robin\"/></replica-group>\
          <node name=\"node1\">{}{}{}</node></application></icegrid>",
-        server_xml(&ids[0], side, &group, true),
-        server_xml(&ids[1], side, &group, true),
-        server_xml(&ids[2], side, "", false),
+        server_xml(&ids[0], side, &group, true, out),
+        server_xml(&ids[1], side, &group, true, out),
+        server_xml(&ids[2], side, "", false, out),
     );
-    let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("app.xml");
-    std::fs::write(&file, xml).expect("descriptor");
+    let file = out.join("app.xml");
+    std::fs::write(&file, xml.replace("{setting}", "first")).expect("descriptor");
     reg.admin(&format!("application add \"{}\"", file.display()));
 
     for id in &ids {
@@ -104,6 +130,12 @@ fn node_checks(reg: &Registry, side: Side, tag: &str) {
     }
     let own = format!("a@{}.BenchAdapter", ids[2]);
     assert!(calls(Side::Floe, reg, &own, 1, false).is_ok(), "{own}");
+
+    // Output files, log prefix, Properties and Logger facets.
+    for (i, id) in ids.iter().enumerate() {
+        node_admin::output_checks(reg, id, out, 1, i < 2);
+    }
+    node_admin::facet_checks(reg, &ids[0], &file, &xml);
 
     // Stopped by the node: Process::shutdown, then signals.
     let t = Instant::now();
@@ -125,6 +157,12 @@ fn node_checks(reg: &Registry, side: Side, tag: &str) {
         "stops took {:?}",
         t.elapsed()
     );
+
+    // Restarted, a server appends to its output files.
+    reg.admin(&format!("server start {}", ids[0]));
+    node_admin::output_checks(reg, &ids[0], out, 2, true);
+    reg.admin(&format!("server stop {}", ids[0]));
+    wait_state(reg, &ids[0], "inactive");
     reg.admin(&format!("application remove {tag}App"));
 }
 

@@ -1,7 +1,9 @@
 // Ice C++11 bench client for Bench.ice, same CLI and JSON output as floe's
 // bench_client (with "impl":"ice-cpp"):
 //   bench_client PORT [WORKLOAD...] [--Ice.Prop=value...]
+//   [--Bench.AdapterId=ADAPTER] [--Bench.Glacier2Router=PROXY] (see floe's)
 #include <Ice/Ice.h>
+#include <Glacier2/Router.h>
 #include <Bench.h>
 #include <chrono>
 #include <cmath>
@@ -97,9 +99,22 @@ int main(int argc, char* argv[]) {
         Ice::CommunicatorHolder ich(init);
         auto c = ich.communicator();
         auto ep = ":tcp -h 127.0.0.1 -p " + port;
-        auto a = Ice::uncheckedCast<Bench::LatencyPrx>(c->stringToProxy("a" + ep));
-        auto t = Ice::uncheckedCast<Bench::ThroughputPrx>(c->stringToProxy("t" + ep));
-        auto m = Ice::uncheckedCast<Bench::MessagesPrx>(c->stringToProxy("m" + ep));
+        // Bench.AdapterId: indirect proxies (id@adapter, Ice.Default.Locator);
+        // Bench.Glacier2Router: routed through a Glacier2 session.
+        string adapterId = c->getProperties()->getProperty("Bench.AdapterId");
+        string routerStr = c->getProperties()->getProperty("Bench.Glacier2Router");
+        shared_ptr<Glacier2::RouterPrx> router;
+        if (!routerStr.empty()) {
+            router = Ice::uncheckedCast<Glacier2::RouterPrx>(c->stringToProxy(routerStr));
+            router->createSession("bench", "bench");
+        }
+        auto proxy = [&](const string& id) {
+            auto p = c->stringToProxy(adapterId.empty() ? id + ep : id + "@" + adapterId);
+            return router ? p->ice_router(router) : p;
+        };
+        auto a = Ice::uncheckedCast<Bench::LatencyPrx>(proxy("a"));
+        auto t = Ice::uncheckedCast<Bench::ThroughputPrx>(proxy("t"));
+        auto m = Ice::uncheckedCast<Bench::MessagesPrx>(proxy("m"));
         const double scale = benchScale();
         // Runs `call` WARM_UP_CALLS times untimed, then `n` times timed, then
         // `sync` (a twoway call after oneways), and reports.

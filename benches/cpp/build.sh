@@ -8,7 +8,7 @@ out=${1:-$here/../../target/cpp-bench}
 mkdir -p "$out"
 slice2cpp --output-dir "$out" "$here/../Bench.ice"
 for p in bench_server bench_client; do
-    g++ -O2 -std=c++11 -DICE_CPP11_MAPPING -I"$out" -o "$out/$p" "$here/$p.cpp" "$out/Bench.cpp" -lIce++11 -lpthread
+    g++ -O2 -std=c++11 -DICE_CPP11_MAPPING -I"$out" -o "$out/$p" "$here/$p.cpp" "$out/Bench.cpp" -lGlacier2++11 -lIce++11 -lpthread
 done
 # IceStorm's C++ API (headers and libIceStorm++11 from libzeroc-ice-dev).
 g++ -O2 -std=c++11 -DICE_CPP11_MAPPING -I"$out" -o "$out/fanin_client" "$here/fanin_client.cpp" "$out/Bench.cpp" -lIceStorm++11 -lIce++11 -lpthread

@@ -60,6 +60,28 @@ pub fn bench_scale() -> f64 {
     }
 }
 
+/// `--Bench.Trace=FILTER` (e.g. `floe_runtime=debug`): installs a
+/// `tracing` subscriber with that filter, a `fmt` layer that formats every
+/// enabled span and event (without ANSI colours) and writes them nowhere, so that
+/// `cargo xtask compare` (column `floe-traced`) measures what floe's spans
+/// cost with a subscriber installed. Without the property no subscriber
+/// is installed (floe's spans are then disabled callsites).
+pub fn install_bench_tracing(props: &floe::runtime::Properties) {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let Some(filter) = props.get("Bench.Trace") else {
+        return;
+    };
+    tracing_subscriber::registry()
+        .with(tracing_subscriber::EnvFilter::new(filter))
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_ansi(false)
+                .with_writer(std::io::sink),
+        )
+        .init();
+}
+
 /// `n` scaled by `scale`, at least 1.
 pub fn scaled(n: usize, scale: f64) -> usize {
     ((n as f64 * scale).round() as usize).max(1)

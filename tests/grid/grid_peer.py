@@ -24,6 +24,11 @@
         "PROXY <its proxy>", waits (up to 20 s) for o() and prints
         "called".
 
+    grid_peer.py glacier2-secure ROUTER PROXY [--IceSSL.Prop=value ...]
+    grid_peer.py glacier2-callback-secure ROUTER [--IceSSL.Prop=value ...]
+        The same with createSessionFromSecureConnection (an ssl ROUTER;
+        the IceSSL properties give the client's certificate).
+
     grid_peer.py failover LOCATOR PROXY GO_FILE [--Ice.Prop=value ...]
         Calls o() on PROXY, prints "port <port>", waits until GO_FILE
         exists (the test kills that server meanwhile), calls o() again on
@@ -105,13 +110,20 @@ def failover(locator, text, go_file, args):
             print("error " + e.ice_id(), flush=True)
 
 
-def glacier2(router_text, text, args):
+def create_session(router, secure):
+    if secure:
+        router.createSessionFromSecureConnection()
+    else:
+        router.createSession("python", "python")
+
+
+def glacier2(router_text, text, args, secure=False):
     import Glacier2
 
     with init(None, args) as communicator:
         try:
             router = Glacier2.RouterPrx.checkedCast(communicator.stringToProxy(router_text))
-            router.createSession("python", "python")
+            create_session(router, secure)
             prx = Bench.LatencyPrx.uncheckedCast(communicator.stringToProxy(text))
             prx.ice_router(router).o()
             try:
@@ -123,7 +135,7 @@ def glacier2(router_text, text, args):
             print("error " + e.ice_id(), flush=True)
 
 
-def glacier2_callback(router_text, args):
+def glacier2_callback(router_text, args, secure=False):
     import threading
 
     import Glacier2
@@ -136,7 +148,7 @@ def glacier2_callback(router_text, args):
 
     with init(None, args) as communicator:
         router = Glacier2.RouterPrx.checkedCast(communicator.stringToProxy(router_text))
-        router.createSession("python", "python")
+        create_session(router, secure)
         adapter = communicator.createObjectAdapterWithRouter("Callback", router)
         identity = Ice.Identity("cb", router.getCategoryForClient())
         prx = adapter.add(CallbackI(), identity)
@@ -163,6 +175,10 @@ def main():
         glacier2(pos[1], pos[2], props)
     elif mode == "glacier2-callback":
         glacier2_callback(pos[1], props)
+    elif mode == "glacier2-secure":
+        glacier2(pos[1], pos[2], props, secure=True)
+    elif mode == "glacier2-callback-secure":
+        glacier2_callback(pos[1], props, secure=True)
     elif mode == "failover":
         failover(pos[1], pos[2], pos[3], props)
     else:

@@ -23,6 +23,7 @@
 mod build;
 mod doc;
 mod fanin;
+mod grid;
 mod idle;
 mod process;
 mod report;
@@ -84,12 +85,13 @@ usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
        cargo xtask compare --fanin [--rounds N] [--workloads W[,W...]] [--scale F]
                            [--impls C[,C...]] [--events N] [--floe-storm PATH]
                            [--write-doc] [--no-build]
+       cargo xtask compare --grid|--glacier2 [--rounds N] [--scale F] [--no-build]
 
   --quick       a subset, 1 round, BENCH_SCALE=0.05 (smoke test)
   --rounds N    rounds of alternating runs (default 5; 1 with --quick)
   --workloads   only these workloads (names as printed by the clients)
-  --impls       only these columns: floe, floe-ct, floe-poll, ice-cpp, raw,
-                raw-spin, raw-tokio, tonic
+  --impls       only these columns: floe, floe-ct, floe-poll, floe-traced,
+                ice-cpp, raw, raw-spin, raw-tokio, tonic
   --scale F     BENCH_SCALE for the clients (factor on their call counts)
   --write-doc   write docs/performance.md even for a partial run
   --no-build    use the binaries already built
@@ -108,7 +110,11 @@ usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
                 / 1,500 / 150 by size times --scale, and at least 12,000 for
                 fanin_bytes_10000); also read from FANIN_EVENTS
   --floe-storm PATH  fan-in: measure this floe-storm binary (e.g. another
-                version's) instead of building target/release/floe-storm";
+                version's) instead of building target/release/floe-storm
+  --grid        IceGrid and Glacier2 with the real services: a resolved indirect
+                proxy vs a direct one, and Glacier2-routed vs direct calls, floe
+                and Ice for C++ (--glacier2: that section only); writes
+                target/compare-grid.json";
 
 /// glibc malloc settings every bench process runs with (unless
 /// `--default-malloc`): fixed mmap and trim thresholds. With glibc's
@@ -264,6 +270,9 @@ impl Options {
 
 /// Runs the comparison.
 pub fn run(args: &[String]) -> Result<(), DynError> {
+    if args.iter().any(|a| a == "--grid" || a == "--glacier2") {
+        return grid::run(args);
+    }
     let opts = Options::parse(args)?;
     if !opts.default_malloc {
         // Inherited by every server and client started below.

@@ -1,13 +1,19 @@
 //! Installs the real Ice peers the interop tests talk to, only when missing.
 //!
 //! Required: the Debian Ice 3.7.8 packages (C++ library and compilers, the
-//! Python mapping, IceBox/IceStorm, IceGrid, Slice files, admin tools). Optional: the
-//! npm `ice` package (into `target/interop-node/`) and the Maven artifact
-//! `com.zeroc:ice:3.7.10`; failing to get those only prints a line.
+//! Python mapping, IceBox/IceStorm, IceGrid, Slice files, admin tools) and
+//! Chromium. Optional: the npm packages of the Node and browser peers (`ice`,
+//! `ws`, `playwright-core`, into `target/interop-node/`) and the Maven
+//! artifact `com.zeroc:ice:3.7.10`; failing to get those only prints a line
+//! (the tests that need them then fail under `CI=true`).
 
 use std::process::Command;
 
 use crate::{on_path, run_checked, workspace_root, DynError};
+
+// The npm package list, shared with the tests that use the packages.
+#[path = "../../crates/runtime/tests/interop/node_packages.rs"]
+mod node_packages;
 
 /// The Debian packages every interop test may use.
 pub const DEBIAN_PACKAGES: &[&str] = &[
@@ -22,6 +28,8 @@ pub const DEBIAN_PACKAGES: &[&str] = &[
     "zeroc-icegrid",
     // glacier2router (tests/glacier2.rs).
     "zeroc-glacier2",
+    // The headless browser of tests/browser.rs.
+    "chromium",
 ];
 
 /// Installs whatever is missing of [`DEBIAN_PACKAGES`].
@@ -87,28 +95,24 @@ fn is_root() -> bool {
         .unwrap_or(false)
 }
 
-/// Installs the npm `ice` 3.7.x package into `target/interop-node/` if npm
-/// exists and it is not there yet. Never fails the run.
-pub fn node_ice() {
+/// Installs the npm packages of the Node and browser peers (Ice for
+/// JavaScript, `ws`, `playwright-core`; crates/runtime/tests/interop/package.json)
+/// into `target/interop-node/` if npm exists and they are not there yet.
+/// Never fails the run.
+pub fn node_packages() {
     if !on_path("npm") {
-        println!("xtask: npm not found; skipping the optional Node Ice peer");
+        println!("xtask: npm not found; skipping the optional Node and browser peers");
         return;
     }
     let dir = workspace_root().join("target").join("interop-node");
-    if dir.join("node_modules/ice/package.json").is_file() {
-        println!("xtask: Node ice package present in {}", dir.display());
-        return;
-    }
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        println!("xtask: optional Node ice install skipped: {e}");
-        return;
-    }
-    let mut cmd = Command::new("npm");
-    cmd.args(["install", "--no-audit", "--no-fund", "--silent", "--prefix"])
-        .arg(&dir)
-        .arg("ice@3.7");
-    if let Err(e) = run_checked(&mut cmd) {
-        println!("xtask: optional Node ice install failed (continuing): {e}");
+    match node_packages::install(&dir) {
+        Ok(false) => println!("xtask: npm packages present in {}", dir.display()),
+        Ok(true) => println!(
+            "xtask: installed {} in {}",
+            node_packages::package_names().join(" "),
+            dir.display()
+        ),
+        Err(e) => println!("xtask: optional npm install failed (continuing): {e}"),
     }
 }
 

@@ -18,6 +18,7 @@ mod compare;
 mod demo;
 mod fuzz;
 mod install;
+mod msrv;
 mod test;
 
 use std::process::ExitCode;
@@ -36,7 +37,8 @@ tasks:
          floe vs Ice C++ 3.7 vs raw TCP on loopback, medians of alternating
          rounds; writes target/compare.json and docs/performance.md
          (--fanin: floe-storm vs IceStorm 3.7 fan-in only, floe and Ice C++
-         clients; fails if any event is lost)
+         clients; fails if any event is lost; --grid/--glacier2: indirect
+         vs direct proxies and Glacier2-routed calls with the real services)
   fuzz [--target T]... [--seconds N] [--capture]
          run the cargo-fuzz targets of fuzz/ (nightly), N seconds each
          (default 60), from fuzz/seeds; --capture first re-records the

@@ -1,6 +1,6 @@
-//! `cargo xtask test`: install missing peers, then format check, clippy,
-//! rustdoc with warnings denied, and the whole test suite (dev profile only,
-//! to fit a 2-core CI).
+//! `cargo xtask test`: install missing peers, then the MSRV check
+//! ([`crate::msrv`]), format check, clippy, rustdoc with warnings denied,
+//! and the whole test suite (dev profile only, to fit a 2-core CI).
 
 use crate::{cargo, install, run_checked, DynError};
 
@@ -16,7 +16,7 @@ pub fn run() -> Result<(), DynError> {
         println!("xtask: FLOE_NO_INTEROP=1, not installing Ice peers");
     } else {
         install::debian_packages()?;
-        install::node_ice();
+        install::node_packages();
         install::maven_ice();
     }
 
@@ -48,6 +48,10 @@ pub fn run() -> Result<(), DynError> {
         ("test", &["test", "--workspace", "--features", CLI_FEATURES]),
     ];
     let mut failed = Vec::new();
+    if let Err(e) = crate::msrv::check() {
+        eprintln!("xtask: msrv: {e}");
+        failed.push("msrv");
+    }
     for (name, args) in steps {
         let mut cmd = cargo();
         cmd.args(args);
@@ -60,7 +64,7 @@ pub fn run() -> Result<(), DynError> {
         }
     }
     if failed.is_empty() {
-        println!("xtask: fmt, clippy, doc and tests passed");
+        println!("xtask: msrv, fmt, clippy, doc and tests passed");
         Ok(())
     } else {
         Err(format!("failed steps: {}", failed.join(", ")).into())

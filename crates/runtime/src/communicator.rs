@@ -32,6 +32,9 @@ pub(crate) struct CommunicatorInner {
     /// `Ice.AcceptClassCycles` (default 0, as Ice for C++): whether the
     /// decoders of requests and replies accept class graphs with cycles.
     pub(crate) accept_class_cycles: bool,
+    /// `Ice.ClassGraphDepthMax` (default 100, as Ice), at most
+    /// [`floe_wire::class::CLASS_GRAPH_DEPTH_LIMIT`].
+    pub(crate) class_graph_depth_max: usize,
     /// `Floe.ClassGraphMemoryFactor` (default
     /// [`floe_wire::class::CLASS_GRAPH_MEMORY_FACTOR`]): the class-graph
     /// memory budget of the decoders of requests and replies, in bytes of
@@ -146,8 +149,16 @@ impl Communicator {
         Self::with_properties(Properties::new())
     }
 
-    /// A communicator configured by `properties`.
+    /// A communicator configured by `properties`. The first one of the
+    /// process with `Ice.StdOut` or `Ice.StdErr` set redirects stdout or
+    /// stderr to those files (see [`crate::logger`]).
     pub fn with_properties(properties: Properties) -> Self {
+        // `Ice.StdOut`/`Ice.StdErr`, as an Ice communicator starts (once per
+        // process); an error cannot stop this constructor: it is reported.
+        if let Err(e) = crate::logger::stdio::redirect(&properties) {
+            tracing::error!("{e}");
+            eprintln!("{e}");
+        }
         let retry_intervals = match properties.get("Ice.RetryIntervals") {
             None => vec![Duration::ZERO],
             Some(v) => {
@@ -179,6 +190,7 @@ impl Communicator {
                     .get("Ice.Override.Compress")
                     .map(|v| v.trim() != "0"),
                 accept_class_cycles: properties.get_int_or("Ice.AcceptClassCycles", 0) != 0,
+                class_graph_depth_max: class_graph_depth_max(&properties),
                 class_graph_memory_factor: usize::try_from(properties.get_int_or(
                     "Floe.ClassGraphMemoryFactor",
                     floe_wire::class::CLASS_GRAPH_MEMORY_FACTOR as i64,
@@ -218,9 +230,11 @@ impl Communicator {
 
     /// Prepares `dec` as this communicator's decoders are: proxies decode
     /// as live proxies ([`Communicator::decoder_context`]), and
-    /// `Ice.AcceptClassCycles` and `Floe.ClassGraphMemoryFactor` apply.
+    /// `Ice.AcceptClassCycles`, `Ice.ClassGraphDepthMax` and
+    /// `Floe.ClassGraphMemoryFactor` apply.
     pub fn configure_decoder(&self, dec: &mut floe_wire::Decoder) {
         dec.set_accept_class_cycles(self.inner.accept_class_cycles);
+        dec.set_class_graph_depth_max(self.inner.class_graph_depth_max);
         dec.set_class_graph_memory_factor(self.inner.class_graph_memory_factor);
         dec.set_context(self.inner.clone());
     }
@@ -636,5 +650,22 @@ impl Communicator {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clear();
+    }
+}
+
+/// `Ice.ClassGraphDepthMax`: Ice's default (100) and meaning (below 1: no
+/// limit), within the depth a decoder's stack allows
+/// ([`floe_wire::class::CLASS_GRAPH_DEPTH_LIMIT`]).
+fn class_graph_depth_max(properties: &Properties) -> usize {
+    let limit = floe_wire::class::CLASS_GRAPH_DEPTH_LIMIT;
+    let value = properties.get_int_or("Ice.ClassGraphDepthMax", 100);
+    match usize::try_from(value) {
+        Ok(depth) if (1..=limit).contains(&depth) => depth,
+        _ => {
+            tracing::warn!(
+                "Ice.ClassGraphDepthMax={value}: class graphs nest at most {limit} deep in floe (the decoder's stack)"
+            );
+            limit
+        }
     }
 }

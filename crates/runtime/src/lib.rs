@@ -17,6 +17,10 @@
 //!   task.
 //! - Replies travel back the same way; statuses 2–7 become [`Error`]s.
 //!
+//! Each connection, invocation and dispatch is a `tracing` span (see
+//! [`spans`]), and `Ice.Trace.*` sets the level of floe's events
+//! ([`trace`]).
+//!
 //! Configuration comes from [`Properties`] (`Ice.MessageSizeMax`,
 //! `Ice.RetryIntervals`, `Ice.ACM.*`, `Ice.BatchAutoFlushSize`,
 //! `Ice.Compression.Level`, `Ice.TCP.Backlog`, `<Adapter>.Endpoints`,
@@ -75,6 +79,7 @@ pub mod endpoint;
 pub mod error;
 mod listener;
 pub mod locator;
+pub mod logger;
 pub mod object_adapter;
 mod params_size;
 pub mod properties;
@@ -82,6 +87,7 @@ pub mod proxy;
 pub mod router;
 pub mod servant;
 mod signals;
+pub mod spans;
 pub mod trace;
 mod transport;
 mod user_error;

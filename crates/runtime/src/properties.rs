@@ -25,7 +25,8 @@ impl Properties {
     /// meaning `1`) whose name starts with a known prefix (`Ice.`, or any
     /// name containing a dot) is set and removed from `args`;
     /// `--Ice.Config=file[,file]` loads files first (as does the
-    /// `ICE_CONFIG` environment variable when no `--Ice.Config` is given).
+    /// `ICE_CONFIG` environment variable when no `--Ice.Config` is given),
+    /// and stays set as `Ice.Config`.
     /// Other arguments are left in place.
     ///
     /// # Errors
@@ -57,6 +58,8 @@ impl Properties {
             for f in files.split(',').map(str::trim).filter(|f| !f.is_empty()) {
                 props.load(f)?;
             }
+            // As Ice: the files read stay visible as `Ice.Config`.
+            props.set("Ice.Config", &files);
         }
         for (k, v) in settings {
             props.set(&k, &v);

@@ -18,6 +18,8 @@ use crate::current::encode_encapsulation;
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::params_size::ParamsSize;
+use crate::spans;
+use tracing::Instrument;
 
 /// How a proxy sends requests (§4.10 mode byte).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -36,6 +38,18 @@ pub enum InvocationMode {
 }
 
 impl InvocationMode {
+    /// `twoway`, `oneway`, `batch-oneway`, `datagram` or `batch-datagram`
+    /// (the `mode` field of the [`invoke` span](crate::spans)).
+    pub fn name(self) -> &'static str {
+        match self {
+            InvocationMode::Twoway => "twoway",
+            InvocationMode::Oneway => "oneway",
+            InvocationMode::BatchOneway => "batch-oneway",
+            InvocationMode::Datagram => "datagram",
+            InvocationMode::BatchDatagram => "batch-datagram",
+        }
+    }
+
     /// Whether requests wait for replies.
     pub fn is_twoway(self) -> bool {
         self == InvocationMode::Twoway
@@ -567,9 +581,22 @@ impl Proxy {
             context: context.unwrap_or(&p.context),
         };
         let body = Params::Body(params.encoding, &params.data);
-        conn.try_send_oneway_request(&head, body, self.is_compressed(), max_queued)
+        let span = spans::invoke(operation, &p.identity, &p.facet, p.mode);
+        let _entered = span.enter();
+        let sent = conn.try_send_oneway_request(&head, body, self.is_compressed(), max_queued);
+        if sent.is_some() {
+            spans::record_sent(&span, 0, conn.info().id);
+        }
+        sent
     }
 
+    /// Runs an invocation in its `invoke` span (see [`crate::spans`]).
+    ///
+    /// The span is entered around what this future does itself (getting
+    /// a connection, which may ask a locator, and logging retries) and
+    /// lives until the call ends, but the whole future is not wrapped in
+    /// `Instrumented`: that would move this large future into a wrapper
+    /// on every call, spans disabled or not.
     async fn invoke_params(
         &self,
         operation: &str,
@@ -578,6 +605,7 @@ impl Proxy {
         context: Option<&Context>,
     ) -> Result<Response> {
         let p = &*self.inner;
+        let span = spans::invoke(operation, &p.identity, &p.facet, p.mode);
         let head = RequestHead {
             identity: &p.identity,
             facet: &p.facet,
@@ -603,14 +631,19 @@ impl Proxy {
         let mut attempt = 0usize;
         let mut close_retried = false;
         loop {
-            let result = match self.ice_get_connection().await {
+            let connection = if span.is_disabled() {
+                self.ice_get_connection().await
+            } else {
+                self.ice_get_connection().instrument(span.clone()).await
+            };
+            let result = match connection {
                 Err(e) => Err((e, false)),
                 Ok(conn) if p.mode.is_batch() => conn
                     .queue_batch_request(&head, &params.framed(), compress)
                     .map(|_| ReplyBody::Ok(Encapsulation::empty(p.encoding)))
                     .map_err(|e| (e, false)),
                 Ok(conn) => {
-                    conn.invoke(&head, params, twoway, compress, p.invocation_timeout)
+                    conn.invoke(&head, params, twoway, compress, p.invocation_timeout, &span)
                         .await
                 }
             };
@@ -651,14 +684,16 @@ impl Proxy {
                 .communicator()
                 .map(|c| c.properties().get_int_or("Ice.Trace.Retry", 0) >= 1)
                 .unwrap_or(false);
-            crate::trace::event_if!(
-                trace_retry,
-                info,
-                debug,
-                operation,
-                attempt,
-                "retrying after: {err}"
-            );
+            span.in_scope(|| {
+                crate::trace::event_if!(
+                    trace_retry,
+                    info,
+                    debug,
+                    operation,
+                    attempt,
+                    "retrying after: {err}"
+                )
+            });
             if !interval.is_zero() {
                 tokio::time::sleep(interval).await;
             }
@@ -685,7 +720,7 @@ impl Proxy {
 
     /// A decoder for a results (or user exception) encapsulation received
     /// by this proxy, carrying the communicator so that proxies in it
-    /// decode as live ones and `Ice.AcceptClassCycles` and
+    /// decode as live ones and `Ice.AcceptClassCycles`, `Ice.ClassGraphDepthMax` and
     /// `Floe.ClassGraphMemoryFactor` apply (generated
     /// code uses it for operations whose results may hold proxies or
     /// classes; the others skip the upgrade of the weak communicator
@@ -699,6 +734,7 @@ impl Proxy {
         let mut dec = floe_wire::Decoder::from_encapsulation(encaps)?;
         if let Some(inner) = self.inner.communicator.upgrade() {
             dec.set_accept_class_cycles(inner.accept_class_cycles);
+            dec.set_class_graph_depth_max(inner.class_graph_depth_max);
             dec.set_class_graph_memory_factor(inner.class_graph_memory_factor);
             dec.set_context(inner);
         }

@@ -1,8 +1,13 @@
 //! `ws` and `wss` endpoints (Ice's WebSocket transport) against real Ice
 //! 3.7 peers: the interop suite in both directions with Ice for Python and
-//! C++ (Ice ↔ Ice first, as the reference), and one adapter listening on
-//! tcp, ssl, ws and wss at once. (Ice for JavaScript under Node speaks
-//! only tcp: its `ws` client is a browser's, not tested here.)
+//! C++ (Ice ↔ Ice first, as the reference), Ice for JavaScript under Node
+//! as a ws client, and one adapter listening on tcp, ssl, ws and wss at
+//! once.
+//!
+//! Ice for JavaScript's ws client is a browser's: it needs a global
+//! `WebSocket` (and `navigator`), which Node before 22 lacks; node_client.js
+//! provides them from the npm package `ws` for a ws endpoint. The browser
+//! itself is tests/browser.rs at the workspace root.
 
 #[path = "interop/harness.rs"]
 mod harness;
@@ -170,6 +175,34 @@ interop!(
 );
 interop!(cpp_ws_client_against_floe_server, ice_to_floe("ws", true));
 interop!(cpp_wss_client_against_floe_server, ice_to_floe("wss", true));
+
+/// Ice for JavaScript (Node) against Ice for Python over ws: the reference.
+#[test]
+fn node_ws_client_against_python_ws_server() {
+    if interop_disabled("node_ws_client_against_python_ws_server") {
+        return;
+    }
+    let server = start_py_server(&["--Interop.Endpoints=ws -h 127.0.0.1 -p 0"]);
+    if let Some(report) = run_node_client(&endpoint("ws", server.port), &[]) {
+        report.assert_all_pass(CHECKS);
+    }
+}
+
+/// Ice for JavaScript (Node) against the floe server over ws.
+async fn node_to_floe() {
+    let server =
+        FloeServer::start_on(floe_runtime::Properties::new(), "ws -h 127.0.0.1 -p 0").await;
+    let ep = endpoint("ws", server.port);
+    let report = tokio::task::spawn_blocking(move || run_node_client(&ep, &[]))
+        .await
+        .expect("client thread");
+    server.stop().await;
+    if let Some(report) = report {
+        report.assert_all_pass(CHECKS);
+    }
+}
+
+interop!(node_ws_client_against_floe_server, node_to_floe());
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_adapter_on_tcp_ssl_ws_and_wss() {

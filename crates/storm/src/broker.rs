@@ -120,6 +120,27 @@ impl Broker {
         }
     }
 
+    /// Waits until every topic's subscribers and links have sent what
+    /// they were offered (a graceful shutdown's drain; see
+    /// [`crate::server::Server::shutdown`]). Checks every few
+    /// milliseconds: it runs once, at shutdown.
+    pub async fn drained(&self) {
+        loop {
+            let topics: Vec<Arc<Topic>> = self
+                .inst
+                .topics
+                .read()
+                .unwrap_or_else(|p| p.into_inner())
+                .values()
+                .cloned()
+                .collect();
+            if topics.iter().all(|t| t.is_drained()) {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    }
+
     /// Logs every topic's counters.
     pub fn report(&self) {
         let topics: Vec<Arc<Topic>> = self

@@ -17,6 +17,7 @@
 //! | `IceStorm.Send.QueueSizeMax` | -1 (no limit) | events a subscriber's queue holds at most (IceStorm's meaning; values below 1 mean no limit) |
 //! | `IceStorm.Send.QueueSizeMaxPolicy` | `RemoveSubscriber` | at `QueueSizeMax`: remove the subscriber, or `DropEvents` (drop the oldest queued event, counted and logged) |
 //! | `floe.Storm.Send.QueueBytesMax` | 64 MiB | floe's own: a subscriber's byte budget; past it the topic's publishers wait (back-pressure, nothing dropped) |
+//! | `floe.Storm.DrainTimeout` | 10000 ms | floe's own: how long a graceful shutdown waits for the subscribers to receive what is queued for them (what twoway publishers were told was accepted) before discarding it; 0: not at all |
 //! | `IceStorm.Trace.TopicManager` / `.Topic` / `.Subscriber` | 0 | trace levels |
 //! | `Ice.MessageSizeMax` | 1024 KB | largest accepted frame |
 //! | `IceStorm.LMDB.Path` (or `--data-dir`) | `./floe-storm-data` | database directory |
@@ -29,6 +30,9 @@ use crate::subscriber::{DeliveryConfig, OverflowPolicy};
 
 /// floe's property for a subscriber's byte budget.
 pub const QUEUE_BYTES_MAX: &str = "floe.Storm.Send.QueueBytesMax";
+
+/// floe's property for how long a graceful shutdown drains subscribers.
+pub const DRAIN_TIMEOUT: &str = "floe.Storm.DrainTimeout";
 
 /// The name [`QUEUE_BYTES_MAX`] had before it was floe's own; still read.
 const OLD_QUEUE_BYTES_MAX: &str = "IceStorm.Send.QueueBytesMax";
@@ -80,6 +84,9 @@ pub struct StormConfig {
     pub queue_size_max_policy: OverflowPolicy,
     /// `floe.Storm.Send.QueueBytesMax`: a subscriber's byte budget.
     pub queue_bytes_max: usize,
+    /// `floe.Storm.DrainTimeout`: how long a graceful shutdown waits for
+    /// the subscribers' queues to empty.
+    pub drain_timeout: Duration,
     /// `IceStorm.Trace.TopicManager`.
     pub trace_topic_manager: i32,
     /// `IceStorm.Trace.Topic`.
@@ -173,6 +180,7 @@ impl StormConfig {
             queue_size_max: (queue_size_max >= 1).then_some(queue_size_max as usize),
             queue_size_max_policy,
             queue_bytes_max: int(props, bytes_key, 64 << 20)?.clamp(1, i64::MAX) as usize,
+            drain_timeout: ms(DRAIN_TIMEOUT, 10_000)?,
             trace_topic_manager: int(props, "IceStorm.Trace.TopicManager", 0)? as i32,
             trace_topic: int(props, "IceStorm.Trace.Topic", 0)? as i32,
             trace_subscriber: int(props, "IceStorm.Trace.Subscriber", 0)? as i32,
@@ -306,6 +314,7 @@ mod tests {
         assert_eq!(c.queue_size_max, None, "IceStorm's -1: no limit in events");
         assert_eq!(c.queue_size_max_policy, OverflowPolicy::RemoveSubscriber);
         assert_eq!(c.queue_bytes_max, 64 << 20);
+        assert_eq!(c.drain_timeout, Duration::from_secs(10));
         assert_eq!(c.message_size_max, 1024 * 1024);
         assert_eq!(c.data_dir, PathBuf::from("floe-storm-data"));
     }

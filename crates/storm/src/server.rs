@@ -236,6 +236,8 @@ pub struct Server {
     broker: Broker,
     /// Logs topic statistics periodically when `IceStorm.Trace.Topic` > 0.
     reporter: Option<tokio::task::JoinHandle<()>>,
+    /// `floe.Storm.DrainTimeout`.
+    drain_timeout: Duration,
 }
 
 /// The Publish adapter's bound on pending dispatches per connection.
@@ -308,6 +310,7 @@ impl Server {
         let sinks = Arc::new(RuntimeSinks::new(communicator.clone(), config.send_timeout));
         let instance = config.instance_name.clone();
         let trace_topic = config.trace_topic;
+        let drain_timeout = config.drain_timeout;
         let broker = Broker::open(config, endpoints, sinks)?;
         let reporter = (trace_topic > 0).then(|| {
             let b = broker.clone();
@@ -334,6 +337,7 @@ impl Server {
             publish,
             broker,
             reporter,
+            drain_timeout,
         })
     }
 
@@ -362,15 +366,48 @@ impl Server {
             .to_string()
     }
 
-    /// Stops accepting, lets running dispatches reply, closes connections
-    /// gracefully and destroys the communicator.
+    /// Stops accepting, lets running dispatches reply, delivers what is
+    /// queued, closes connections gracefully and destroys the
+    /// communicator.
+    ///
+    /// In order:
+    /// 1. The Publish adapter stops accepting and its running publishes
+    ///    finish (those waiting for room get it as subscribers drain).
+    /// 2. Every subscriber and link sends what it was offered: an event a
+    ///    twoway publisher was told was accepted reaches its subscribers
+    ///    across a graceful restart (SIGTERM), as long as they take it
+    ///    within `floe.Storm.DrainTimeout` (10 s by default).
+    /// 3. The subscribers stop (their statistics are logged; what a
+    ///    stalled one still had queued is counted as dropped, and publishes
+    ///    still waiting for it are released), then the TopicManager
+    ///    adapter and the communicator.
+    ///
+    /// After `SIGKILL` (or a crash) what was queued is lost, as with
+    /// IceStorm: topics, subscribers and links are persistent, events are
+    /// not.
     pub async fn shutdown(self) {
         if let Some(r) = &self.reporter {
             r.abort();
         }
-        // Subscribers stop first (their statistics are logged): publishes
-        // still waiting for room are released, so deactivation does not
-        // wait for a stalled subscriber's `Send.Timeout`.
+        // In a task of its own, so that it completes even when the drain
+        // below gives up (an adapter's deactivation must not be dropped
+        // half-way).
+        let publish = self.publish.clone();
+        let deactivating = tokio::spawn(async move { publish.deactivate().await });
+        let drain = async {
+            let _ = deactivating.await;
+            self.broker.drained().await;
+        };
+        if tokio::time::timeout(self.drain_timeout, drain)
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                timeout = ?self.drain_timeout,
+                "shutdown: subscribers did not take everything queued for them in time; \
+                 discarding the rest (floe.Storm.DrainTimeout)"
+            );
+        }
         self.broker.close();
         self.topic_manager.deactivate().await;
         self.publish.deactivate().await;

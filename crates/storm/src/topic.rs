@@ -625,6 +625,18 @@ impl Topic {
         drop((subscribers, links));
     }
 
+    /// Whether every subscriber and link has sent what it was offered
+    /// (see [`crate::subscriber::SubscriberState::is_drained`]).
+    pub fn is_drained(&self) -> bool {
+        let state = self.read();
+        state
+            .subscribers
+            .iter()
+            .map(|e| &e.subscriber)
+            .chain(state.links.iter().map(|e| &e.subscriber))
+            .all(|s| s.state().is_drained())
+    }
+
     /// Stops every subscriber and link task, then logs the statistics
     /// (with the subscribers and links it had, and what they still had
     /// queued counted as dropped).

@@ -22,14 +22,14 @@
 //! killed when its handle drops. Set `FLOE_NO_INTEROP=1` to skip when the
 //! Ice peers are missing. `FLOE_STORM_BIN` runs another `floe-storm` build.
 
+mod support;
+
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{ChildStdin, Command, Stdio};
-use std::sync::{Arc, Condvar, Mutex};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-const PYTHON: &str = "/usr/bin/python3";
+use support::*;
 
 /// Size of every event's params (an encapsulation of 10 KB).
 const EVENT_SIZE: usize = 10 * 1024;
@@ -37,218 +37,8 @@ const EVENT_SIZE: usize = 10 * 1024;
 /// The topic every test uses.
 const TOPIC: &str = "burst";
 
-/// Whether the real peers are there; panics with a clear message if not
-/// (unless `FLOE_NO_INTEROP=1`, then returns false).
-fn peers_available() -> bool {
-    let python = Command::new(PYTHON)
-        .args(["-c", "import Ice, IceStorm"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    let admin = Command::new("icestormadmin")
-        .arg("--version")
-        .output()
-        .is_ok();
-    if python && admin {
-        return true;
-    }
-    if std::env::var("FLOE_NO_INTEROP").as_deref() == Ok("1") {
-        println!("FLOE_NO_INTEROP=1: real Ice peers missing, skipping");
-        return false;
-    }
-    panic!(
-        "real Ice peers missing (python3 Ice module: {python}, icestormadmin: {admin}); \
-         install python3-zeroc-ice zeroc-ice-utils zeroc-icebox libzeroc-icestorm3.7, \
-         or set FLOE_NO_INTEROP=1"
-    );
-}
-
 fn burst_script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/burst.py")
-}
-
-fn floe_storm_binary() -> PathBuf {
-    std::env::var_os("FLOE_STORM_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_floe-storm")))
-}
-
-/// The lines read so far, and whether the pipe has ended.
-type LinesState = Mutex<(Vec<String>, bool)>;
-
-/// Lines a child wrote to one of its pipes, as they come.
-#[derive(Clone, Default)]
-struct Lines(Arc<(LinesState, Condvar)>);
-
-impl Lines {
-    /// Reads `pipe` to its end on a thread.
-    fn collect(pipe: impl Read + Send + 'static) -> Lines {
-        let lines = Lines::default();
-        let l = lines.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(pipe).lines() {
-                let Ok(line) = line else { break };
-                let (m, c) = &*l.0;
-                m.lock().unwrap().0.push(line);
-                c.notify_all();
-            }
-            let (m, c) = &*l.0;
-            m.lock().unwrap().1 = true;
-            c.notify_all();
-        });
-        lines
-    }
-
-    /// Waits until a line satisfies `pred` (`None` at the end of the pipe
-    /// or after `timeout`).
-    fn wait_for(&self, timeout: Duration, pred: impl Fn(&str) -> bool) -> Option<String> {
-        let deadline = Instant::now() + timeout;
-        let (m, c) = &*self.0;
-        let mut g = m.lock().unwrap();
-        loop {
-            if let Some(l) = g.0.iter().find(|l| pred(l)) {
-                return Some(l.clone());
-            }
-            let now = Instant::now();
-            if g.1 || now >= deadline {
-                return None;
-            }
-            g = c.wait_timeout(g, deadline - now).unwrap().0;
-        }
-    }
-
-    /// Waits for the end of the pipe (at most `timeout`); every line.
-    fn wait_end(&self, timeout: Duration) -> Vec<String> {
-        let deadline = Instant::now() + timeout;
-        let (m, c) = &*self.0;
-        let mut g = m.lock().unwrap();
-        while !g.1 && Instant::now() < deadline {
-            g = c
-                .wait_timeout(g, deadline.saturating_duration_since(Instant::now()))
-                .unwrap()
-                .0;
-        }
-        g.0.clone()
-    }
-
-    fn snapshot(&self) -> Vec<String> {
-        self.0 .0.lock().unwrap().0.clone()
-    }
-}
-
-/// A child process with its output collected; killed and reaped on drop.
-struct Proc {
-    name: String,
-    child: std::process::Child,
-    stdin: Option<ChildStdin>,
-    out: Lines,
-    err: Lines,
-}
-
-impl Proc {
-    fn spawn(name: &str, mut cmd: Command) -> Proc {
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{name} does not start: {e}"));
-        let out = Lines::collect(child.stdout.take().unwrap());
-        let err = Lines::collect(child.stderr.take().unwrap());
-        Proc {
-            name: name.to_owned(),
-            stdin: child.stdin.take(),
-            child,
-            out,
-            err,
-        }
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// The first stdout line starting with `prefix`; panics after `timeout`.
-    fn expect_line(&self, prefix: &str, timeout: Duration) -> String {
-        self.out
-            .wait_for(timeout, |l| l.starts_with(prefix))
-            .unwrap_or_else(|| {
-                panic!(
-                    "{}: no {prefix:?} line in {timeout:?}\nstdout: {:?}\nstderr: {:?}",
-                    self.name,
-                    self.out.snapshot(),
-                    self.err.snapshot()
-                )
-            })
-    }
-
-    /// Waits for the process to exit; panics after `timeout`.
-    fn wait_exit(&mut self, timeout: Duration) -> std::process::ExitStatus {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{} still running after {timeout:?}\nstderr: {:?}",
-                self.name,
-                self.err.snapshot()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// `/proc/<pid>/status` field `key` (kB).
-    fn status_kb(&self, key: &str) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap();
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
-            .and_then(|v| v.split_whitespace().next()?.parse().ok())
-            .unwrap_or_else(|| panic!("no {key} in /proc/{}/status", self.pid()))
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Removes terminal colour sequences (`ESC [ … m`).
-fn strip_ansi(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// `key=value` words of a log line.
-fn fields(line: &str) -> BTreeMap<String, String> {
-    strip_ansi(line)
-        .split_whitespace()
-        .filter_map(|w| w.split_once('='))
-        .map(|(k, v)| (k.to_owned(), v.trim_matches('"').to_owned()))
-        .collect()
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// A broker under test: the `floe-storm` binary or a real IceStorm in IceBox.

@@ -495,3 +495,27 @@ fn handles_are_send_and_sync() {
     check::<Decoder>();
     check::<Encoder>();
 }
+
+/// Decoding nests once per inline instance: at the largest depth limit a
+/// communicator accepts (`CLASS_GRAPH_DEPTH_LIMIT`), a chain decodes and
+/// drops within a 2 MiB stack (a tokio worker's) in this build profile.
+#[test]
+fn the_depth_limit_fits_a_worker_stack() {
+    let depth = floe_wire::class::CLASS_GRAPH_DEPTH_LIMIT;
+    let bytes = write_one(ClassFormat::Compact, &chain(depth));
+    let done = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let reg = all_classes();
+            let mut dec = decoder(&bytes, &reg);
+            dec.set_class_graph_depth_max(depth);
+            let head = dec.read_class::<Node>().unwrap().unwrap();
+            drop(head);
+            let mut dec = decoder(&bytes, &reg);
+            dec.set_class_graph_depth_max(depth - 1);
+            assert!(dec.read_class::<Node>().is_err());
+        })
+        .unwrap()
+        .join();
+    assert!(done.is_ok());
+}

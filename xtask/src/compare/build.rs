@@ -1,6 +1,7 @@
 //! Builds the bench pairs `cargo xtask compare` runs: floe's
 //! (`examples/bench_{server,client}.rs`, also run with `--current-thread`,
-//! and with `--current-thread --floe.BusyPoll=50`), the raw TCP baseline
+//! with `--current-thread --floe.BusyPoll=50`, and with its `tracing` spans
+//! recorded, `floe-traced`), the raw TCP baseline
 //! (`benches/raw/`, also with `--spin` and with `--tokio`), both in release, and the Ice for
 //! C++ 3.7 pair (`benches/cpp/bench_{server,client}.cpp`, slice2cpp and
 //! g++ -O2 into `target/bench-cpp/`), installing Debian's Ice packages
@@ -30,6 +31,17 @@ fn raw_spin_runs(workload: &str) -> bool {
 /// any runtime built on tokio.
 fn raw_tokio_runs(workload: &str) -> bool {
     matches!(workload, "latency" | "byteseq_send" | "byteseq_recv")
+}
+
+/// The `tracing` filter of the `floe-traced` column: floe's spans (one
+/// per connection, invocation and dispatch) enabled, with a subscriber
+/// that formats them (see `install_bench_tracing` in
+/// examples/bench_common).
+pub const TRACED_FILTER: &str = "floe_runtime=debug";
+
+/// `floe-traced` runs the per-call workloads, where a span per call shows.
+fn traced_runs(workload: &str) -> bool {
+    matches!(workload, "latency" | "oneway")
 }
 
 /// How long `floe-poll` busy-polls after a write (`floe.BusyPoll`, µs).
@@ -72,6 +84,12 @@ pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
         pairs.push(Pair {
             name: "floe-ct",
             extra_args: vec!["--current-thread".into()],
+            ..floe.clone()
+        });
+        pairs.push(Pair {
+            name: "floe-traced",
+            extra_args: vec![format!("--Bench.Trace={TRACED_FILTER}")],
+            workloads: Some(traced_runs),
             ..floe.clone()
         });
         pairs.push(Pair {
@@ -130,7 +148,7 @@ pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
 
 /// The Ice C++ pair, compiled into `target/bench-cpp/` when its sources are
 /// newer than the binaries.
-fn cpp_pair(build: bool) -> Result<Pair, DynError> {
+pub fn cpp_pair(build: bool) -> Result<Pair, DynError> {
     let root = workspace_root();
     let src = root.join("benches/cpp");
     let out = root.join("target/bench-cpp");
@@ -150,9 +168,14 @@ fn cpp_pair(build: bool) -> Result<Pair, DynError> {
         return Ok(pair);
     }
     let bench_o = cpp_bench_object(&out)?;
-    for (bin, main) in [(&pair.server, &server_src), (&pair.client, &client_src)] {
-        cpp_program(main, &bench_o, bin, &["-lIce++11"])?;
-    }
+    // The client can route through Glacier2 (`--grid`).
+    cpp_program(&server_src, &bench_o, &pair.server, &["-lIce++11"])?;
+    cpp_program(
+        &client_src,
+        &bench_o,
+        &pair.client,
+        &["-lGlacier2++11", "-lIce++11"],
+    )?;
     Ok(pair)
 }
 

@@ -97,6 +97,15 @@ impl ConnectionInner {
             return;
         }
         let rid = request.request_id;
+        let span = crate::spans::dispatch(
+            &self.span,
+            &request.operation,
+            &request.identity,
+            &request.facet,
+            rid,
+            self.info.id,
+        );
+        let _entered = span.enter();
         let failed = |request: Request| RequestFailed {
             identity: request.identity,
             facet: request.facet,
@@ -175,7 +184,7 @@ impl ConnectionInner {
                 }
             });
             let frame = if rid != 0 { frame.cloned() } else { None };
-            self.run_dispatch(held, rid, compress, dispatches, frame);
+            self.run_dispatch(held, rid, compress, dispatches, frame, &span);
             return;
         }
         if current.operation.starts_with("ice_") && !servant.handles_builtins() {
@@ -193,7 +202,7 @@ impl ConnectionInner {
         }))
         .unwrap_or_else(|p| Dispatch::Ready(Err(panic_error(p))));
         let frame = if rid != 0 { frame.cloned() } else { None };
-        self.run_dispatch(dispatch, rid, compress, dispatches, frame);
+        self.run_dispatch(dispatch, rid, compress, dispatches, frame, &span);
     }
 
     fn run_dispatch(
@@ -203,6 +212,7 @@ impl ConnectionInner {
         compress: bool,
         dispatches: &mut DispatchSet,
         frame: Option<Bytes>,
+        span: &tracing::Span,
     ) {
         match dispatch {
             Dispatch::Ready(result) => {
@@ -210,7 +220,12 @@ impl ConnectionInner {
             }
             Dispatch::Pending(fut) => match dispatches.poll_once(fut) {
                 Ok(result) => self.send_reply(rid, compress, fill_failed(result, frame.as_ref())),
-                Err(fut) => dispatches.push(rid, compress, fut, frame),
+                Err(fut) if span.is_disabled() => dispatches.push(rid, compress, fut, frame),
+                Err(fut) => {
+                    use tracing::Instrument;
+                    let fut = Box::pin(fut.instrument(span.clone()));
+                    dispatches.push(rid, compress, fut, frame)
+                }
             },
         }
     }

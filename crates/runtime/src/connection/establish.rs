@@ -56,6 +56,8 @@ impl Connection {
             incoming: false,
             adapter_name: String::new(),
             connection_id,
+            transport: established.transport,
+            id: crate::spans::next_connection_id(),
             tls: established.tls,
         };
         event_if!(config.trace.network >= 1, info, debug, remote = ?info.remote, "connection established");
@@ -111,6 +113,8 @@ impl Connection {
             incoming: true,
             adapter_name: adapter.name().to_string(),
             connection_id: String::new(),
+            transport: established.transport,
+            id: crate::spans::next_connection_id(),
             tls: established.tls,
         };
         event_if!(

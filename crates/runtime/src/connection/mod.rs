@@ -132,6 +132,12 @@ pub struct ConnectionInfo {
     pub adapter_name: String,
     /// The connection id it was created for (`ice_connection_id`).
     pub connection_id: String,
+    /// The transport: `tcp`, `ssl`, `ws` or `wss`.
+    pub transport: &'static str,
+    /// A number that tells this connection from the others of the
+    /// process (never reused): the `connection` field of the
+    /// [tracing spans](crate::spans).
+    pub id: u64,
     /// The TLS side of an `ssl` connection (cipher, the peer's
     /// certificates), as `IceSSL::ConnectionInfo`; `None` over `tcp`.
     pub tls: Option<TlsInfo>,
@@ -166,6 +172,9 @@ pub(crate) struct ConnectionInner {
     wait_for_requests: AtomicBool,
     info: ConnectionInfo,
     config: ConnectionConfig,
+    /// The `connection` span (see [`crate::spans`]), the parent of its
+    /// dispatches' spans.
+    span: tracing::Span,
 }
 
 /// A connection handle; clones share the connection.
@@ -193,6 +202,7 @@ impl Connection {
         validate: bool,
     ) -> Result<Connection> {
         let (closed_tx, _) = watch::channel(false);
+        let span = crate::spans::connection(&info);
         let inner = Arc::new(ConnectionInner {
             writer: Writer::for_io(&io),
             io,
@@ -210,6 +220,7 @@ impl Connection {
             wait_for_requests: AtomicBool::new(false),
             info,
             config,
+            span,
         });
         if validate {
             // Written before the task starts, so that no reply to a request
@@ -218,7 +229,12 @@ impl Connection {
                 .writer
                 .send(&mut [Bytes::from_static(&VALIDATE_CONNECTION)])?;
         }
-        tokio::spawn(task::run(inner.clone()));
+        if inner.span.is_disabled() {
+            tokio::spawn(task::run(inner.clone()));
+        } else {
+            use tracing::Instrument;
+            tokio::spawn(task::run(inner.clone()).instrument(inner.span.clone()));
+        }
         Ok(Connection { inner })
     }
 
@@ -348,6 +364,7 @@ impl Connection {
         twoway: bool,
         compress: bool,
         timeout: Option<Duration>,
+        span: &tracing::Span,
     ) -> std::result::Result<ReplyBody, (Error, bool)> {
         let inner = &*self.inner;
         if !self.is_active() {
@@ -377,6 +394,7 @@ impl Connection {
         let deferred = !twoway && self.coalesces(&params);
         self.send_request(head, id, params, compress, deferred)
             .map_err(|e| (e, false))?;
+        crate::spans::record_sent(span, id, inner.info.id);
         if twoway && inner.config.busy_poll.is_some() {
             inner.poll_requested.notify_one();
         }

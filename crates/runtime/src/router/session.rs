@@ -13,6 +13,10 @@
 //! # Ok(()) }
 //! ```
 //!
+//! A router listening on `ssl` can authorize the client by its TLS
+//! connection instead:
+//! [`Glacier2Session::create_from_secure_connection`].
+//!
 //! Callbacks come back over the same connection, to the object adapter
 //! of [`Glacier2Session::create_callback_adapter`].
 //!
@@ -67,8 +71,42 @@ impl Glacier2Session {
             e.write_string(user);
             e.write_string(password);
         });
+        Self::establish(router, "createSession", params).await
+    }
+
+    /// Creates a session with
+    /// `Glacier2::Router::createSessionFromSecureConnection` on `router`,
+    /// whose endpoints must be `ssl` (e.g. `Glacier2/router:ssl -h gw -p
+    /// 4064`): the router authorizes the client by its TLS connection
+    /// (`Glacier2.SSLPermissionsVerifier`, which sees the certificate the
+    /// communicator presents with `IceSSL.CertFile`) instead of a user
+    /// and password. Then as [`Glacier2Session::create`].
+    ///
+    /// # Errors
+    ///
+    /// Failures to reach the router (TLS handshake errors included); the
+    /// router's refusal as [`Error::UnknownUserException`] with the type
+    /// id (`::Glacier2::PermissionDeniedException`, also when the
+    /// connection is not `ssl` or the router has no SSL permissions
+    /// verifier; `::Glacier2::CannotCreateSessionException`).
+    pub async fn create_from_secure_connection(
+        communicator: &Communicator,
+        router: &Proxy,
+    ) -> Result<Glacier2Session> {
+        let router = communicator.inner.routers.info(router).router.clone();
+        let params = router.empty_params();
+        Self::establish(router, "createSessionFromSecureConnection", params).await
+    }
+
+    /// Calls `operation` (a session creation) on `router`, then asks for
+    /// the callback category and starts keeping the session alive.
+    async fn establish(
+        router: Proxy,
+        operation: &str,
+        params: bytes::Bytes,
+    ) -> Result<Glacier2Session> {
         let reply = router
-            .invoke("createSession", OperationMode::Normal, params)
+            .invoke(operation, OperationMode::Normal, params)
             .await?
             .into_ok()?;
         let session = router.reply_decoder(reply)?.read::<Option<Proxy>>()?;

@@ -67,6 +67,8 @@ impl Acceptor {
 /// the peer's security.
 pub(crate) struct Established {
     pub(crate) io: Io,
+    /// `tcp`, `ssl`, `ws` or `wss`.
+    pub(crate) transport: &'static str,
     pub(crate) tls: Option<TlsInfo>,
     pub(crate) local: Option<std::net::SocketAddr>,
     pub(crate) remote: Option<std::net::SocketAddr>,
@@ -79,6 +81,7 @@ impl Established {
             local: stream.local_addr().ok(),
             remote: stream.peer_addr().ok(),
             io: Io::Tcp(Arc::new(stream)),
+            transport: "tcp",
             tls: None,
         }
     }
@@ -101,25 +104,26 @@ impl Connector {
         }
         let local = stream.local_addr().ok();
         let remote = stream.peer_addr().ok();
-        let (io, tls) = match (&self.tls, &self.ws) {
+        let (io, tls, transport) = match (&self.tls, &self.ws) {
             (Some(client), None) => {
                 let (s, info) = client.connect(stream, &self.host).await?;
-                (StreamIo::new(s), Some(info))
+                (StreamIo::new(s), Some(info), "ssl")
             }
             (Some(client), Some(resource)) => {
                 let (s, info) = client.connect(stream, &self.host).await?;
                 let s = ws::connect(s, &self.host, self.port, resource, message_size_max).await?;
-                (StreamIo::new(s), Some(info))
+                (StreamIo::new(s), Some(info), "wss")
             }
             (None, Some(resource)) => {
                 let s =
                     ws::connect(stream, &self.host, self.port, resource, message_size_max).await?;
-                (StreamIo::new(s), None)
+                (StreamIo::new(s), None, "ws")
             }
             (None, None) => unreachable!("plain tcp returned above"),
         };
         Ok(Established {
             io: Io::Stream(Arc::new(io)),
+            transport,
             tls,
             local,
             remote,
@@ -136,26 +140,29 @@ impl Acceptor {
     ) -> Result<Established> {
         let local = stream.local_addr().ok();
         let remote = stream.peer_addr().ok();
-        let (io, tls) = match (&self.tls, self.ws) {
+        let (io, tls, transport) = match (&self.tls, self.ws) {
             (None, false) => return Ok(Established::tcp(stream)),
             (Some(server), false) => {
                 let (s, info) = server.accept(stream).await?;
-                (StreamIo::new(s), Some(info))
+                (StreamIo::new(s), Some(info), "ssl")
             }
             (Some(server), true) => {
                 let (s, info) = server.accept(stream).await?;
                 (
                     StreamIo::new(ws::accept(s, message_size_max).await?),
                     Some(info),
+                    "wss",
                 )
             }
             (None, true) => (
                 StreamIo::new(ws::accept(stream, message_size_max).await?),
                 None,
+                "ws",
             ),
         };
         Ok(Established {
             io: Io::Stream(Arc::new(io)),
+            transport,
             tls,
             local,
             remote,

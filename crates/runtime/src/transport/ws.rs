@@ -26,7 +26,8 @@ use tokio_tungstenite::tungstenite::handshake::server::{
     ErrorResponse, Request as HttpRequest, Response as HttpResponse,
 };
 use tokio_tungstenite::tungstenite::http::HeaderValue;
-use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
@@ -59,6 +60,8 @@ pub(crate) struct WsStream<S> {
     pending: Bytes,
     /// Bytes written that do not make a whole message yet.
     out: BytesMut,
+    /// Whether shutdown queued our Close frame.
+    close_sent: bool,
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin> WsStream<S> {
@@ -67,6 +70,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> WsStream<S> {
             ws,
             pending: Bytes::new(),
             out: BytesMut::new(),
+            close_sent: false,
         }
     }
 }
@@ -157,7 +161,22 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for WsStream<S> {
         Pin::new(&mut self.ws).poll_flush(cx).map_err(ws_error)
     }
 
+    /// Closes with status 1000 (normal closure), as IceWS does. A Close
+    /// frame without a status reads as 1005 in a browser, which Ice for
+    /// JavaScript reports as a `SocketException` instead of the
+    /// `ConnectionLostException` of a connection the server closed.
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if !self.close_sent {
+            // Already closed or failed: poll_close below says so.
+            if ready!(Pin::new(&mut self.ws).poll_ready(cx)).is_ok() {
+                let normal = CloseFrame {
+                    code: CloseCode::Normal,
+                    reason: "".into(),
+                };
+                let _ = Pin::new(&mut self.ws).start_send(Message::Close(Some(normal)));
+            }
+            self.close_sent = true;
+        }
         Pin::new(&mut self.ws).poll_close(cx).map_err(ws_error)
     }
 }

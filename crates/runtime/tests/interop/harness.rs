@@ -22,6 +22,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
+#[path = "node_packages.rs"]
+pub mod node_packages;
+
 /// The Python interpreter that has the Debian `Ice` module.
 pub const PYTHON: &str = "/usr/bin/python3";
 
@@ -612,16 +615,14 @@ fn run_parallel(mut cmds: Vec<Command>) -> Result<(), String> {
     Ok(())
 }
 
-/// The npm package of Ice for JavaScript (3.7.100 is Ice 3.7.10).
-pub const NODE_ICE: &str = "ice@3.7.100";
-
 /// Runs node_client.js against `endpoint`, or returns None after printing why when
-/// node, npm or the npm registry is unavailable (the Node peer is optional).
+/// node, npm or the npm registry is unavailable (the Node peer is optional, except
+/// under `CI=true`, where that fails the test).
 pub fn run_node_client(endpoint: &str, extra: &[&str]) -> Option<ClientReport> {
     let dir = match node_peer() {
         Ok(dir) => dir,
         Err(why) => {
-            println!("node client skipped: {why}");
+            optional_peer_missing("node client", why);
             return None;
         }
     };
@@ -633,41 +634,36 @@ pub fn run_node_client(endpoint: &str, extra: &[&str]) -> Option<ClientReport> {
     Some(ClientReport::run("node_client", cmd))
 }
 
-/// Installs `ice` from npm under `target/interop-node/` and compiles Interop.ice
-/// there with slice2js (once per stamp). Returns the directory.
-pub fn node_peer() -> Result<&'static Path, String> {
+/// Whether this run is CI's (`CI=true`, as `.ci/run` is run).
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// An optional peer is missing: prints why, or under CI fails the test,
+/// since `cargo xtask test` installs every peer there.
+pub fn optional_peer_missing(peer: &str, why: &str) {
+    if under_ci() {
+        panic!("{peer} unavailable under CI=true: {why}");
+    }
+    println!("{peer} skipped: {why}");
+}
+
+/// Installs the npm packages (package.json beside node_client.js: `ice`,
+/// `ws`, `playwright-core`) under `target/interop-node/` and compiles
+/// Interop.ice there with slice2js (once per stamp). Returns the directory.
+pub fn node_peer() -> Result<&'static Path, &'static str> {
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     DIR.get_or_init(build_node_peer)
         .as_ref()
         .map(|p| p.as_path())
-        .map_err(Clone::clone)
+        .map_err(|e| e.as_str())
 }
 
 fn build_node_peer() -> Result<PathBuf, String> {
     let dir = target_dir().join("interop-node");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
     run_tool(Command::new("node").arg("--version"))
         .map_err(|e| format!("node unavailable: {e}"))?;
-    if !dir
-        .join("node_modules")
-        .join("ice")
-        .join("package.json")
-        .exists()
-    {
-        run_tool(
-            Command::new("npm")
-                .args([
-                    "install",
-                    "--no-audit",
-                    "--no-fund",
-                    "--no-save",
-                    "--prefix",
-                ])
-                .arg(&dir)
-                .arg(NODE_ICE),
-        )
-        .map_err(|e| format!("npm install {NODE_ICE} failed (registry unavailable?): {e}"))?;
-    }
+    node_packages::install(&dir).map_err(|e| format!("{e} (registry unavailable?)"))?;
     let ice = interop_dir().join("Interop.ice");
     let text = std::fs::read(&ice).map_err(|e| format!("read Interop.ice: {e}"))?;
     let mut hasher = DefaultHasher::new();

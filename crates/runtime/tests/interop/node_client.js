@@ -11,6 +11,23 @@
 const path = require("path");
 const genDir = path.resolve(process.argv[2]);
 module.paths.unshift(path.join(genDir, "node_modules"));
+
+// Ice for JavaScript's ws transport is a browser's: its WSTransceiver.js is
+// defined only when a global WebSocket exists when it loads, and reads
+// navigator.userAgent then. Without them a ws endpoint has no connector
+// (Ice::NoEndpointException). Node before 22 has neither global, so for a
+// ws/wss endpoint this client provides them before loading Ice: the npm
+// package `ws` (the WebSocket API: binaryType "arraybuffer", onmessage,
+// bufferedAmount) and a navigator with a user agent, as a Node user would.
+if (/^wss?\b/.test(process.argv[3] || "")) {
+    if (typeof globalThis.WebSocket === "undefined") {
+        globalThis.WebSocket = require("ws");
+    }
+    if (typeof globalThis.navigator === "undefined") {
+        globalThis.navigator = { userAgent: "Node.js/" + process.version };
+    }
+}
+
 const Ice = require("ice").Ice;
 const Interop = require(path.join(genDir, "Interop.js")).Interop;
 

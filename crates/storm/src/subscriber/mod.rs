@@ -260,6 +260,15 @@ impl SubscriberState {
         self.removed.load(Ordering::Acquire)
     }
 
+    /// Whether nothing it was offered is still to be sent: its queue is
+    /// empty and no delivery is in flight, or it is offline or removed
+    /// (what it had is then counted as dropped).
+    pub fn is_drained(&self) -> bool {
+        self.pending.load(Ordering::Acquire) == 0
+            || self.is_gone()
+            || self.offline.load(Ordering::Acquire)
+    }
+
     /// Events delivered so far: the measure of progress.
     pub fn delivered(&self) -> u64 {
         self.delivered.load(Ordering::Relaxed)

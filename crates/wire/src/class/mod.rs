@@ -175,6 +175,15 @@ pub use writer::ClassWriter;
 /// peer from overflowing a tokio worker's stack.
 pub const CLASS_GRAPH_HEIGHT_MAX: usize = 2048;
 
+/// The largest `Ice.ClassGraphDepthMax` a communicator applies (Ice's
+/// "no limit", a value below 1, and anything larger become this).
+/// Decoding recurses once per inline instance, so this is a stack budget:
+/// measured on a 2 MiB stack (a tokio worker's) with a one-member chain
+/// class, 200 levels decode and 250 overflow in a debug build, 1,000 decode
+/// and 2,000 overflow in a release build; the limit keeps a margin below
+/// both (`tests/classes.rs` checks it in the profile it runs in).
+pub const CLASS_GRAPH_DEPTH_LIMIT: usize = if cfg!(debug_assertions) { 150 } else { 800 };
+
 /// How class instances and user exceptions are written (§4.12).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ClassFormat {

@@ -10,16 +10,34 @@
 //! server activated by a node needs nothing more.
 //!
 //! The admin object is served on the object adapter `Ice.Admin`, as
-//! `<Ice.Admin.InstanceName or a random UUID>/admin`; only the `Process`
-//! facet is served (`Properties`, `Logger` and `Metrics` are not).
+//! `<Ice.Admin.InstanceName or a random UUID>/admin`, with the facets
+//! `Ice.Admin.Facets` lists (all when unset):
+//! - `Process` (`Ice::Process`, [`process`]): what `icegridadmin server
+//!   stop` and `server stdout`/`stderr` use;
+//! - `Properties` (`Ice::PropertiesAdmin`, [`properties`]):
+//!   `icegridadmin server properties`/`property`, and the node's
+//!   `application update --no-restart`;
+//! - `Logger` (`Ice::LoggerAdmin`, [`logger`]), when the process logs
+//!   through [`crate::logger`]: `icegridadmin server show [--follow] ID
+//!   log`.
+//!
+//! `Metrics` is not served.
+
+mod logger;
+mod process;
+mod properties;
+
+use std::sync::Arc;
 
 use floe_wire::protocol::OperationMode;
 use floe_wire::Identity;
 
 use crate::communicator::Communicator;
+use crate::current::Current;
 use crate::error::{Error, Result};
 use crate::proxy::Proxy;
-use crate::servant::{servant_fn, Dispatch, DispatchError};
+use crate::servant::{Dispatch, DispatchError, Servant};
+use floe_wire::Encapsulation;
 
 /// The state of a communicator's admin object.
 #[derive(Default)]
@@ -28,19 +46,21 @@ pub(crate) struct AdminState {
     created: tokio::sync::OnceCell<Option<Proxy>>,
 }
 
-const PROCESS_TYPE_ID: &str = "::Ice::Process";
-
 impl Communicator {
     /// Creates the `Ice.Admin` object adapter and the admin object with
-    /// its `Process` facet, once, when admin is enabled
+    /// its facets, once, when admin is enabled
     /// (`Ice.Admin.Endpoints` set and `Ice.Admin.Enabled` not 0, or
     /// `Ice.Admin.Enabled` above 0); with `Ice.Admin.ServerId` and a
     /// default locator, registers the `Process` proxy with the locator
     /// registry. Returns the admin proxy, or `None` when admin is off.
     ///
-    /// `Process::shutdown` calls [`Communicator::shutdown`];
-    /// `Process::writeMessage(message, fd)` writes to stdout (fd 1) or
-    /// stderr (fd 2).
+    /// The facets are those `Ice.Admin.Facets` lists (all when unset):
+    /// `Process` (`Ice::Process`: `shutdown`, `writeMessage`),
+    /// `Properties` (`Ice::PropertiesAdmin`: `getProperty`,
+    /// `getPropertiesForPrefix`, `setProperties`) and, when the process
+    /// logs through [`crate::logger`], `Logger` (`Ice::LoggerAdmin`:
+    /// `getLog`, `attachRemoteLogger`, `detachRemoteLogger`). `Metrics`
+    /// is not served.
     ///
     /// # Errors
     ///
@@ -73,34 +93,21 @@ impl Communicator {
             .filter(|c| !c.is_empty())
             .unwrap_or_else(crate::locator::selection::random_uuid);
         let identity = Identity::new("admin", category);
-        let communicator = self.clone();
-        let process = servant_fn(move |current, params| {
-            let result = match current.operation.as_str() {
-                "shutdown" => {
-                    communicator.shutdown();
-                    Ok(current.empty_reply())
-                }
-                "writeMessage" => write_message(&current, params),
-                "ice_ping" => Ok(current.empty_reply()),
-                "ice_isA" => current
-                    .params_decoder(params)
-                    .and_then(|mut d| d.read_string())
-                    .map(|t| current.encode_reply(|e| e.write_bool(is_process_type(&t))))
-                    .map_err(DispatchError::from),
-                "ice_id" => Ok(current.encode_reply(|e| e.write_string(PROCESS_TYPE_ID))),
-                "ice_ids" => Ok(current.encode_reply(|e| {
-                    e.write_size(2);
-                    e.write_string("::Ice::Object");
-                    e.write_string(PROCESS_TYPE_ID);
-                })),
-                _ => Err(DispatchError::operation_not_exist()),
-            };
-            Dispatch::ready(result)
-        });
-        adapter.add_facet(identity.clone(), "Process", process)?;
+        let facets = props.get_list("Ice.Admin.Facets");
+        let wanted = |f: &str| facets.is_empty() || facets.iter().any(|x| x == f);
+        if wanted("Process") {
+            adapter.add_facet(identity.clone(), "Process", process::facet(self))?;
+        }
+        if wanted("Properties") {
+            adapter.add_facet(identity.clone(), "Properties", properties::facet(self))?;
+        }
+        if let Some(log) = crate::logger::buffer::process_log().filter(|_| wanted("Logger")) {
+            adapter.add_facet(identity.clone(), "Logger", logger::facet(self, log))?;
+        }
         adapter.activate();
         let admin = adapter.create_direct_proxy(identity);
-        if let Some(server_id) = props.get("Ice.Admin.ServerId").filter(|s| !s.is_empty()) {
+        let server_id = props.get("Ice.Admin.ServerId").filter(|s| !s.is_empty());
+        if let Some(server_id) = server_id.filter(|_| wanted("Process")) {
             self.set_server_process_proxy(&server_id, &admin.ice_facet("Process"))
                 .await?;
         }
@@ -134,22 +141,47 @@ impl Communicator {
     }
 }
 
-fn is_process_type(type_id: &str) -> bool {
-    type_id == PROCESS_TYPE_ID || type_id == "::Ice::Object"
+/// The result of one operation of a facet.
+type OpResult = std::result::Result<bytes::Bytes, DispatchError>;
+
+/// An admin facet servant of type `type_id` (the adapter answers the
+/// `Ice::Object` operations from it), with `ops` for the others (which
+/// answers [`DispatchError::operation_not_exist`] for unknown ones).
+fn facet<F>(type_id: &'static str, ops: F) -> Arc<dyn Servant>
+where
+    F: Fn(&Current, Encapsulation) -> OpResult + Send + Sync + 'static,
+{
+    // Sorted, as `ice_ids` answers them.
+    let mut type_ids = [OBJECT, type_id];
+    type_ids.sort_unstable();
+    Arc::new(AdminFacet {
+        type_id,
+        type_ids,
+        ops,
+    })
 }
 
-/// `Process::writeMessage(string message, int fd)`.
-fn write_message(
-    current: &crate::Current,
-    params: floe_wire::Encapsulation,
-) -> std::result::Result<bytes::Bytes, DispatchError> {
-    use std::io::Write;
-    let mut dec = current.params_decoder(params)?;
-    let message = dec.read_string()?;
-    let fd = dec.read_i32()?;
-    let _ = match fd {
-        2 => writeln!(std::io::stderr(), "{message}"),
-        _ => writeln!(std::io::stdout(), "{message}").and_then(|_| std::io::stdout().flush()),
-    };
-    Ok(current.empty_reply())
+const OBJECT: &str = "::Ice::Object";
+
+struct AdminFacet<F> {
+    type_id: &'static str,
+    type_ids: [&'static str; 2],
+    ops: F,
+}
+
+impl<F> Servant for AdminFacet<F>
+where
+    F: Fn(&Current, Encapsulation) -> OpResult + Send + Sync + 'static,
+{
+    fn dispatch(self: Arc<Self>, current: Current, params: Encapsulation) -> Dispatch {
+        Dispatch::ready((self.ops)(&current, params))
+    }
+
+    fn ice_id(&self) -> &str {
+        self.type_id
+    }
+
+    fn ice_ids(&self) -> &[&str] {
+        &self.type_ids
+    }
 }
