@@ -1,5 +1,8 @@
-//! `cargo xtask demo`: the project's example if there is one, else a
-//! floe-wire request decoded and answered by a real Ice 3.7 server.
+//! `cargo xtask demo`: the tour of `examples/demo.rs` (hello, oneway and
+//! batch timings, floe-storm as a separate broker process, a file
+//! transfer), built with `--release` together with the `floe-storm`
+//! binary it starts; else a floe-wire request decoded and answered by a
+//! real Ice 3.7 server.
 //!
 //! The fallback starts `demo/demo_peer.py` with `/usr/bin/python3` (Ice's
 //! Python mapping, i.e. Ice's C++ core), builds a `greet("floe", 3)` request
@@ -28,6 +31,15 @@ const CLOSE_CONNECTION: [u8; 14] = [0x49, 0x63, 0x65, 0x50, 1, 0, 1, 0, 4, 1, 14
 /// Runs the demo.
 pub fn run() -> Result<(), DynError> {
     if workspace_root().join("examples/demo.rs").is_file() {
+        // The tour finds the broker next to itself in target/release.
+        run_checked(cargo().args([
+            "build",
+            "--release",
+            "-p",
+            "floe-storm",
+            "--bin",
+            "floe-storm",
+        ]))?;
         return run_checked(cargo().args(["run", "--release", "--example", "demo"]));
     }
     println!("xtask: examples/demo.rs not found; running the floe-wire vs real Ice demo");

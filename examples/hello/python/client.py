@@ -5,7 +5,9 @@ import sys
 
 import Ice
 
-Ice.loadSlice(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "slice", "Hello.ice"))
+# HELLO_SLICE names another Slice file for Demo::Hello (hello_derive's export).
+Ice.loadSlice(os.environ.get("HELLO_SLICE") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "slice", "Hello.ice"))
 import Demo  # noqa: E402
 
 with Ice.initialize(sys.argv) as communicator:
