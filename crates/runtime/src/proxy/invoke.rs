@@ -1,0 +1,458 @@
+//! Invocations: [`Proxy::invoke`] and its variants (parameters as one
+//! encapsulation, forwarded, or split around a large payload), the retry
+//! loop (§7.2), the built-in operations (`ice_ping`, `ice_isA`, ...),
+//! parameter encoding helpers and batch flushing.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use floe_wire::protocol::{OperationMode, ReplyBody, RequestHead};
+use floe_wire::{Context, Encapsulation, ENCODING_1_1};
+use tracing::Instrument;
+
+use super::{lock, InvocationMode, Proxy, Response};
+use crate::connection::Params;
+use crate::current::encode_encapsulation;
+use crate::error::{Error, Result};
+use crate::spans;
+
+impl Proxy {
+    /// Invokes `operation` with `params`, an encoded parameters
+    /// encapsulation (6-byte header included, in [`Proxy::encoding`]; see
+    /// [`Proxy::encode_params`]). Twoway proxies wait for the reply; oneway
+    /// and datagram proxies return once the request is written or queued;
+    /// batch proxies queue it.
+    ///
+    /// Failed invocations are retried as Ice does (§7.2, `Ice.RetryIntervals`).
+    /// Dropping the returned future abandons the call: a late reply is
+    /// discarded.
+    ///
+    /// # Errors
+    ///
+    /// Reply statuses 2–7 as [`Error::ObjectNotExist`] … [`Error::UnknownException`],
+    /// connection and protocol errors, [`Error::InvocationTimeout`].
+    pub async fn invoke(
+        &self,
+        operation: &str,
+        mode: OperationMode,
+        params: Bytes,
+    ) -> Result<Response> {
+        self.invoke_with_context(operation, mode, params, None)
+            .await
+    }
+
+    /// [`Proxy::invoke`] with an explicit context instead of the proxy's.
+    ///
+    /// # Errors
+    ///
+    /// As [`Proxy::invoke`].
+    pub async fn invoke_with_context(
+        &self,
+        operation: &str,
+        mode: OperationMode,
+        params: Bytes,
+        context: Option<&Context>,
+    ) -> Result<Response> {
+        self.invoke_params(operation, mode, Params::Encapsulation(&params), context)
+            .await
+    }
+
+    /// [`Proxy::invoke_with_context`] with parameters that are already an
+    /// encapsulation (typically one received from a peer and forwarded,
+    /// as an IceStorm broker does): its data is sent as it is, beside the
+    /// frame head in a vectored write, so one `Bytes` can be sent to many
+    /// targets without a copy.
+    ///
+    /// # Errors
+    ///
+    /// As [`Proxy::invoke`].
+    pub async fn invoke_encapsulation(
+        &self,
+        operation: &str,
+        mode: OperationMode,
+        params: &Encapsulation,
+        context: Option<&Context>,
+    ) -> Result<Response> {
+        let body = Params::Body(params.encoding, &params.data);
+        self.invoke_params(operation, mode, body, context).await
+    }
+
+    /// [`Proxy::invoke_with_context`] with parameters in two parts, both in
+    /// this proxy's encoding without the encapsulation header: `prefix`
+    /// (from [`Proxy::encode_params_prefix`]: the parameters before a byte
+    /// sequence, and its size) then `payload` (the byte sequence's bytes,
+    /// the last parameter). A large payload is sent beside the frame head
+    /// in a vectored write, never copied. Generated proxies use it for a
+    /// trailing `sequence<byte>` parameter.
+    ///
+    /// # Errors
+    ///
+    /// As [`Proxy::invoke`].
+    pub async fn invoke_with_payload(
+        &self,
+        operation: &str,
+        mode: OperationMode,
+        prefix: &Bytes,
+        payload: &Bytes,
+        context: Option<&Context>,
+    ) -> Result<Response> {
+        let params = Params::Split(self.inner.encoding, prefix, payload);
+        self.invoke_params(operation, mode, params, context).await
+    }
+
+    /// [`Proxy::invoke_with_payload`] with a borrowed payload, typically a
+    /// number sequence's memory ([`floe_wire::codec::WireNumber`]): a
+    /// large one is written to the socket from where it is, and copied
+    /// only when the socket does not take it at once (the rest is queued)
+    /// or when the request is compressed, batched or sent as a datagram.
+    /// Generated proxies use it for a trailing
+    /// `sequence<short|int|long|float|double>` parameter.
+    ///
+    /// ```no_run
+    /// # async fn f(proxy: floe_runtime::Proxy) -> floe_runtime::Result<()> {
+    /// use floe_runtime::OperationMode;
+    /// use floe_wire::codec::WireNumber;
+    ///
+    /// let samples = vec![0.5f32; 250_000];
+    /// // `publishFloatsOneWay(FloatSeq message)`: the count, then the floats.
+    /// let prefix = proxy.encode_params_prefix(|enc| enc.write_size(samples.len()));
+    /// proxy
+    ///     .invoke_with_payload_slice(
+    ///         "publishFloatsOneWay",
+    ///         OperationMode::Normal,
+    ///         &prefix,
+    ///         &f32::wire_bytes(&samples),
+    ///         None,
+    ///     )
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Proxy::invoke`].
+    pub async fn invoke_with_payload_slice(
+        &self,
+        operation: &str,
+        mode: OperationMode,
+        prefix: &Bytes,
+        payload: &[u8],
+        context: Option<&Context>,
+    ) -> Result<Response> {
+        let params = Params::Slice(self.inner.encoding, prefix, payload);
+        self.invoke_params(operation, mode, params, context).await
+    }
+
+    /// Sends a oneway request with an encapsulation as in
+    /// [`Proxy::invoke_encapsulation`] **now, without awaiting**, if this
+    /// is a oneway proxy whose connection is established: the frame is
+    /// written, or queued behind what the connection has not written yet
+    /// (or, within a burst of small oneways, queued to be written with the
+    /// rest of the burst, as by [`Proxy::ice_oneway`] invocations).
+    /// `None` when that is not possible (another mode, no connection yet,
+    /// or it was lost) or when more than `max_queued` bytes already wait
+    /// in the connection's write queue (the peer reads slower than we
+    /// send): use [`Proxy::invoke_encapsulation`], which connects, retries
+    /// and waits for the queue to drain below 1 MiB, or keep the message
+    /// in a bounded queue of your own.
+    pub fn try_send_oneway_now(
+        &self,
+        operation: &str,
+        mode: OperationMode,
+        params: &Encapsulation,
+        context: Option<&Context>,
+        max_queued: usize,
+    ) -> Option<Result<()>> {
+        let p = &*self.inner;
+        if p.mode != InvocationMode::Oneway {
+            return None;
+        }
+        let conn = match &p.fixed {
+            Some(c) => c.clone(),
+            None => lock(&p.cached).clone()?,
+        };
+        if !conn.is_active() {
+            return None;
+        }
+        let head = RequestHead {
+            identity: &p.identity,
+            facet: &p.facet,
+            operation,
+            mode: mode as u8,
+            context: context.unwrap_or(&p.context),
+        };
+        let body = Params::Body(params.encoding, &params.data);
+        let span = spans::invoke(operation, &p.identity, &p.facet, p.mode);
+        let _entered = span.enter();
+        let sent = conn.try_send_oneway_request(&head, body, self.is_compressed(), max_queued);
+        if sent.is_some() {
+            spans::record_sent(&span, 0, conn.info().id);
+        }
+        sent
+    }
+
+    /// Runs an invocation in its `invoke` span (see [`crate::spans`]).
+    ///
+    /// The span is entered around what this future does itself (getting
+    /// a connection, which may ask a locator, and logging retries) and
+    /// lives until the call ends, but the whole future is not wrapped in
+    /// `Instrumented`: that would move this large future into a wrapper
+    /// on every call, spans disabled or not.
+    async fn invoke_params(
+        &self,
+        operation: &str,
+        mode: OperationMode,
+        params: Params<'_>,
+        context: Option<&Context>,
+    ) -> Result<Response> {
+        let p = &*self.inner;
+        let span = spans::invoke(operation, &p.identity, &p.facet, p.mode);
+        let head = RequestHead {
+            identity: &p.identity,
+            facet: &p.facet,
+            operation,
+            mode: mode as u8,
+            context: context.unwrap_or(&p.context),
+        };
+        let compress = self.is_compressed();
+        if p.mode.is_datagram() {
+            let comm = self.communicator()?;
+            return comm
+                .send_datagram(
+                    &p.endpoints,
+                    &head,
+                    &params.framed(),
+                    compress,
+                    p.mode.is_batch(),
+                )
+                .await
+                .map(|_| Response::Ok(Encapsulation::empty(p.encoding)));
+        }
+        let twoway = p.mode.is_twoway();
+        let mut attempt = 0usize;
+        let mut close_retried = false;
+        loop {
+            let connection = if span.is_disabled() {
+                self.ice_get_connection().await
+            } else {
+                self.ice_get_connection().instrument(span.clone()).await
+            };
+            let result = match connection {
+                Err(e) => Err((e, false)),
+                Ok(conn) if p.mode.is_batch() => conn
+                    .queue_batch_request(&head, &params.framed(), compress)
+                    .map(|_| ReplyBody::Ok(Encapsulation::empty(p.encoding)))
+                    .map_err(|e| (e, false)),
+                Ok(conn) => {
+                    conn.invoke(&head, params, twoway, compress, p.invocation_timeout, &span)
+                        .await
+                }
+            };
+            let (err, sent) = match result {
+                Ok(body) => match reply_to_result(body) {
+                    Ok(r) => return Ok(r),
+                    Err(e) => (e, true),
+                },
+                Err(e) => e,
+            };
+            if p.fixed.is_some() || p.mode.is_batch() {
+                return Err(err);
+            }
+            let retryable = err.is_retryable(sent, mode.is_idempotent())
+                || crate::locator::resolve::retry_object_not_exist(self, &err);
+            // Looked up only after a failure: the success path touches no
+            // communicator state.
+            let retry_interval = self
+                .inner
+                .communicator
+                .upgrade()
+                .and_then(|c| c.retry_intervals.get(attempt).copied());
+            let interval = if retryable && retry_interval.is_some() {
+                retry_interval
+            } else if matches!(err, Error::CloseConnection) && !close_retried {
+                // CloseConnection is retried at least once, even when the
+                // retry list is used up.
+                close_retried = true;
+                Some(Duration::ZERO)
+            } else {
+                None
+            };
+            let Some(interval) = interval else {
+                return Err(err);
+            };
+            attempt += 1;
+            let trace_retry = self
+                .communicator()
+                .map(|c| c.properties().get_int_or("Ice.Trace.Retry", 0) >= 1)
+                .unwrap_or(false);
+            span.in_scope(|| {
+                crate::trace::event_if!(
+                    trace_retry,
+                    info,
+                    debug,
+                    operation,
+                    attempt,
+                    "retrying after: {err}"
+                )
+            });
+            if !interval.is_zero() {
+                tokio::time::sleep(interval).await;
+            }
+        }
+    }
+
+    /// Encodes a parameters encapsulation in this proxy's encoding.
+    ///
+    /// The buffer starts with the size of the proxy's previous parameters
+    /// (see `ParamsSize`), so a request of the same shape as the last one
+    /// is encoded without growing (and copying) its buffer.
+    pub fn encode_params(&self, write: impl FnOnce(&mut floe_wire::Encoder)) -> Bytes {
+        let size = &self.inner.params_size;
+        let capacity = size.capacity();
+        let format = self.inner.class_format;
+        size.record(
+            encode_encapsulation(self.inner.encoding, capacity, |enc| {
+                enc.set_class_format(format);
+                write(enc)
+            }),
+            capacity,
+        )
+    }
+
+    /// A decoder for a results (or user exception) encapsulation received
+    /// by this proxy, carrying the communicator so that proxies in it
+    /// decode as live ones and `Ice.AcceptClassCycles`, `Ice.ClassGraphDepthMax` and
+    /// `Floe.ClassGraphMemoryFactor` apply (generated
+    /// code uses it for operations whose results may hold proxies or
+    /// classes; the others skip the upgrade of the weak communicator
+    /// reference).
+    ///
+    /// # Errors
+    ///
+    /// [`floe_wire::Error::UnsupportedEncoding`] for an encapsulation
+    /// neither 1.0 nor 1.1.
+    pub fn reply_decoder(&self, encaps: Encapsulation) -> floe_wire::Result<floe_wire::Decoder> {
+        let mut dec = floe_wire::Decoder::from_encapsulation(encaps)?;
+        if let Some(inner) = self.inner.communicator.upgrade() {
+            dec.set_accept_class_cycles(inner.accept_class_cycles);
+            dec.set_class_graph_depth_max(inner.class_graph_depth_max);
+            dec.set_class_graph_memory_factor(inner.class_graph_memory_factor);
+            dec.set_context(inner);
+        }
+        Ok(dec)
+    }
+
+    /// Encodes the start of a parameters encapsulation's data (no header)
+    /// in this proxy's encoding, for [`Proxy::invoke_with_payload`].
+    pub fn encode_params_prefix(&self, write: impl FnOnce(&mut floe_wire::Encoder)) -> Bytes {
+        let mut enc = floe_wire::Encoder::with_buffer(
+            bytes::BytesMut::with_capacity(32),
+            self.inner.encoding,
+        );
+        enc.set_class_format(self.inner.class_format);
+        write(&mut enc);
+        enc.finish()
+    }
+
+    /// An empty parameters encapsulation in this proxy's encoding.
+    pub fn empty_params(&self) -> Bytes {
+        if self.inner.encoding == ENCODING_1_1 {
+            Bytes::from_static(&[6, 0, 0, 0, 1, 1])
+        } else {
+            Bytes::from_static(&[6, 0, 0, 0, 1, 0])
+        }
+    }
+
+    /// `ice_ping`: checks that the object exists.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ObjectNotExist`] and friends, connection errors.
+    pub async fn ice_ping(&self) -> Result<()> {
+        self.invoke("ice_ping", OperationMode::Nonmutating, self.empty_params())
+            .await?
+            .into_ok()
+            .map(drop)
+    }
+
+    /// `ice_isA`: whether the object implements `type_id`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Proxy::ice_ping`].
+    pub async fn ice_is_a(&self, type_id: &str) -> Result<bool> {
+        let params = self.encode_params(|e| e.write_string(type_id));
+        let r = self
+            .twoway_for_builtin()?
+            .invoke("ice_isA", OperationMode::Nonmutating, params)
+            .await?
+            .into_ok()?;
+        let mut dec = floe_wire::Decoder::from_encapsulation(r)?;
+        Ok(dec.read_bool()?)
+    }
+
+    /// `ice_id`: the most-derived type id.
+    ///
+    /// # Errors
+    ///
+    /// As [`Proxy::ice_ping`].
+    pub async fn ice_id(&self) -> Result<String> {
+        let r = self
+            .twoway_for_builtin()?
+            .invoke("ice_id", OperationMode::Nonmutating, self.empty_params())
+            .await?
+            .into_ok()?;
+        let mut dec = floe_wire::Decoder::from_encapsulation(r)?;
+        Ok(dec.read_string()?)
+    }
+
+    /// `ice_ids`: all type ids, sorted.
+    ///
+    /// # Errors
+    ///
+    /// As [`Proxy::ice_ping`].
+    pub async fn ice_ids(&self) -> Result<Vec<String>> {
+        let r = self
+            .twoway_for_builtin()?
+            .invoke("ice_ids", OperationMode::Nonmutating, self.empty_params())
+            .await?
+            .into_ok()?;
+        let mut dec = floe_wire::Decoder::from_encapsulation(r)?;
+        Ok(dec.read_seq::<String>()?)
+    }
+
+    fn twoway_for_builtin(&self) -> Result<Proxy> {
+        if self.inner.mode.is_twoway() {
+            Ok(self.clone())
+        } else {
+            Err(Error::TwowayOnly)
+        }
+    }
+
+    /// Sends the batch requests queued on this proxy's connection.
+    ///
+    /// # Errors
+    ///
+    /// Connection errors.
+    pub async fn ice_flush_batch_requests(&self) -> Result<()> {
+        if self.inner.mode.is_datagram() {
+            let comm = self.communicator()?;
+            return comm.flush_datagram_batches().await;
+        }
+        let conn = self.ice_get_connection().await?;
+        conn.flush_batch_requests()
+    }
+}
+
+fn reply_to_result(body: ReplyBody) -> Result<Response> {
+    match body {
+        ReplyBody::Ok(e) => Ok(Response::Ok(e)),
+        ReplyBody::UserException(e) => Ok(Response::UserException(e)),
+        ReplyBody::ObjectNotExist(f) => Err(Error::ObjectNotExist(f)),
+        ReplyBody::FacetNotExist(f) => Err(Error::FacetNotExist(f)),
+        ReplyBody::OperationNotExist(f) => Err(Error::OperationNotExist(f)),
+        ReplyBody::UnknownLocalException(s) => Err(Error::UnknownLocalException(s)),
+        ReplyBody::UnknownUserException(s) => Err(Error::UnknownUserException(s)),
+        ReplyBody::UnknownException(s) => Err(Error::UnknownException(s)),
+    }
+}
