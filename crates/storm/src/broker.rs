@@ -126,15 +126,7 @@ impl Broker {
     /// milliseconds: it runs once, at shutdown.
     pub async fn drained(&self) {
         loop {
-            let topics: Vec<Arc<Topic>> = self
-                .inst
-                .topics
-                .read()
-                .unwrap_or_else(|p| p.into_inner())
-                .values()
-                .cloned()
-                .collect();
-            if topics.iter().all(|t| t.is_drained()) {
+            if self.topics().iter().all(|t| t.is_drained()) {
                 return;
             }
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
@@ -143,17 +135,20 @@ impl Broker {
 
     /// Logs every topic's counters.
     pub fn report(&self) {
-        let topics: Vec<Arc<Topic>> = self
-            .inst
+        for t in self.topics() {
+            t.report();
+        }
+    }
+
+    /// The topics now (a snapshot, so no lock is held while using them).
+    fn topics(&self) -> Vec<Arc<Topic>> {
+        self.inst
             .topics
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .values()
             .cloned()
-            .collect();
-        for t in topics {
-            t.report();
-        }
+            .collect()
     }
 
     /// The servant of `identity` on the TopicManager adapter.
