@@ -12,7 +12,7 @@ use floe::runtime::{Communicator, Identity, Proxy};
 use floe_storm::slice::ice_storm::{QoS, TopicManagerPrx, TopicPrx};
 
 use crate::bench_common::{make_data_message, pattern, LatencyPrx, MessagesPrx, ThroughputPrx};
-use crate::soak::{self, Node};
+use crate::soak::{self, Node, Tag};
 use crate::subscriber::{Subscriber, Tracker};
 use crate::{fail, properties};
 
@@ -37,8 +37,8 @@ const BIG: usize = 500_000;
 const CODAC: usize = 10_000;
 /// Nodes in the class graph of `reverse`.
 const NODES: i32 = 64;
-/// `skip` refers to the node this many places further down.
-const SKIP: i32 = 8;
+/// Tags shared by the nodes (node `v` has tag `v % TAGS`).
+const TAGS: i32 = 4;
 /// Events each task publishes per round, and their payload size.
 const EVENTS: usize = 5;
 const EVENT_BYTES: usize = 256;
@@ -97,35 +97,51 @@ struct Task {
     published: Arc<AtomicU64>,
 }
 
-/// A list of `NODES` nodes, values 0.., each `skip` pointing `SKIP` nodes
-/// further down (shared instances).
+/// A list of `NODES` nodes, values 0.., sharing `TAGS` tags.
 fn make_list() -> Option<ClassRef<Node>> {
-    let mut nodes: Vec<ClassRef<Node>> = Vec::new(); // from the tail
+    let tags: Vec<ClassRef<Tag>> = (0..TAGS)
+        .map(|t| {
+            ClassRef::new(Tag {
+                name: format!("tag{t}"),
+            })
+        })
+        .collect();
+    let mut list = None;
     for value in (0..NODES).rev() {
-        let next = nodes.last().cloned();
-        let skip = if nodes.len() >= SKIP as usize {
-            Some(nodes[nodes.len() - SKIP as usize].clone())
-        } else {
-            None
-        };
-        nodes.push(ClassRef::new(Node { value, next, skip }));
+        let tag = Some(tags[(value % TAGS) as usize].clone());
+        list = Some(ClassRef::new(Node {
+            value,
+            next: list,
+            tag,
+        }));
     }
-    nodes.pop()
+    list
 }
 
-/// Checks `reverse`'s result: values NODES-1 down to 0, skips kept.
+/// Checks `reverse`'s result: values NODES-1 down to 0, tags kept and
+/// still shared (one instance per tag name).
 fn check_reversed(list: Option<ClassRef<Node>>) -> Result<(), String> {
     let mut want = NODES - 1;
     let mut node = list;
+    let mut seen: Vec<Option<ClassRef<Tag>>> = vec![None; TAGS as usize];
     while let Some(n) = node {
         let r = n.read();
         if r.value != want {
             return Err(format!("node {want} has value {}", r.value));
         }
-        let skip = r.skip.as_ref().map(|s| s.read().value);
-        let want_skip = (want + SKIP < NODES).then_some(want + SKIP);
-        if skip != want_skip {
-            return Err(format!("node {want} skips to {skip:?}, not {want_skip:?}"));
+        let Some(tag) = r.tag.clone() else {
+            return Err(format!("node {want} has no tag"));
+        };
+        let slot = &mut seen[(want % TAGS) as usize];
+        if tag.read().name != format!("tag{}", want % TAGS) {
+            return Err(format!("node {want} has tag {}", tag.read().name));
+        }
+        match slot {
+            Some(first) if !ClassRef::ptr_eq(first, &tag) => {
+                return Err(format!("node {want}: its tag is a copy, not shared"));
+            }
+            Some(_) => {}
+            None => *slot = Some(tag),
         }
         want -= 1;
         node = r.next.clone();
@@ -147,11 +163,17 @@ async fn round(task: &Task, c: &Counters) {
     for _ in 0..10 {
         c.count("o (batch oneway)", task.a_batch.o().await);
     }
-    c.count("flushBatchRequests", task.a_batch.ice_flush_batch_requests().await);
+    c.count(
+        "flushBatchRequests",
+        task.a_batch.ice_flush_batch_requests().await,
+    );
     c.count("sendByteSeq", task.t.send_byte_seq(task.big.clone()).await);
     if let Some(b) = c.count("recvByteSeq", task.t.recv_byte_seq(BIG as i32).await) {
         if b != task.big {
-            c.error("recvByteSeq", &format!("{} bytes, not the pattern", b.len()));
+            c.error(
+                "recvByteSeq",
+                &format!("{} bytes, not the pattern", b.len()),
+            );
         }
     }
     if let Some(v) = c.count("recvFixedSeq", task.t.recv_fixed_seq(1000).await) {
@@ -160,7 +182,10 @@ async fn round(task: &Task, c: &Counters) {
         }
     }
     let want = task.data.signals.len() as i32;
-    if let Some(n) = c.count("publishDataTwoWay", task.m.publish_data_two_way(&task.data).await) {
+    if let Some(n) = c.count(
+        "publishDataTwoWay",
+        task.m.publish_data_two_way(&task.data).await,
+    ) {
         if n != want {
             c.error("publishDataTwoWay", &format!("returned {n}, not {want}"));
         }
@@ -193,7 +218,8 @@ async fn run_task(
     deadline: Instant,
 ) -> Result<(), BoxError> {
     let comm = Communicator::with_properties(properties());
-    let at = |name: &str| comm.string_to_proxy(&format!("{name}:tcp -h 127.0.0.1 -p {}", opts.port));
+    let at =
+        |name: &str| comm.string_to_proxy(&format!("{name}:tcp -h 127.0.0.1 -p {}", opts.port));
     let a = LatencyPrx::unchecked_cast(at("a")?);
     let m = MessagesPrx::unchecked_cast(at("m")?);
     let task = Task {
@@ -231,7 +257,10 @@ pub struct Totals {
 
 impl Totals {
     fn take(start: Instant, c: &Counters, published: &[Arc<AtomicU64>], t: &Tracker) -> Totals {
-        let counts: Vec<u64> = published.iter().map(|p| p.load(Ordering::Relaxed)).collect();
+        let counts: Vec<u64> = published
+            .iter()
+            .map(|p| p.load(Ordering::Relaxed))
+            .collect();
         Totals {
             seconds: start.elapsed().as_secs_f64(),
             calls: c.calls.load(Ordering::Relaxed),
@@ -325,7 +354,8 @@ pub async fn run(opts: Options) -> Result<(), BoxError> {
     }
     let all = futures_join(tasks);
     tokio::pin!(all);
-    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + STATS_EVERY, STATS_EVERY);
+    let mut ticker =
+        tokio::time::interval_at(tokio::time::Instant::now() + STATS_EVERY, STATS_EVERY);
     let results = loop {
         tokio::select! {
             r = &mut all => break r,
@@ -361,7 +391,9 @@ pub async fn run(opts: Options) -> Result<(), BoxError> {
 }
 
 /// Awaits every task (in order), whatever each returns.
-async fn futures_join<T>(tasks: Vec<tokio::task::JoinHandle<T>>) -> Vec<Result<T, tokio::task::JoinError>> {
+async fn futures_join<T>(
+    tasks: Vec<tokio::task::JoinHandle<T>>,
+) -> Vec<Result<T, tokio::task::JoinError>> {
     let mut out = Vec::with_capacity(tasks.len());
     for t in tasks {
         out.push(t.await);
