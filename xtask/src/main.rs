@@ -9,6 +9,9 @@
 //!   C++'s clients; writes `target/compare.json` and `docs/performance.md`.
 //! - `fuzz`: runs the cargo-fuzz targets of `fuzz/` on nightly (see
 //!   [`fuzz`]); not part of CI.
+//! - `soak`: a long mixed-load run against the soak server and floe-storm
+//!   that checks RSS stays flat and nothing fails (see [`soak`]); not part
+//!   of CI.
 //! - `demo`: runs `examples/demo.rs` if it exists; otherwise a floe-wire
 //!   request is sent to a real Ice server, which decodes it and answers.
 //!
@@ -19,6 +22,7 @@ mod demo;
 mod fuzz;
 mod install;
 mod msrv;
+mod soak;
 mod test;
 
 use std::process::ExitCode;
@@ -43,6 +47,11 @@ tasks:
          run the cargo-fuzz targets of fuzz/ (nightly), N seconds each
          (default 60), from fuzz/seeds; --capture first re-records the
          seeds from a Python Ice client and server; not run by CI
+  soak [--minutes N] [--clients C]
+         floe-storm and the soak server (release) under C clients of mixed
+         operations for N minutes (default 30, 4); RSS, calls/s and errors
+         every 10 s; fails on any error, lost event or RSS growth >= 5%
+         after the warm-up; not run by CI
   demo   run examples/demo.rs (release), or send a floe-encoded request to a
          real Ice server and print both sides";
 
@@ -52,6 +61,7 @@ fn main() -> ExitCode {
         Some("test") => test::run(),
         Some("demo") => demo::run(),
         Some("fuzz") => fuzz::run(&std::env::args().skip(2).collect::<Vec<_>>()),
+        Some("soak") => soak::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("compare") => compare::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         // Helper process of `compare`'s `idle` workload.
         Some("__idle-client") => {
