@@ -423,6 +423,7 @@ public class JavaClient
         });
 
         out.put("concurrency", () -> {
+            test.ice_ping(); // connect first: time the dispatch, not a handshake
             long start = System.nanoTime();
             List<CompletableFuture<Integer>> futures = new ArrayList<>();
             for(int i = 0; i < 4; ++i)

@@ -356,6 +356,7 @@ def checks(comm, endpoint):
 
     @check
     def concurrency():
+        test.ice_ping()  # connect first: time the dispatch, not a handshake
         start = time.time()
         futures = [test.sleepMsAsync(500) for _ in range(4)]
         results = [f.result() for f in futures]
