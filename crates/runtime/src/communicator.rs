@@ -6,15 +6,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use bytes::{BufMut, BytesMut};
-use floe_wire::protocol::{BatchBuilder, CompressionStatus, RequestHead, COMPRESSION_THRESHOLD};
+use floe_wire::protocol::BatchBuilder;
 use floe_wire::Identity;
 use tokio::sync::watch;
 
 use crate::connection::acm::AcmConfig;
 use crate::connection::{Connection, ConnectionConfig};
 use crate::datagram::DatagramSender;
-use crate::endpoint::{Endpoint, Transport};
+use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::object_adapter::ObjectAdapter;
 use crate::properties::Properties;
@@ -49,8 +48,8 @@ pub(crate) struct CommunicatorInner {
     /// to one server share a connection instead of racing to open several,
     /// while a slow or dead server never delays connections to others.
     connecting: Mutex<HashMap<ConnectionKey, Arc<tokio::sync::Mutex<()>>>>,
-    datagram: Mutex<HashMap<String, Arc<DatagramSender>>>,
-    datagram_batches: Mutex<HashMap<String, (BatchBuilder, bool)>>,
+    pub(crate) datagram: Mutex<HashMap<String, Arc<DatagramSender>>>,
+    pub(crate) datagram_batches: Mutex<HashMap<String, (BatchBuilder, bool)>>,
     adapters: Mutex<Vec<ObjectAdapter>>,
     shutdown: watch::Sender<bool>,
     destroyed: AtomicBool,
@@ -462,91 +461,6 @@ impl Communicator {
             .filter_map(|e| map.get(&key(e)))
             .find(|c| c.is_active())
             .cloned()
-    }
-
-    /// Sends (or queues, for batch datagram proxies) one datagram request.
-    pub(crate) async fn send_datagram(
-        &self,
-        endpoints: &[Endpoint],
-        head: &RequestHead<'_>,
-        params: &[u8],
-        compress: bool,
-        batch: bool,
-    ) -> Result<()> {
-        let ep = endpoints
-            .iter()
-            .find(|e| e.transport == Transport::Udp)
-            .ok_or_else(|| Error::NoEndpoint("no udp endpoint in proxy".into()))?;
-        let addr = format!("{}:{}", ep.connect_host(), ep.port);
-        if batch {
-            let mut batches = self
-                .inner
-                .datagram_batches
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
-            let (b, c) = batches
-                .entry(addr)
-                .or_insert_with(|| (BatchBuilder::new(), false));
-            crate::connection::limits::check_batch_push(b, head, params.len())?;
-            b.push(head, params);
-            *c |= compress;
-            return Ok(());
-        }
-        let mut frame = BytesMut::with_capacity(64 + params.len());
-        head.try_encode_head(&mut frame, 0, params.len(), CompressionStatus::NotSupported)?;
-        frame.put_slice(params);
-        self.send_datagram_frame(&addr, frame, compress).await
-    }
-
-    async fn send_datagram_frame(&self, addr: &str, frame: BytesMut, compress: bool) -> Result<()> {
-        let frame = if compress && frame.len() >= COMPRESSION_THRESHOLD {
-            floe_wire::protocol::compress_frame(&frame, self.inner.client_config.compression_level)?
-        } else {
-            let mut f = frame;
-            if compress {
-                f[9] = CompressionStatus::Supported as u8;
-            }
-            f
-        };
-        let sender = {
-            let map = self
-                .inner
-                .datagram
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
-            map.get(addr).cloned()
-        };
-        let sender = match sender {
-            Some(s) => s,
-            None => {
-                let s = DatagramSender::connect(addr).await?;
-                self.inner
-                    .datagram
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(addr.to_string(), s.clone());
-                s
-            }
-        };
-        sender.send(&frame).await
-    }
-
-    pub(crate) async fn flush_datagram_batches(&self) -> Result<()> {
-        let frames: Vec<(String, BytesMut, bool)> = {
-            let mut batches = self
-                .inner
-                .datagram_batches
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
-            batches
-                .iter_mut()
-                .filter_map(|(a, (b, c))| b.take_frame().map(|f| (a.clone(), f, std::mem::take(c))))
-                .collect()
-        };
-        for (addr, frame, compress) in frames {
-            self.send_datagram_frame(&addr, frame, compress).await?;
-        }
-        Ok(())
     }
 
     /// Flushes the batch requests queued on every outgoing connection.

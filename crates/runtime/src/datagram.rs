@@ -3,14 +3,16 @@
 
 use std::sync::Arc;
 
-use bytes::{Bytes, BytesMut};
-use floe_wire::protocol::Request;
+use bytes::{BufMut, Bytes, BytesMut};
 use floe_wire::protocol::{
     check, decompress_frame, CompressionStatus, FrameCheck, Header, Message,
 };
+use floe_wire::protocol::{BatchBuilder, Request, RequestHead, COMPRESSION_THRESHOLD};
 use tokio::net::UdpSocket;
 
+use crate::communicator::Communicator;
 use crate::current::Current;
+use crate::endpoint::{Endpoint, Transport};
 use crate::error::{Error, Result};
 use crate::object_adapter::ObjectAdapter;
 use crate::servant::Dispatch;
@@ -127,5 +129,94 @@ impl DatagramSender {
             .await
             .map(drop)
             .map_err(|e| Error::Socket(e.to_string()))
+    }
+}
+
+/// The sending side of UDP proxies: one datagram per request, batches
+/// per address until flushed.
+impl Communicator {
+    /// Sends (or queues, for batch datagram proxies) one datagram request.
+    pub(crate) async fn send_datagram(
+        &self,
+        endpoints: &[Endpoint],
+        head: &RequestHead<'_>,
+        params: &[u8],
+        compress: bool,
+        batch: bool,
+    ) -> Result<()> {
+        let ep = endpoints
+            .iter()
+            .find(|e| e.transport == Transport::Udp)
+            .ok_or_else(|| Error::NoEndpoint("no udp endpoint in proxy".into()))?;
+        let addr = format!("{}:{}", ep.connect_host(), ep.port);
+        if batch {
+            let mut batches = self
+                .inner
+                .datagram_batches
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            let (b, c) = batches
+                .entry(addr)
+                .or_insert_with(|| (BatchBuilder::new(), false));
+            crate::connection::limits::check_batch_push(b, head, params.len())?;
+            b.push(head, params);
+            *c |= compress;
+            return Ok(());
+        }
+        let mut frame = BytesMut::with_capacity(64 + params.len());
+        head.try_encode_head(&mut frame, 0, params.len(), CompressionStatus::NotSupported)?;
+        frame.put_slice(params);
+        self.send_datagram_frame(&addr, frame, compress).await
+    }
+
+    async fn send_datagram_frame(&self, addr: &str, frame: BytesMut, compress: bool) -> Result<()> {
+        let frame = if compress && frame.len() >= COMPRESSION_THRESHOLD {
+            floe_wire::protocol::compress_frame(&frame, self.inner.client_config.compression_level)?
+        } else {
+            let mut f = frame;
+            if compress {
+                f[9] = CompressionStatus::Supported as u8;
+            }
+            f
+        };
+        let sender = {
+            let map = self
+                .inner
+                .datagram
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            map.get(addr).cloned()
+        };
+        let sender = match sender {
+            Some(s) => s,
+            None => {
+                let s = DatagramSender::connect(addr).await?;
+                self.inner
+                    .datagram
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(addr.to_string(), s.clone());
+                s
+            }
+        };
+        sender.send(&frame).await
+    }
+
+    pub(crate) async fn flush_datagram_batches(&self) -> Result<()> {
+        let frames: Vec<(String, BytesMut, bool)> = {
+            let mut batches = self
+                .inner
+                .datagram_batches
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            batches
+                .iter_mut()
+                .filter_map(|(a, (b, c))| b.take_frame().map(|f| (a.clone(), f, std::mem::take(c))))
+                .collect()
+        };
+        for (addr, frame, compress) in frames {
+            self.send_datagram_frame(&addr, frame, compress).await?;
+        }
+        Ok(())
     }
 }

@@ -51,29 +51,8 @@ use crate::transport::Io;
 
 #[path = "stream_writer.rs"]
 mod stream_writer;
-
-/// At most this many buffers go into one vectored write (on the stack).
-///
-/// A forwarded oneway is two buffers (the frame head and the shared
-/// parameters), so this is up to 64 queued 10 KB events, 640 KB, per
-/// `sendmsg`. Fewer, larger writes wake the reader fewer times: in
-/// floe-storm's 10 KB fan-in, 128 instead of 64 delivered 10–13% more
-/// MB/s with 10% less broker CPU, while 8 or 16 cost 30% of the MB/s and
-/// 256 to 1024 gained no more (see `docs/performance-notes.md`).
-const MAX_IOV: usize = 128;
-
-/// Flags of every `sendmsg` on the connection: a peer that reset the
-/// connection gives `EPIPE`, not `SIGPIPE`, whatever the host program does
-/// with signals.
-#[cfg(any(target_os = "linux", target_os = "android"))]
-const SEND_FLAGS: libc::c_int = libc::MSG_NOSIGNAL;
-#[cfg(not(any(target_os = "linux", target_os = "android")))]
-const SEND_FLAGS: std::ffi::c_int = 0;
-
-/// A sender that queues behind earlier messages writes the queue's head
-/// itself once this many bytes were queued since the last such attempt
-/// (see [`Writer::help`]).
-const HELP_BYTES: usize = 256 * 1024;
+#[path = "tcp_writer.rs"]
+mod tcp_writer;
 
 pub(super) struct WriteState {
     /// Bytes accepted but not yet written, in order.
@@ -256,7 +235,7 @@ impl Writer {
     }
 
     /// Sends `parts` then `tail` (may be empty).
-    fn send_parts(&self, parts: &mut [Bytes], mut tail: &[u8]) -> Result<(), Error> {
+    fn send_parts(&self, parts: &mut [Bytes], tail: &[u8]) -> Result<(), Error> {
         let mut st = self.lock();
         if let Some(e) = &st.error {
             return Err(e.clone());
@@ -265,38 +244,8 @@ impl Writer {
             return self.send_stream(io, st, parts, tail);
         }
         if st.queue.is_empty() {
-            // Direct path: write now, as far as the socket takes it.
-            let mut first = 0;
-            while first < parts.len() || !tail.is_empty() {
-                let n = {
-                    // Up to three parts, and the tail once every part is in.
-                    let mut slices = [IoSlice::new(&[]); 4];
-                    let owned = (parts.len() - first).min(3);
-                    for (slot, b) in slices.iter_mut().zip(&parts[first..first + owned]) {
-                        *slot = IoSlice::new(b);
-                    }
-                    if first + owned == parts.len() {
-                        slices[owned] = IoSlice::new(tail);
-                    }
-                    match self.try_send(&slices) {
-                        Ok(n) => n,
-                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
-                        Err(e) => {
-                            let err = Error::from_io(&e);
-                            st.error = Some(err.clone());
-                            return Err(err);
-                        }
-                    }
-                };
-                let rest = advance(parts, &mut first, n);
-                tail = &tail[rest.min(tail.len())..];
-            }
-            if first >= parts.len() && tail.is_empty() {
+            if self.send_direct(&mut st, parts, tail)? {
                 return Ok(());
-            }
-            st.push(&parts[first..]);
-            if !tail.is_empty() {
-                st.push(&[Bytes::copy_from_slice(tail)]);
             }
         } else if !self.queue_and_help(&mut st, parts, tail)? {
             return Ok(());
@@ -444,101 +393,6 @@ impl Writer {
         }
     }
 
-    /// Queues `parts` and a copy of `tail` behind what waits and helps
-    /// write it; whether anything is still queued.
-    fn queue_and_help(
-        &self,
-        st: &mut WriteState,
-        parts: &[Bytes],
-        tail: &[u8],
-    ) -> Result<bool, Error> {
-        st.push(parts);
-        if !tail.is_empty() {
-            st.push(&[Bytes::copy_from_slice(tail)]);
-        }
-        self.help(st)?;
-        Ok(!st.queue.is_empty())
-    }
-
-    /// A sender's share of the writing: once [`HELP_BYTES`] were queued
-    /// since the last attempt, one non-blocking vectored write of the
-    /// queue's head, straight to the socket.
-    ///
-    /// The connection task alone drains the queue when tokio reports the
-    /// socket writable, and a runtime whose workers are busy with other
-    /// connections (a broker reading four publishers streaming to one
-    /// subscriber) polls neither that task nor the I/O driver for long
-    /// stretches: the subscriber's socket then sat empty while the queue
-    /// grew by gigabytes. Senders that keep queueing keep the socket
-    /// filled instead. The write bypasses tokio's readiness, which is the
-    /// stale part: a full socket costs one `EAGAIN` per [`HELP_BYTES`]
-    /// queued.
-    fn help(&self, st: &mut WriteState) -> Result<(), Error> {
-        let Sink::Tcp(stream) = &self.sink else {
-            // A stream is written by the connection task alone.
-            return Ok(());
-        };
-        if st.unhelped < HELP_BYTES {
-            return Ok(());
-        }
-        st.unhelped = 0;
-        let sock = socket2::SockRef::from(&**stream);
-        self.write_head(st, |iov| sock.send_vectored_with_flags(iov, SEND_FLAGS))
-    }
-
-    /// One non-blocking vectored write of the queue's head.
-    fn write_queued(&self) -> Result<(), Error> {
-        let mut st = self.lock();
-        if let Some(e) = &st.error {
-            return Err(e.clone());
-        }
-        self.write_head(&mut st, |iov| self.try_send(iov))
-    }
-
-    /// One non-blocking vectored write through tokio's readiness (as
-    /// `try_write_vectored`; `WouldBlock` clears it), as a `sendmsg` with
-    /// [`SEND_FLAGS`]: a peer that reset the connection gives `EPIPE`, never
-    /// `SIGPIPE`, even in a host program that does not ignore the signal
-    /// (mio's `writev` cannot pass the flag).
-    fn try_send(&self, iov: &[IoSlice<'_>]) -> std::io::Result<usize> {
-        let Sink::Tcp(stream) = &self.sink else {
-            return Err(std::io::ErrorKind::WouldBlock.into());
-        };
-        stream.try_io(tokio::io::Interest::WRITABLE, || {
-            socket2::SockRef::from(&**stream).send_vectored_with_flags(iov, SEND_FLAGS)
-        })
-    }
-
-    /// Writes the queue's head with `write` and drops what it took.
-    fn write_head(
-        &self,
-        st: &mut WriteState,
-        write: impl FnOnce(&[IoSlice<'_>]) -> std::io::Result<usize>,
-    ) -> Result<(), Error> {
-        let res = {
-            // On the stack: no allocation per flush.
-            let mut iov = [IoSlice::new(&[]); MAX_IOV];
-            let mut n = 0;
-            for (slot, b) in iov.iter_mut().zip(st.queue.iter()) {
-                *slot = IoSlice::new(b);
-                n += 1;
-            }
-            write(&iov[..n])
-        };
-        match res {
-            Ok(n) => {
-                st.consume(n);
-                Ok(())
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(()),
-            Err(e) => {
-                let err = Error::from_io(&e);
-                st.error = Some(err.clone());
-                Err(err)
-            }
-        }
-    }
-
     /// Refuses further writes with `err` (first error wins) and returns the
     /// error in force.
     pub(crate) fn fail(&self, err: Error) -> Error {
@@ -553,27 +407,9 @@ impl Writer {
     }
 }
 
-/// Advances the parts cursor by `n` written bytes; returns the bytes
-/// written past the last part (into a borrowed tail).
-fn advance(parts: &mut [Bytes], first: &mut usize, mut n: usize) -> usize {
-    while n > 0 && *first < parts.len() {
-        let len = parts[*first].len();
-        if n >= len {
-            n -= len;
-            *first += 1;
-        } else {
-            parts[*first].advance(n);
-            n = 0;
-        }
-    }
-    while *first < parts.len() && parts[*first].is_empty() {
-        *first += 1;
-    }
-    n
-}
-
 #[cfg(test)]
 mod tests {
+    use super::tcp_writer::HELP_BYTES;
     use super::*;
     use std::io::Read;
     use std::sync::atomic::AtomicUsize;

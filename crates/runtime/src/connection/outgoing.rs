@@ -1,0 +1,209 @@
+//! The request side of a [`Connection`]: twoway and oneway invocations
+//! (written by the caller's task, see `writer.rs`), batched requests and
+//! their flush (§2.6).
+
+use super::*;
+
+impl Connection {
+    /// Sends the batch requests queued on this connection (§2.6).
+    ///
+    /// # Errors
+    ///
+    /// If the connection is closed.
+    pub fn flush_batch_requests(&self) -> Result<()> {
+        let frame = {
+            let mut q = self.inner.batch.lock().unwrap_or_else(|p| p.into_inner());
+            let compress = std::mem::take(&mut q.compress);
+            q.builder.take_frame().map(|f| (f, compress))
+        };
+        match frame {
+            Some((f, compress)) => self.inner.send_frame(f, compress, None),
+            None => Ok(()),
+        }
+    }
+
+    /// Queues a batched request; auto-flushes the requests queued before it
+    /// when the batch reaches `Ice.BatchAutoFlushSize` (§2.6).
+    pub(crate) fn queue_batch_request(
+        &self,
+        head: &RequestHead<'_>,
+        params: &[u8],
+        compress: bool,
+    ) -> Result<()> {
+        if !self.is_active() {
+            return Err(self.end_error().unwrap_or(Error::ConnectionManuallyClosed));
+        }
+        let limit = self.inner.config.batch_auto_flush_size;
+        let to_send = {
+            let mut q = self.inner.batch.lock().unwrap_or_else(|p| p.into_inner());
+            limits::check_batch_push(&q.builder, head, params.len())?;
+            let at = q.builder.push(head, params);
+            let previous_compress = q.compress;
+            q.compress |= compress;
+            if limit > 0 && q.builder.frame_size() >= limit {
+                q.builder.take_frame_before(at).map(|f| {
+                    q.compress = compress;
+                    (f, previous_compress)
+                })
+            } else {
+                None
+            }
+        };
+        match to_send {
+            Some((f, c)) => self.inner.send_frame(f, c, None),
+            None => Ok(()),
+        }
+    }
+
+    /// Sends a request and, for twoway, waits for the reply. Errors come
+    /// with whether the request may have reached the peer (for §7.2).
+    pub(crate) async fn invoke(
+        &self,
+        head: &RequestHead<'_>,
+        params: Params<'_>,
+        twoway: bool,
+        compress: bool,
+        timeout: Option<Duration>,
+        span: &tracing::Span,
+    ) -> std::result::Result<ReplyBody, (Error, bool)> {
+        let inner = &*self.inner;
+        if !self.is_active() {
+            let e = self.end_error().unwrap_or(Error::ConnectionManuallyClosed);
+            return Err((e, false));
+        }
+        let (id, rx) = if twoway {
+            let (id, rx) = inner.requests.register().map_err(|e| (e, false))?;
+            (id, Some(rx))
+        } else {
+            (0, None)
+        };
+        // Abandons the request if this future is dropped before the reply.
+        let guard = rx.as_ref().map(|_| PendingGuard {
+            table: &inner.requests,
+            id,
+        });
+        // A small oneway request that follows another write on this
+        // connection within COALESCE_WINDOW (a burst) is queued for the
+        // connection task instead of written here: back-to-back oneways
+        // coalesce into few vectored writes (as Ice queues them while the
+        // connection is busy) and leave as soon as this task yields. A
+        // oneway after a pause is written before the call returns, as Ice
+        // does on an idle connection. Twoway requests are written directly
+        // (their caller waits for the reply anyway), and so are large
+        // oneways, where a syscall per message costs little.
+        let deferred = !twoway && self.coalesces(&params);
+        self.send_request(head, id, params, compress, deferred)
+            .map_err(|e| (e, false))?;
+        crate::spans::record_sent(span, id, inner.info.id);
+        if twoway && inner.config.busy_poll.is_some() {
+            inner.poll_requested.notify_one();
+        }
+        let Some(rx) = rx else {
+            // Oneway: return once earlier messages are (nearly) written.
+            if inner.writer.queued_bytes() > SEND_HIGH_WATER {
+                inner
+                    .writer
+                    .wait_queued_below(SEND_HIGH_WATER, inner.config.write_timeout)
+                    .await
+                    .map_err(|e| (e, true))?;
+            }
+            return Ok(ReplyBody::Ok(floe_wire::Encapsulation::empty(
+                floe_wire::ENCODING_1_1,
+            )));
+        };
+        let res = match timeout {
+            Some(t) => match tokio::time::timeout(t, rx).await {
+                Ok(r) => r,
+                Err(_) => return Err((Error::InvocationTimeout, true)),
+            },
+            None => rx.await,
+        };
+        // The reply (or the connection's end) already removed the entry:
+        // skip the guard's second lookup.
+        std::mem::forget(guard);
+        match res {
+            Ok(Ok(body)) => Ok(body),
+            Ok(Err(e)) => Err((e, true)),
+            Err(_) => Err((Error::ConnectionLost("connection task ended".into()), true)),
+        }
+    }
+
+    /// Whether a oneway request with `params` is part of a burst and is
+    /// queued for the connection task (see [`Connection::invoke`]).
+    fn coalesces(&self, params: &Params<'_>) -> bool {
+        params.len() <= COPY_LIMIT && self.inner.writer.wrote_within(COALESCE_WINDOW)
+    }
+
+    /// Sends a oneway request now, without waiting: written at once, or,
+    /// within a burst of small oneways, queued for the connection task to
+    /// write together with the rest of the burst. `None` (nothing sent)
+    /// when more than `max_queued` bytes already wait to be written: the
+    /// peer does not keep up, and the caller must wait or keep the message
+    /// in a queue of its own, which it can bound.
+    pub(crate) fn try_send_oneway_request(
+        &self,
+        head: &RequestHead<'_>,
+        params: Params<'_>,
+        compress: bool,
+        max_queued: usize,
+    ) -> Option<Result<()>> {
+        if self.inner.writer.queued_bytes() > max_queued {
+            return None;
+        }
+        let deferred = self.coalesces(&params);
+        Some(self.send_request(head, 0, params, compress, deferred))
+    }
+
+    /// Writes (or queues) one Request frame with request id `id`; never
+    /// waits. Large parameters go beside the frame head in a vectored
+    /// write, shared, not copied.
+    /// With `deferred`, the frame is queued for the connection task to
+    /// write ([`Writer::send_deferred`]).
+    fn send_request(
+        &self,
+        head: &RequestHead<'_>,
+        id: i32,
+        params: Params<'_>,
+        compress: bool,
+        deferred: bool,
+    ) -> Result<()> {
+        if !self.is_active() {
+            return Err(self.end_error().unwrap_or(Error::ConnectionManuallyClosed));
+        }
+        let (encoding, prefix, data, shared) = params.parts();
+        let copied = data.len() <= PARAMS_COPY_LIMIT || compress;
+        // Exactly the frame's size: a full buffer becomes `Bytes` without
+        // a second allocation (one with room to spare needs a shared
+        // header).
+        let mut buf = BytesMut::with_capacity(
+            head.encoded_len()
+                + if encoding.is_some() { 6 } else { 0 }
+                + prefix.len()
+                + if copied { data.len() } else { 0 },
+        );
+        // An Ice frame's size is an i32: larger parameters are refused
+        // (MemoryLimitException), and everything below fits one.
+        head.try_encode_head(&mut buf, id, params.len(), CompressionStatus::NotSupported)?;
+        if let Some(encoding) = encoding {
+            // Size as an i32: the body came in a frame bounded by
+            // Ice.MessageSizeMax, or was built here.
+            buf.extend_from_slice(&(params.len() as i32).to_le_bytes());
+            buf.extend_from_slice(&[encoding.major, encoding.minor]);
+            buf.extend_from_slice(prefix);
+        }
+        if copied {
+            buf.extend_from_slice(data);
+            return self.inner.send_frame_as(buf, compress, None, deferred);
+        }
+        match shared {
+            Some(b) => self
+                .inner
+                .send_frame_as(buf, compress, Some(b.clone()), deferred),
+            None if deferred => {
+                let mut parts = [buf.freeze(), Bytes::copy_from_slice(data)];
+                self.inner.writer.send_deferred(&mut parts)
+            }
+            None => self.inner.writer.send_borrowed(&mut [buf.freeze()], data),
+        }
+    }
+}
