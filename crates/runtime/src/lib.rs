@@ -109,4 +109,4 @@ pub use servant::{
     servant_fn, Dispatch, DispatchError, DispatchFuture, DispatchResult, ReplyData, Servant,
 };
 pub use transport::tls::TlsInfo;
-pub use user_error::UserError;
+pub use user_error::{user_exception_error, UserError};

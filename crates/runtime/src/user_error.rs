@@ -41,8 +41,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use floe_wire::exception::UserException;
-use floe_wire::Encoder;
+use floe_wire::exception::{UserException, UserExceptionRegistry};
+use floe_wire::{Decoder, Encoder};
+
+use crate::error::Error;
 
 /// A user exception raised by a servant or received in a reply (status 1).
 ///
@@ -113,3 +115,37 @@ impl PartialEq for UserError {
 impl Eq for UserError {}
 
 impl std::error::Error for UserError {}
+
+/// The error a call returns for a user-exception reply (status 1), the way
+/// an Ice client decides it: `dec` (the reply's encapsulation) is read with
+/// `known`, the exceptions the caller's program knows (Ice's factory
+/// table; generated code passes those of its Slice files). The result is
+///
+/// - [`Error::UserException`] when the exception is one of `declared` (the
+///   operation's `throws` clause) or derives from one;
+/// - [`Error::UnknownUserException`] with its type id when it is known but
+///   not declared, or when none of its slices is known and the last slice
+///   says so;
+/// - the decoding error otherwise, as Ice raises it: an exception whose
+///   slices are all unknown and whose last slice is not flagged (encoding
+///   1.0 has no such flag; Ice 3.7 C++11 senders never set it) runs out of
+///   data, `UnmarshalOutOfBoundsException`.
+///
+/// Generated proxies call this; hand-written callers of
+/// [`Proxy::invoke`](crate::Proxy::invoke) may too.
+pub fn user_exception_error(
+    dec: &mut Decoder,
+    known: &UserExceptionRegistry,
+    declared: &[&str],
+) -> Error {
+    match dec.read_user_exception(known) {
+        Ok(ex) if declared.iter().any(|id| ex.is_a(id)) => {
+            Error::UserException(UserError::from_box(ex))
+        }
+        Ok(ex) => Error::UnknownUserException(ex.ice_id().to_owned()),
+        Err(floe_wire::Error::UnknownUserException { type_id }) => {
+            Error::UnknownUserException(type_id)
+        }
+        Err(e) => e.into(),
+    }
+}

@@ -122,6 +122,10 @@ pub(crate) struct Gen<'a> {
     /// For one file of a set: the set's layout (cross-file references go
     /// through the set's module file).
     set: Option<&'a set::Layout>,
+    /// Whether the output has the root registration functions
+    /// (`register_user_exceptions`, `user_exceptions()`, ..): a whole
+    /// file's does, a Rust-first definition's alone does not.
+    pub(crate) registries: bool,
 }
 
 impl<'a> Gen<'a> {
@@ -136,6 +140,7 @@ impl<'a> Gen<'a> {
             settings,
             emit,
             set,
+            registries: true,
         }
     }
 
@@ -167,6 +172,12 @@ impl Gen<'_> {
         self.set.map(|l| l.has_classes)
     }
 
+    /// Whether the set (when this output is one file of one) has
+    /// `register_user_exceptions`.
+    pub(crate) fn set_has_exceptions(&self) -> Option<bool> {
+        self.set.map(|l| l.has_exceptions)
+    }
+
     fn emits_file(&self, file: usize) -> bool {
         self.emit.get(file).copied().unwrap_or(false)
     }
@@ -195,7 +206,7 @@ impl Gen<'_> {
 
     /// Whether a definition produces code (local definitions and
     /// forward declarations do not).
-    fn emits(&self, id: DefId) -> bool {
+    pub(crate) fn emits(&self, id: DefId) -> bool {
         let def = self.model.def(id);
         if def.local {
             return false;
@@ -460,6 +471,11 @@ impl Gen<'_> {
                 }
             });
         }
+        if !exceptions.is_empty() && self.set.is_none() {
+            out.extend(user_exceptions_fn(
+                " The user exceptions of [`register_user_exceptions`], built once.",
+            ));
+        }
         if !exceptions.is_empty() {
             out.extend(quote! {
                 /// Registers every user exception of this Slice file.
@@ -469,6 +485,24 @@ impl Gen<'_> {
             });
         }
         out
+    }
+}
+
+/// `user_exceptions()`: the registry `register_user_exceptions` fills,
+/// built once (for one file, or for a set's module file).
+pub(crate) fn user_exceptions_fn(doc: &str) -> TokenStream {
+    let c = codegen_path();
+    quote! {
+        #[doc = #doc]
+        pub fn user_exceptions() -> &'static #c::UserExceptionRegistry {
+            static EXCEPTIONS: ::std::sync::OnceLock<#c::UserExceptionRegistry> =
+                ::std::sync::OnceLock::new();
+            EXCEPTIONS.get_or_init(|| {
+                let mut registry = #c::UserExceptionRegistry::new();
+                register_user_exceptions(&mut registry);
+                registry
+            })
+        }
     }
 }
 

@@ -39,7 +39,9 @@ pub fn generate_impls(
         tuple_outputs: true,
         ..settings.clone()
     };
-    let gen = Gen::new(model, &settings, emit, None);
+    let mut gen = Gen::new(model, &settings, emit, None);
+    // Only the definition: no registration functions beside it.
+    gen.registries = false;
     let tokens = gen.definition(id);
     let file: syn::File = syn::parse2(tokens).map_err(|e| format!("generated code: {e}"))?;
     let def = model.def(id);

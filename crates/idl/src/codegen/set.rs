@@ -34,6 +34,11 @@ pub struct Layout {
     /// Whether any file of the set defines classes (then the module file
     /// has `value_factories()`).
     pub has_classes: bool,
+    /// Whether any file of the set defines user exceptions (then the
+    /// module file has `register_user_exceptions`).
+    pub has_exceptions: bool,
+    /// The files of the set (indexes into [`Model::files`]).
+    pub files: BTreeSet<usize>,
 }
 
 /// One generated Rust file.
@@ -130,6 +135,12 @@ pub fn generate_set(
                 && !d.local
                 && matches!(&d.kind, DefKind::Class(c) if c.defined)
         }),
+        has_exceptions: model.definitions.iter().any(|d| {
+            linked.contains(&(d.span.file.0 as usize))
+                && !d.local
+                && matches!(d.kind, DefKind::Exception(_))
+        }),
+        files: linked.clone(),
     };
     let mut files = Vec::new();
     for (&file, (name, _)) in wanted.iter().zip(&names) {
@@ -343,7 +354,10 @@ fn module_file(
             quote!(#m::register_user_exceptions(registry);)
         })
         .collect();
-    if !with_exceptions.is_empty() {
+    if layout.has_exceptions {
+        registries.extend(super::user_exceptions_fn(
+            " The user exceptions of [`register_user_exceptions`], built once:\n what the generated proxies of every file of the set decode replies with.",
+        ));
         registries.extend(quote! {
             /// Registers every user exception of every file of the set.
             pub fn register_user_exceptions(registry: &mut #c::UserExceptionRegistry) {

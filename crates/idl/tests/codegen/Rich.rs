@@ -721,7 +721,12 @@ pub mod rich {
                     context_,
                 )
                 .await?
-                .into_ok()?;
+                .ok_or_user_exception(
+                    &self.0,
+                    super::user_exceptions(),
+                    ::core::option::Option::Some(super::value_factories),
+                    &[],
+                )?;
             let _ = encaps;
             ::core::result::Result::Ok(())
         }
@@ -768,7 +773,12 @@ pub mod rich {
                     context_,
                 )
                 .await?
-                .into_ok()?;
+                .ok_or_user_exception(
+                    &self.0,
+                    super::user_exceptions(),
+                    ::core::option::Option::Some(super::value_factories),
+                    &[],
+                )?;
             let _ = encaps;
             ::core::result::Result::Ok(())
         }
@@ -818,7 +828,12 @@ pub mod rich {
                     context_,
                 )
                 .await?
-                .into_ok()?;
+                .ok_or_user_exception(
+                    &self.0,
+                    super::user_exceptions(),
+                    ::core::option::Option::Some(super::value_factories),
+                    &[],
+                )?;
             let _ = encaps;
             ::core::result::Result::Ok(())
         }
@@ -869,7 +884,12 @@ pub mod rich {
                     context_,
                 )
                 .await?
-                .into_ok()?;
+                .ok_or_user_exception(
+                    &self.0,
+                    super::user_exceptions(),
+                    ::core::option::Option::Some(super::value_factories),
+                    &[],
+                )?;
             let _ = encaps;
             ::core::result::Result::Ok(())
         }
@@ -952,7 +972,12 @@ pub mod rich {
                     context_,
                 )
                 .await?
-                .into_ok()?;
+                .ok_or_user_exception(
+                    &self.0,
+                    super::user_exceptions(),
+                    ::core::option::Option::Some(super::value_factories),
+                    &[],
+                )?;
             let _ = encaps;
             ::core::result::Result::Ok(())
         }
@@ -1005,7 +1030,7 @@ pub mod rich {
                 .encode_params(|enc_| {
                     enc_.write(&delay);
                 });
-            let encaps = match self
+            let encaps = self
                 .0
                 .invoke_with_context(
                     "describe",
@@ -1014,41 +1039,12 @@ pub mod rich {
                     context_,
                 )
                 .await?
-            {
-                ::floe::codegen::Response::Ok(encaps) => encaps,
-                ::floe::codegen::Response::UserException(encaps) => {
-                    let mut registry = ::floe::codegen::UserExceptionRegistry::new();
-                    registry.register::<BaseError>();
-                    registry.register::<DerivedError>();
-                    let mut dec = self.0.reply_decoder(encaps)?;
-                    dec.set_value_factories(super::value_factories());
-                    let ex = match dec.read_user_exception(&registry) {
-                        ::core::result::Result::Ok(ex) => ex,
-                        ::core::result::Result::Err(
-                            ::floe::codegen::WireError::UnknownUserException { type_id },
-                        ) => {
-                            return ::core::result::Result::Err(
-                                ::floe::codegen::Error::UnknownUserException(type_id),
-                            );
-                        }
-                        ::core::result::Result::Err(e) => {
-                            return ::core::result::Result::Err(e.into());
-                        }
-                    };
-                    if ["::Rich::BaseError"].iter().any(|id| ex.is_a(id)) {
-                        return ::core::result::Result::Err(
-                            ::floe::codegen::Error::UserException(
-                                ::floe::codegen::UserError::from_box(ex),
-                            ),
-                        );
-                    }
-                    return ::core::result::Result::Err(
-                        ::floe::codegen::Error::UnknownUserException(
-                            ex.ice_id().to_owned(),
-                        ),
-                    );
-                }
-            };
+                .ok_or_user_exception(
+                    &self.0,
+                    super::user_exceptions(),
+                    ::core::option::Option::Some(super::value_factories),
+                    &["::Rich::BaseError"],
+                )?;
             fn decode_reply(
                 encaps: ::floe::codegen::Encapsulation,
             ) -> ::floe::codegen::Result<EchoDescribeResult> {
@@ -1110,7 +1106,12 @@ pub mod rich {
                     context_,
                 )
                 .await?
-                .into_ok()?;
+                .ok_or_user_exception(
+                    &self.0,
+                    super::user_exceptions(),
+                    ::core::option::Option::Some(super::value_factories),
+                    &[],
+                )?;
             let proxy_ = &self.0;
             let mut dec = proxy_.reply_decoder(encaps)?;
             let ret = dec.read()?;
@@ -1172,7 +1173,12 @@ pub mod rich {
                     context_,
                 )
                 .await?
-                .into_ok()?;
+                .ok_or_user_exception(
+                    &self.0,
+                    super::user_exceptions(),
+                    ::core::option::Option::Some(super::value_factories),
+                    &[],
+                )?;
             let proxy_ = &self.0;
             let mut dec = proxy_.reply_decoder(encaps)?;
             let out_back = dec.read()?;
@@ -1238,7 +1244,12 @@ pub mod rich {
                     context_,
                 )
                 .await?
-                .into_ok()?;
+                .ok_or_user_exception(
+                    &self.0,
+                    super::user_exceptions(),
+                    ::core::option::Option::Some(super::value_factories),
+                    &[],
+                )?;
             let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
             let ret = dec.read()?;
             dec.finish_encapsulation()?;
@@ -1298,7 +1309,12 @@ pub mod rich {
                     context_,
                 )
                 .await?
-                .into_ok()?;
+                .ok_or_user_exception(
+                    &self.0,
+                    super::user_exceptions(),
+                    ::core::option::Option::Some(super::value_factories),
+                    &[],
+                )?;
             let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
             let ret = dec.read()?;
             dec.finish_encapsulation()?;
@@ -1353,7 +1369,12 @@ pub mod rich {
                     context_,
                 )
                 .await?
-                .into_ok()?;
+                .ok_or_user_exception(
+                    &self.0,
+                    super::user_exceptions(),
+                    ::core::option::Option::Some(super::value_factories),
+                    &[],
+                )?;
             let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
             let ret = dec.read()?;
             dec.finish_encapsulation()?;
@@ -2411,7 +2432,12 @@ pub mod rich {
                     context_,
                 )
                 .await?
-                .into_ok()?;
+                .ok_or_user_exception(
+                    &self.0,
+                    super::user_exceptions(),
+                    ::core::option::Option::Some(super::value_factories),
+                    &[],
+                )?;
             let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
             let ret = dec.read_optional_value(1)?;
             dec.finish_encapsulation()?;
@@ -3074,7 +3100,12 @@ pub mod rich {
                     context_,
                 )
                 .await?
-                .into_ok()?;
+                .ok_or_user_exception(
+                    &self.0,
+                    super::user_exceptions(),
+                    ::core::option::Option::Some(super::value_factories),
+                    &[],
+                )?;
             let mut dec = ::floe::codegen::Decoder::from_encapsulation(encaps)?;
             let out_x = dec.read()?;
             let out_out_x = dec.read()?;
@@ -3141,7 +3172,12 @@ pub mod rich {
                     context_,
                 )
                 .await?
-                .into_ok()?;
+                .ok_or_user_exception(
+                    &self.0,
+                    super::user_exceptions(),
+                    ::core::option::Option::Some(super::value_factories),
+                    &[],
+                )?;
             let _ = encaps;
             ::core::result::Result::Ok(())
         }
@@ -3368,6 +3404,16 @@ pub fn register_value_factories(registry: &mut ::floe::codegen::ValueFactoryRegi
     registry.register::<rich::Circle>();
     registry.register::<rich::Forward>();
     registry.register::<rich::Container>();
+}
+/// The user exceptions of [`register_user_exceptions`], built once.
+pub fn user_exceptions() -> &'static ::floe::codegen::UserExceptionRegistry {
+    static EXCEPTIONS: ::std::sync::OnceLock<::floe::codegen::UserExceptionRegistry> = ::std::sync::OnceLock::new();
+    EXCEPTIONS
+        .get_or_init(|| {
+            let mut registry = ::floe::codegen::UserExceptionRegistry::new();
+            register_user_exceptions(&mut registry);
+            registry
+        })
 }
 /// Registers every user exception of this Slice file.
 pub fn register_user_exceptions(registry: &mut ::floe::codegen::UserExceptionRegistry) {

@@ -342,6 +342,30 @@ impl Proxy {
         Ok(dec)
     }
 
+    /// The error a call through this proxy returns for a user-exception
+    /// reply: `encaps` decoded as [`Proxy::reply_decoder`] does (with the
+    /// class factories `values` gives, for exceptions that hold classes),
+    /// then
+    /// [`user_exception_error`](crate::user_exception_error) with `known`
+    /// and `declared`. What generated proxies call.
+    pub fn user_exception_error(
+        &self,
+        encaps: Encapsulation,
+        known: &floe_wire::UserExceptionRegistry,
+        values: Option<fn() -> std::sync::Arc<floe_wire::class::ValueFactoryRegistry>>,
+        declared: &[&str],
+    ) -> Error {
+        match self.reply_decoder(encaps) {
+            Ok(mut dec) => {
+                if let Some(values) = values {
+                    dec.set_value_factories(values());
+                }
+                crate::user_exception_error(&mut dec, known, declared)
+            }
+            Err(e) => e.into(),
+        }
+    }
+
     /// Encodes the start of a parameters encapsulation's data (no header)
     /// in this proxy's encoding, for [`Proxy::invoke_with_payload`].
     pub fn encode_params_prefix(&self, write: impl FnOnce(&mut floe_wire::Encoder)) -> Bytes {

@@ -80,8 +80,10 @@ pub enum Response {
 }
 
 impl Response {
-    /// The results, or [`Error::UnknownUserException`] for a user exception
-    /// (for callers that declare none).
+    /// The results, or the error an Ice client raises for a user exception
+    /// when it knows no exception type: [`Error::UnknownUserException`]
+    /// with the type id, or the decoding error (see
+    /// [`user_exception_error`](crate::user_exception_error)).
     ///
     /// # Errors
     ///
@@ -89,21 +91,36 @@ impl Response {
     pub fn into_ok(self) -> Result<Encapsulation> {
         match self {
             Response::Ok(e) => Ok(e),
-            Response::UserException(e) => Err(Error::UnknownUserException(
-                user_exception_type_id(&e)
-                    .unwrap_or_else(|| format!("user exception ({} bytes)", e.data.len())),
-            )),
+            Response::UserException(e) => Err(match floe_wire::Decoder::from_encapsulation(e) {
+                Ok(mut dec) => crate::user_exception_error(
+                    &mut dec,
+                    &floe_wire::UserExceptionRegistry::new(),
+                    &[],
+                ),
+                Err(e) => e.into(),
+            }),
         }
     }
-}
 
-/// The most-derived type id of the user exception in `encaps` (what Ice
-/// clients report for an exception they do not expect), if it decodes.
-fn user_exception_type_id(encaps: &Encapsulation) -> Option<String> {
-    let mut dec = floe_wire::Decoder::from_encapsulation(encaps.clone()).ok()?;
-    match dec.read_user_exception(&floe_wire::UserExceptionRegistry::new()) {
-        Err(floe_wire::Error::UnknownUserException { type_id }) => Some(type_id),
-        _ => None,
+    /// The results, or for a user exception the error
+    /// [`Proxy::user_exception_error`] gives (what generated proxies call).
+    ///
+    /// # Errors
+    ///
+    /// As above.
+    pub fn ok_or_user_exception(
+        self,
+        proxy: &Proxy,
+        known: &floe_wire::UserExceptionRegistry,
+        values: Option<fn() -> Arc<floe_wire::class::ValueFactoryRegistry>>,
+        declared: &[&str],
+    ) -> Result<Encapsulation> {
+        match self {
+            Response::Ok(e) => Ok(e),
+            Response::UserException(e) => {
+                Err(proxy.user_exception_error(e, known, values, declared))
+            }
+        }
     }
 }
 

@@ -545,7 +545,10 @@ impl Decoder {
     /// # Errors
     ///
     /// [`Error::UnknownUserException`] with the most-derived type id if no
-    /// slice is known (or an unknown slice cannot be skipped); decoding errors.
+    /// slice is known (or an unknown slice cannot be skipped);
+    /// [`Error::UnmarshalOutOfBounds`], as Ice raises it, when the data ends
+    /// before a known or last slice (encoding 1.0, which has no last-slice
+    /// flag, and Ice 3.7 C++11 senders, which never set it); decoding errors.
     pub fn read_user_exception(
         &mut self,
         registry: &UserExceptionRegistry,
@@ -593,10 +596,14 @@ impl Decoder {
                 return Err(unknown());
             }
             let info = self.skip_slice()?;
-            // C++11 peers never set the last-slice flag on exceptions: the
-            // end of the data also ends the exception.
-            if info.is_last || self.is_empty() {
+            if info.is_last {
                 return Err(unknown());
+            }
+            // Ice 3.7 C++11 peers never set the last-slice flag on
+            // exceptions: an Ice client then reads on past the end and
+            // raises `UnmarshalOutOfBoundsException`, and so does floe.
+            if self.is_empty() {
+                return Err(Error::out_of_bounds(1, 0).at("user exception slices"));
             }
         }
     }

@@ -320,11 +320,20 @@ fn exceptions(v: &mut Vectors) {
         }
         let got = inner(&mut Decoder::new(bytes), class_registry(true))
             .and_then(|mut d| d.read_user_exception(&registry_));
-        v.expect(
-            name,
-            matches!(&got, Err(Error::UnknownUserException { type_id }) if type_id == id),
-            &format!("with no known type: {got:?}"),
-        );
+        // 1.0 has no last-slice flag: without classes, Ice reads on past
+        // the end (UnmarshalOutOfBoundsException); where pending values
+        // follow, floe stops at them with the most-derived id.
+        let ok = match &got {
+            Err(Error::UnknownUserException { type_id }) => {
+                name == "exc10_derived_node" && type_id == id
+            }
+            Err(e) => {
+                name != "exc10_derived_node"
+                    && e.ice_name() == "::Ice::UnmarshalOutOfBoundsException"
+            }
+            Ok(_) => false,
+        };
+        v.expect(name, ok, &format!("with no known type: {got:?}"));
     }
 
     let n1 = node(1, Some(node(2, None)));

@@ -468,6 +468,15 @@ impl Gen<'_> {
         if !uses {
             return TokenStream::new();
         }
+        self.value_factories_stmt(from)
+    }
+
+    /// `dec.set_value_factories(..)` with this file's (or set's) classes,
+    /// when it defines any.
+    pub(crate) fn value_factories_stmt(&self, from: Option<ModuleId>) -> TokenStream {
+        if !self.file_has_classes() {
+            return TokenStream::new();
+        }
         let root = self.root_path(from);
         if self.in_set() {
             // The set's registry: every class of every file of the set.
@@ -487,6 +496,18 @@ impl Gen<'_> {
         }
         let supers = (0..depth).map(|_| quote!(super::));
         quote!(#(#supers)*)
+    }
+
+    /// Whether this file (or its set) has `user_exceptions()`.
+    pub(crate) fn file_has_exceptions(&self) -> bool {
+        if !self.registries {
+            return false;
+        }
+        if let Some(has) = self.set_has_exceptions() {
+            return has;
+        }
+        self.main_definitions()
+            .any(|d| self.emits(d.id) && matches!(d.kind, DefKind::Exception(_)))
     }
 
     /// Whether this output (or, for a file of a set, the set) defines

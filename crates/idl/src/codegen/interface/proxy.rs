@@ -205,6 +205,7 @@ impl Gen<'_> {
         } else {
             TokenStream::new()
         };
+        let encaps = self.reply_encaps(from, op, &invoke);
         let (ret, errors, body) = if op.throws.is_empty() {
             (
                 quote!(#c::Result<#result>),
@@ -215,27 +216,17 @@ impl Gen<'_> {
                     #twoway_check
                     #(#into_bytes)*
                     #params
-                    let encaps = #invoke.await?.into_ok()?;
+                    #encaps
                     #live_binding
                     #decode_ok
                 },
             )
         } else {
-            let accepted: Vec<TokenStream> = self
-                .accepted_exceptions(op)
-                .into_iter()
-                .map(|x| self.path_to(from, x, ""))
-                .collect();
-            let declared: Vec<&str> = op
-                .throws
-                .iter()
-                .map(|t| self.model.def(*t).scoped.as_str())
-                .collect();
             let declared_doc = format!(
                 " A declared user exception ({}) is `Error::UserException`:",
-                declared
+                op.throws
                     .iter()
-                    .map(|d| format!("`{d}`"))
+                    .map(|t| format!("`{}`", self.model.def(*t).scoped))
                     .collect::<Vec<_>>()
                     .join(", ")
             );
@@ -251,26 +242,7 @@ impl Gen<'_> {
                     #twoway_check
                     #(#into_bytes)*
                     #params
-                    let encaps = match #invoke.await? {
-                        #c::Response::Ok(encaps) => encaps,
-                        #c::Response::UserException(encaps) => {
-                            let mut registry = #c::UserExceptionRegistry::new();
-                            #(registry.register::<#accepted>();)*
-                            let mut dec = self.0.reply_decoder(encaps)?;
-                            #factories
-                            let ex = match dec.read_user_exception(&registry) {
-                                ::core::result::Result::Ok(ex) => ex,
-                                ::core::result::Result::Err(#c::WireError::UnknownUserException { type_id }) => {
-                                    return ::core::result::Result::Err(#c::Error::UnknownUserException(type_id));
-                                }
-                                ::core::result::Result::Err(e) => return ::core::result::Result::Err(e.into()),
-                            };
-                            if [#(#declared),*].iter().any(|id| ex.is_a(id)) {
-                                return ::core::result::Result::Err(#c::Error::UserException(#c::UserError::from_box(ex)));
-                            }
-                            return ::core::result::Result::Err(#c::Error::UnknownUserException(ex.ice_id().to_owned()));
-                        }
-                    };
+                    #encaps
                     fn decode_reply(#proxy_param encaps: #c::Encapsulation) -> #c::Result<#result> {
                         #decode_ok
                     }
@@ -325,6 +297,87 @@ impl Gen<'_> {
             ) -> #ret {
                 #body
             }
+        }
+    }
+
+    /// `let encaps = ..;`: the reply's results, or the error for a user
+    /// exception, decoded with every user exception the caller knows (this
+    /// Slice file's or set's `user_exceptions()`, as an Ice client knows
+    /// every exception linked into it, plus declared ones from elsewhere)
+    /// and sorted by `Proxy::user_exception_error` into declared or not.
+    /// An operation that declares none in a file that defines none uses
+    /// `Response::into_ok`.
+    fn reply_encaps(
+        &self,
+        from: Option<ModuleId>,
+        op: &Operation,
+        invoke: &TokenStream,
+    ) -> TokenStream {
+        let c = codegen_path();
+        let file = self.file_has_exceptions();
+        if op.throws.is_empty() && !file {
+            return quote!(let encaps = #invoke.await?.into_ok()?;);
+        }
+        // Declared ones (and their derived types) the file's registry lacks.
+        let foreign: Vec<TokenStream> = self
+            .accepted_exceptions(op)
+            .into_iter()
+            .filter(|&x| !self.in_exception_registry(x))
+            .map(|x| self.path_to(from, x, ""))
+            .collect();
+        let declared: Vec<&str> = op
+            .throws
+            .iter()
+            .map(|t| self.model.def(*t).scoped.as_str())
+            .collect();
+        let root = self.root_path(from);
+        let set = if self.in_set() {
+            quote!(super::)
+        } else {
+            TokenStream::new()
+        };
+        let values = if self.file_has_classes() {
+            quote!(::core::option::Option::Some(#root #set value_factories))
+        } else {
+            quote!(::core::option::Option::None)
+        };
+        if foreign.is_empty() {
+            return quote! {
+                let encaps = #invoke.await?.ok_or_user_exception(
+                    &self.0, #root #set user_exceptions(), #values, &[#(#declared),*],
+                )?;
+            };
+        }
+        // Rare: built only when such a reply comes.
+        let base = if file {
+            quote!(#root #set user_exceptions().clone())
+        } else {
+            quote!(#c::UserExceptionRegistry::new())
+        };
+        quote! {
+            let encaps = match #invoke.await? {
+                #c::Response::Ok(encaps) => encaps,
+                #c::Response::UserException(encaps) => {
+                    let mut known = #base;
+                    #(known.register::<#foreign>();)*
+                    return ::core::result::Result::Err(
+                        self.0.user_exception_error(encaps, &known, #values, &[#(#declared),*]),
+                    );
+                }
+            };
+        }
+    }
+
+    /// Whether exception `id` is in this file's (or set's)
+    /// `user_exceptions()`.
+    fn in_exception_registry(&self, id: DefId) -> bool {
+        let def = self.model.def(id);
+        if def.local || !self.registries {
+            return false;
+        }
+        match self.set {
+            Some(layout) => layout.files.contains(&(def.span.file.0 as usize)),
+            None => self.emits(id),
         }
     }
 }

@@ -413,18 +413,21 @@ impl Decoder {
                 return Ok(ex);
             }
             self.skip_to_remaining(slice.end)?;
-            // Nothing marks the last slice in 1.0 (Ice reads on until it
-            // runs out of data): the exception ends with the data, or where
-            // its pending values start, which is no type id.
-            let unknown = || Error::UnknownUserException {
-                type_id: most_derived.clone(),
-            };
+            // Nothing marks the last slice in 1.0: Ice reads on for the
+            // next slice, and at the end of the data raises
+            // `UnmarshalOutOfBoundsException`, as floe does. Where the
+            // exception's pending values start (no type id follows), floe
+            // stops with `UnknownUserException`.
             if self.is_empty() {
-                return Err(unknown());
+                return Err(Error::out_of_bounds(1, 0).at("user exception slices"));
             }
             match self.read_slice_header_10(true) {
                 Ok(next) if looks_like_type_id(&next.type_id) => slice = next,
-                _ => return Err(unknown()),
+                _ => {
+                    return Err(Error::UnknownUserException {
+                        type_id: most_derived,
+                    })
+                }
             }
         }
     }
