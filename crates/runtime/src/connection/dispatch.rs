@@ -336,23 +336,6 @@ pub(super) fn fill_failed(result: DispatchResult, frame: Option<&Bytes>) -> Disp
     Err(e)
 }
 
-/// For a Request frame whose fields decode but whose parameters
-/// encapsulation does not fit, the request id to answer; `None` when the
-/// fields themselves are broken.
-pub(super) fn params_error_request_id(frame: &Bytes) -> Option<i32> {
-    let mut dec = floe_wire::Decoder::new(frame.slice(HEADER_SIZE..));
-    let rid = dec.read_i32().ok()?;
-    dec.read::<floe_wire::Identity>().ok()?;
-    if dec.read_seq::<String>().ok()?.len() > 1 {
-        return None;
-    }
-    dec.read_string().ok()?;
-    dec.read_u8().ok()?;
-    dec.read::<floe_wire::Context>().ok()?;
-    // Only the encapsulation is left and it did not fit.
-    Some(rid)
-}
-
 /// Status 7 for a servant that panicked.
 fn panic_error(payload: Box<dyn std::any::Any + Send>) -> DispatchError {
     let what = payload

@@ -30,6 +30,7 @@ mod establish;
 pub(crate) mod limits;
 mod outgoing;
 mod params;
+mod protocol;
 mod read;
 pub(crate) mod request_table;
 mod task;
@@ -45,8 +46,8 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use floe_wire::protocol::{
-    check, compress_frame, decompress_frame, BatchBuilder, CompressionStatus, FrameCheck, Header,
-    Message, Reply, ReplyBody, ReplyStatus, Request, RequestFailed, RequestHead, CLOSE_CONNECTION,
+    check, compress_frame, BatchBuilder, CompressionStatus, FrameCheck, Header, Message, Reply,
+    ReplyBody, ReplyStatus, Request, RequestFailed, RequestHead, CLOSE_CONNECTION,
     COMPRESSION_THRESHOLD, HEADER_SIZE, VALIDATE_CONNECTION,
 };
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -62,8 +63,9 @@ use crate::object_adapter::ObjectAdapter;
 use crate::servant::{Dispatch, DispatchError, DispatchFuture, DispatchResult, ReplyData};
 use crate::trace::{event_if, TraceLevels};
 use acm::{AcmConfig, AcmMonitor};
-use dispatch::{fill_failed, params_error_request_id, DispatchSet};
+use dispatch::{fill_failed, DispatchSet};
 pub(crate) use params::Params;
+use protocol::Inbound;
 use read::ReadSize;
 use request_table::{PendingGuard, RequestTable};
 use writer::Writer;
@@ -406,9 +408,10 @@ impl ConnectionInner {
         self.closed_tx.send_replace(true);
     }
 
-    /// Handles one whole frame.
+    /// Handles one whole frame: [`protocol::inbound`] says what it asks,
+    /// and this carries it out.
     fn handle_frame(self: &Arc<Self>, frame: Bytes, dispatches: &mut DispatchSet) -> Result<()> {
-        let header = Header::parse(&frame, 0)?;
+        let (header, inbound) = protocol::inbound(frame, self.config.message_size_max)?;
         event_if!(
             self.config.trace.protocol >= 1,
             info,
@@ -419,40 +422,29 @@ impl ConnectionInner {
             size = header.size,
             "received frame"
         );
-        let frame = if header.compression == CompressionStatus::Compressed {
-            decompress_frame(&frame, self.config.message_size_max)?
-        } else {
-            frame
-        };
-        let accepts_compression = header.compression.accepts_compression();
-        let message = match Message::parse(frame.clone()) {
-            Ok((_, m)) => m,
-            Err(e) if header.message_type == floe_wire::protocol::MessageType::Request => {
-                // §7.3: a params encapsulation running past the frame is
-                // answered with status 5; broken request fields close the
-                // connection.
-                let rid = params_error_request_id(&frame).ok_or(e.clone())?;
-                self.send_reply(rid, accepts_compression, Err(e.into()));
-                return Ok(());
-            }
-            Err(e) => return Err(e.into()),
-        };
-        match message {
-            Message::Request(request) => {
-                self.dispatch(request, accepts_compression, dispatches, Some(&frame));
-            }
-            Message::BatchRequest(batch) => {
+        match inbound {
+            Inbound::Request {
+                request,
+                accepts_compression,
+                frame,
+            } => self.dispatch(request, accepts_compression, dispatches, Some(&frame)),
+            Inbound::Batch(batch) => {
                 for request in batch.iter() {
                     self.dispatch(request?, false, dispatches, None);
                 }
             }
-            Message::Reply(reply) => {
+            Inbound::Reply(reply) => {
                 if !self.requests.complete(reply.request_id, reply.body) {
                     tracing::trace!(id = reply.request_id, "reply for an abandoned request");
                 }
             }
-            Message::ValidateConnection => {}
-            Message::CloseConnection => return Err(Error::CloseConnection),
+            Inbound::BadParams {
+                request_id,
+                error,
+                accepts_compression,
+            } => self.send_reply(request_id, accepts_compression, Err(error.into())),
+            Inbound::Validate => {}
+            Inbound::Close => return Err(Error::CloseConnection),
         }
         Ok(())
     }
