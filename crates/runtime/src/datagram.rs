@@ -5,13 +5,12 @@ use std::sync::Arc;
 
 use bytes::{BufMut, Bytes, BytesMut};
 use floe_wire::protocol::{
-    check, decompress_frame, CompressionStatus, FrameCheck, Header, Message,
+    check, BatchBuilder, CompressionStatus, FrameCheck, Request, RequestHead, COMPRESSION_THRESHOLD,
 };
-use floe_wire::protocol::{BatchBuilder, Request, RequestHead, COMPRESSION_THRESHOLD};
 use tokio::net::UdpSocket;
 
 use crate::communicator::Communicator;
-use crate::current::Current;
+use crate::connection::protocol::{inbound, Inbound};
 use crate::endpoint::{Endpoint, Transport};
 use crate::error::{Error, Result};
 use crate::object_adapter::ObjectAdapter;
@@ -48,49 +47,39 @@ fn handle_datagram(frame: Bytes, adapter: &ObjectAdapter) -> Result<()> {
         FrameCheck::Complete { len } if len == frame.len() => {}
         _ => return Err(floe_wire::Error::IllegalMessageSize(frame.len() as i64).into()),
     }
-    let header = Header::parse(&frame, 0)?;
-    let frame = if header.compression == CompressionStatus::Compressed {
-        decompress_frame(&frame, max)?
-    } else {
-        frame
-    };
-    match Message::parse(frame)?.1 {
-        Message::Request(r) => dispatch_oneway(r, adapter),
-        Message::BatchRequest(b) => {
+    match inbound(frame, max)?.1 {
+        Inbound::Request { request, .. } => dispatch_oneway(request, adapter),
+        Inbound::Batch(b) => {
             for r in b.iter() {
                 dispatch_oneway(r?, adapter);
             }
         }
+        // Nothing is answered over UDP; replies and the rest are ignored.
         _ => {}
     }
     Ok(())
 }
 
-fn dispatch_oneway(request: Request, adapter: &ObjectAdapter) {
+/// Dispatches a datagram request by the adapter's rules
+/// ([`ObjectAdapter::dispatch_request`]); its result has nowhere to go.
+/// Datagrams that arrive while the adapter is not active are dropped (an
+/// adapter on hold would otherwise queue without bound).
+fn dispatch_oneway(mut request: Request, adapter: &ObjectAdapter) {
     if !adapter.is_active() {
         return;
     }
-    let Some(mode) = request.mode() else { return };
-    let Ok(servant) = adapter.find_servant(&request.identity, &request.facet) else {
-        tracing::debug!(identity = %request.identity.name, "datagram for unknown object");
-        return;
-    };
-    if request.operation.starts_with("ice_") && !servant.handles_builtins() {
-        return;
-    }
-    let current = Current {
-        adapter: adapter.clone(),
-        connection: None,
-        id: request.identity,
-        facet: request.facet,
-        operation: request.operation,
-        mode,
-        ctx: request.context,
-        request_id: 0,
-        encoding: request.params.encoding,
-    };
-    if let Dispatch::Pending(f) = servant.dispatch(current, request.params) {
-        tokio::spawn(f);
+    // Oneway, whatever the sender wrote.
+    request.request_id = 0;
+    match adapter.dispatch_request(request, None) {
+        Dispatch::Ready(Err(e)) => tracing::debug!("datagram dispatch failed: {e}"),
+        Dispatch::Ready(Ok(_)) => {}
+        Dispatch::Pending(f) => {
+            tokio::spawn(async move {
+                if let Err(e) = f.await {
+                    tracing::debug!("datagram dispatch failed: {e}");
+                }
+            });
+        }
     }
 }
 

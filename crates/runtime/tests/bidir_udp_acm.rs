@@ -135,6 +135,58 @@ async fn datagrams_are_dispatched() {
     server.destroy().await;
 }
 
+/// A servant that panics on a datagram takes down neither the adapter's
+/// UDP receive loop nor later datagrams (the same dispatch rules as on a
+/// connection: the panic is status 7, which has nowhere to go). Before the
+/// rules moved to the adapter, the first panic ended the receive loop.
+#[tokio::test]
+async fn a_panicking_datagram_servant_does_not_stop_the_receive_loop() {
+    let server = Communicator::new();
+    let sa = server
+        .create_object_adapter_with_endpoints("U", "udp -h 127.0.0.1 -p 0")
+        .await
+        .unwrap();
+    let hits = Arc::new(AtomicUsize::new(0));
+    let h = hits.clone();
+    let proxy = sa
+        .add(
+            Identity::from_name("u"),
+            servant_fn(move |cur, _| {
+                if cur.operation == "boom" {
+                    panic!("boom on a datagram");
+                }
+                h.fetch_add(1, Ordering::SeqCst);
+                Dispatch::ready(Ok(cur.empty_reply()))
+            }),
+        )
+        .unwrap();
+    sa.activate();
+    let client = Communicator::new();
+    let d = client
+        .string_to_proxy(&proxy.to_string())
+        .unwrap()
+        .ice_datagram();
+    let params = d.empty_params();
+    d.invoke("boom", OperationMode::Normal, params.clone())
+        .await
+        .unwrap();
+    for _ in 0..50 {
+        d.invoke("o", OperationMode::Normal, params.clone())
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        if hits.load(Ordering::SeqCst) > 0 {
+            break;
+        }
+    }
+    assert!(
+        hits.load(Ordering::SeqCst) > 0,
+        "no datagram dispatched after the panic"
+    );
+    client.destroy().await;
+    server.destroy().await;
+}
+
 /// A fake server: validates, then returns the stream.
 async fn fake_accept(listener: &TcpListener) -> TcpStream {
     let (mut s, _) = listener.accept().await.unwrap();

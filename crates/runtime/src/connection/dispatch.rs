@@ -1,9 +1,10 @@
 //! Dispatch bookkeeping of a connection: the set of asynchronous
-//! dispatches its task runs beside the socket, the dispatch of one request
-//! (adapter hold, built-in operations, a panicking servant as status 7)
-//! and the reply it sends.
+//! dispatches its task runs beside the socket, the hand-over of one request
+//! to its adapter (whose rules are in `object_adapter/dispatch.rs`) and the
+//! reply it sends.
 
 use super::*;
+use crate::object_adapter::panic_error;
 
 /// A finished asynchronous dispatch: request id, whether the reply may be
 /// compressed, and the result.
@@ -106,101 +107,19 @@ impl ConnectionInner {
             self.info.id,
         );
         let _entered = span.enter();
-        let failed = |request: Request| RequestFailed {
-            identity: request.identity,
-            facet: request.facet,
-            operation: request.operation,
-        };
         let Some(adapter) = self.adapter() else {
-            self.send_reply(
-                rid,
-                compress,
-                Err(DispatchError::ObjectNotExist(failed(request))),
-            );
-            return;
-        };
-        let Some(mode) = request.mode() else {
-            let text = format!(
-                "::Ice::MarshalException:\nunexpected operation mode {}",
-                request.mode_byte
-            );
-            self.send_reply(
-                rid,
-                compress,
-                Err(DispatchError::UnknownLocalException(text)),
-            );
-            return;
-        };
-        if !request.params.encoding.is_supported() {
-            let e = floe_wire::Error::UnsupportedEncoding {
-                major: request.params.encoding.major,
-                minor: request.params.encoding.minor,
+            let failed = RequestFailed {
+                identity: request.identity,
+                facet: request.facet,
+                operation: request.operation,
             };
-            self.send_reply(rid, compress, Err(e.into()));
+            self.send_reply(rid, compress, Err(DispatchError::ObjectNotExist(failed)));
             return;
-        }
-        let servant = match adapter.find_servant(&request.identity, &request.facet) {
-            Ok(s) => s,
-            Err(facet_missing) => {
-                let f = failed(request);
-                let e = if facet_missing {
-                    DispatchError::FacetNotExist(f)
-                } else {
-                    DispatchError::ObjectNotExist(f)
-                };
-                self.send_reply(rid, compress, Err(e));
-                return;
-            }
         };
-        let encoding = request.params.encoding;
-        let current = Current {
-            adapter,
-            connection: Some(Connection {
-                inner: self.clone(),
-            }),
-            id: request.identity,
-            facet: request.facet,
-            operation: request.operation,
-            mode,
-            ctx: request.context,
-            request_id: rid,
-            encoding,
+        let connection = Connection {
+            inner: self.clone(),
         };
-        if current.adapter.is_holding() {
-            // ObjectAdapter::hold: the request (built-ins included) waits in
-            // this connection's dispatch set until the adapter is activated.
-            let adapter = current.adapter.clone();
-            let params = request.params;
-            let held = Dispatch::future(async move {
-                adapter.wait_until_released().await;
-                if current.operation.starts_with("ice_") && !servant.handles_builtins() {
-                    if let Some(result) = builtin(&*servant, &current, &params) {
-                        return result;
-                    }
-                }
-                match servant.dispatch(current, params) {
-                    Dispatch::Ready(result) => result,
-                    Dispatch::Pending(fut) => fut.await,
-                }
-            });
-            let frame = if rid != 0 { frame.cloned() } else { None };
-            self.run_dispatch(held, rid, compress, dispatches, frame, &span);
-            return;
-        }
-        if current.operation.starts_with("ice_") && !servant.handles_builtins() {
-            if let Some(result) = builtin(&*servant, &current, &request.params) {
-                self.send_reply(rid, compress, result);
-                return;
-            }
-            // Not a built-in we know: the servant decides.
-        }
-        // A panicking servant must not take the connection (and everybody
-        // else's dispatches on it) down: it becomes reply status 7.
-        let params = request.params;
-        let dispatch = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            servant.dispatch(current, params)
-        }))
-        .unwrap_or_else(|p| Dispatch::Ready(Err(panic_error(p))));
+        let dispatch = adapter.dispatch_request(request, Some(connection));
         let frame = if rid != 0 { frame.cloned() } else { None };
         self.run_dispatch(dispatch, rid, compress, dispatches, frame, &span);
     }
@@ -334,45 +253,4 @@ pub(super) fn fill_failed(result: DispatchResult, frame: Option<&Bytes>) -> Disp
         }
     }
     Err(e)
-}
-
-/// Status 7 for a servant that panicked.
-fn panic_error(payload: Box<dyn std::any::Any + Send>) -> DispatchError {
-    let what = payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    tracing::error!("servant panicked: {what}");
-    DispatchError::UnknownException(format!("servant panicked: {what}"))
-}
-
-/// Answers the built-in operations (§2.2) from the servant's type ids.
-/// `None` for an `ice_` operation that is not built in.
-fn builtin(
-    servant: &dyn crate::servant::Servant,
-    current: &Current,
-    params: &floe_wire::Encapsulation,
-) -> Option<DispatchResult> {
-    let result: std::result::Result<Bytes, DispatchError> = match current.operation.as_str() {
-        "ice_ping" => Ok(current.empty_reply()),
-        "ice_isA" => (|| {
-            let mut dec = floe_wire::Decoder::from_encapsulation(params.clone())?;
-            let id = dec.read_string()?;
-            dec.finish_encapsulation()?;
-            let is_a = servant.ice_ids().iter().any(|t| *t == id);
-            Ok(current.encode_reply(|enc| enc.write_bool(is_a)))
-        })()
-        .map_err(|e: floe_wire::Error| e.into()),
-        "ice_id" => Ok(current.encode_reply(|enc| enc.write_string(servant.ice_id()))),
-        "ice_ids" => Ok(current.encode_reply(|enc| {
-            let ids = servant.ice_ids();
-            enc.write_size(ids.len());
-            for id in ids {
-                enc.write_string(id);
-            }
-        })),
-        _ => return None,
-    };
-    Some(result.map(ReplyData::new))
 }

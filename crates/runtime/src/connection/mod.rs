@@ -30,7 +30,7 @@ mod establish;
 pub(crate) mod limits;
 mod outgoing;
 mod params;
-mod protocol;
+pub(crate) mod protocol;
 mod read;
 pub(crate) mod request_table;
 mod task;
@@ -57,7 +57,6 @@ use tokio::sync::{watch, Notify};
 use crate::transport::tls::TlsInfo;
 use crate::transport::Io;
 
-use crate::current::Current;
 use crate::error::{Error, Result};
 use crate::object_adapter::ObjectAdapter;
 use crate::servant::{Dispatch, DispatchError, DispatchFuture, DispatchResult, ReplyData};

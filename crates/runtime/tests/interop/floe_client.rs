@@ -14,7 +14,6 @@ use floe_runtime::{
     Communicator, Context, Error, Identity, OperationMode, Properties, Proxy, Response,
 };
 use floe_wire::class::ClassRef;
-use floe_wire::exception::UserExceptionRegistry;
 use floe_wire::{Decoder, Encoder, ParseDefaults, ProxyData, ToStringMode, UserException};
 
 use super::classes::*;
@@ -648,7 +647,9 @@ async fn run_check(d: &Driver, name: &str) -> Check {
             )
         }
         "exc_undeclared" => {
-            // throwUndeclared declares no exceptions: whatever comes back is unknown.
+            // throwUndeclared declares no exceptions: whatever comes back is
+            // unknown. The client knows the type (as an Ice client knows every
+            // exception linked into it), so it decodes it, then reports it.
             let params = test.empty_params();
             match test
                 .invoke("throwUndeclared", OperationMode::Normal, params)
@@ -656,8 +657,9 @@ async fn run_check(d: &Driver, name: &str) -> Check {
             {
                 Ok(Response::UserException(encaps)) => {
                     let mut dec = Decoder::from_encapsulation(encaps).map_err(|e| e.to_string())?;
-                    match dec.read_user_exception(&UserExceptionRegistry::new()) {
-                        Err(floe_wire::Error::UnknownUserException { type_id }) => {
+                    let known = client_exceptions();
+                    match floe_runtime::user_exception_error(&mut dec, &known, &[]) {
+                        Error::UnknownUserException(type_id) => {
                             ensure!(type_id.contains("Interop::BaseErr"), "unknown = {type_id}");
                             Ok(())
                         }

@@ -23,6 +23,9 @@ use crate::locator::registration::AdapterRegistration;
 use crate::proxy::Proxy;
 use crate::servant::Servant;
 
+mod dispatch;
+pub(crate) use dispatch::panic_error;
+
 const HOLDING: u8 = 0;
 const ACTIVE: u8 = 1;
 const DEACTIVATING: u8 = 2;
