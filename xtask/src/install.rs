@@ -1,11 +1,11 @@
 //! Installs the real Ice peers the interop tests talk to, only when missing.
 //!
 //! Required: the Debian Ice 3.7.8 packages (C++ library and compilers, the
-//! Python mapping, IceBox/IceStorm, IceGrid, Slice files, admin tools) and
-//! Chromium. Optional: the npm packages of the Node and browser peers (`ice`,
-//! `ws`, `playwright-core`, into `target/interop-node/`) and the Maven
-//! artifact `com.zeroc:ice:3.7.10`; failing to get those only prints a line
-//! (the tests that need them then fail under `CI=true`).
+//! Python and Java mappings, IceBox/IceStorm, IceGrid, Slice files, admin
+//! tools), Chromium and openssl. Optional: the npm packages of the Node and
+//! browser peers (`ice`, `ws`, `playwright-core`, into `target/interop-node/`)
+//! and the Maven artifact `com.zeroc:ice:3.7.10`; failing to get those only
+//! prints a line (the tests that need them then fail under `CI=true`).
 
 use std::process::Command;
 
@@ -30,6 +30,12 @@ pub const DEBIAN_PACKAGES: &[&str] = &[
     "zeroc-glacier2",
     // The headless browser of tests/browser.rs.
     "chromium",
+    // Ice for Java 3.7.8 with IceSSL, and the bzip2 it compresses with
+    // (tests/java_tls.rs, the Java server cells); openssl writes the
+    // PKCS#12 keystores Java's IceSSL reads (tests/interop/tls_certs.rs).
+    "libzeroc-ice3.7-java",
+    "libcommons-compress-java",
+    "openssl",
 ];
 
 /// Installs whatever is missing of [`DEBIAN_PACKAGES`].

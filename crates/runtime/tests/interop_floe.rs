@@ -98,6 +98,28 @@ async fn floe_client_against_cpp_server() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn floe_client_against_java_server() {
+    if interop_disabled("floe_client_against_java_server") {
+        return;
+    }
+    // JavaServer runs on Debian's Ice for Java 3.7.8 (JAVA_DEBIAN_JARS).
+    let server = tokio::task::spawn_blocking(|| start_java_debian_server(&[]))
+        .await
+        .expect("start");
+    let Some(server) = server else {
+        return;
+    };
+    floe_client::run_floe_client(
+        "floe_client->java_server",
+        &server.endpoint(),
+        Properties::new(),
+        None,
+    )
+    .await
+    .assert_all_pass(CHECKS);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn floe_server_with_node_client() {
     if interop_disabled("floe_server_with_node_client") {
         return;

@@ -63,6 +63,17 @@ fn java_client_against_python_server() {
     }
 }
 
+#[test]
+fn python_client_against_java_server() {
+    if interop_disabled("python_client_against_java_server") {
+        return;
+    }
+    // JavaServer on Debian's Ice for Java 3.7.8 (JAVA_DEBIAN_JARS).
+    if let Some(server) = start_java_debian_server(&[]) {
+        run_py_client(&server.endpoint(), &[]).assert_all_pass(CHECKS);
+    }
+}
+
 /// The hostile cases describe what real Ice servers do; a real client keeps
 /// working on the same server meanwhile.
 fn hostile_against(server: &Server, client: fn(&str, &[&str]) -> ClientReport) {

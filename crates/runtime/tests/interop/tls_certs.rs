@@ -151,6 +151,65 @@ impl TestCerts {
             .collect()
     }
 
+    /// IceSSL properties for Ice for Java as `--Name=value` arguments: Java's
+    /// IceSSL reads no PEM files, only keystores, so this writes (once per
+    /// name) the PKCS#12 keystore `<cert>.p12` (the key and certificate
+    /// of `<cert>`, with `openssl pkcs12 -export`) and the PKCS#12
+    /// truststore `<ca>_trust.p12` (the CA certificate as a trusted entry,
+    /// with the JDK's `keytool -importcert`: Java ignores certificates
+    /// without a key in a PKCS#12 file unless they carry its trust
+    /// attribute, which keytool adds and Debian's openssl 3.0 cannot).
+    /// An empty `cert` presents no certificate. Errs when openssl or
+    /// keytool is missing or fails.
+    pub fn java_args(&self, cert: &str, ca: &str, extra: &[&str]) -> Result<Vec<String>, String> {
+        let pass = JAVA_STORE_PASSWORD;
+        let mut v = vec![
+            "--Ice.Plugin.IceSSL=com.zeroc.IceSSL.PluginFactory".to_string(),
+            format!("--IceSSL.DefaultDir={}", self.dir.display()),
+        ];
+        if !cert.is_empty() {
+            let store = format!("{cert}.p12");
+            if !self.dir.join(&store).exists() {
+                run_store_tool(
+                    std::process::Command::new("openssl")
+                        .args(["pkcs12", "-export", "-name", cert, "-passout"])
+                        .arg(format!("pass:{pass}"))
+                        .arg("-in")
+                        .arg(self.dir.join(format!("{cert}.pem")))
+                        .arg("-inkey")
+                        .arg(self.dir.join(format!("{cert}_key.pem")))
+                        .arg("-out")
+                        .arg(self.dir.join(&store)),
+                )?;
+            }
+            v.extend([
+                format!("--IceSSL.Keystore={store}"),
+                "--IceSSL.KeystoreType=PKCS12".to_string(),
+                format!("--IceSSL.KeystorePassword={pass}"),
+                // The key's own password: a PKCS#12 key has the store's.
+                format!("--IceSSL.Password={pass}"),
+            ]);
+        }
+        let trust = format!("{ca}_trust.p12");
+        if !self.dir.join(&trust).exists() {
+            run_store_tool(
+                std::process::Command::new("keytool")
+                    .args(["-importcert", "-noprompt", "-storetype", "PKCS12"])
+                    .args(["-alias", ca, "-storepass", pass, "-file"])
+                    .arg(self.dir.join(format!("{ca}.pem")))
+                    .arg("-keystore")
+                    .arg(self.dir.join(&trust)),
+            )?;
+        }
+        v.extend([
+            format!("--IceSSL.Truststore={trust}"),
+            "--IceSSL.TruststoreType=PKCS12".to_string(),
+            format!("--IceSSL.TruststorePassword={pass}"),
+        ]);
+        v.extend(extra.iter().map(|s| s.to_string()));
+        Ok(v)
+    }
+
     /// [`TestCerts::ice_ssl`] set on floe properties.
     pub fn properties(&self, cert: &str, ca: &str) -> floe_runtime::Properties {
         let props = floe_runtime::Properties::new();
@@ -158,6 +217,25 @@ impl TestCerts {
             props.set(&k, &v);
         }
         props
+    }
+}
+
+/// The password of the PKCS#12 files [`TestCerts::java_args`] writes.
+pub const JAVA_STORE_PASSWORD: &str = "floe-tests";
+
+fn run_store_tool(cmd: &mut std::process::Command) -> Result<(), String> {
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{cmd:?} failed ({}): {}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
     }
 }
 
