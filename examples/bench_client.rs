@@ -11,8 +11,9 @@
 //! figure of the concurrency workloads).
 //!
 //! Concurrency workloads, `CONCURRENT_CALLS` `o()` calls in all:
-//! `pipelined_N` keeps N calls in flight on one connection (N tasks sharing
-//! one proxy, each awaiting its call and sending the next), `clients_N`
+//! `pipelined_N` keeps N calls in flight on one connection (one task with
+//! N call futures; `BENCH_PIPELINED_TASKS=1`: N tasks sharing one proxy,
+//! each awaiting its call and sending the next), `clients_N`
 //! opens N connections (`ice_connection_id`) with a task each calling in a
 //! loop.
 //!
@@ -35,6 +36,7 @@ use std::time::Instant;
 
 use bench_common::*;
 use floe::runtime::{Communicator, Glacier2Session, Properties, Proxy, Result};
+use futures_util::stream::{FuturesUnordered, StreamExt};
 
 struct Ctx {
     a: LatencyPrx,
@@ -128,14 +130,37 @@ async fn join_all(mut set: tokio::task::JoinSet<Result<()>>) -> Result<()> {
     Ok(())
 }
 
-/// `pipelined_N`: `CONCURRENT_CALLS` calls on one connection, N in flight
-/// (N tasks on one proxy; whichever call completes, its task sends the
-/// next, as the Ice C++ client's AMI callbacks do).
+/// `pipelined_N`: `CONCURRENT_CALLS` calls on one connection, N in flight.
+///
+/// One task keeps N call futures in a `FuturesUnordered` and starts the
+/// next call whenever one completes, as the Ice C++ client's AMI callbacks
+/// do from its one client thread. With `BENCH_PIPELINED_TASKS` set, N
+/// tasks share the proxy instead, each awaiting its call and sending the
+/// next: on the multi-thread runtime that adds a cross-thread wake-up per
+/// batch of replies (both forms are in `docs/performance-notes.md`).
 async fn pipelined(c: &Ctx, w: &str, depth: usize) -> Result<()> {
     for _ in 0..1000 {
         c.a.o().await?;
     }
     let total = scaled(CONCURRENT_CALLS, c.scale);
+    if std::env::var_os("BENCH_PIPELINED_TASKS").is_none() {
+        let start = Instant::now();
+        let mut in_flight = FuturesUnordered::new();
+        let mut sent = 0;
+        while sent < depth.min(total) {
+            in_flight.push(c.a.o());
+            sent += 1;
+        }
+        while let Some(r) = in_flight.next().await {
+            r?;
+            if sent < total {
+                in_flight.push(c.a.o());
+                sent += 1;
+            }
+        }
+        report(w, total, start.elapsed().as_secs_f64(), 0.0);
+        return Ok(());
+    }
     let next = Arc::new(AtomicUsize::new(0));
     let mut set = tokio::task::JoinSet::new();
     let start = Instant::now();

@@ -150,7 +150,8 @@ pub(super) fn document(
          server certificate (ECDSA P-256) are generated for the run and both \
          implementations read them through the same `IceSSL.*` properties. Concurrency \
          rows (reported in calls/s): `pipelined_N` keeps N `o()` calls in flight on one \
-         connection (floe: N tasks on one proxy; Ice C++: AMI, each reply's callback sends \
+         connection (floe: one task keeping N call futures, starting the next as one \
+         completes; Ice C++: AMI, each reply's callback sends \
          the next request), `clients_N` opens N connections (`ice_connectionId`), each \
          calling `o()` in a loop (floe: a task each; Ice C++: a thread each); 100,000 calls \
          in all times `BENCH_SCALE`; Ice C++ with its default thread pools.\n"

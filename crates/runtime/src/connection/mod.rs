@@ -172,6 +172,11 @@ pub(crate) struct ConnectionInner {
     end_error: Mutex<Option<Error>>,
     /// A graceful close should wait for our own pending requests too.
     wait_for_requests: AtomicBool,
+    /// The last read delivered several replies: callers are
+    /// pipelining requests, and the small twoway requests they send next
+    /// are queued for the connection task, which writes them together
+    /// (see [`Connection::invoke`]).
+    pipelining: AtomicBool,
     info: ConnectionInfo,
     config: ConnectionConfig,
     /// The `connection` span (see [`crate::spans`]), the parent of its
@@ -220,6 +225,7 @@ impl Connection {
             closed_tx,
             end_error: Mutex::new(None),
             wait_for_requests: AtomicBool::new(false),
+            pipelining: AtomicBool::new(false),
             info,
             config,
             span,
@@ -409,7 +415,8 @@ impl ConnectionInner {
 
     /// Handles one whole frame: [`protocol::inbound`] says what it asks,
     /// and this carries it out.
-    fn handle_frame(self: &Arc<Self>, frame: Bytes, dispatches: &mut DispatchSet) -> Result<()> {
+    /// Handles one whole frame; whether it was a reply for a waiting caller.
+    fn handle_frame(self: &Arc<Self>, frame: Bytes, dispatches: &mut DispatchSet) -> Result<bool> {
         let (header, inbound) = protocol::inbound(frame, self.config.message_size_max)?;
         event_if!(
             self.config.trace.protocol >= 1,
@@ -433,9 +440,10 @@ impl ConnectionInner {
                 }
             }
             Inbound::Reply(reply) => {
-                if !self.requests.complete(reply.request_id, reply.body) {
-                    tracing::trace!(id = reply.request_id, "reply for an abandoned request");
+                if self.requests.complete(reply.request_id, reply.body) {
+                    return Ok(true);
                 }
+                tracing::trace!(id = reply.request_id, "reply for an abandoned request");
             }
             Inbound::BadParams {
                 request_id,
@@ -445,6 +453,6 @@ impl ConnectionInner {
             Inbound::Validate => {}
             Inbound::Close => return Err(Error::CloseConnection),
         }
-        Ok(())
+        Ok(false)
     }
 }

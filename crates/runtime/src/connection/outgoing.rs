@@ -90,8 +90,15 @@ impl Connection {
         // oneway after a pause is written before the call returns, as Ice
         // does on an idle connection. Twoway requests are written directly
         // (their caller waits for the reply anyway), and so are large
-        // oneways, where a syscall per message costs little.
-        let deferred = !twoway && self.coalesces(&params);
+        // oneways, where a syscall per message costs little; except while
+        // callers pipeline small twoway requests (the last read brought
+        // several replies, whose callers are about to send their next
+        // requests): those are queued too and leave together.
+        let deferred = if twoway {
+            params.len() <= COPY_LIMIT && inner.pipelining.load(Ordering::Relaxed)
+        } else {
+            self.coalesces(&params)
+        };
         self.send_request(head, id, params, compress, deferred)
             .map_err(|e| (e, false))?;
         crate::spans::record_sent(span, id, inner.info.id);

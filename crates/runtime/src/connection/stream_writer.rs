@@ -41,7 +41,7 @@ impl Writer {
     /// Writes the queue into the stream and flushes it, until the stream
     /// is not ready (`Pending`) or everything is flushed (`Ready`, also
     /// after progress: the caller checks what is left).
-    fn poll_stream(
+    pub(super) fn poll_stream(
         &self,
         io: &StreamIo,
         st: &mut WriteState,
