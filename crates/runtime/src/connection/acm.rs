@@ -1,14 +1,13 @@
-//! Active connection management (§1.5): heartbeats and idle close, run by
-//! the connection task on a timer of `Timeout / 2`.
+//! Active connection management (§1.5): heartbeats and idle close.
+//!
+//! [`AcmMonitor`] decides, without I/O or timers (sans-IO): the connection
+//! task calls [`AcmMonitor::check`] every [`AcmMonitor::period`]
+//! (`Timeout / 2`, as Ice's monitor runs) with the current time and the
+//! connection's state, and carries out the [`AcmAction`] it returns (a
+//! heartbeat frame, a graceful close, or ending the connection).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use floe_wire::protocol::VALIDATE_CONNECTION;
-use tokio::time::Instant;
-
-use super::ConnectionInner;
-use crate::error::Error;
 use crate::properties::Properties;
 
 /// `Heartbeat` setting.
@@ -84,12 +83,9 @@ impl AcmConfig {
 }
 
 /// Per-connection ACM state, owned by the connection task.
+#[derive(Debug)]
 pub(crate) struct AcmMonitor {
     config: AcmConfig,
-    /// The next run; the timer is created once and reset, not re-armed per
-    /// loop iteration of the connection task (that would cost a timer-wheel
-    /// insertion per frame).
-    timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
     /// Latest time known to be after the last read: the monitor run that
     /// first saw the read (see `read_seen`).
     last_read: Instant,
@@ -105,13 +101,40 @@ pub(crate) struct AcmMonitor {
     last_beat: Instant,
 }
 
+/// What a monitor run sees of the connection besides its reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AcmInputs {
+    /// When the last request or reply was written (heartbeats excluded).
+    pub(crate) last_write: Instant,
+    /// Our own requests wait for replies.
+    pub(crate) pending_requests: bool,
+    /// Dispatches of the peer's requests still run.
+    pub(crate) dispatching: usize,
+}
+
+/// What the connection task must do after a monitor run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct AcmAction {
+    /// Send a heartbeat (a ValidateConnection frame, not counted as
+    /// activity).
+    pub(crate) heartbeat: bool,
+    /// Close the connection.
+    pub(crate) close: Option<AcmCloseAction>,
+}
+
+/// How an ACM close happens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AcmCloseAction {
+    /// A graceful close (§1.4): the connection was idle.
+    Graceful,
+    /// End the connection at once with `ConnectionTimeout`.
+    Forceful,
+}
+
 impl AcmMonitor {
-    pub(crate) fn new(config: AcmConfig) -> Self {
-        let now = Instant::now();
+    /// A monitor for a connection that starts at `now`.
+    pub(crate) fn new(config: AcmConfig, now: Instant) -> Self {
         AcmMonitor {
-            timer: config
-                .timeout
-                .map(|t| Box::pin(tokio::time::sleep_until(now + t / 2))),
             config,
             last_read: now,
             last_read_low: now,
@@ -121,50 +144,43 @@ impl AcmMonitor {
         }
     }
 
+    /// How often [`AcmMonitor::check`] runs: `Timeout / 2`, or never when
+    /// ACM is off.
+    pub(crate) fn period(&self) -> Option<Duration> {
+        self.config.timeout.map(|t| t / 2)
+    }
+
     /// Records that bytes were read (a flag: no clock read per frame).
     pub(crate) fn read(&mut self) {
         self.read_seen = true;
     }
 
-    /// Completes at the next monitor run (never when ACM is off).
-    pub(crate) async fn tick(&mut self) {
-        match &mut self.timer {
-            Some(t) => t.as_mut().await,
-            None => std::future::pending().await,
-        }
-    }
-
-    /// One monitor run: heartbeat and close decisions. Returns the error to
-    /// end the connection with when it must be dropped.
-    pub(crate) fn check(&mut self, conn: &ConnectionInner, dispatching: usize) -> Option<Error> {
-        let timeout = self.config.timeout?;
-        let now = Instant::now();
-        if let Some(t) = &mut self.timer {
-            t.as_mut().reset(now + timeout / 2);
-        }
+    /// One monitor run at `now`: the heartbeat and close decisions.
+    pub(crate) fn check(&mut self, now: Instant, inputs: AcmInputs) -> AcmAction {
+        let Some(timeout) = self.config.timeout else {
+            return AcmAction::default();
+        };
         if std::mem::take(&mut self.read_seen) {
             // The read happened between the previous run and this one.
             self.last_read_low = self.last_check;
             self.last_read = now;
         }
         self.last_check = now;
-        let last_write = Instant::from_std(conn.writer.last_write());
+        let last_write = inputs.last_write;
         let last_activity = self.last_read.max(last_write);
         // Ice's rule: a heartbeat when nothing (heartbeats included) went
         // over the connection for Timeout/4. The earliest time the last read
         // may have happened is used here, so a heartbeat is never late
         // (at worst one more is sent)...
-        let quiet = now.duration_since(self.last_read_low.max(last_write).max(self.last_beat));
-        let send_heartbeat = match self.config.heartbeat {
+        let quiet =
+            now.saturating_duration_since(self.last_read_low.max(last_write).max(self.last_beat));
+        let heartbeat = match self.config.heartbeat {
             AcmHeartbeat::Always => true,
             AcmHeartbeat::OnIdle => quiet >= timeout / 4,
-            AcmHeartbeat::OnDispatch => dispatching > 0 && quiet >= timeout / 4,
+            AcmHeartbeat::OnDispatch => inputs.dispatching > 0 && quiet >= timeout / 4,
             AcmHeartbeat::Off => false,
         };
-        if send_heartbeat {
-            let _ = conn
-                .writer
-                .send_uncounted(&mut [Bytes::from_static(&VALIDATE_CONNECTION)]);
+        if heartbeat {
             self.last_beat = now;
         }
         // ...and the latest one for idle close, so a connection is never
@@ -172,23 +188,27 @@ impl AcmMonitor {
         // it closes between Timeout and 1.5 × Timeout after the last
         // traffic. Idle means no request or reply traffic; our own
         // heartbeats do not count.
-        let silent = now.duration_since(last_activity);
-        if silent < timeout {
-            return None;
-        }
-        let pending = conn.requests.len() > 0;
-        let idle = !pending && dispatching == 0;
-        match self.config.close {
-            AcmClose::OnIdle | AcmClose::OnInvocationAndIdle if idle => {
-                tracing::debug!("ACM: closing idle connection");
-                conn.begin_close();
-                None
+        let silent = now.saturating_duration_since(last_activity);
+        let close = if silent < timeout {
+            None
+        } else {
+            let pending = inputs.pending_requests;
+            let idle = !pending && inputs.dispatching == 0;
+            match self.config.close {
+                AcmClose::OnIdle | AcmClose::OnInvocationAndIdle if idle => {
+                    Some(AcmCloseAction::Graceful)
+                }
+                AcmClose::OnInvocation | AcmClose::OnInvocationAndIdle if pending => {
+                    Some(AcmCloseAction::Forceful)
+                }
+                AcmClose::OnIdleForceful if idle => Some(AcmCloseAction::Forceful),
+                _ => None,
             }
-            AcmClose::OnInvocation | AcmClose::OnInvocationAndIdle if pending => {
-                Some(Error::ConnectionTimeout)
-            }
-            AcmClose::OnIdleForceful if idle => Some(Error::ConnectionTimeout),
-            _ => None,
-        }
+        };
+        AcmAction { heartbeat, close }
     }
 }
+
+#[cfg(test)]
+#[path = "acm_tests.rs"]
+mod tests;

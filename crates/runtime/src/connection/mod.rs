@@ -61,7 +61,7 @@ use crate::error::{Error, Result};
 use crate::object_adapter::ObjectAdapter;
 use crate::servant::{Dispatch, DispatchError, DispatchFuture, DispatchResult, ReplyData};
 use crate::trace::{event_if, TraceLevels};
-use acm::{AcmConfig, AcmMonitor};
+use acm::{AcmCloseAction, AcmConfig, AcmInputs, AcmMonitor};
 use dispatch::{fill_failed, DispatchSet};
 pub(crate) use params::Params;
 use protocol::Inbound;

@@ -12,7 +12,14 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
     let mut size = ReadSize::new();
     let waker = std::future::poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
     let mut dispatches = DispatchSet::new(waker);
-    let mut acm = AcmMonitor::new(conn.config.acm.clone());
+    let mut acm = AcmMonitor::new(conn.config.acm.clone(), std::time::Instant::now());
+    // The monitor decides (sans-IO); its timer lives here, created once and
+    // reset after each run rather than re-armed per pass of the loop.
+    let acm_period = acm.period();
+    // Without ACM the timer is never polled (the branch is disabled), so
+    // it is never registered.
+    let acm_timer = tokio::time::sleep(acm_period.unwrap_or(Duration::from_secs(3600)));
+    tokio::pin!(acm_timer);
     let mut close_sent = false;
     let mut close_deadline: Option<tokio::time::Instant> = None;
     let max = conn.config.message_size_max;
@@ -152,8 +159,11 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                 poll_requested.set(conn.poll_requested.notified());
                 poll_requested.as_mut().enable();
             }
-            _ = acm.tick() => {
-                if let Some(e) = acm.check(&conn, dispatches.len()) {
+            _ = &mut acm_timer, if acm_period.is_some() => {
+                if let Some(period) = acm_period {
+                    acm_timer.as_mut().reset(tokio::time::Instant::now() + period);
+                }
+                if let Some(e) = run_acm(&conn, &mut acm, dispatches.len()) {
                     break e;
                 }
             }
@@ -257,6 +267,31 @@ fn after_read(
         }
         Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => None,
         Err(e) => Some(Error::from_io(&e)),
+    }
+}
+
+/// One ACM monitor run: the decision of [`AcmMonitor::check`], carried
+/// out. Returns the error to end the connection with when it must be
+/// dropped.
+fn run_acm(conn: &ConnectionInner, acm: &mut AcmMonitor, dispatching: usize) -> Option<Error> {
+    let inputs = AcmInputs {
+        last_write: conn.writer.last_write(),
+        pending_requests: conn.requests.len() > 0,
+        dispatching,
+    };
+    let action = acm.check(std::time::Instant::now(), inputs);
+    if action.heartbeat {
+        let _ = conn
+            .writer
+            .send_uncounted(&mut [Bytes::from_static(&VALIDATE_CONNECTION)]);
+    }
+    match action.close? {
+        AcmCloseAction::Graceful => {
+            tracing::debug!("ACM: closing idle connection");
+            conn.begin_close();
+            None
+        }
+        AcmCloseAction::Forceful => Some(Error::ConnectionTimeout),
     }
 }
 
