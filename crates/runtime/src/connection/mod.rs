@@ -25,6 +25,7 @@
 //! connection task, which writes consecutive ones together.
 
 pub mod acm;
+mod close;
 mod dispatch;
 mod establish;
 pub(crate) mod limits;
@@ -62,6 +63,7 @@ use crate::object_adapter::ObjectAdapter;
 use crate::servant::{Dispatch, DispatchError, DispatchFuture, DispatchResult, ReplyData};
 use crate::trace::{event_if, TraceLevels};
 use acm::{AcmCloseAction, AcmConfig, AcmInputs, AcmMonitor};
+use close::{CloseStep, GracefulClose};
 use dispatch::{fill_failed, DispatchSet};
 pub(crate) use params::Params;
 use protocol::Inbound;

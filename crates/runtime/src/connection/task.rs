@@ -20,8 +20,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
     // it is never registered.
     let acm_timer = tokio::time::sleep(acm_period.unwrap_or(Duration::from_secs(3600)));
     tokio::pin!(acm_timer);
-    let mut close_sent = false;
-    let mut close_deadline: Option<tokio::time::Instant> = None;
+    let mut close = GracefulClose::new(conn.config.close_timeout);
     let max = conn.config.message_size_max;
     // Both wake-ups stay registered across loop passes and are re-armed
     // only after they fired: creating `notified()` futures per pass costs a
@@ -46,13 +45,15 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                 .clone()
                 .unwrap_or(Error::ConnectionManuallyClosed);
         }
-        if state == CLOSING && !close_sent {
-            if close_deadline.is_none() {
-                close_deadline = Some(tokio::time::Instant::now() + conn.config.close_timeout);
-            }
+        if state == CLOSING && !close.sent() {
             let waiting_requests =
                 conn.wait_for_requests.load(Ordering::Acquire) && conn.requests.len() > 0;
-            if dispatches.is_empty() && !waiting_requests {
+            let step = close.step(
+                std::time::Instant::now(),
+                dispatches.len(),
+                waiting_requests,
+            );
+            if let CloseStep::Send { deadline } = step {
                 // All our dispatches replied: say goodbye (§1.4) and wait
                 // for the peer to close the socket.
                 let _ = conn
@@ -60,20 +61,20 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                     .send(&mut [Bytes::from_static(&CLOSE_CONNECTION)]);
                 // A peer that does not read cannot hold the close up past
                 // the close timeout.
-                let deadline = close_deadline.unwrap_or_else(tokio::time::Instant::now);
+                let deadline = tokio::time::Instant::from_std(deadline);
                 match tokio::time::timeout_at(deadline, conn.writer.drain()).await {
                     Ok(Ok(())) => {}
                     Ok(Err(e)) => break e,
                     Err(_) => break Error::ConnectionManuallyClosed,
                 }
-                close_sent = true;
+                close.mark_sent();
             }
         }
         // Back-pressure: stop reading while too many dispatches run or too
         // many reply bytes wait for a peer that does not read them.
         let can_read = dispatches.len() < conn.config.max_dispatches
             && conn.writer.queued_bytes() < WRITE_HIGH_WATER;
-        let deadline = close_deadline;
+        let deadline = close.deadline().map(tokio::time::Instant::from_std);
         if let (Some(window), Io::Tcp(tcp)) = (
             busy_poll.filter(|_| can_read && dispatches.is_empty() && buf.is_empty()),
             &conn.io,
@@ -99,7 +100,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                         &mut size,
                         &mut dispatches,
                         &mut acm,
-                        close_sent,
+                        close.sent(),
                     ) {
                         break e;
                     }
@@ -149,7 +150,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                     (_, Err(e)) => Err(e),
                 };
                 let ended = after_read(
-                    &conn, read, &mut buf, &mut size, &mut dispatches, &mut acm, close_sent,
+                    &conn, read, &mut buf, &mut size, &mut dispatches, &mut acm, close.sent(),
                 );
                 if let Some(e) = ended {
                     break e;

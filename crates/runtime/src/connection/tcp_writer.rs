@@ -149,11 +149,7 @@ impl Writer {
         let res = {
             // On the stack: no allocation per flush.
             let mut iov = [IoSlice::new(&[]); MAX_IOV];
-            let mut n = 0;
-            for (slot, b) in iov.iter_mut().zip(st.queue.iter()) {
-                *slot = IoSlice::new(b);
-                n += 1;
-            }
+            let n = st.head(&mut iov);
             write(&iov[..n])
         };
         match res {

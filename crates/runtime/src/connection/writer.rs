@@ -44,7 +44,6 @@
 //! the connection task waits for the stream to become writable, so no
 //! other task's waker can take its place.
 
-use std::collections::VecDeque;
 use std::io::IoSlice;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -62,59 +61,10 @@ use crate::transport::Io;
 mod stream_writer;
 #[path = "tcp_writer.rs"]
 mod tcp_writer;
+#[path = "write_state.rs"]
+mod write_state;
 
-pub(super) struct WriteState {
-    /// Bytes accepted but not yet written, in order.
-    queue: VecDeque<Bytes>,
-    /// Total bytes in `queue` (back-pressure: the connection task stops
-    /// reading while this is high).
-    queued_bytes: usize,
-    /// Set when writing failed or the connection closed.
-    error: Option<Error>,
-    /// Bytes queued since a sender last tried to write the queue itself.
-    unhelped: usize,
-    /// A stream transport took bytes it may not have sent yet: it needs a
-    /// flush (the TCP path never sets this).
-    unflushed: bool,
-    /// The connection task is handling a batch of frames: messages are
-    /// queued and leave together when it ends ([`Writer::uncork`]).
-    corked: bool,
-}
-
-impl WriteState {
-    /// Appends the non-empty `parts` to the queue.
-    pub(super) fn push(&mut self, parts: &[Bytes]) {
-        for b in parts.iter().filter(|b| !b.is_empty()) {
-            self.queued_bytes += b.len();
-            self.unhelped += b.len();
-            self.queue.push_back(b.clone());
-        }
-    }
-
-    /// Drops the first `n` queued bytes (written).
-    pub(super) fn consume(&mut self, mut n: usize) {
-        while n > 0 {
-            let Some(front) = self.queue.front_mut() else {
-                break;
-            };
-            if n >= front.len() {
-                let len = front.len();
-                n -= len;
-                self.queued_bytes -= len;
-                self.queue.pop_front();
-            } else {
-                front.advance(n);
-                self.queued_bytes -= n;
-                n = 0;
-            }
-        }
-    }
-
-    /// Whether anything waits to be written or flushed.
-    pub(super) fn pending(&self) -> bool {
-        !self.queue.is_empty() || self.unflushed
-    }
-}
+pub(super) use write_state::WriteState;
 
 /// What a [`Writer`] writes to.
 pub(super) enum Sink {
@@ -156,14 +106,7 @@ impl Writer {
     fn with_sink(sink: Sink) -> Self {
         Writer {
             sink,
-            state: Mutex::new(WriteState {
-                queue: VecDeque::new(),
-                queued_bytes: 0,
-                error: None,
-                unhelped: 0,
-                unflushed: false,
-                corked: false,
-            }),
+            state: Mutex::new(WriteState::new()),
             queued: Notify::new(),
             written: Notify::new(),
             last_write: AtomicU64::new(0),
