@@ -12,13 +12,13 @@ impl Writer {
         &self,
         io: &StreamIo,
         mut st: MutexGuard<'_, WriteState>,
-        parts: &[Bytes],
+        parts: &mut [Bytes],
         tail: &[u8],
     ) -> Result<(), Error> {
         let idle = !st.pending();
         st.push(parts);
         if !tail.is_empty() {
-            st.push(&[Bytes::copy_from_slice(tail)]);
+            st.push(&mut [Bytes::copy_from_slice(tail)]);
         }
         if !idle {
             // The connection task is already writing the queue.

@@ -241,11 +241,20 @@ fn after_read(
         Ok(_) => {
             acm.read();
             // The replies to the requests of this read (pipelined
-            // requests arrive together) leave in one write.
-            conn.writer.cork();
-            let handled =
-                handle_buffered(conn, buf, size, conn.config.message_size_max, dispatches);
-            let flushed = conn.writer.uncork();
+            // requests arrive together) leave in one write; a lone frame's
+            // reply is written directly.
+            let max = conn.config.message_size_max;
+            let several =
+                matches!(check(buf, max), Ok(FrameCheck::Complete { len }) if len < buf.len());
+            if several {
+                conn.writer.cork();
+            }
+            let handled = handle_buffered(conn, buf, size, max, dispatches);
+            let flushed = if several {
+                conn.writer.uncork()
+            } else {
+                Ok(())
+            };
             let handled = handled.and_then(|replies| {
                 conn.pipelining
                     .store(replies > PIPELINED_REPLIES, Ordering::Relaxed);

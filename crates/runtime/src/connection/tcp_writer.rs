@@ -16,6 +16,9 @@ use super::*;
 /// 256 to 1024 gained no more (see `docs/performance-notes.md`).
 pub(super) const MAX_IOV: usize = 128;
 
+/// Queues of at most this many buffers are written from a small array.
+const FEW_IOV: usize = 8;
+
 /// Flags of every `sendmsg` on the connection: a peer that reset the
 /// connection gives `EPIPE`, not `SIGPIPE`, whatever the host program does
 /// with signals.
@@ -68,9 +71,9 @@ impl Writer {
         if first >= parts.len() && tail.is_empty() {
             return Ok(true);
         }
-        st.push(&parts[first..]);
+        st.push(&mut parts[first..]);
         if !tail.is_empty() {
-            st.push(&[Bytes::copy_from_slice(tail)]);
+            st.push(&mut [Bytes::copy_from_slice(tail)]);
         }
         Ok(false)
     }
@@ -80,12 +83,12 @@ impl Writer {
     pub(super) fn queue_and_help(
         &self,
         st: &mut WriteState,
-        parts: &[Bytes],
+        parts: &mut [Bytes],
         tail: &[u8],
     ) -> Result<bool, Error> {
         st.push(parts);
         if !tail.is_empty() {
-            st.push(&[Bytes::copy_from_slice(tail)]);
+            st.push(&mut [Bytes::copy_from_slice(tail)]);
         }
         self.help(st)?;
         Ok(!st.queue.is_empty())
@@ -146,7 +149,13 @@ impl Writer {
         st: &mut WriteState,
         write: impl FnOnce(&[IoSlice<'_>]) -> std::io::Result<usize>,
     ) -> Result<(), Error> {
-        let res = {
+        let res = if st.queue.len() <= FEW_IOV {
+            // A few buffers (a reply or two): a small array, not
+            // `MAX_IOV` slots to initialise per write.
+            let mut iov = [IoSlice::new(&[]); FEW_IOV];
+            let n = st.head(&mut iov);
+            write(&iov[..n])
+        } else {
             // On the stack: no allocation per flush.
             let mut iov = [IoSlice::new(&[]); MAX_IOV];
             let n = st.head(&mut iov);

@@ -40,12 +40,13 @@ impl WriteState {
         Self::default()
     }
 
-    /// Appends the non-empty `parts` to the queue.
-    pub(crate) fn push(&mut self, parts: &[Bytes]) {
-        for b in parts.iter().filter(|b| !b.is_empty()) {
+    /// Moves the non-empty `parts` to the queue (they are left empty): a
+    /// `Bytes` made from a `Vec` would need a shared header to be cloned.
+    pub(crate) fn push(&mut self, parts: &mut [Bytes]) {
+        for b in parts.iter_mut().filter(|b| !b.is_empty()) {
             self.queued_bytes += b.len();
             self.unhelped += b.len();
-            self.queue.push_back(b.clone());
+            self.queue.push_back(std::mem::take(b));
         }
     }
 
@@ -103,7 +104,7 @@ mod tests {
     fn push_skips_empty_parts_and_counts_bytes() {
         let mut st = WriteState::new();
         assert!(!st.pending());
-        st.push(&parts(&[3, 0, 5]));
+        st.push(&mut parts(&[3, 0, 5]));
         assert_eq!(st.queue.len(), 2);
         assert_eq!(st.queued_bytes, 8);
         assert_eq!(st.unhelped, 8);
@@ -113,7 +114,7 @@ mod tests {
     #[test]
     fn consume_drops_whole_and_partial_buffers_in_order() {
         let mut st = WriteState::new();
-        st.push(&parts(&[3, 4, 5]));
+        st.push(&mut parts(&[3, 4, 5]));
         st.consume(5); // the first buffer and 2 bytes of the second
         assert_eq!(st.queued_bytes, 7);
         assert_eq!(st.queue.len(), 2);
@@ -133,7 +134,7 @@ mod tests {
     #[test]
     fn head_fills_at_most_the_slots_given() {
         let mut st = WriteState::new();
-        st.push(&parts(&[1, 2, 3, 4]));
+        st.push(&mut parts(&[1, 2, 3, 4]));
         let mut iov = [IoSlice::new(&[]); 3];
         let n = st.head(&mut iov);
         assert_eq!(n, 3);

@@ -200,7 +200,7 @@ impl Writer {
             // The connection task writes it with the rest of its batch.
             st.push(parts);
             if !tail.is_empty() {
-                st.push(&[Bytes::copy_from_slice(tail)]);
+                st.push(&mut [Bytes::copy_from_slice(tail)]);
             }
             return Ok(());
         }
