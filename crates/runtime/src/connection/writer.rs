@@ -26,11 +26,11 @@
 //! send their next requests together); otherwise twoway requests keep the
 //! direct path.
 //!
-//! Replies are batched per read: the connection task corks the writer
-//! ([`Writer::cork`]) while it handles the frames of one read, so the
-//! replies to pipelined requests that arrived together are queued and
-//! leave in one vectored write at [`Writer::uncork`]. A lone request's
-//! reply still costs one `sendmsg`, written before the task waits again.
+//! Replies are batched per read: when a read brought several frames, the
+//! connection task corks the writer ([`Writer::cork`]) while it handles
+//! them, so the replies to pipelined requests that arrived together are
+//! queued and leave in one vectored write at [`Writer::uncork`]. A lone
+//! request's reply is written directly.
 //!
 //! Nothing here awaits while holding the lock, and a sender never owns
 //! half-written state, so dropping a caller's future cannot corrupt the
