@@ -1,10 +1,11 @@
 //! Active connection management (§1.5): heartbeats and idle close.
 //!
-//! [`AcmMonitor`] decides, without I/O or timers (sans-IO): the connection
-//! task calls [`AcmMonitor::check`] every [`AcmMonitor::period`]
+//! The crate's `AcmMonitor` decides, without I/O or timers (sans-IO): the
+//! connection task calls `AcmMonitor::check` every `AcmMonitor::period`
 //! (`Timeout / 2`, as Ice's monitor runs) with the current time and the
-//! connection's state, and carries out the [`AcmAction`] it returns (a
-//! heartbeat frame, a graceful close, or ending the connection).
+//! connection's state, and carries out the `AcmAction` it returns (a
+//! heartbeat frame, a graceful close, or ending the connection). The
+//! settings, [`AcmConfig`], are public.
 
 use std::time::{Duration, Instant};
 
