@@ -36,13 +36,6 @@ use harness::*;
 use tls_certs::TestCerts;
 use transport_peers::*;
 
-/// The adapter endpoint of the ssl servers.
-const SSL_ANY_PORT: &str = "ssl -h 127.0.0.1 -p 0";
-
-fn ssl_endpoint(port: u16) -> String {
-    format!("ssl -h 127.0.0.1 -p {port}")
-}
-
 /// [`TestCerts::java_args`], or None after printing why (openssl or keytool
 /// missing: the Java cells are optional; under `CI=true` this fails).
 fn java_args(certs: &TestCerts, cert: &str, ca: &str, extra: &[&str]) -> Option<Vec<String>> {

@@ -36,13 +36,6 @@ use harness::*;
 use tls_certs::TestCerts;
 use transport_peers::*;
 
-/// The adapter endpoint of the ssl servers.
-const SSL_ANY_PORT: &str = "ssl -h 127.0.0.1 -p 0";
-
-fn ssl_endpoint(port: u16) -> String {
-    format!("ssl -h 127.0.0.1 -p {port}")
-}
-
 /// An Ice peer's ssl server arguments: the plugin, `cert`, trust in `ca`.
 fn server_args(certs: &TestCerts, cert: &str, ca: &str, extra: &[&str]) -> Vec<String> {
     let mut v = certs.args(cert, ca, extra);

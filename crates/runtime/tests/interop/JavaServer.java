@@ -134,11 +134,7 @@ public class JavaServer
             {
                 calls = ++state.idemCalls;
             }
-            if(calls == 1)
-            {
-                current.con.close(ConnectionClose.Forcefully);
-            }
-            return calls;
+            return dropFirst(calls, current);
         }
 
         public int dropOnce(Current current)
@@ -148,6 +144,12 @@ public class JavaServer
             {
                 calls = ++state.dropCalls;
             }
+            return dropFirst(calls, current);
+        }
+
+        /** The first call's connection is closed forcefully (the caller retries or fails). */
+        private static int dropFirst(int calls, Current current)
+        {
             if(calls == 1)
             {
                 current.con.close(ConnectionClose.Forcefully);

@@ -8,6 +8,14 @@ use floe_runtime::{Communicator, Error, Properties};
 
 use super::harness::*;
 
+/// The adapter endpoint of the ssl servers.
+pub const SSL_ANY_PORT: &str = "ssl -h 127.0.0.1 -p 0";
+
+/// The ssl endpoint of a server listening on `port`.
+pub fn ssl_endpoint(port: u16) -> String {
+    format!("ssl -h 127.0.0.1 -p {port}")
+}
+
 pub fn strs(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
 }
