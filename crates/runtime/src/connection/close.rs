@@ -21,7 +21,8 @@ pub(super) struct GracefulClose {
 /// What the connection task does on a pass of its loop while closing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum CloseStep {
-    /// Dispatches (or our requests) are still running: keep serving them.
+    /// Nothing to do now: dispatches (or our requests) are still running,
+    /// or CloseConnection is already out.
     Wait,
     /// Write CloseConnection now and wait for it to leave, until
     /// `deadline`; then [`GracefulClose::mark_sent`].
@@ -29,8 +30,6 @@ pub(super) enum CloseStep {
         /// When to stop waiting for the frame to be written.
         deadline: Instant,
     },
-    /// CloseConnection is out: wait for the peer to close the socket.
-    Sent,
 }
 
 impl GracefulClose {
@@ -48,11 +47,8 @@ impl GracefulClose {
     /// with `dispatching` dispatches running and whether the close waits
     /// for requests of ours still waiting for their replies.
     pub(super) fn step(&mut self, now: Instant, dispatching: usize, waiting: bool) -> CloseStep {
-        if self.sent {
-            return CloseStep::Sent;
-        }
         let deadline = *self.deadline.get_or_insert(now + self.timeout);
-        if dispatching == 0 && !waiting {
+        if !self.sent && dispatching == 0 && !waiting {
             CloseStep::Send { deadline }
         } else {
             CloseStep::Wait
@@ -101,7 +97,7 @@ mod tests {
         assert!(!c.sent());
         c.mark_sent();
         assert!(c.sent());
-        assert_eq!(c.step(later, 0, false), CloseStep::Sent);
+        assert_eq!(c.step(later, 0, false), CloseStep::Wait, "sent once");
     }
 
     #[test]

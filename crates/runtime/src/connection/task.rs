@@ -240,25 +240,11 @@ fn after_read(
         }),
         Ok(_) => {
             acm.read();
-            // The replies to the requests of this read (pipelined
-            // requests arrive together) leave in one write; a lone frame's
-            // reply is written directly.
-            let max = conn.config.message_size_max;
-            let several =
-                matches!(check(buf, max), Ok(FrameCheck::Complete { len }) if len < buf.len());
-            if several {
-                conn.writer.cork();
-            }
-            let handled = handle_buffered(conn, buf, size, max, dispatches);
-            let flushed = if several {
-                conn.writer.uncork()
-            } else {
-                Ok(())
-            };
-            let handled = handled.and_then(|replies| {
+            let handled =
+                handle_buffered(conn, buf, size, conn.config.message_size_max, dispatches);
+            let handled = handled.map(|replies| {
                 conn.pipelining
                     .store(replies > PIPELINED_REPLIES, Ordering::Relaxed);
-                flushed
             });
             size.adapt();
             if let Io::Tcp(tcp) = &conn.io {
@@ -324,6 +310,11 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 
 /// Handles every whole frame in `buf`, leaving a partial one; the number
 /// of replies delivered to waiting callers.
+///
+/// When the read brought more than one frame, the writer is corked while
+/// they are handled, so the replies to requests that arrived together
+/// (pipelined) leave in one write at the end; a lone frame's reply is
+/// written directly.
 fn handle_buffered(
     conn: &Arc<ConnectionInner>,
     buf: &mut BytesMut,
@@ -332,21 +323,35 @@ fn handle_buffered(
     dispatches: &mut DispatchSet,
 ) -> Result<usize> {
     let mut replies = 0;
-    loop {
-        match check(buf, max)? {
-            FrameCheck::Complete { len } => {
+    let mut corked = false;
+    let handled = loop {
+        match check(buf, max) {
+            Err(e) => break Err(e.into()),
+            Ok(FrameCheck::Complete { len }) => {
+                if !corked && len < buf.len() {
+                    conn.writer.cork();
+                    corked = true;
+                }
                 size.frame(len);
                 let frame = buf.split_to(len).freeze();
-                replies += usize::from(conn.handle_frame(frame, dispatches)?);
+                match conn.handle_frame(frame, dispatches) {
+                    Ok(reply) => replies += usize::from(reply),
+                    Err(e) => break Err(e),
+                }
             }
-            FrameCheck::Incomplete { need } => {
+            Ok(FrameCheck::Incomplete { need }) => {
                 // The next read makes room for the rest (see `read::read`),
                 // after the frames split off here were dispatched: their
                 // buffer can then be taken back instead of a new one
                 // allocated.
                 size.need(buf, need, max);
-                return Ok(replies);
+                break Ok(replies);
             }
         }
+    };
+    if corked {
+        let flushed = conn.writer.uncork();
+        return handled.and_then(|replies| flushed.map(|()| replies));
     }
+    handled
 }

@@ -149,17 +149,12 @@ impl Writer {
         st: &mut WriteState,
         write: impl FnOnce(&[IoSlice<'_>]) -> std::io::Result<usize>,
     ) -> Result<(), Error> {
+        // A few buffers (a reply or two) go through a small array, not
+        // `MAX_IOV` slots to initialise per write.
         let res = if st.queue.len() <= FEW_IOV {
-            // A few buffers (a reply or two): a small array, not
-            // `MAX_IOV` slots to initialise per write.
-            let mut iov = [IoSlice::new(&[]); FEW_IOV];
-            let n = st.head(&mut iov);
-            write(&iov[..n])
+            write_from::<FEW_IOV>(st, write)
         } else {
-            // On the stack: no allocation per flush.
-            let mut iov = [IoSlice::new(&[]); MAX_IOV];
-            let n = st.head(&mut iov);
-            write(&iov[..n])
+            write_from::<MAX_IOV>(st, write)
         };
         match res {
             Ok(n) => {
@@ -174,6 +169,17 @@ impl Writer {
             }
         }
     }
+}
+
+/// One vectored `write` of up to `N` buffers of the queue's head, from an
+/// array on the stack (no allocation per write).
+fn write_from<const N: usize>(
+    st: &WriteState,
+    write: impl FnOnce(&[IoSlice<'_>]) -> std::io::Result<usize>,
+) -> std::io::Result<usize> {
+    let mut iov = [IoSlice::new(&[]); N];
+    let n = st.head(&mut iov);
+    write(&iov[..n])
 }
 
 /// Advances the parts cursor by `n` written bytes; returns the bytes
