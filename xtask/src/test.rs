@@ -47,6 +47,10 @@ pub fn run() -> Result<(), DynError> {
         ),
         ("test", &["test", "--workspace", "--features", CLI_FEATURES]),
     ];
+    // A one-shot CI build never reuses incremental state; it only costs disk
+    // (CI once ran out of space) and time.
+    let one_shot = std::env::var_os("CI").is_some_and(|v| v == "true");
+    report_free_disk();
     let mut failed = Vec::new();
     if let Err(e) = crate::msrv::check() {
         eprintln!("xtask: msrv: {e}");
@@ -55,6 +59,9 @@ pub fn run() -> Result<(), DynError> {
     for (name, args) in steps {
         let mut cmd = cargo();
         cmd.args(args);
+        if one_shot {
+            cmd.env("CARGO_INCREMENTAL", "0");
+        }
         if name == "doc" {
             cmd.env("RUSTDOCFLAGS", "-D warnings");
         }
@@ -68,5 +75,20 @@ pub fn run() -> Result<(), DynError> {
         Ok(())
     } else {
         Err(format!("failed steps: {}", failed.join(", ")).into())
+    }
+}
+
+/// Prints the free space where `target/` lives, so that a run that fails
+/// with "No space left on device" shows how much it started with.
+fn report_free_disk() {
+    let out = std::process::Command::new("df")
+        .args(["-h", "--output=avail,target"])
+        .arg(crate::workspace_root())
+        .output();
+    if let Ok(out) = out {
+        print!(
+            "xtask: free disk:\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
     }
 }
