@@ -98,6 +98,10 @@ pub(crate) struct AcmMonitor {
     /// Set on every read, turned into `last_read` by the next monitor run;
     /// reading the clock per frame would cost more than the whole check.
     read_seen: bool,
+    /// As `last_read`, for requests and replies we wrote.
+    last_write: Instant,
+    /// As `last_read_low`, for writes.
+    last_write_low: Instant,
     /// Last heartbeat we sent.
     last_beat: Instant,
 }
@@ -105,8 +109,9 @@ pub(crate) struct AcmMonitor {
 /// What a monitor run sees of the connection besides its reads.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct AcmInputs {
-    /// When the last request or reply was written (heartbeats excluded).
-    pub(crate) last_write: Instant,
+    /// A request or reply was written since the previous run (heartbeats
+    /// excluded): a flag, as for reads, so that sends read no clock.
+    pub(crate) wrote: bool,
     /// Our own requests wait for replies.
     pub(crate) pending_requests: bool,
     /// Dispatches of the peer's requests still run.
@@ -141,6 +146,8 @@ impl AcmMonitor {
             last_read_low: now,
             last_check: now,
             read_seen: false,
+            last_write: now,
+            last_write_low: now,
             last_beat: now,
         }
     }
@@ -166,15 +173,18 @@ impl AcmMonitor {
             self.last_read_low = self.last_check;
             self.last_read = now;
         }
+        if inputs.wrote {
+            self.last_write_low = self.last_check;
+            self.last_write = now;
+        }
         self.last_check = now;
-        let last_write = inputs.last_write;
-        let last_activity = self.last_read.max(last_write);
+        let last_activity = self.last_read.max(self.last_write);
         // Ice's rule: a heartbeat when nothing (heartbeats included) went
-        // over the connection for Timeout/4. The earliest time the last read
-        // may have happened is used here, so a heartbeat is never late
-        // (at worst one more is sent)...
-        let quiet =
-            now.saturating_duration_since(self.last_read_low.max(last_write).max(self.last_beat));
+        // over the connection for Timeout/4. The earliest times the last
+        // read and write may have happened are used here, so a heartbeat is
+        // never late (at worst one more is sent)...
+        let last_low = self.last_read_low.max(self.last_write_low);
+        let quiet = now.saturating_duration_since(last_low.max(self.last_beat));
         let heartbeat = match self.config.heartbeat {
             AcmHeartbeat::Always => true,
             AcmHeartbeat::OnIdle => quiet >= timeout / 4,

@@ -34,6 +34,7 @@ mod params;
 pub(crate) mod protocol;
 mod read;
 pub(crate) mod request_table;
+mod signal;
 mod task;
 pub(crate) mod writer;
 
@@ -53,7 +54,7 @@ use floe_wire::protocol::{
 };
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use tokio::net::TcpStream;
-use tokio::sync::{watch, Notify};
+use tokio::sync::watch;
 
 use crate::transport::tls::TlsInfo;
 use crate::transport::Io;
@@ -164,10 +165,6 @@ pub(crate) struct ConnectionInner {
     adapter: RwLock<Option<ObjectAdapter>>,
     batch: Mutex<BatchQueue>,
     state: AtomicU8,
-    /// Wakes the connection task for a graceful close.
-    close_requested: Notify,
-    /// Wakes the connection task to busy-poll for a reply (`floe.BusyPoll`).
-    poll_requested: Notify,
     /// Becomes `true` once the socket is closed.
     closed_tx: watch::Sender<bool>,
     /// The error that ended the connection, once it ended.
@@ -213,7 +210,7 @@ impl Connection {
         let (closed_tx, _) = watch::channel(false);
         let span = crate::spans::connection(&info);
         let inner = Arc::new(ConnectionInner {
-            writer: Writer::for_io(&io),
+            writer: Writer::for_io(&io, config.busy_poll.is_some()),
             io,
             requests: RequestTable::new(),
             adapter: RwLock::new(adapter),
@@ -222,8 +219,6 @@ impl Connection {
                 compress: false,
             }),
             state: AtomicU8::new(ACTIVE),
-            close_requested: Notify::new(),
-            poll_requested: Notify::new(),
             closed_tx,
             end_error: Mutex::new(None),
             wait_for_requests: AtomicBool::new(false),
@@ -389,7 +384,7 @@ impl ConnectionInner {
             .compare_exchange(ACTIVE, CLOSING, Ordering::AcqRel, Ordering::Acquire)
             .is_ok()
         {
-            self.close_requested.notify_one();
+            self.writer.wake_task();
         }
     }
 
@@ -411,7 +406,7 @@ impl ConnectionInner {
             Io::Stream(s) => s.shutdown(),
         }
         // Wake the task if it is waiting, so it notices.
-        self.close_requested.notify_one();
+        self.writer.wake_task();
         self.closed_tx.send_replace(true);
     }
 

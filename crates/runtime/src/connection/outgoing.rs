@@ -82,7 +82,7 @@ impl Connection {
             table: &inner.requests,
             id,
         });
-        // A small oneway request that follows another write on this
+        // A small oneway request that follows another oneway on this
         // connection within COALESCE_WINDOW (a burst) is queued for the
         // connection task instead of written here: back-to-back oneways
         // coalesce into few vectored writes (as Ice queues them while the
@@ -103,7 +103,7 @@ impl Connection {
             .map_err(|e| (e, false))?;
         crate::spans::record_sent(span, id, inner.info.id);
         if twoway && inner.config.busy_poll.is_some() {
-            inner.poll_requested.notify_one();
+            inner.writer.wake_task();
         }
         let Some(rx) = rx else {
             // Oneway: return once earlier messages are (nearly) written.
@@ -176,6 +176,11 @@ impl Connection {
     ) -> Result<()> {
         if !self.is_active() {
             return Err(self.end_error().unwrap_or(Error::ConnectionManuallyClosed));
+        }
+        if id == 0 && !deferred {
+            // A oneway written now may start a burst (`coalesces`); a
+            // deferred one stamps itself, and twoway requests read no clock.
+            self.inner.writer.stamp();
         }
         let (encoding, prefix, data, shared) = params.parts();
         let copied = data.len() <= PARAMS_COPY_LIMIT || compress;

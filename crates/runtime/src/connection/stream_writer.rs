@@ -34,7 +34,7 @@ impl Writer {
             return Ok(());
         }
         drop(st);
-        self.queued.notify_one();
+        self.task.raise();
         Ok(())
     }
 

@@ -22,19 +22,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
     tokio::pin!(acm_timer);
     let mut close = GracefulClose::new(conn.config.close_timeout);
     let max = conn.config.message_size_max;
-    // Both wake-ups stay registered across loop passes and are re-armed
-    // only after they fired: creating `notified()` futures per pass costs a
-    // waiter registration and removal per frame.
-    let queued = conn.writer.queued_notify().notified();
-    tokio::pin!(queued);
-    queued.as_mut().enable();
-    let close_requested = conn.close_requested.notified();
-    tokio::pin!(close_requested);
-    close_requested.as_mut().enable();
     let busy_poll = conn.config.busy_poll;
-    let poll_requested = conn.poll_requested.notified();
-    tokio::pin!(poll_requested);
-    poll_requested.as_mut().enable();
     let end: Error = loop {
         let state = conn.state.load(Ordering::Acquire);
         if state == CLOSED {
@@ -129,16 +117,10 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                     break e;
                 }
             }
-            // Armed before `has_queued` was read, so a frame queued since
-            // then wakes it.
-            _ = &mut queued, if !has_queued => {
-                queued.set(conn.writer.queued_notify().notified());
-                queued.as_mut().enable();
-            }
-            _ = &mut close_requested => {
-                close_requested.set(conn.close_requested.notified());
-                close_requested.as_mut().enable();
-            }
+            // Something was queued, a close or a busy poll was asked for
+            // (raised after `has_queued` was read, or kept since): the
+            // next pass looks.
+            () = conn.writer.task_signal().wait() => {}
             r = readable(&conn.io), if can_read => {
                 let read = match (&conn.io, r) {
                     (Io::Tcp(tcp), Ok(_)) => read::read(tcp, &mut buf, &mut size, max, false),
@@ -155,10 +137,6 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                 if let Some(e) = ended {
                     break e;
                 }
-            }
-            _ = &mut poll_requested, if busy_poll.is_some() => {
-                poll_requested.set(conn.poll_requested.notified());
-                poll_requested.as_mut().enable();
             }
             _ = &mut acm_timer, if acm_period.is_some() => {
                 if let Some(period) = acm_period {
@@ -271,7 +249,7 @@ fn after_read(
 /// dropped.
 fn run_acm(conn: &ConnectionInner, acm: &mut AcmMonitor, dispatching: usize) -> Option<Error> {
     let inputs = AcmInputs {
-        last_write: conn.writer.last_write(),
+        wrote: conn.writer.take_wrote(),
         pending_requests: conn.requests.len() > 0,
         dispatching,
     };

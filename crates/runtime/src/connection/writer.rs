@@ -5,8 +5,8 @@
 //! with a non-blocking vectored write while holding a std `Mutex`
 //! around the queue: when nothing is queued and the socket has room (the
 //! usual case), a message costs one syscall and no task hop. Only what the
-//! kernel does not take is queued; the connection task, woken through a
-//! `Notify`, waits for writability and drains the queue with vectored
+//! kernel does not take is queued; the connection task, woken through its
+//! [`TaskSignal`], waits for writability and drains the queue with vectored
 //! writes, so concurrent senders' small frames coalesce into few syscalls.
 //! Senders that queue behind earlier messages also write the queue's head
 //! themselves every 256 KiB they queue ([`Writer::help`]): the queue keeps
@@ -15,7 +15,7 @@
 //! lock, and the direct path is taken only when the queue is empty.
 //!
 //! Small oneway requests (up to 16 KB of parameters) sent in a burst
-//! (within 20 µs of the previous write) skip the direct attempt
+//! (within 20 µs of the previous oneway) skip the direct attempt
 //! ([`Writer::send_deferred`]):
 //! they are queued and the connection task writes them, so a caller
 //! sending oneways back to back pays a fraction of a syscall per message
@@ -45,7 +45,7 @@
 //! other task's waker can take its place.
 
 use std::io::IoSlice;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 
@@ -53,6 +53,7 @@ use bytes::{Buf, Bytes};
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
+use super::signal::TaskSignal;
 use crate::error::Error;
 use crate::transport::stream::StreamIo;
 use crate::transport::Io;
@@ -78,12 +79,20 @@ pub(super) enum Sink {
 pub(crate) struct Writer {
     sink: Sink,
     state: Mutex<WriteState>,
-    /// Wakes the connection task when something was queued.
-    queued: Notify,
+    /// Wakes the connection task: something was queued (and, through
+    /// [`Writer::wake_task`], anything else it must look at).
+    task: TaskSignal,
     /// Wakes senders waiting for a stream transport's queue to shrink.
     written: Notify,
-    /// When the last message was sent, in ns since `epoch` (ACM activity
-    /// tracking; heartbeats do not count).
+    /// A request or reply was written since the last ACM run took the
+    /// flag ([`Writer::take_wrote`]; heartbeats do not count): a flag, as
+    /// for reads, so that a send reads no clock.
+    wrote: AtomicBool,
+    /// Whether every counted send also records its time in `last_write`
+    /// (busy polling needs it); otherwise only oneway sends do
+    /// ([`Writer::stamp`], for burst detection).
+    stamp_all: bool,
+    /// When the last stamped message was sent, in ns since `epoch`.
     last_write: AtomicU64,
     epoch: std::time::Instant,
 }
@@ -92,23 +101,26 @@ impl Writer {
     /// The writer of a TCP socket.
     #[cfg(test)]
     pub(crate) fn new(stream: Arc<TcpStream>) -> Self {
-        Self::with_sink(Sink::Tcp(stream))
+        Self::with_sink(Sink::Tcp(stream), true)
     }
 
-    /// The writer of a connection's transport.
-    pub(crate) fn for_io(io: &Io) -> Self {
+    /// The writer of a connection's transport; with `stamp_all`, every
+    /// counted send records its time ([`Writer::last_write`]).
+    pub(crate) fn for_io(io: &Io, stamp_all: bool) -> Self {
         match io {
-            Io::Tcp(s) => Self::with_sink(Sink::Tcp(s.clone())),
-            Io::Stream(s) => Self::with_sink(Sink::Stream(s.clone())),
+            Io::Tcp(s) => Self::with_sink(Sink::Tcp(s.clone()), stamp_all),
+            Io::Stream(s) => Self::with_sink(Sink::Stream(s.clone()), stamp_all),
         }
     }
 
-    fn with_sink(sink: Sink) -> Self {
+    fn with_sink(sink: Sink, stamp_all: bool) -> Self {
         Writer {
             sink,
             state: Mutex::new(WriteState::new()),
-            queued: Notify::new(),
+            task: TaskSignal::default(),
             written: Notify::new(),
+            wrote: AtomicBool::new(false),
+            stamp_all,
             last_write: AtomicU64::new(0),
             epoch: std::time::Instant::now(),
         }
@@ -127,9 +139,32 @@ impl Writer {
     ///
     /// The connection's error if it is closed or the write failed.
     pub(crate) fn send(&self, parts: &mut [Bytes]) -> Result<(), Error> {
+        self.count_write();
+        self.send_uncounted(parts)
+    }
+
+    /// Records a request or reply for ACM, and its time when every send
+    /// is stamped.
+    fn count_write(&self) {
+        if !self.wrote.load(Ordering::Relaxed) {
+            self.wrote.store(true, Ordering::Relaxed);
+        }
+        if self.stamp_all {
+            self.stamp();
+        }
+    }
+
+    /// Records the time of a send, for [`Writer::wrote_within`] and
+    /// [`Writer::last_write`].
+    pub(crate) fn stamp(&self) {
         let ns = self.epoch.elapsed().as_nanos() as u64;
         self.last_write.store(ns, Ordering::Relaxed);
-        self.send_uncounted(parts)
+    }
+
+    /// Whether a request or reply was written since the last call (ACM's
+    /// activity check).
+    pub(crate) fn take_wrote(&self) -> bool {
+        self.wrote.swap(false, Ordering::Relaxed)
     }
 
     /// Queues one message for the connection task to write, without trying
@@ -140,8 +175,8 @@ impl Writer {
     ///
     /// The connection's error if it is closed or a write failed.
     pub(crate) fn send_deferred(&self, parts: &mut [Bytes]) -> Result<(), Error> {
-        let ns = self.epoch.elapsed().as_nanos() as u64;
-        self.last_write.store(ns, Ordering::Relaxed);
+        self.wrote.store(true, Ordering::Relaxed);
+        self.stamp();
         let mut st = self.lock();
         if let Some(e) = &st.error {
             return Err(e.clone());
@@ -152,12 +187,13 @@ impl Writer {
         }
         drop(st);
         if was_empty {
-            self.queued.notify_one();
+            self.task.raise();
         }
         Ok(())
     }
 
-    /// Whether a counted message was sent less than `window` ago.
+    /// Whether a stamped message ([`Writer::stamp`]) was sent less than
+    /// `window` ago.
     pub(crate) fn wrote_within(&self, window: std::time::Duration) -> bool {
         let last = self.last_write.load(Ordering::Relaxed);
         last != 0
@@ -165,7 +201,7 @@ impl Writer {
                 < window.as_nanos() as u64
     }
 
-    /// When the last counted message was sent.
+    /// When the last stamped message was sent.
     pub(crate) fn last_write(&self) -> std::time::Instant {
         self.epoch + std::time::Duration::from_nanos(self.last_write.load(Ordering::Relaxed))
     }
@@ -185,8 +221,7 @@ impl Writer {
     ///
     /// As [`Writer::send`].
     pub(crate) fn send_borrowed(&self, parts: &mut [Bytes], tail: &[u8]) -> Result<(), Error> {
-        let ns = self.epoch.elapsed().as_nanos() as u64;
-        self.last_write.store(ns, Ordering::Relaxed);
+        self.count_write();
         self.send_parts(parts, tail)
     }
 
@@ -215,7 +250,7 @@ impl Writer {
             return Ok(());
         }
         drop(st);
-        self.queued.notify_one();
+        self.task.raise();
         Ok(())
     }
 
@@ -258,11 +293,16 @@ impl Writer {
         }
     }
 
-    /// Notified whenever something is queued (one permit per
-    /// [`Notify::notify_one`]); the connection task keeps one `notified()`
-    /// future armed across its loop instead of creating one per pass.
-    pub(crate) fn queued_notify(&self) -> &Notify {
-        &self.queued
+    /// Raised whenever something is queued, or by [`Writer::wake_task`]:
+    /// the connection task waits on it in its loop.
+    pub(crate) fn task_signal(&self) -> &TaskSignal {
+        &self.task
+    }
+
+    /// Wakes the connection task to look at the connection's state again
+    /// (a close was asked for, a caller wants a busy poll).
+    pub(crate) fn wake_task(&self) {
+        self.task.raise();
     }
 
     /// Whether bytes are waiting to be written (or flushed).
@@ -275,9 +315,10 @@ impl Writer {
         self.lock().queued_bytes
     }
 
-    /// Waits until something is queued and the socket is writable, then
-    /// writes once; runs inside the connection task's `select!`, which calls
-    /// it again after each write. Cancel-safe: all state lives in the queue.
+    /// Waits until the socket is writable, then writes the queue once;
+    /// runs inside the connection task's `select!`, which calls it again
+    /// after each write, and returns at once when a sender wrote the queue
+    /// meanwhile. Cancel-safe: all state lives in the queue.
     ///
     /// # Errors
     ///
@@ -287,8 +328,8 @@ impl Writer {
         &self,
         timeout: Option<std::time::Duration>,
     ) -> Result<(), Error> {
-        while !self.has_queued() {
-            self.queued.notified().await;
+        if !self.has_queued() {
+            return Ok(());
         }
         let stream = match &self.sink {
             Sink::Tcp(s) => s,
