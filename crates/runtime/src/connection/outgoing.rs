@@ -177,10 +177,11 @@ impl Connection {
         if !self.is_active() {
             return Err(self.end_error().unwrap_or(Error::ConnectionManuallyClosed));
         }
-        if id == 0 && !deferred {
-            // A oneway written now may start a burst (`coalesces`); a
-            // deferred one stamps itself, and twoway requests read no clock.
-            self.inner.writer.stamp();
+        if id == 0 || deferred {
+            // Oneways and queued requests count for burst detection
+            // (`coalesces`); a twoway request written at once reads no
+            // clock.
+            self.inner.writer.stamp_burst();
         }
         let (encoding, prefix, data, shared) = params.parts();
         let copied = data.len() <= PARAMS_COPY_LIMIT || compress;

@@ -89,8 +89,8 @@ pub(crate) struct Writer {
     /// for reads, so that a send reads no clock.
     wrote: AtomicBool,
     /// Whether every counted send also records its time in `last_write`
-    /// (busy polling needs it); otherwise only oneway sends do
-    /// ([`Writer::stamp`], for burst detection).
+    /// (busy polling needs it); otherwise only oneway and queued requests do
+    /// ([`Writer::stamp_burst`], for burst detection).
     stamp_all: bool,
     /// When the last stamped message was sent, in ns since `epoch`.
     last_write: AtomicU64,
@@ -154,9 +154,17 @@ impl Writer {
         }
     }
 
+    /// Records the time of a send for [`Writer::wrote_within`] (burst
+    /// detection), unless every send is stamped anyway.
+    pub(crate) fn stamp_burst(&self) {
+        if !self.stamp_all {
+            self.stamp();
+        }
+    }
+
     /// Records the time of a send, for [`Writer::wrote_within`] and
     /// [`Writer::last_write`].
-    pub(crate) fn stamp(&self) {
+    fn stamp(&self) {
         let ns = self.epoch.elapsed().as_nanos() as u64;
         self.last_write.store(ns, Ordering::Relaxed);
     }
@@ -175,8 +183,7 @@ impl Writer {
     ///
     /// The connection's error if it is closed or a write failed.
     pub(crate) fn send_deferred(&self, parts: &mut [Bytes]) -> Result<(), Error> {
-        self.wrote.store(true, Ordering::Relaxed);
-        self.stamp();
+        self.count_write();
         let mut st = self.lock();
         if let Some(e) = &st.error {
             return Err(e.clone());
@@ -192,7 +199,7 @@ impl Writer {
         Ok(())
     }
 
-    /// Whether a stamped message ([`Writer::stamp`]) was sent less than
+    /// Whether a stamped message ([`Writer::stamp_burst`]) was sent less than
     /// `window` ago.
     pub(crate) fn wrote_within(&self, window: std::time::Duration) -> bool {
         let last = self.last_write.load(Ordering::Relaxed);
