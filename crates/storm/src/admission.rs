@@ -39,13 +39,17 @@
 //! - `reliability=ordered` subscribers are delivered one request at a
 //!   time; their queue fills sooner and they hold the topic to their pace
 //!   like any other subscriber.
-//! - The fast path costs one uncontended `try_lock` and a budget check per
-//!   subscriber: while no queue is over its budget, publishing never waits
-//!   and never allocates a future.
+//! - The fast path costs one uncontended `try_lock` of a std mutex, an
+//!   atomic load and a budget check per subscriber: while no queue is over
+//!   its budget, publishing never waits and never allocates a future.
+//! - One fan-out runs at a time per topic (the std mutex), fast path or
+//!   not, so every subscriber sees the topic's events in the same order
+//!   on a multi-thread runtime too.
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, MutexGuard, TryLockError};
 
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
@@ -54,24 +58,65 @@ use crate::subscriber::{RemovalReason, SubscriberState};
 /// A publish that has to wait for room (see the module docs).
 pub type AdmissionFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
 
-/// The FIFO turn of one topic's publishes.
+/// The order of one topic's publishes: the fan-out lock, and the FIFO turn
+/// of the publishes that wait.
 #[derive(Debug, Default)]
 pub struct Admission {
+    /// Held while an admitted event is offered to the subscribers.
+    fan_out: std::sync::Mutex<()>,
+    /// The FIFO turn of waiting publishes.
     turn: Arc<Mutex<()>>,
+    /// Publishes that took the waiting path and were not offered yet
+    /// (their [`Waiting`] tickets): while there are any, no publish takes
+    /// the fast path, so none overtakes them.
+    waiting: Arc<AtomicUsize>,
 }
 
-/// The turn, held while a publish checks the budgets and fans out.
+/// The turn, held while a waiting publish checks the budgets and fans out.
 pub type Turn = OwnedMutexGuard<()>;
 
+/// The fan-out lock (see [`Admission`]).
+pub type FanOut<'a> = MutexGuard<'a, ()>;
+
+/// A publish on the waiting path, counted until dropped.
+#[derive(Debug)]
+pub struct Waiting(Arc<AtomicUsize>);
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 impl Admission {
-    /// The turn at once, if nobody holds it and nobody is waiting for it.
-    pub fn try_turn(&self) -> Option<Turn> {
-        self.turn.clone().try_lock_owned().ok()
+    /// The fan-out lock at once, if no publish is waiting and no other
+    /// fan-out runs (the fast path).
+    pub fn try_now(&self) -> Option<FanOut<'_>> {
+        if self.waiting.load(Ordering::Acquire) != 0 {
+            return None;
+        }
+        match self.fan_out.try_lock() {
+            Ok(g) => Some(g),
+            Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
+        }
     }
 
-    /// The turn, after every earlier publish.
+    /// Puts a publish on the waiting path: from now until the ticket is
+    /// dropped, later publishes wait behind it.
+    pub fn wait(&self) -> Waiting {
+        self.waiting.fetch_add(1, Ordering::AcqRel);
+        Waiting(self.waiting.clone())
+    }
+
+    /// The turn, after every earlier waiting publish.
     pub async fn turn(&self) -> Turn {
         self.turn.clone().lock_owned().await
+    }
+
+    /// The fan-out lock, once the fan-out running on another thread ends.
+    pub fn fan_out(&self) -> FanOut<'_> {
+        self.fan_out.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -114,27 +159,34 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn the_turn_is_first_come_first_served() {
+    async fn waiting_publishes_go_first_come_first_served() {
         let a = Arc::new(Admission::default());
-        let held = a.try_turn().expect("free");
-        assert!(a.try_turn().is_none());
+        assert!(a.try_now().is_some(), "free");
+        let first = a.wait();
+        // A waiting publish closes the fast path.
+        assert!(a.try_now().is_none());
+        let held = a.turn().await;
         let order = Arc::new(std::sync::Mutex::new(Vec::new()));
         let mut waiters = Vec::new();
         for i in 0..3 {
             let (a, order) = (a.clone(), order.clone());
+            let ticket = a.wait();
             waiters.push(tokio::spawn(async move {
+                let _ticket = ticket;
                 let _t = a.turn().await;
+                let _f = a.fan_out();
                 order.lock().unwrap().push(i);
             }));
             tokio::task::yield_now().await;
         }
         drop(held);
+        drop(first);
         // A newcomer never jumps the queue.
-        assert!(a.try_turn().is_none());
+        assert!(a.try_now().is_none());
         for w in waiters {
             w.await.unwrap();
         }
         assert_eq!(*order.lock().unwrap(), [0, 1, 2]);
-        assert!(a.try_turn().is_some());
+        assert!(a.try_now().is_some());
     }
 }

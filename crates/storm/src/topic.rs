@@ -199,19 +199,17 @@ impl Topic {
         event: &Arc<Event>,
         only: Option<String>,
     ) -> Option<AdmissionFuture> {
-        let turn = match self.admission.try_turn() {
-            Some(_turn) if self.congested(event, only.as_deref()).is_empty() => {
+        if let Some(_fan_out) = self.admission.try_now() {
+            if self.congested(event, only.as_deref()).is_empty() {
                 self.fan_out(event, only.as_deref());
                 return None;
             }
-            turn => turn,
-        };
+        }
+        let waiting = self.admission.wait();
         let (topic, event) = (self.clone(), event.clone());
         Some(Box::pin(async move {
-            let _turn = match turn {
-                Some(t) => t,
-                None => topic.admission.turn().await,
-            };
+            let _waiting = waiting;
+            let _turn = topic.admission.turn().await;
             loop {
                 let congested = topic.congested(&event, only.as_deref());
                 if congested.is_empty() {
@@ -221,6 +219,7 @@ impl Topic {
                     admission::room_in(&s).await;
                 }
             }
+            let _fan_out = topic.admission.fan_out();
             topic.fan_out(&event, only.as_deref());
         }))
     }

@@ -74,7 +74,7 @@ use writer::Writer;
 
 /// Results up to this size are copied into the reply's frame buffer;
 /// larger ones are sent beside it in a vectored write. Oneway requests up
-/// to this size are coalesced within a burst ([`Connection::coalesces`]).
+/// to this size are coalesced within a burst ([`Connection::oneway_deferred`]).
 const COPY_LIMIT: usize = 16 * 1024;
 /// Request parameters up to this size are copied into the frame buffer;
 /// larger ones are already a buffer of their own (encoded by the caller,

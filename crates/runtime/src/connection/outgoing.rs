@@ -97,7 +97,7 @@ impl Connection {
         let deferred = if twoway {
             params.len() <= COPY_LIMIT && inner.pipelining.load(Ordering::Relaxed)
         } else {
-            self.coalesces(&params)
+            self.oneway_deferred(&params)
         };
         self.send_request(head, id, params, compress, deferred)
             .map_err(|e| (e, false))?;
@@ -135,10 +135,13 @@ impl Connection {
         }
     }
 
-    /// Whether a oneway request with `params` is part of a burst and is
-    /// queued for the connection task (see [`Connection::invoke`]).
-    fn coalesces(&self, params: &Params<'_>) -> bool {
-        params.len() <= COPY_LIMIT && self.inner.writer.wrote_within(COALESCE_WINDOW)
+    /// Stamps a oneway request's send time (burst detection, one clock
+    /// read) and says whether the request, with `params`, is part of a
+    /// burst and is queued for the connection task (see
+    /// [`Connection::invoke`]).
+    fn oneway_deferred(&self, params: &Params<'_>) -> bool {
+        let burst = self.inner.writer.stamp_oneway(COALESCE_WINDOW);
+        burst && params.len() <= COPY_LIMIT
     }
 
     /// Sends a oneway request now, without waiting: written at once, or,
@@ -157,7 +160,7 @@ impl Connection {
         if self.inner.writer.queued_bytes() > max_queued {
             return None;
         }
-        let deferred = self.coalesces(&params);
+        let deferred = self.oneway_deferred(&params);
         Some(self.send_request(head, 0, params, compress, deferred))
     }
 
@@ -177,10 +180,10 @@ impl Connection {
         if !self.is_active() {
             return Err(self.end_error().unwrap_or(Error::ConnectionManuallyClosed));
         }
-        if id == 0 || deferred {
-            // Oneways and queued requests count for burst detection
-            // (`coalesces`); a twoway request written at once reads no
-            // clock.
+        if id != 0 && deferred {
+            // Queued twoway requests count for burst detection too (a
+            // oneway was stamped by `oneway_deferred`); a twoway request
+            // written at once reads no clock.
             self.inner.writer.stamp_burst();
         }
         let (encoding, prefix, data, shared) = params.parts();

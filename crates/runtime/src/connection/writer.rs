@@ -154,7 +154,7 @@ impl Writer {
         }
     }
 
-    /// Records the time of a send for [`Writer::wrote_within`] (burst
+    /// Records the time of a send for [`Writer::stamp_oneway`] (burst
     /// detection), unless every send is stamped anyway.
     pub(crate) fn stamp_burst(&self) {
         if !self.stamp_all {
@@ -162,7 +162,7 @@ impl Writer {
         }
     }
 
-    /// Records the time of a send, for [`Writer::wrote_within`] and
+    /// Records the time of a send, for [`Writer::stamp_oneway`] and
     /// [`Writer::last_write`].
     fn stamp(&self) {
         let ns = self.epoch.elapsed().as_nanos() as u64;
@@ -199,13 +199,19 @@ impl Writer {
         Ok(())
     }
 
-    /// Whether a stamped message ([`Writer::stamp_burst`]) was sent less than
-    /// `window` ago.
-    pub(crate) fn wrote_within(&self, window: std::time::Duration) -> bool {
-        let last = self.last_write.load(Ordering::Relaxed);
-        last != 0
-            && (self.epoch.elapsed().as_nanos() as u64).saturating_sub(last)
-                < window.as_nanos() as u64
+    /// Stamps a oneway request about to be sent, like
+    /// [`Writer::stamp_burst`], and says whether the stamped message
+    /// before it was sent less than `window` ago (a burst), with one
+    /// clock read for both.
+    pub(crate) fn stamp_oneway(&self, window: std::time::Duration) -> bool {
+        let now = self.epoch.elapsed().as_nanos() as u64;
+        let last = if self.stamp_all {
+            // Every send is stamped when it is counted.
+            self.last_write.load(Ordering::Relaxed)
+        } else {
+            self.last_write.swap(now, Ordering::Relaxed)
+        };
+        last != 0 && now.saturating_sub(last) < window.as_nanos() as u64
     }
 
     /// When the last stamped message was sent.
