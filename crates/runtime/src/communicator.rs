@@ -90,8 +90,9 @@ impl Default for Communicator {
 
 /// Reads the per-connection settings from `props` (`prefix` is
 /// `Ice.ACM.Client`, `Ice.ACM.Server` or `<Adapter>.ACM`; `adapter` names
-/// the object adapter whose `<Adapter>.MessageSizeMax` and
-/// `<Adapter>.MaxDispatches` override the communicator-wide values).
+/// the object adapter whose `<Adapter>.MessageSizeMax`,
+/// `<Adapter>.MaxDispatches` and `<Adapter>.MaxDispatchBytes` override the
+/// communicator-wide values).
 pub(crate) fn connection_config(
     props: &Properties,
     acm_prefix: &str,
@@ -121,6 +122,9 @@ pub(crate) fn connection_config(
         max_dispatches: per_adapter("MaxDispatches")
             .unwrap_or_else(|| props.get_int_or("floe.MaxDispatches", 1024))
             .max(1) as usize,
+        max_dispatch_bytes: per_adapter("MaxDispatchBytes")
+            .unwrap_or_else(|| props.get_int_or("floe.MaxDispatchBytes", 0))
+            .max(0) as usize,
         close_timeout: Duration::from_millis(
             props.get_int_or("Ice.Override.CloseTimeout", 10_000).max(1) as u64,
         ),

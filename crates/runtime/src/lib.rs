@@ -26,10 +26,13 @@
 //! `Ice.Compression.Level`, `Ice.TCP.Backlog`, `<Adapter>.Endpoints`,
 //! ...). Works on the current-thread and the multi-thread tokio runtimes.
 //!
-//! Two settings are floe's own: `floe.MaxDispatches` (dispatches running at
+//! Three settings are floe's own: `floe.MaxDispatches` (dispatches running at
 //! once per connection, default 1024; `<Adapter>.MaxDispatches` overrides it
 //! for one object adapter's connections; a connection with that many
-//! dispatches pending stops reading until one finishes) and `floe.BusyPoll` (microseconds,
+//! dispatches pending stops reading until one finishes),
+//! `floe.MaxDispatchBytes` (the parameter bytes the pending dispatches of a
+//! connection may hold before it stops reading, default 0 = no limit;
+//! `<Adapter>.MaxDispatchBytes` per adapter) and `floe.BusyPoll` (microseconds,
 //! default 0 = off). With `floe.BusyPoll=N`, a connection that just wrote
 //! (a client its twoway request, a server its reply) polls its socket for
 //! the answer for up to N µs, yielding to the runtime every few

@@ -10,10 +10,12 @@
 //!
 //! - The publisher's dispatch stays pending. floe-runtime stops reading a
 //!   connection that has `<adapter>.MaxDispatches` dispatches pending (32
-//!   on floe-storm's Publish adapter), so the publisher's socket fills and
-//!   its sends block, as with any slow peer: TCP back-pressure, with no
-//!   event lost and the broker's memory bounded by the budgets plus a
-//!   constant per publisher connection (32 events).
+//!   on floe-storm's Publish adapter), or pending dispatches holding
+//!   `<adapter>.MaxDispatchBytes` of events (1 MiB on floe-storm), so the
+//!   publisher's socket fills and its sends block, as with any slow peer:
+//!   TCP back-pressure, with no event lost and the broker's memory bounded
+//!   by the budgets plus a constant per publisher connection (32 events or
+//!   1 MiB, and the frames of one read beyond that).
 //! - Waiting publishes are admitted **in arrival order** (a FIFO turn per
 //!   topic), so each publisher's events keep their order, twoway or oneway,
 //!   and a later publish never overtakes a waiting one.

@@ -246,6 +246,16 @@ pub const PUBLISH_MAX_DISPATCHES: &str = "IceStorm.Publish.MaxDispatches";
 /// Its default on floe-storm (floe-runtime's own default is 1024).
 pub const DEFAULT_PUBLISH_MAX_DISPATCHES: usize = 32;
 
+/// The Publish adapter's bound on the event bytes pending dispatches hold
+/// per connection.
+pub const PUBLISH_MAX_DISPATCH_BYTES: &str = "IceStorm.Publish.MaxDispatchBytes";
+
+/// Its default on floe-storm, 1 MiB (floe-runtime's own default is no
+/// limit): 32 pending events of 10 KB stay under it, while large events
+/// stop the reads after a MiB or a single event instead of after 32 of
+/// them (32 MB per publisher connection with 1 MB events).
+pub const DEFAULT_PUBLISH_MAX_DISPATCH_BYTES: usize = 1 << 20;
+
 /// Period of the statistics log (`IceStorm.Trace.Topic` > 0).
 pub const REPORT_INTERVAL: Duration = Duration::from_secs(30);
 
@@ -277,14 +287,20 @@ impl Server {
             props.set("IceStorm.Publish.PublishedEndpoints", p);
         }
         // A publish waiting for room keeps its dispatch pending; with this
-        // many pending on a publisher's connection the runtime stops reading
-        // it (back-pressure, `crate::admission`), which bounds what waits
-        // in the broker to this many events per publisher connection.
-        if props.get(PUBLISH_MAX_DISPATCHES).is_none() {
-            props.set(
-                PUBLISH_MAX_DISPATCHES,
-                &DEFAULT_PUBLISH_MAX_DISPATCHES.to_string(),
-            );
+        // many pending on a publisher's connection, or pending events of
+        // this many bytes, the runtime stops reading it (back-pressure,
+        // `crate::admission`), which bounds what waits in the broker per
+        // publisher connection.
+        for (key, default) in [
+            (PUBLISH_MAX_DISPATCHES, DEFAULT_PUBLISH_MAX_DISPATCHES),
+            (
+                PUBLISH_MAX_DISPATCH_BYTES,
+                DEFAULT_PUBLISH_MAX_DISPATCH_BYTES,
+            ),
+        ] {
+            if props.get(key).is_none() {
+                props.set(key, &default.to_string());
+            }
         }
         let topic_manager = communicator
             .create_object_adapter_with_endpoints(

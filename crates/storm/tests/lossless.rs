@@ -321,7 +321,8 @@ impl Subscriber {
 struct Publishers(Vec<Proc>);
 
 impl Publishers {
-    fn start(broker: &Broker, publishers: u32, events: u32) -> Publishers {
+    /// `publishers` processes, each sending `events` events of `size` bytes.
+    fn start(broker: &Broker, publishers: u32, events: u32, size: usize) -> Publishers {
         Publishers(
             (0..publishers)
                 .map(|i| {
@@ -330,7 +331,7 @@ impl Publishers {
                         .args(["pub", &broker.port.to_string(), TOPIC])
                         .arg(i.to_string())
                         .arg(events.to_string())
-                        .arg(EVENT_SIZE.to_string());
+                        .arg(size.to_string());
                     Proc::spawn(&format!("publisher {i}"), cmd)
                 })
                 .collect(),
@@ -413,17 +414,28 @@ fn assert_in_order(r: &Received, what: &str) {
     }
 }
 
-/// One slow subscriber, `publishers` × `events` events at once; what it got.
+/// One slow subscriber, `publishers` × `events` events of [`EVENT_SIZE`]
+/// at once; what it got.
 fn burst(broker: &Broker, publishers: u32, events: u32, delay_us: u32) -> Received {
+    burst_of(broker, (publishers, events, EVENT_SIZE), delay_us)
+}
+
+/// One slow subscriber, `publishers` × `events` events of `size` bytes at
+/// once; what it got.
+fn burst_of(
+    broker: &Broker,
+    (publishers, events, size): (u32, u32, usize),
+    delay_us: u32,
+) -> Received {
     let expected = u64::from(publishers) * u64::from(events);
     let sub = Subscriber::start(broker, "slow", expected, delay_us, None, 3.0);
     let started = Instant::now();
-    let pubs = Publishers::start(broker, publishers, events);
+    let pubs = Publishers::start(broker, publishers, events, size);
     let publish_secs = pubs.wait();
     let published = started.elapsed();
     let r = sub.finish();
     println!(
-        "burst of {expected} × {EVENT_SIZE} B: publishers done after {:.2} s (slowest sent in {publish_secs:.2} s), \
+        "burst of {expected} × {size} B: publishers done after {:.2} s (slowest sent in {publish_secs:.2} s), \
          subscriber done after {:.2} s; broker VmHWM {} MiB (idle {} MiB)",
         published.as_secs_f64(),
         started.elapsed().as_secs_f64(),
@@ -523,6 +535,28 @@ fn burst_floe_storm_small_byte_budget() {
     assert_rss_bounded_kb(hwm, 1 << 20, "1 MiB budget");
 }
 
+/// Large events: 4 × 100 events of 900 KB to a slow subscriber with a
+/// 4 MiB budget. While the subscriber is congested, each publisher
+/// connection has at most `IceStorm.Publish.MaxDispatchBytes` (1 MiB) of
+/// events waiting for admission before the broker stops reading it, not
+/// `IceStorm.Publish.MaxDispatches` (32) events: the peak RSS stays within
+/// the budgets and the constant, which 32 waiting events of 900 KB per
+/// connection (115 MB in all) would not.
+#[test]
+fn large_events_wait_within_the_byte_bound() {
+    if !peers_available() {
+        return;
+    }
+    const SIZE: usize = 900_000;
+    let broker = Broker::floe(&["--floe.Storm.Send.QueueBytesMax=4194304"]);
+    let r = burst_of(&broker, (4, 100, SIZE), 2_000);
+    let hwm = (broker.hwm_kb(), broker.idle_hwm_kb);
+    let log = broker.stop();
+    assert_complete(&r, 4, 100, "floe-storm, 900 KB events, 4 MiB budget");
+    assert_clean_statistics(&log, 400);
+    assert_rss_bounded_kb(hwm, 4 << 20, "900 KB events, 4 MiB budget");
+}
+
 /// A subscriber that stops reading (its only dispatch thread blocks for
 /// good after 100 events, so the process no longer reads its connection)
 /// is removed about `IceStorm.Send.Timeout` (2 s) after it stalls: it
@@ -548,7 +582,7 @@ fn stalled_subscriber_is_removed_and_the_healthy_one_gets_everything() {
     let stalled = Subscriber::start(&broker, "stalled", sent, 0, Some(100), 3.0);
     assert_eq!(broker.subscribers(), ["healthy", "stalled"]);
     let started = Instant::now();
-    let pubs = Publishers::start(&broker, publishers, events);
+    let pubs = Publishers::start(&broker, publishers, events, EVENT_SIZE);
     stalled.proc.expect_line("stalled", Duration::from_secs(60));
     let stalled_at = Instant::now();
     // Removed: gone from the topic's subscribers (None: still there 20 s
@@ -669,7 +703,7 @@ fn policy_burst(broker: &Broker, settle_secs: f64) -> (Received, Vec<String>) {
         None,
         settle_secs,
     );
-    let publish_secs = Publishers::start(broker, 1, POLICY_EVENTS).wait();
+    let publish_secs = Publishers::start(broker, 1, POLICY_EVENTS, EVENT_SIZE).wait();
     let r = sub.finish();
     println!(
         "policy burst: publisher sent {POLICY_EVENTS} in {publish_secs:.2} s; \

@@ -11,6 +11,10 @@ use crate::object_adapter::panic_error;
 /// The frame is kept (a refcount, no copy) to fill empty *NotExist fields.
 pub(super) type Finished = (i32, bool, DispatchResult, Option<Bytes>);
 
+/// A running dispatch: its [`Finished`] outcome and the parameter bytes its
+/// request holds until then.
+type Running = Pin<Box<dyn Future<Output = (Finished, usize)> + Send>>;
+
 /// The asynchronous dispatches a connection task runs beside its socket,
 /// and the task's waker.
 ///
@@ -20,8 +24,11 @@ pub(super) type Finished = (i32, bool, DispatchResult, Option<Bytes>);
 /// task's loop. One that is not joins the set, which polls it again and
 /// from then on wakes the task through its own waker.
 pub(super) struct DispatchSet {
-    running: FuturesUnordered<Pin<Box<dyn Future<Output = Finished> + Send>>>,
+    /// Each running dispatch, with the parameter bytes it holds.
+    running: FuturesUnordered<Running>,
     waker: Waker,
+    /// The parameter bytes of the requests in `running`.
+    bytes: usize,
 }
 
 impl DispatchSet {
@@ -30,6 +37,7 @@ impl DispatchSet {
         DispatchSet {
             running: FuturesUnordered::new(),
             waker,
+            bytes: 0,
         }
     }
 
@@ -42,9 +50,17 @@ impl DispatchSet {
         self.running.is_empty()
     }
 
+    /// The parameter bytes held by the dispatches still running (their
+    /// requests' encapsulations, slices of the frames they came in).
+    pub(super) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
     /// The next dispatch to finish (pending forever while none runs).
     pub(super) async fn next(&mut self) -> Option<Finished> {
-        self.running.next().await
+        let (finished, bytes) = self.running.next().await?;
+        self.bytes -= bytes;
+        Some(finished)
     }
 
     /// `fut`'s result if it is done on its first poll (a panic counts as
@@ -63,21 +79,24 @@ impl DispatchSet {
         }
     }
 
-    /// Adds a dispatch that was not done on its first poll.
+    /// Adds a dispatch that was not done on its first poll, whose request
+    /// carried `bytes` of parameters.
     pub(super) fn push(
         &mut self,
         rid: i32,
         compress: bool,
         fut: DispatchFuture,
         frame: Option<Bytes>,
+        bytes: usize,
     ) {
         use futures_util::FutureExt;
+        self.bytes += bytes;
         self.running.push(Box::pin(async move {
             let result = std::panic::AssertUnwindSafe(fut)
                 .catch_unwind()
                 .await
                 .unwrap_or_else(|p| Err(panic_error(p)));
-            (rid, compress, result, frame)
+            ((rid, compress, result, frame), bytes)
         }));
     }
 }
@@ -119,16 +138,18 @@ impl ConnectionInner {
         let connection = Connection {
             inner: self.clone(),
         };
+        let bytes = request.params.data.len();
         let dispatch = adapter.dispatch_request(request, Some(connection));
         let frame = if rid != 0 { frame.cloned() } else { None };
-        self.run_dispatch(dispatch, rid, compress, dispatches, frame, &span);
+        self.run_dispatch(dispatch, (rid, compress, bytes), dispatches, frame, &span);
     }
 
+    /// Runs `dispatch` of request `rid` (`compress`: whether its reply may
+    /// be compressed; `bytes`: its parameter bytes).
     fn run_dispatch(
         self: &Arc<Self>,
         dispatch: Dispatch,
-        rid: i32,
-        compress: bool,
+        (rid, compress, bytes): (i32, bool, usize),
         dispatches: &mut DispatchSet,
         frame: Option<Bytes>,
         span: &tracing::Span,
@@ -139,11 +160,11 @@ impl ConnectionInner {
             }
             Dispatch::Pending(fut) => match dispatches.poll_once(fut) {
                 Ok(result) => self.send_reply(rid, compress, fill_failed(result, frame.as_ref())),
-                Err(fut) if span.is_disabled() => dispatches.push(rid, compress, fut, frame),
+                Err(fut) if span.is_disabled() => dispatches.push(rid, compress, fut, frame, bytes),
                 Err(fut) => {
                     use tracing::Instrument;
                     let fut = Box::pin(fut.instrument(span.clone()));
-                    dispatches.push(rid, compress, fut, frame)
+                    dispatches.push(rid, compress, fut, frame, bytes)
                 }
             },
         }

@@ -14,8 +14,9 @@
 //!   one is polled once at once and, when that does not finish it, joins a
 //!   `FuturesUnordered` polled beside the socket, so there is no task hop
 //!   between socket and servant and no spawn per request. At most
-//!   `max_dispatches` run at once; beyond that the task stops reading
-//!   (back-pressure through TCP);
+//!   `max_dispatches` run at once, holding at most `max_dispatch_bytes` of
+//!   parameters; beyond that the task stops reading (back-pressure through
+//!   TCP);
 //! - flushes what senders could not write directly (see `writer.rs`);
 //! - runs ACM (heartbeats, idle close, §1.5) and the graceful close (§1.4).
 //!
@@ -107,6 +108,9 @@ pub(crate) struct ConnectionConfig {
     /// Dispatches running at once per connection
     /// (`Ice.ThreadPool.Server.Size`-like knob: `floe.MaxDispatches`).
     pub(crate) max_dispatches: usize,
+    /// The most parameter bytes the running dispatches of a connection may
+    /// hold before it stops reading (`floe.MaxDispatchBytes`; 0: no limit).
+    pub(crate) max_dispatch_bytes: usize,
     /// How long a graceful close waits for the peer (`Ice.Override.CloseTimeout`).
     pub(crate) close_timeout: Duration,
     /// Active connection management.
