@@ -48,17 +48,12 @@
 //!   not, so every subscriber sees the topic's events in the same order
 //!   on a multi-thread runtime too.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, MutexGuard, TryLockError};
 
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
 use crate::subscriber::{RemovalReason, SubscriberState};
-
-/// A publish that has to wait for room (see the module docs).
-pub type AdmissionFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// The order of one topic's publishes: the fan-out lock, and the FIFO turn
 /// of the publishes that wait.

@@ -15,7 +15,6 @@ use std::sync::Arc;
 use floe::runtime::{Current, Dispatch, DispatchError};
 use floe::wire::Encapsulation;
 
-use crate::admission::AdmissionFuture;
 use crate::event::Event;
 use crate::topic::Topic;
 
@@ -24,8 +23,12 @@ fn event_of(current: Current, params: Encapsulation) -> Arc<Event> {
 }
 
 /// The reply once the event is admitted: at once, or after waiting for
-/// room (the dispatch stays pending; see [`crate::admission`]).
-fn reply_after(reply: bytes::Bytes, wait: Option<AdmissionFuture>) -> Dispatch {
+/// room (the dispatch stays pending; see [`crate::admission`]). The
+/// admission's future is moved into the dispatch's: one allocation.
+fn reply_after(
+    reply: bytes::Bytes,
+    wait: Option<impl std::future::Future<Output = ()> + Send + 'static>,
+) -> Dispatch {
     match wait {
         None => Dispatch::ready(Ok::<_, DispatchError>(reply)),
         Some(wait) => Dispatch::future(async move {

@@ -16,13 +16,14 @@
 //! - `getName` and the other getters are `idempotent`; `getSubscribers`,
 //!   `subscribeAndGetPublisher`, `link`, `unlink`, `destroy` are plain.
 
+use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock, Weak};
 
 use floe::runtime::{DispatchError, UserError};
 use floe::wire::Identity;
 
-use crate::admission::{self, Admission, AdmissionFuture};
+use crate::admission::{self, Admission};
 use crate::event::Event;
 use crate::instance::Instance;
 use crate::link::{crosses, linked_topic_name};
@@ -175,7 +176,10 @@ impl Topic {
     /// ([`crate::admission`]). `None` when that was so at once and the event
     /// is offered already; otherwise the future to await, which waits for
     /// room (in arrival order) and then offers it.
-    pub fn publish(self: &Arc<Self>, event: &Arc<Event>) -> Option<AdmissionFuture> {
+    pub fn publish(
+        self: &Arc<Self>,
+        event: &Arc<Event>,
+    ) -> Option<impl Future<Output = ()> + Send + 'static> {
         self.admit(event, None)
     }
 
@@ -187,18 +191,21 @@ impl Topic {
         self: &Arc<Self>,
         subscriber: &str,
         event: &Arc<Event>,
-    ) -> Result<Option<AdmissionFuture>, ()> {
+    ) -> Result<Option<impl Future<Output = ()> + Send + 'static>, ()> {
         if !self.has_subscriber(subscriber) {
             return Err(());
         }
         Ok(self.admit(event, Some(subscriber.to_owned())))
     }
 
+    /// The admission of `event` (see [`crate::admission`]): `None` when it
+    /// was offered at once; otherwise the future that waits for room and
+    /// then offers it (not boxed: the publisher's dispatch holds it).
     fn admit(
         self: &Arc<Self>,
         event: &Arc<Event>,
         only: Option<String>,
-    ) -> Option<AdmissionFuture> {
+    ) -> Option<impl Future<Output = ()> + Send + 'static> {
         if let Some(_fan_out) = self.admission.try_now() {
             if self.congested(event, only.as_deref()).is_empty() {
                 self.fan_out(event, only.as_deref());
@@ -207,7 +214,7 @@ impl Topic {
         }
         let waiting = self.admission.wait();
         let (topic, event) = (self.clone(), event.clone());
-        Some(Box::pin(async move {
+        Some(async move {
             let _waiting = waiting;
             let _turn = topic.admission.turn().await;
             loop {
@@ -221,7 +228,7 @@ impl Topic {
             }
             let _fan_out = topic.admission.fan_out();
             topic.fan_out(&event, only.as_deref());
-        }))
+        })
     }
 
     /// The subscribers `event` goes to (all, or the one named `only`) that

@@ -11,9 +11,38 @@ use crate::object_adapter::panic_error;
 /// The frame is kept (a refcount, no copy) to fill empty *NotExist fields.
 pub(super) type Finished = (i32, bool, DispatchResult, Option<Bytes>);
 
-/// A running dispatch: its [`Finished`] outcome and the parameter bytes its
-/// request holds until then.
-type Running = Pin<Box<dyn Future<Output = (Finished, usize)> + Send>>;
+/// A dispatch that was not done on its first poll, with what its reply
+/// needs and the parameter bytes its request holds until it finishes.
+///
+/// A struct rather than an `async` wrapper: `FuturesUnordered` stores it in
+/// its task node, so a pending dispatch costs no allocation beyond its own
+/// future and that node.
+struct Running {
+    fut: DispatchFuture,
+    rid: i32,
+    compress: bool,
+    frame: Option<Bytes>,
+    bytes: usize,
+}
+
+impl Future for Running {
+    type Output = (Finished, usize);
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // Every field is `Unpin` (the dispatch future is boxed).
+        let this = self.get_mut();
+        let polled =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| this.fut.as_mut().poll(cx)));
+        let result = match polled {
+            Ok(Poll::Pending) => return Poll::Pending,
+            Ok(Poll::Ready(result)) => result,
+            // A panic counts as done, with status 7.
+            Err(p) => Err(panic_error(p)),
+        };
+        let finished = (this.rid, this.compress, result, this.frame.take());
+        Poll::Ready((finished, this.bytes))
+    }
+}
 
 /// The asynchronous dispatches a connection task runs beside its socket,
 /// and the task's waker.
@@ -89,15 +118,14 @@ impl DispatchSet {
         frame: Option<Bytes>,
         bytes: usize,
     ) {
-        use futures_util::FutureExt;
         self.bytes += bytes;
-        self.running.push(Box::pin(async move {
-            let result = std::panic::AssertUnwindSafe(fut)
-                .catch_unwind()
-                .await
-                .unwrap_or_else(|p| Err(panic_error(p)));
-            ((rid, compress, result, frame), bytes)
-        }));
+        self.running.push(Running {
+            fut,
+            rid,
+            compress,
+            frame,
+            bytes,
+        });
     }
 }
 
