@@ -122,9 +122,13 @@ pub(crate) fn connection_config(
         max_dispatches: per_adapter("MaxDispatches")
             .unwrap_or_else(|| props.get_int_or("floe.MaxDispatches", 1024))
             .max(1) as usize,
-        max_dispatch_bytes: per_adapter("MaxDispatchBytes")
+        // 0 (or less): no limit.
+        max_dispatch_bytes: match per_adapter("MaxDispatchBytes")
             .unwrap_or_else(|| props.get_int_or("floe.MaxDispatchBytes", 0))
-            .max(0) as usize,
+        {
+            n if n <= 0 => usize::MAX,
+            n => usize::try_from(n).unwrap_or(usize::MAX),
+        },
         close_timeout: Duration::from_millis(
             props.get_int_or("Ice.Override.CloseTimeout", 10_000).max(1) as u64,
         ),

@@ -97,7 +97,7 @@ mod user_error;
 
 pub use communicator::Communicator;
 pub use connection::acm::{AcmClose, AcmConfig, AcmHeartbeat};
-pub use connection::{Connection, ConnectionInfo};
+pub use connection::{Connection, ConnectionInfo, SEND_HIGH_WATER};
 pub use current::{encapsulation_bytes, encode_encapsulation, Current};
 pub use endpoint::{Endpoint, Transport};
 pub use error::{Error, Result};

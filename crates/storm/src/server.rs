@@ -118,19 +118,14 @@ struct ProxySink {
     proxy: Proxy,
 }
 
-/// A oneway event the delivery task hands over is written at once, without
-/// an invocation, while at most this much waits to be written to the
-/// subscriber: floe-runtime's own limit for a oneway invocation, which
-/// otherwise waits for the queue to drain below it.
-const ONEWAY_QUEUED_MAX: usize = 1 << 20;
-
 impl SubscriberSink for ProxySink {
     fn deliver(&self, events: Vec<Arc<Event>>) -> DeliveryFuture {
         let proxy = self.proxy.clone();
         Box::pin(async move {
             for ev in &events {
                 // A oneway subscriber's connection that takes it now gets
-                // the request without an invocation future; when it is
+                // the request without an invocation future (within the
+                // write-queue limit a oneway invocation waits for); when it is
                 // behind, down or failing, the invocation waits, retries
                 // or reports as usual.
                 let sent = proxy.try_send_oneway_now(
@@ -138,7 +133,7 @@ impl SubscriberSink for ProxySink {
                     ev.mode,
                     &ev.params,
                     Some(&ev.context),
-                    ONEWAY_QUEUED_MAX,
+                    floe::runtime::SEND_HIGH_WATER,
                 );
                 if let Some(Ok(())) = sent {
                     continue;

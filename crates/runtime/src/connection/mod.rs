@@ -90,8 +90,10 @@ const PARAMS_COPY_LIMIT: usize = 2 * 1024;
 const COALESCE_WINDOW: Duration = Duration::from_micros(20);
 
 /// A oneway invocation returns only once at most this many bytes wait in
-/// the connection's write queue ([`Writer::wait_queued_below`]).
-const SEND_HIGH_WATER: usize = 1024 * 1024;
+/// the connection's write queue; it is the `max_queued` of
+/// [`Proxy::try_send_oneway_now`](crate::Proxy::try_send_oneway_now) that
+/// sends the same way without waiting.
+pub const SEND_HIGH_WATER: usize = 1024 * 1024;
 
 /// Above this many queued bytes the connection task stops reading.
 const WRITE_HIGH_WATER: usize = 8 * 1024 * 1024;
@@ -109,7 +111,8 @@ pub(crate) struct ConnectionConfig {
     /// (`Ice.ThreadPool.Server.Size`-like knob: `floe.MaxDispatches`).
     pub(crate) max_dispatches: usize,
     /// The most parameter bytes the running dispatches of a connection may
-    /// hold before it stops reading (`floe.MaxDispatchBytes`; 0: no limit).
+    /// hold before it stops reading (`floe.MaxDispatchBytes`; a property of
+    /// 0, the default, is `usize::MAX`: no limit).
     pub(crate) max_dispatch_bytes: usize,
     /// How long a graceful close waits for the peer (`Ice.Override.CloseTimeout`).
     pub(crate) close_timeout: Duration,

@@ -61,9 +61,8 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
         // Back-pressure: stop reading while too many dispatches run, or
         // they hold too many parameter bytes, or too many reply bytes wait
         // for a peer that does not read them.
-        let max_bytes = conn.config.max_dispatch_bytes;
         let can_read = dispatches.len() < conn.config.max_dispatches
-            && (max_bytes == 0 || dispatches.bytes() < max_bytes)
+            && dispatches.bytes() < conn.config.max_dispatch_bytes
             && conn.writer.queued_bytes() < WRITE_HIGH_WATER;
         let deadline = close.deadline().map(tokio::time::Instant::from_std);
         if let (Some(window), Io::Tcp(tcp)) = (
