@@ -170,6 +170,12 @@ impl SubscriberSink for ProxySink {
             )
             .map(|r| r.map_err(delivery_error))
     }
+
+    fn backlog(&self) -> usize {
+        self.proxy
+            .ice_get_cached_connection()
+            .map_or(0, |c| c.queued_bytes())
+    }
 }
 
 struct LinkSink {

@@ -63,6 +63,13 @@ pub trait SubscriberSink: Send + Sync + 'static {
         let _ = (event, max_queued);
         None
     }
+
+    /// Bytes handed to the subscriber's connection (by
+    /// [`SubscriberSink::try_deliver_now`] or a delivery) that it has not
+    /// written yet. The default knows of none.
+    fn backlog(&self) -> usize {
+        0
+    }
 }
 
 /// Makes sinks for subscribers and links (the runtime implements it).

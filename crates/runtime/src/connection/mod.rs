@@ -260,6 +260,16 @@ impl Connection {
         self.inner.state.load(Ordering::Acquire) == ACTIVE
     }
 
+    /// Bytes of requests and replies queued on this connection and not
+    /// yet written to its socket. It grows while the peer reads slower
+    /// than we send; a oneway invocation waits while more than
+    /// [`SEND_HIGH_WATER`] is queued, and
+    /// [`Proxy::try_send_oneway_now`](crate::Proxy::try_send_oneway_now)
+    /// refuses past the limit it is given.
+    pub fn queued_bytes(&self) -> usize {
+        self.inner.writer.queued_bytes()
+    }
+
     /// Sets the adapter that dispatches requests arriving on this
     /// connection: makes an outgoing connection bidirectional (the server
     /// can call back objects of `adapter` over it).

@@ -10,7 +10,7 @@ use floe_wire::protocol::{OperationMode, ReplyBody, RequestHead};
 use floe_wire::{Context, Encapsulation, ENCODING_1_1};
 use tracing::Instrument;
 
-use super::{lock, InvocationMode, Proxy, Response};
+use super::{InvocationMode, Proxy, Response};
 use crate::connection::Params;
 use crate::current::encode_encapsulation;
 use crate::error::{Error, Result};
@@ -167,13 +167,7 @@ impl Proxy {
         if p.mode != InvocationMode::Oneway {
             return None;
         }
-        let conn = match &p.fixed {
-            Some(c) => c.clone(),
-            None => lock(&p.cached).clone()?,
-        };
-        if !conn.is_active() {
-            return None;
-        }
+        let conn = self.ice_get_cached_connection()?;
         let head = RequestHead {
             identity: &p.identity,
             facet: &p.facet,

@@ -406,6 +406,18 @@ impl Proxy {
         self.inner.secure
     }
 
+    /// The connection this proxy uses now, without connecting: its fixed
+    /// connection, or the one an earlier invocation established and the
+    /// proxy cached (Ice's `ice_getCachedConnection`). `None` before the
+    /// first invocation, or once that connection was lost.
+    pub fn ice_get_cached_connection(&self) -> Option<Connection> {
+        let c = match &self.inner.fixed {
+            Some(c) => c.clone(),
+            None => lock(&self.inner.cached).clone()?,
+        };
+        c.is_active().then_some(c)
+    }
+
     /// The connection this proxy uses, establishing it if needed.
     ///
     /// # Errors

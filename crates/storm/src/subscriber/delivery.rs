@@ -124,6 +124,9 @@ impl DeliveryTask {
                         Ok(()) => {
                             failures = 0;
                             state.finished(count);
+                            // Written, or the connection holds less than
+                            // SEND_HIGH_WATER: the backlog is over.
+                            state.queue.clear_backlog();
                             state.delivered.fetch_add(count as u64, Ordering::Relaxed);
                             self.counters.events_out.fetch_add(count as u64, Ordering::Relaxed);
                         }

@@ -39,9 +39,13 @@
 //!   The count of events handed to the task and not yet finished
 //!   (`pending`) decides, under a lock, so the direct path never overtakes
 //!   queued events. When more than the byte budget already waits in the
-//!   connection's write queue, the event goes through the queue, whose
-//!   budget then holds the publishers back: a subscriber holds at most
-//!   about twice its budget of the broker's memory.
+//!   connection's write queue, the event goes through the queue, which is
+//!   then *backlogged*: congested as if full, so the publishers wait, until
+//!   that event is delivered (once the connection has written all but
+//!   [`floe::runtime::SEND_HIGH_WATER`]). The write queue is thus counted
+//!   in the budget, and a subscriber holds about its budget of the
+//!   broker's memory, not twice that; while it is congested the events
+//!   still take the direct path, not the queue and the task.
 
 mod delivery;
 pub mod queue;
@@ -462,6 +466,11 @@ impl Subscriber {
                 s.delivered.fetch_add(1, Ordering::Relaxed);
                 self.counters.events_out.fetch_add(1, Ordering::Relaxed);
                 return Queued::Yes;
+            }
+            if max_waiting > 0 && self.sink.backlog() > max_waiting {
+                // The connection holds the budget: publishers wait until
+                // this event, delivered from the queue, is written.
+                s.queue.set_backlogged();
             }
         }
         self.enqueue(event)

@@ -6,6 +6,13 @@
 //!   event for it until it drains below the low-water mark (three quarters
 //!   of the budget), so publishers wait instead of events being lost (see
 //!   [`crate::admission`]). [`EventQueue::room`] wakes the waiting publisher.
+//!   A oneway subscriber's events mostly bypass the queue (the direct path
+//!   of [`crate::subscriber`]) and wait in its connection's write queue
+//!   instead; the budget covers that too: when the connection holds a
+//!   budget's worth, the queue is marked *backlogged*
+//!   ([`EventQueue::set_backlogged`]) and is congested as if full until a
+//!   delivery from the queue finishes, which happens once the connection
+//!   has written all but [`floe::runtime::SEND_HIGH_WATER`] of it.
 //! - **Event limit** (`IceStorm.Send.QueueSizeMax`, none by default) with
 //!   IceStorm's policy (`IceStorm.Send.QueueSizeMaxPolicy`): an event that
 //!   finds the queue holding the limit either makes the subscriber be
@@ -18,7 +25,7 @@
 //! lock.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::Notify;
@@ -82,6 +89,9 @@ pub struct EventQueue {
     inner: Mutex<Inner>,
     /// Payload bytes queued (written under the lock, read without it).
     bytes: AtomicUsize,
+    /// The subscriber's connection holds a budget's worth of events sent
+    /// around the queue (see the module docs).
+    backlogged: AtomicBool,
     /// Wakes the delivery task when an event is queued.
     ready: Notify,
     /// Wakes publishers waiting for the queue to drain below low water.
@@ -105,6 +115,7 @@ impl EventQueue {
         EventQueue {
             inner: Mutex::new(Inner::default()),
             bytes: AtomicUsize::new(0),
+            backlogged: AtomicBool::new(false),
             ready: Notify::new(),
             room: Notify::new(),
             limits: QueueLimits {
@@ -139,10 +150,27 @@ impl EventQueue {
         self.bytes.load(Ordering::Acquire)
     }
 
-    /// Whether the queue is at or over its byte budget: the topic admits
-    /// no new event for this subscriber until it drains.
+    /// Whether the queue is at or over its byte budget, or backlogged: the
+    /// topic admits no new event for this subscriber until it drains.
     pub fn is_congested(&self) -> bool {
-        self.bytes() >= self.limits.budget
+        self.bytes() >= self.limits.budget || self.backlogged.load(Ordering::Acquire)
+    }
+
+    /// Marks the queue congested because the subscriber's connection holds
+    /// its budget of events sent around the queue; the event that found it
+    /// so is queued next, and [`EventQueue::clear_backlog`] ends it.
+    pub fn set_backlogged(&self) {
+        self.backlogged.store(true, Ordering::Release);
+    }
+
+    /// Ends a backlog (a delivery from the queue finished, or the
+    /// subscriber went offline) and wakes the publishers waiting for room
+    /// if there was one.
+    pub fn clear_backlog(&self) {
+        if self.backlogged.load(Ordering::Acquire) && self.backlogged.swap(false, Ordering::AcqRel)
+        {
+            self.room.notify_waiters();
+        }
     }
 
     fn low_water(&self) -> usize {
@@ -210,9 +238,12 @@ impl EventQueue {
         events
     }
 
-    /// Discards everything queued; returns how many events that was.
+    /// Discards everything queued and ends a backlog; returns how many
+    /// events that was.
     pub fn clear(&self) -> usize {
-        self.take_all().len()
+        let n = self.take_all().len();
+        self.clear_backlog();
+        n
     }
 
     /// Accounts for `size` bytes leaving the queue; wakes waiting publishers

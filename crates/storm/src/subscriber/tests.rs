@@ -422,6 +422,9 @@ struct DirectSink {
     sent: Mutex<Vec<String>>,
     direct: AtomicU64,
     delay: Mutex<Option<Duration>>,
+    /// Bytes the fake connection has not written: past `max_queued`, the
+    /// direct path refuses.
+    backlog: AtomicUsize,
 }
 
 struct DirectHandle(Arc<DirectSink>);
@@ -441,14 +444,17 @@ impl SubscriberSink for DirectHandle {
     fn try_deliver_now(
         &self,
         event: &Event,
-        _max_queued: usize,
+        max_queued: usize,
     ) -> Option<Result<(), DeliveryError>> {
-        if !self.0.now.load(Ordering::SeqCst) {
+        if !self.0.now.load(Ordering::SeqCst) || self.backlog() > max_queued {
             return None;
         }
         self.0.direct.fetch_add(1, Ordering::SeqCst);
         self.0.sent.lock().unwrap().push(event.operation.clone());
         Some(Ok(()))
+    }
+    fn backlog(&self) -> usize {
+        self.0.backlog.load(Ordering::SeqCst)
     }
 }
 
@@ -482,6 +488,48 @@ async fn oneway_direct_path_keeps_order_behind_queued_events() {
     assert_eq!(sub.delivered(), 4);
     assert_eq!(counters.events_out.load(Ordering::SeqCst), 4);
     assert_eq!(sub.state().pending.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_connection_holding_the_budget_congests_until_the_queue_delivers() {
+    let sink = Arc::new(DirectSink::default());
+    sink.now.store(true, Ordering::SeqCst);
+    let cfg = DeliveryConfig {
+        queue_bytes_max: 1000,
+        ..DeliveryConfig::default()
+    };
+    let sub = Subscriber::spawn(
+        Identity::from_name("s"),
+        DeliveryStyle::Oneway,
+        Qos::default(),
+        Arc::new(DirectHandle(sink.clone())),
+        &cfg,
+        Arc::new(TopicCounters::default()),
+        Arc::new(|_, _| {}),
+    );
+    sub.offer(&ev("e0"));
+    assert_eq!(sink.direct.load(Ordering::SeqCst), 1);
+    assert!(!sub.state().is_congested());
+    // The connection holds more than the budget: the next event is queued
+    // and publishers must wait, though the queue holds one small event.
+    sink.backlog.store(1001, Ordering::SeqCst);
+    *sink.delay.lock().unwrap() = Some(Duration::from_millis(10));
+    sub.offer(&ev("e1"));
+    assert_eq!(sink.direct.load(Ordering::SeqCst), 1);
+    assert!(sub.state().is_congested());
+    let state = sub.state().clone();
+    let waiter = tokio::spawn(async move { crate::admission::room_in(&state).await });
+    settle().await;
+    assert!(!waiter.is_finished());
+    // The queued event is delivered (the connection drained): room again.
+    sink.backlog.store(0, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    waiter.await.unwrap();
+    assert!(!sub.state().is_congested());
+    assert!(!sub.state().is_gone());
+    sub.offer(&ev("e2"));
+    assert_eq!(sink.direct.load(Ordering::SeqCst), 2);
+    assert_eq!(*sink.sent.lock().unwrap(), ["e0", "e1", "e2"]);
 }
 
 #[tokio::test(start_paused = true)]
