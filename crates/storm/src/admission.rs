@@ -24,7 +24,10 @@
 //!   `removed`, deleted from the store, gone from `getSubscribers`), and the
 //!   publishers and the healthy subscribers go on. A negative
 //!   `Send.Timeout` waits for ever. A slow subscriber that does make
-//!   progress is never removed: the topic runs at its pace.
+//!   progress is never removed: the topic runs at its pace. Progress is an
+//!   event delivered, or fewer bytes waiting in the subscriber's connection
+//!   (a oneway subscriber drains a budget's worth of them while no event
+//!   is delivered, which may take longer than the timeout).
 //!
 //! Design notes:
 //! - Back-pressure is per topic, not per subscriber: the alternative, a
@@ -118,12 +121,14 @@ impl Admission {
 }
 
 /// Waits until `subscriber` is no longer congested (drained below its
-/// low-water mark, offline or removed). If it delivers nothing for its
-/// `Send.Timeout` meanwhile, it is removed and the wait ends. Progress is
+/// low-water mark, offline or removed). If it takes nothing for its
+/// `Send.Timeout` meanwhile (no event delivered, and its connection writes
+/// nothing of its backlog), it is removed and the wait ends. Progress is
 /// looked at every quarter of the timeout, so a subscriber is removed
-/// between one and one and a quarter timeouts after its last delivery.
+/// between one and one and a quarter timeouts after it last took anything.
 pub async fn room_in(subscriber: &SubscriberState) {
     let mut progress = subscriber.delivered();
+    let mut backlog = subscriber.backlog();
     let mut last_progress = tokio::time::Instant::now();
     loop {
         let notified = subscriber.queue().room().notified();
@@ -140,9 +145,10 @@ pub async fn room_in(subscriber: &SubscriberState) {
         if tokio::time::timeout(step, notified).await.is_ok() {
             continue;
         }
-        let now = subscriber.delivered();
-        if now != progress {
-            progress = now;
+        let (now, left) = (subscriber.delivered(), subscriber.backlog());
+        let moved = now != progress || left < backlog;
+        (progress, backlog) = (now, left);
+        if moved {
             last_progress = tokio::time::Instant::now();
         } else if last_progress.elapsed() >= timeout && subscriber.is_congested() {
             subscriber.expel(RemovalReason::Stalled(timeout));

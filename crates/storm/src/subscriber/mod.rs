@@ -231,6 +231,7 @@ pub struct SubscriberState {
     /// direct path and the queue, and while it sends directly.
     direct: Mutex<()>,
     send_timeout: Option<Duration>,
+    sink: Arc<dyn SubscriberSink>,
 }
 
 impl std::fmt::Debug for SubscriberState {
@@ -278,6 +279,13 @@ impl SubscriberState {
         self.delivered.load(Ordering::Relaxed)
     }
 
+    /// Bytes sent to it that its connection has not written yet
+    /// ([`SubscriberSink::backlog`]): while it drains them it makes
+    /// progress, though no event is delivered meanwhile.
+    pub fn backlog(&self) -> usize {
+        self.sink.backlog()
+    }
+
     /// `IceStorm.Send.Timeout`: how long it may stay congested without
     /// progress.
     pub fn send_timeout(&self) -> Option<Duration> {
@@ -320,7 +328,6 @@ pub enum Queued {
 /// the task.
 pub struct Subscriber {
     style: DeliveryStyle,
-    sink: Arc<dyn SubscriberSink>,
     state: Arc<SubscriberState>,
     counters: Arc<TopicCounters>,
     task: JoinHandle<()>,
@@ -381,12 +388,13 @@ impl Subscriber {
             pending: AtomicUsize::new(0),
             direct: Mutex::new(()),
             send_timeout: config.send_timeout,
+            sink: sink.clone(),
         });
         let task = tokio::spawn(
             DeliveryTask {
                 style,
                 qos,
-                sink: sink.clone(),
+                sink,
                 config: config.clone(),
                 counters: counters.clone(),
                 state: state.clone(),
@@ -396,7 +404,6 @@ impl Subscriber {
         );
         Subscriber {
             style,
-            sink,
             state,
             counters,
             task,
@@ -462,12 +469,12 @@ impl Subscriber {
             } else {
                 limits.budget
             };
-            if let Some(Ok(())) = self.sink.try_deliver_now(event, max_waiting) {
+            if let Some(Ok(())) = s.sink.try_deliver_now(event, max_waiting) {
                 s.delivered.fetch_add(1, Ordering::Relaxed);
                 self.counters.events_out.fetch_add(1, Ordering::Relaxed);
                 return Queued::Yes;
             }
-            if max_waiting > 0 && self.sink.backlog() > max_waiting {
+            if max_waiting > 0 && s.sink.backlog() > max_waiting {
                 // The connection holds the budget: publishers wait until
                 // this event, delivered from the queue, is written.
                 s.queue.set_backlogged();

@@ -533,6 +533,52 @@ async fn a_connection_holding_the_budget_congests_until_the_queue_delivers() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_subscriber_draining_its_backlog_slowly_is_not_removed() {
+    let sink = Arc::new(DirectSink::default());
+    sink.now.store(true, Ordering::SeqCst);
+    let cfg = DeliveryConfig {
+        queue_bytes_max: 1000,
+        send_timeout: Some(Duration::from_secs(1)),
+        ..DeliveryConfig::default()
+    };
+    let sub = Subscriber::spawn(
+        Identity::from_name("s"),
+        DeliveryStyle::Oneway,
+        Qos::default(),
+        Arc::new(DirectHandle(sink.clone())),
+        &cfg,
+        Arc::new(TopicCounters::default()),
+        Arc::new(|_, _| {}),
+    );
+    // The connection holds 3,000 bytes and writes 100 every 100 ms: the
+    // queued event goes out after 3 s, three send timeouts, with no event
+    // delivered meanwhile.
+    sink.backlog.store(3000, Ordering::SeqCst);
+    *sink.delay.lock().unwrap() = Some(Duration::from_secs(3));
+    sub.offer(&ev("e0"));
+    assert!(sub.state().is_congested());
+    let state = sub.state().clone();
+    let waiter = tokio::spawn(async move { crate::admission::room_in(&state).await });
+    for _ in 0..30 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        sink.backlog.fetch_sub(100, Ordering::SeqCst);
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    waiter.await.unwrap();
+    assert!(!sub.state().is_gone(), "removed while it made progress");
+    assert_eq!(*sink.sent.lock().unwrap(), ["e0"]);
+    // Stalled for good now: removed after the timeout.
+    sink.backlog.store(3000, Ordering::SeqCst);
+    *sink.delay.lock().unwrap() = Some(Duration::from_secs(3600));
+    sub.offer(&ev("e1"));
+    let state = sub.state().clone();
+    tokio::time::timeout(Duration::from_secs(2), crate::admission::room_in(&state))
+        .await
+        .expect("a stalled subscriber is removed after about the timeout");
+    assert!(sub.state().is_gone());
+}
+
+#[tokio::test(start_paused = true)]
 async fn batch_flushes_on_the_timer() {
     let cfg = DeliveryConfig {
         flush_interval: Duration::from_millis(500),
