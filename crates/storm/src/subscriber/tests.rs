@@ -490,15 +490,16 @@ async fn oneway_direct_path_keeps_order_behind_queued_events() {
     assert_eq!(sub.state().pending.load(Ordering::SeqCst), 0);
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_connection_holding_the_budget_congests_until_the_queue_delivers() {
-    let sink = Arc::new(DirectSink::default());
+/// A oneway subscriber on `sink` with a 1,000-byte budget and
+/// `send_timeout`; its direct path is open.
+fn direct_subscriber(sink: &Arc<DirectSink>, send_timeout: Option<Duration>) -> Subscriber {
     sink.now.store(true, Ordering::SeqCst);
     let cfg = DeliveryConfig {
         queue_bytes_max: 1000,
+        send_timeout,
         ..DeliveryConfig::default()
     };
-    let sub = Subscriber::spawn(
+    Subscriber::spawn(
         Identity::from_name("s"),
         DeliveryStyle::Oneway,
         Qos::default(),
@@ -506,7 +507,13 @@ async fn a_connection_holding_the_budget_congests_until_the_queue_delivers() {
         &cfg,
         Arc::new(TopicCounters::default()),
         Arc::new(|_, _| {}),
-    );
+    )
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_connection_holding_the_budget_congests_until_the_queue_delivers() {
+    let sink = Arc::new(DirectSink::default());
+    let sub = direct_subscriber(&sink, None);
     sub.offer(&ev("e0"));
     assert_eq!(sink.direct.load(Ordering::SeqCst), 1);
     assert!(!sub.state().is_congested());
@@ -535,21 +542,7 @@ async fn a_connection_holding_the_budget_congests_until_the_queue_delivers() {
 #[tokio::test(start_paused = true)]
 async fn a_subscriber_draining_its_backlog_slowly_is_not_removed() {
     let sink = Arc::new(DirectSink::default());
-    sink.now.store(true, Ordering::SeqCst);
-    let cfg = DeliveryConfig {
-        queue_bytes_max: 1000,
-        send_timeout: Some(Duration::from_secs(1)),
-        ..DeliveryConfig::default()
-    };
-    let sub = Subscriber::spawn(
-        Identity::from_name("s"),
-        DeliveryStyle::Oneway,
-        Qos::default(),
-        Arc::new(DirectHandle(sink.clone())),
-        &cfg,
-        Arc::new(TopicCounters::default()),
-        Arc::new(|_, _| {}),
-    );
+    let sub = direct_subscriber(&sink, Some(Duration::from_secs(1)));
     // The connection holds 3,000 bytes and writes 100 every 100 ms: the
     // queued event goes out after 3 s, three send timeouts, with no event
     // delivered meanwhile.
