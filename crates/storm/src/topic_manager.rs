@@ -1,6 +1,7 @@
 //! The `IceStorm::TopicManager` servant (`I/TopicManager`): create,
-//! retrieve, retrieveAll, getSliceChecksums, and topic destruction;
-//! [`TopicManagerServant`] implements the generated servant traits.
+//! retrieve, retrieveAll, getSliceChecksums (Ice 3.7), createOrRetrieve
+//! (Ice 3.8), and topic destruction; [`TopicManagerServant`] implements
+//! the generated servant traits, so one broker serves 3.7 and 3.8 clients.
 //!
 //! Checked against IceStorm 3.7.8: any topic name is accepted, including
 //! the empty name and names with `/` or blanks; `retrieveAll` is a
@@ -23,8 +24,31 @@ use crate::types::{NoSuchTopic, ProxyData, TopicExists};
 ///
 /// `TopicExists`, or a store failure.
 pub async fn create(inst: &Arc<Instance>, name: &str) -> Result<ProxyData, TopicError> {
+    create_if(inst, name, true).await
+}
+
+/// `createOrRetrieve(name)` (Ice 3.8): the topic, created first if it does
+/// not exist; atomic with other creations.
+///
+/// # Errors
+///
+/// A store failure.
+pub async fn create_or_retrieve(inst: &Arc<Instance>, name: &str) -> Result<ProxyData, TopicError> {
+    create_if(inst, name, false).await
+}
+
+/// Creates topic `name`; when it exists, `TopicExists` if `exclusive`,
+/// else its proxy.
+async fn create_if(
+    inst: &Arc<Instance>,
+    name: &str,
+    exclusive: bool,
+) -> Result<ProxyData, TopicError> {
     let _guard = inst.mutation.lock().await;
     if inst.topic(name).is_some() {
+        if !exclusive {
+            return Ok(inst.topic_proxy(name));
+        }
         return Err(TopicExists {
             name: name.to_owned(),
         }
@@ -107,6 +131,14 @@ impl ice_storm::TopicManager for TopicManagerServant {
         _: &Current,
     ) -> Result<Option<ProxyData>, DispatchError> {
         Ok(Some(retrieve(&self.inst, &name)?))
+    }
+
+    async fn create_or_retrieve(
+        &self,
+        name: String,
+        _: &Current,
+    ) -> Result<Option<ProxyData>, DispatchError> {
+        Ok(Some(create_or_retrieve(&self.inst, &name).await?))
     }
 
     async fn retrieve_all(&self, _: &Current) -> Result<ice_storm::TopicDict, DispatchError> {
