@@ -144,7 +144,7 @@ fn frames(c: &mut Criterion) {
             Reply::encode_head(
                 &mut buf,
                 black_box(7),
-                ReplyStatus::Ok,
+                ReplyStatus::OK,
                 empty.len(),
                 CompressionStatus::NotSupported,
             );
@@ -156,7 +156,7 @@ fn frames(c: &mut Criterion) {
     Reply::encode_head(
         &mut reply,
         7,
-        ReplyStatus::Ok,
+        ReplyStatus::OK,
         empty.len(),
         CompressionStatus::NotSupported,
     );

@@ -10,7 +10,7 @@ use floe_wire::protocol::BatchBuilder;
 use floe_wire::Identity;
 use tokio::sync::watch;
 
-use crate::connection::acm::AcmConfig;
+use crate::connection::config::{connection_config, Side};
 use crate::connection::{Connection, ConnectionConfig};
 use crate::datagram::DatagramSender;
 use crate::endpoint::Endpoint;
@@ -88,68 +88,6 @@ impl Default for Communicator {
     }
 }
 
-/// Reads the per-connection settings from `props` (`prefix` is
-/// `Ice.ACM.Client`, `Ice.ACM.Server` or `<Adapter>.ACM`; `adapter` names
-/// the object adapter whose `<Adapter>.MessageSizeMax`,
-/// `<Adapter>.MaxDispatches` and `<Adapter>.MaxDispatchBytes` override the
-/// communicator-wide values).
-pub(crate) fn connection_config(
-    props: &Properties,
-    acm_prefix: &str,
-    server: bool,
-    adapter: Option<&str>,
-) -> ConnectionConfig {
-    let per_adapter = |key: &str| -> Option<i64> {
-        adapter
-            .and_then(|a| props.get(&format!("{a}.{key}")))
-            .and_then(|v| v.trim().parse::<i64>().ok())
-    };
-    let kb = per_adapter("MessageSizeMax")
-        .unwrap_or_else(|| props.get_int_or("Ice.MessageSizeMax", 1024));
-    let flush_kb = props.get_int_or("Ice.BatchAutoFlushSize", 1024);
-    ConnectionConfig {
-        message_size_max: if kb < 1 {
-            0
-        } else {
-            (kb as usize).saturating_mul(1024)
-        },
-        compression_level: props.get_int_or("Ice.Compression.Level", 1).clamp(1, 9) as u32,
-        batch_auto_flush_size: if flush_kb < 1 {
-            0
-        } else {
-            (flush_kb as usize).saturating_mul(1024)
-        },
-        max_dispatches: per_adapter("MaxDispatches")
-            .unwrap_or_else(|| props.get_int_or("floe.MaxDispatches", 1024))
-            .max(1) as usize,
-        // 0 (or less): no limit.
-        max_dispatch_bytes: match per_adapter("MaxDispatchBytes")
-            .unwrap_or_else(|| props.get_int_or("floe.MaxDispatchBytes", 0))
-        {
-            n if n <= 0 => usize::MAX,
-            n => usize::try_from(n).unwrap_or(usize::MAX),
-        },
-        close_timeout: Duration::from_millis(
-            props.get_int_or("Ice.Override.CloseTimeout", 10_000).max(1) as u64,
-        ),
-        acm: AcmConfig::from_properties(props, acm_prefix, server),
-        write_timeout: {
-            let t = props.get_int_or("Ice.Default.Timeout", 60_000);
-            (t > 0).then(|| Duration::from_millis(t as u64))
-        },
-        trace: crate::trace::TraceLevels::from_properties(props),
-        busy_poll: match props.get_int_or("floe.BusyPoll", 0) {
-            us if us > 0 => Some(Duration::from_micros(us.min(1_000_000) as u64)),
-            _ => None,
-        },
-        class_format: if props.get_int_or("Ice.Default.SlicedFormat", 0) != 0 {
-            floe_wire::ClassFormat::Sliced
-        } else {
-            floe_wire::ClassFormat::Compact
-        },
-    }
-}
-
 impl Communicator {
     /// A communicator with no properties set.
     pub fn new() -> Self {
@@ -182,7 +120,7 @@ impl Communicator {
                 }
             }
         };
-        let client_config = connection_config(&properties, "Ice.ACM.Client", false, None);
+        let client_config = connection_config(&properties, Side::Client);
         let (shutdown, _) = watch::channel(false);
         let communicator = Communicator {
             inner: Arc::new(CommunicatorInner {
@@ -336,12 +274,7 @@ impl Communicator {
             .get(&format!("{name}.PublishedEndpoints"))
             .map(|p| Endpoint::parse_list(&p, self.inner.default_host.as_deref()))
             .transpose()?;
-        let acm_prefix = if props.with_prefix(&format!("{name}.ACM.")).is_empty() {
-            "Ice.ACM.Server".to_string()
-        } else {
-            format!("{name}.ACM")
-        };
-        let config = connection_config(props, &acm_prefix, true, Some(name));
+        let config = connection_config(props, Side::Server(name));
         let adapter = ObjectAdapter::bind(name, self, eps, published, config).await?;
         self.inner
             .adapters
@@ -418,7 +351,13 @@ impl Communicator {
         let mut last = Error::NoEndpoint("no endpoint".into());
         for &e in tcp {
             let k = key(e);
-            let timeout = (e.timeout > 0).then(|| Duration::from_millis(e.timeout as u64));
+            // `ConnectTimeout` (Ice 3.8), and the endpoint's `-t` (Ice
+            // 3.7) when it is shorter.
+            let endpoint_timeout = (e.timeout > 0).then(|| Duration::from_millis(e.timeout as u64));
+            let timeout = match (self.inner.client_config.connect_timeout, endpoint_timeout) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
             let addr = if e.connect_host().contains(':') {
                 format!("[{}]:{}", e.connect_host(), e.port)
             } else {

@@ -1,13 +1,14 @@
 //! [`Error`]: what a floe-runtime call can fail with, named after Ice's
 //! local exceptions, and the retry rules of §7.2 that depend on it.
 
-use floe_wire::protocol::RequestFailed;
+use floe_wire::protocol::{ReplyStatus, RequestFailed};
 
 /// A `Result` whose error is [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Errors of the runtime. Reply statuses 2–7 become the variants of the same
-/// name; encoding and protocol errors are wrapped as [`Error::Protocol`].
+/// name, statuses 8–255 (Ice 3.8) [`Error::DispatchException`]; encoding
+/// and protocol errors are wrapped as [`Error::Protocol`].
 #[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -37,6 +38,17 @@ pub enum Error {
     /// Reply status 7.
     #[error("unknown exception: {0}")]
     UnknownException(String),
+    /// Reply statuses 8–255: Ice 3.8's `DispatchException` with a status
+    /// of its own (`InvalidData` = 8, `Unauthorized` = 9, or any value a
+    /// dispatch answers with) and the peer's message. Only this call
+    /// fails; the connection stays up.
+    #[error("dispatch failed with reply status {status}: {message}")]
+    DispatchException {
+        /// The reply status.
+        status: ReplyStatus,
+        /// The message the peer sent.
+        message: String,
+    },
     /// TCP connection refused.
     #[error("connection refused: {0}")]
     ConnectionRefused(String),
@@ -59,6 +71,10 @@ pub enum Error {
     /// ACM closed a connection that still had requests pending.
     #[error("connection timed out (ACM)")]
     ConnectionTimeout,
+    /// The connection was aborted: Ice 3.8's idle check found the peer
+    /// silent for the idle timeout (`Ice.Connection.*.IdleTimeout`).
+    #[error("connection aborted: {0}")]
+    ConnectionAborted(String),
     /// A write made no progress within the timeout (the peer stopped
     /// reading).
     #[error("timeout: the peer does not read")]
@@ -144,6 +160,7 @@ impl Error {
             Error::UserException(e) => e.ice_id(),
             Error::UnknownUserException(_) => "::Ice::UnknownUserException",
             Error::UnknownException(_) => "::Ice::UnknownException",
+            Error::DispatchException { .. } => "::Ice::DispatchException",
             Error::ConnectionRefused(_) => "::Ice::ConnectionRefusedException",
             Error::ConnectFailed(_) => "::Ice::ConnectFailedException",
             Error::ConnectTimeout => "::Ice::ConnectTimeoutException",
@@ -151,6 +168,7 @@ impl Error {
             Error::CloseConnection => "::Ice::CloseConnectionException",
             Error::ConnectionManuallyClosed => "::Ice::ConnectionManuallyClosedException",
             Error::ConnectionTimeout => "::Ice::ConnectionTimeoutException",
+            Error::ConnectionAborted(_) => "::Ice::ConnectionAbortedException",
             Error::Timeout => "::Ice::TimeoutException",
             Error::InvocationTimeout => "::Ice::InvocationTimeoutException",
             Error::TwowayOnly => "::Ice::TwowayOnlyException",
@@ -167,6 +185,34 @@ impl Error {
         }
     }
 
+    /// The reply status of an error that a reply carried (statuses 1–255:
+    /// a user exception, 2–4, 5–7 or [`Error::DispatchException`]); `None`
+    /// for local errors.
+    ///
+    /// ```
+    /// use floe_runtime::{Error, ReplyStatus};
+    ///
+    /// let e = Error::DispatchException {
+    ///     status: ReplyStatus::UNAUTHORIZED,
+    ///     message: "no token".into(),
+    /// };
+    /// assert_eq!(e.reply_status(), Some(ReplyStatus::UNAUTHORIZED));
+    /// assert_eq!(Error::ConnectTimeout.reply_status(), None);
+    /// ```
+    pub fn reply_status(&self) -> Option<ReplyStatus> {
+        Some(match self {
+            Error::UserException(_) => ReplyStatus::USER_EXCEPTION,
+            Error::ObjectNotExist(_) => ReplyStatus::OBJECT_NOT_EXIST,
+            Error::FacetNotExist(_) => ReplyStatus::FACET_NOT_EXIST,
+            Error::OperationNotExist(_) => ReplyStatus::OPERATION_NOT_EXIST,
+            Error::UnknownLocalException(_) => ReplyStatus::UNKNOWN_LOCAL_EXCEPTION,
+            Error::UnknownUserException(_) => ReplyStatus::UNKNOWN_USER_EXCEPTION,
+            Error::UnknownException(_) => ReplyStatus::UNKNOWN_EXCEPTION,
+            Error::DispatchException { status, .. } => *status,
+            _ => return None,
+        })
+    }
+
     /// Whether a request that failed with this error may be sent again
     /// (§7.2). `sent` says whether the request had been written;
     /// `idempotent` whether its mode is Idempotent or Nonmutating.
@@ -181,6 +227,7 @@ impl Error {
             | Error::ObjectNotExist(_)
             | Error::FacetNotExist(_)
             | Error::OperationNotExist(_)
+            | Error::DispatchException { .. }
             | Error::CommunicatorDestroyed
             | Error::ObjectAdapterDeactivated
             | Error::ConnectionManuallyClosed

@@ -15,21 +15,34 @@
 //!   [`Current`] and the parameters (a slice of the frame). Synchronous
 //!   servants answer at once; async ones are polled inside the connection
 //!   task.
-//! - Replies travel back the same way; statuses 2–7 become [`Error`]s.
+//! - Replies travel back the same way; statuses 2–255 become [`Error`]s
+//!   (8–255, Ice 3.8's, [`Error::DispatchException`]).
 //!
 //! Each connection, invocation and dispatch is a `tracing` span (see
 //! [`spans`]), and `Ice.Trace.*` sets the level of floe's events
 //! ([`trace`]).
 //!
 //! Configuration comes from [`Properties`] (`Ice.MessageSizeMax`,
-//! `Ice.RetryIntervals`, `Ice.ACM.*`, `Ice.BatchAutoFlushSize`,
-//! `Ice.Compression.Level`, `Ice.TCP.Backlog`, `<Adapter>.Endpoints`,
-//! ...). Works on the current-thread and the multi-thread tokio runtimes.
+//! `Ice.RetryIntervals`, `Ice.Connection.*`, `Ice.ACM.*`,
+//! `Ice.BatchAutoFlushSize`, `Ice.Compression.Level`, `Ice.TCP.Backlog`,
+//! `<Adapter>.Endpoints`, ...). Works on the current-thread and the
+//! multi-thread tokio runtimes.
 //!
-//! Three settings are floe's own: `floe.MaxDispatches` (dispatches running at
-//! once per connection, default 1024; `<Adapter>.MaxDispatches` overrides it
-//! for one object adapter's connections; a connection with that many
-//! dispatches pending stops reading until one finishes),
+//! **Connections** take Ice 3.8's settings: `Ice.Connection.Client.*` for
+//! outgoing ones, `<Adapter>.Connection.*` then `Ice.Connection.Server.*`
+//! for accepted ones: `IdleTimeout` (60 s), `EnableIdleCheck` (1),
+//! `InactivityTimeout` (300 s), `ConnectTimeout` (10 s), `CloseTimeout`
+//! (10 s), `MaxDispatches` (100; a connection with that many dispatches
+//! pending stops reading until one finishes; 0 = no limit), and
+//! `<Adapter>.MaxConnections` (0 = no limit; a connection accepted beyond
+//! it is closed at once). Ice 3.7's `Ice.ACM.*` still work: a side whose
+//! `Ice.ACM.*` properties are set and whose 3.8 liveness properties are
+//! not follows ACM (see [`IdleConfig`] for the 3.8 rules and how floe
+//! keeps idle connections to 3.7 peers up too).
+//!
+//! Three settings are floe's own: `floe.MaxDispatches` (the default of
+//! `MaxDispatches` when no `Ice.Connection.*` property sets it;
+//! `<Adapter>.MaxDispatches` for one object adapter's connections),
 //! `floe.MaxDispatchBytes` (the parameter bytes the pending dispatches of a
 //! connection may hold before it stops reading, default 0 = no limit;
 //! `<Adapter>.MaxDispatchBytes` per adapter) and `floe.BusyPoll` (microseconds,
@@ -97,11 +110,12 @@ mod user_error;
 
 pub use communicator::Communicator;
 pub use connection::acm::{AcmClose, AcmConfig, AcmHeartbeat};
+pub use connection::idle::IdleConfig;
 pub use connection::{Connection, ConnectionInfo, SEND_HIGH_WATER};
 pub use current::{encapsulation_bytes, encode_encapsulation, Current};
 pub use endpoint::{Endpoint, Transport};
 pub use error::{Error, Result};
-pub use floe_wire::protocol::OperationMode;
+pub use floe_wire::protocol::{OperationMode, ReplyStatus};
 pub use floe_wire::{Context, Encapsulation, EncodingVersion, Identity};
 pub use locator::EndpointSelection;
 pub use object_adapter::ObjectAdapter;

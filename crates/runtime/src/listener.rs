@@ -118,12 +118,23 @@ fn bind_addr(addr: SocketAddr, backlog: u32) -> io::Result<TcpListener> {
 
 /// Accepts connections on `listener` for `adapter` until the task is
 /// aborted (adapter deactivation). While the adapter holds, new clients
-/// wait in the listen queue, as with Ice's `hold`.
+/// wait in the listen queue, as with Ice's `hold`. With
+/// `<Adapter>.MaxConnections` (Ice 3.8) set above 0, a socket accepted
+/// while the adapter has that many connections is closed at once.
 pub(crate) async fn accept_loop(listener: Listener, adapter: ObjectAdapter) {
     let Listener {
         tcp: listener,
         acceptor,
     } = listener;
+    let max_connections = adapter
+        .communicator()
+        .map(|c| {
+            c.properties()
+                .get_int_or(&format!("{}.MaxConnections", adapter.name()), 0)
+        })
+        .ok()
+        .filter(|&n| n > 0)
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     loop {
         adapter.wait_until_released().await;
         // `accept` is cancel-safe: a `hold` while it waits stops accepting.
@@ -134,6 +145,15 @@ pub(crate) async fn accept_loop(listener: Listener, adapter: ObjectAdapter) {
         match accepted {
             Ok((stream, _)) => {
                 if !adapter.is_active() && !adapter.is_holding() {
+                    continue;
+                }
+                if max_connections.is_some_and(|max| adapter.connection_count() >= max) {
+                    // Dropped: the client sees its connection closed before
+                    // validation, as Ice 3.8 closes it.
+                    tracing::debug!(
+                        "{}: refusing a connection, MaxConnections reached",
+                        adapter.name()
+                    );
                     continue;
                 }
                 // Sends ValidateConnection (a non-blocking write into an

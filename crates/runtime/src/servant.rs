@@ -120,8 +120,9 @@ impl std::fmt::Debug for Dispatch {
     }
 }
 
-/// A failed dispatch, mapped onto reply statuses 1–7 (§3.1).
+/// A failed dispatch, mapped onto reply statuses 1–255 (§3.1).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DispatchError {
     /// Status 1: a user exception the servant raised (generated code
     /// implements `From<E>` for every Slice exception `E`). The generated
@@ -152,6 +153,18 @@ pub enum DispatchError {
     /// Status 7: any other failure (text).
     #[error("unknown exception: {0}")]
     UnknownException(String),
+    /// Statuses 8–255 (Ice 3.8's `DispatchException`): `InvalidData`,
+    /// `Unauthorized` or any other status, with a message. Build it with
+    /// [`DispatchError::with_status`], which keeps statuses 2–7 in their
+    /// own variants. Ice 3.7 peers raise `UnknownReplyStatusException` for
+    /// it (and keep the connection), as they do for a 3.8 server.
+    #[error("dispatch exception (reply status {status}): {message}")]
+    DispatchException {
+        /// The reply status, 8–255.
+        status: floe_wire::protocol::ReplyStatus,
+        /// The message sent with it.
+        message: String,
+    },
 }
 
 impl DispatchError {
@@ -170,6 +183,67 @@ impl DispatchError {
     /// fills the fields from the request.
     pub fn operation_not_exist() -> Self {
         DispatchError::OperationNotExist(RequestFailed::default())
+    }
+
+    /// A failure with reply status `status` and `message`, as Ice 3.8's
+    /// `DispatchException(replyStatus, message)`: statuses 2–4 become
+    /// their own variants (with the request's identity, facet and
+    /// operation; the message is not sent), 5–7 theirs, 8–255
+    /// [`DispatchError::DispatchException`]. Statuses 0 and 1 are not
+    /// failures; they become status 7 with the message.
+    ///
+    /// ```
+    /// use floe_runtime::{DispatchError, ReplyStatus};
+    ///
+    /// let e = DispatchError::with_status(ReplyStatus::from_u8(42), "custom");
+    /// assert_eq!(e.reply_status(), ReplyStatus::from_u8(42));
+    /// let e = DispatchError::with_status(ReplyStatus::UNKNOWN_EXCEPTION, "x");
+    /// assert_eq!(e, DispatchError::UnknownException("x".into()));
+    /// ```
+    pub fn with_status(
+        status: floe_wire::protocol::ReplyStatus,
+        message: impl Into<String>,
+    ) -> Self {
+        use floe_wire::protocol::ReplyStatus as S;
+        let message = message.into();
+        match status {
+            S::OBJECT_NOT_EXIST => Self::object_not_exist(),
+            S::FACET_NOT_EXIST => Self::facet_not_exist(),
+            S::OPERATION_NOT_EXIST => Self::operation_not_exist(),
+            S::UNKNOWN_LOCAL_EXCEPTION => DispatchError::UnknownLocalException(message),
+            S::UNKNOWN_USER_EXCEPTION => DispatchError::UnknownUserException(message),
+            S::OK | S::USER_EXCEPTION | S::UNKNOWN_EXCEPTION => {
+                DispatchError::UnknownException(message)
+            }
+            status => DispatchError::DispatchException { status, message },
+        }
+    }
+
+    /// Ice 3.8's `InvalidData` (status 8): the request's data was invalid.
+    pub fn invalid_data(message: impl Into<String>) -> Self {
+        Self::with_status(floe_wire::protocol::ReplyStatus::INVALID_DATA, message)
+    }
+
+    /// Ice 3.8's `Unauthorized` (status 9): the caller may not do this.
+    pub fn unauthorized(message: impl Into<String>) -> Self {
+        Self::with_status(floe_wire::protocol::ReplyStatus::UNAUTHORIZED, message)
+    }
+
+    /// The reply status this error is sent with.
+    pub fn reply_status(&self) -> floe_wire::protocol::ReplyStatus {
+        use floe_wire::protocol::ReplyStatus as S;
+        match self {
+            DispatchError::UserException(_) | DispatchError::EncodedUserException(_) => {
+                S::USER_EXCEPTION
+            }
+            DispatchError::ObjectNotExist(_) => S::OBJECT_NOT_EXIST,
+            DispatchError::FacetNotExist(_) => S::FACET_NOT_EXIST,
+            DispatchError::OperationNotExist(_) => S::OPERATION_NOT_EXIST,
+            DispatchError::UnknownLocalException(_) => S::UNKNOWN_LOCAL_EXCEPTION,
+            DispatchError::UnknownUserException(_) => S::UNKNOWN_USER_EXCEPTION,
+            DispatchError::UnknownException(_) => S::UNKNOWN_EXCEPTION,
+            DispatchError::DispatchException { status, .. } => *status,
+        }
     }
 
     /// Status 7 from any error (the servant's own failures).
@@ -211,6 +285,11 @@ impl From<crate::Error> for DispatchError {
             crate::Error::FacetNotExist(f) => DispatchError::FacetNotExist(f),
             crate::Error::OperationNotExist(f) => DispatchError::OperationNotExist(f),
             crate::Error::UnknownUserException(s) => DispatchError::UnknownUserException(s),
+            // Ice 3.8 sends a nested call's DispatchException on with its
+            // own status, as it does for statuses 2-4.
+            crate::Error::DispatchException { status, message } => {
+                DispatchError::DispatchException { status, message }
+            }
             // A nested call's user exception propagates, as in Ice.
             crate::Error::UserException(e) => DispatchError::UserException(e),
             other => {

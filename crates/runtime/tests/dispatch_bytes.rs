@@ -97,7 +97,7 @@ async fn pending_dispatch_bytes_stop_the_reads() {
 }
 
 /// Without the property (the default: no byte bound), all 40 start, within
-/// `MaxDispatches` (1024).
+/// `MaxDispatches` (100).
 #[tokio::test]
 async fn no_byte_bound_by_default() {
     let started = started_while_gated(Properties::new()).await;

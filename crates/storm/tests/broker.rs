@@ -136,6 +136,7 @@ async fn reply(d: Dispatch) -> Reply {
         Err(DispatchError::UnknownLocalException(t)) => Reply::UnknownLocalException(t),
         Err(DispatchError::UnknownUserException(t)) => Reply::UnknownUserException(t),
         Err(DispatchError::UnknownException(t)) => Reply::UnknownException(t),
+        Err(other) => unreachable!("floe-storm answers with no other status: {other}"),
     }
 }
 

@@ -40,7 +40,7 @@ pub enum AcmClose {
 }
 
 /// ACM settings for one connection.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AcmConfig {
     /// Idle period; `None` disables ACM.
     pub timeout: Option<Duration>,

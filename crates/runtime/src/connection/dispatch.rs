@@ -215,9 +215,8 @@ impl ConnectionInner {
         // A reply too large for a frame is a MemoryLimitException instead.
         let result = limits::bound_reply(result.map_err(DispatchError::encoded));
         let status = match &result {
-            Ok(_) => ReplyStatus::Ok,
-            Err(DispatchError::EncodedUserException(_)) => ReplyStatus::UserException,
-            Err(_) => ReplyStatus::UnknownException,
+            Ok(_) => ReplyStatus::OK,
+            Err(e) => e.reply_status(),
         };
         let data = match result {
             Ok(reply) => Ok(reply),
@@ -261,6 +260,9 @@ impl ConnectionInner {
                     DispatchError::UnknownLocalException(s) => ReplyBody::UnknownLocalException(s),
                     DispatchError::UnknownUserException(s) => ReplyBody::UnknownUserException(s),
                     DispatchError::UnknownException(s) => ReplyBody::UnknownException(s),
+                    DispatchError::DispatchException { status, message } => {
+                        ReplyBody::DispatchException { status, message }
+                    }
                     DispatchError::UserException(_) | DispatchError::EncodedUserException(_) => {
                         unreachable!("handled above")
                     }

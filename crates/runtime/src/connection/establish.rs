@@ -4,10 +4,6 @@
 use super::*;
 use crate::transport::{Acceptor, Connector, Established};
 
-/// How long an accepted connection's TLS handshake or WebSocket upgrade
-/// may take when `Ice.Default.Timeout` sets no limit.
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
-
 impl Connection {
     /// Connects to `addr` over the transport `connector` sets up, waits
     /// for the server's ValidateConnection (§1.3) and starts the
@@ -79,7 +75,7 @@ impl Connection {
     }
 
     /// Takes an accepted socket and sets up the transport `acceptor` says
-    /// (a TLS handshake for `ssl`, bounded by `Ice.Default.Timeout`), then
+    /// (a TLS handshake for `ssl`, bounded by `ConnectTimeout`), then
     /// continues as [`Connection::accept_tcp`].
     pub(crate) async fn accept(
         stream: TcpStream,
@@ -91,14 +87,14 @@ impl Connection {
             .set_nodelay(true)
             .map_err(|e| Error::Socket(e.to_string()))?;
         // A client that never finishes its handshake is dropped after the
-        // timeout (Ice.Default.Timeout, or a minute when there is none).
-        let limit = config.write_timeout.unwrap_or(HANDSHAKE_TIMEOUT);
-        let established = tokio::time::timeout(
-            limit,
-            Box::pin(acceptor.establish(stream, config.message_size_max)),
-        )
-        .await
-        .map_err(|_| Error::ConnectTimeout)??;
+        // connect timeout (`<Adapter>.Connection.ConnectTimeout`, 10 s).
+        let establish = Box::pin(acceptor.establish(stream, config.message_size_max));
+        let established = match config.connect_timeout {
+            Some(limit) => tokio::time::timeout(limit, establish)
+                .await
+                .map_err(|_| Error::ConnectTimeout)??,
+            None => establish.await?,
+        };
         Self::accepted(established, adapter, config)
     }
 

@@ -77,7 +77,8 @@ fn reply_frame_size(result: &DispatchResult) -> usize {
         Err(
             DispatchError::UnknownLocalException(s)
             | DispatchError::UnknownUserException(s)
-            | DispatchError::UnknownException(s),
+            | DispatchError::UnknownException(s)
+            | DispatchError::DispatchException { message: s, .. },
         ) => s.len().saturating_add(STRING),
     };
     Reply::HEAD_SIZE.saturating_add(body)

@@ -18,7 +18,9 @@
 //!   parameters; beyond that the task stops reading (back-pressure through
 //!   TCP);
 //! - flushes what senders could not write directly (see `writer.rs`);
-//! - runs ACM (heartbeats, idle close, §1.5) and the graceful close (§1.4).
+//! - keeps the connection alive and closes it when idle, inactive or
+//!   silent (Ice 3.8's idle timeout, `idle.rs`, or Ice 3.7's ACM, §1.5,
+//!   `acm.rs`; `liveness.rs` chooses), and runs the graceful close (§1.4).
 //!
 //! Twoway callers write their request frames themselves (see `writer.rs`),
 //! then await the reply on a oneshot channel: one hop, from the connection
@@ -27,9 +29,12 @@
 
 pub mod acm;
 mod close;
+pub(crate) mod config;
 mod dispatch;
 mod establish;
+pub mod idle;
 pub(crate) mod limits;
+pub(crate) mod liveness;
 mod outgoing;
 mod params;
 pub(crate) mod protocol;
@@ -63,10 +68,12 @@ use crate::transport::Io;
 use crate::error::{Error, Result};
 use crate::object_adapter::ObjectAdapter;
 use crate::servant::{Dispatch, DispatchError, DispatchFuture, DispatchResult, ReplyData};
-use crate::trace::{event_if, TraceLevels};
-use acm::{AcmCloseAction, AcmConfig, AcmInputs, AcmMonitor};
+use crate::trace::event_if;
+use acm::{AcmCloseAction, AcmInputs};
 use close::{CloseStep, GracefulClose};
+pub(crate) use config::ConnectionConfig;
 use dispatch::{fill_failed, DispatchSet};
+use liveness::Monitor;
 pub(crate) use params::Params;
 use protocol::Inbound;
 use read::ReadSize;
@@ -97,39 +104,6 @@ pub const SEND_HIGH_WATER: usize = 1024 * 1024;
 
 /// Above this many queued bytes the connection task stops reading.
 const WRITE_HIGH_WATER: usize = 8 * 1024 * 1024;
-
-/// Settings a connection takes from the communicator or adapter properties.
-#[derive(Clone, Debug)]
-pub(crate) struct ConnectionConfig {
-    /// `Ice.MessageSizeMax` in bytes (0 = no limit).
-    pub(crate) message_size_max: usize,
-    /// `Ice.Compression.Level`.
-    pub(crate) compression_level: u32,
-    /// `Ice.BatchAutoFlushSize` in bytes (0 = off).
-    pub(crate) batch_auto_flush_size: usize,
-    /// Dispatches running at once per connection
-    /// (`Ice.ThreadPool.Server.Size`-like knob: `floe.MaxDispatches`).
-    pub(crate) max_dispatches: usize,
-    /// The most parameter bytes the running dispatches of a connection may
-    /// hold before it stops reading (`floe.MaxDispatchBytes`; a property of
-    /// 0, the default, is `usize::MAX`: no limit).
-    pub(crate) max_dispatch_bytes: usize,
-    /// How long a graceful close waits for the peer (`Ice.Override.CloseTimeout`).
-    pub(crate) close_timeout: Duration,
-    /// Active connection management.
-    pub(crate) acm: AcmConfig,
-    /// How long a blocked write may make no progress before the connection
-    /// is dropped with `TimeoutException` (`Ice.Default.Timeout`).
-    pub(crate) write_timeout: Option<Duration>,
-    /// `Ice.Trace.*` / `Ice.Warn.*` levels.
-    pub(crate) trace: TraceLevels,
-    /// `floe.BusyPoll`: how long after a write the connection task polls
-    /// the socket for the answer instead of sleeping (`None`: never).
-    pub(crate) busy_poll: Option<Duration>,
-    /// `Ice.Default.SlicedFormat`: how classes and user exceptions are
-    /// written when the operation's metadata does not say.
-    pub(crate) class_format: floe_wire::ClassFormat,
-}
 
 /// What is known about a connection's endpoints.
 #[derive(Clone, Debug)]
@@ -428,9 +402,12 @@ impl ConnectionInner {
     }
 
     /// Handles one whole frame: [`protocol::inbound`] says what it asks,
-    /// and this carries it out.
-    /// Handles one whole frame; whether it was a reply for a waiting caller.
-    fn handle_frame(self: &Arc<Self>, frame: Bytes, dispatches: &mut DispatchSet) -> Result<bool> {
+    /// and this carries it out; what kind of frame it was.
+    fn handle_frame(
+        self: &Arc<Self>,
+        frame: Bytes,
+        dispatches: &mut DispatchSet,
+    ) -> Result<Handled> {
         let (header, inbound) = protocol::inbound(frame, self.config.message_size_max)?;
         event_if!(
             self.config.trace.protocol >= 1,
@@ -455,7 +432,7 @@ impl ConnectionInner {
             }
             Inbound::Reply(reply) => {
                 if self.requests.complete(reply.request_id, reply.body) {
-                    return Ok(true);
+                    return Ok(Handled::Reply);
                 }
                 tracing::trace!(id = reply.request_id, "reply for an abandoned request");
             }
@@ -464,9 +441,22 @@ impl ConnectionInner {
                 error,
                 accepts_compression,
             } => self.send_reply(request_id, accepts_compression, Err(error.into())),
-            Inbound::Validate => {}
+            // The client read the server's first one before the task
+            // started: any other is a heartbeat.
+            Inbound::Validate => return Ok(Handled::Heartbeat),
             Inbound::Close => return Err(Error::CloseConnection),
         }
-        Ok(false)
+        Ok(Handled::Traffic)
     }
+}
+
+/// What [`ConnectionInner::handle_frame`] handled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Handled {
+    /// A reply delivered to a waiting caller.
+    Reply,
+    /// A ValidateConnection: the peer's heartbeat.
+    Heartbeat,
+    /// A request, a batch, or a reply nobody waits for.
+    Traffic,
 }

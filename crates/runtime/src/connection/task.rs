@@ -1,25 +1,25 @@
 //! The connection task: one per connection, reading and handling frames,
-//! polling the dispatches it started, flushing queued writes, running ACM
-//! and the graceful close.
+//! polling the dispatches it started, flushing queued writes, running the
+//! liveness monitor (idle timeout or ACM) and the graceful close.
 
 use super::*;
 
 /// The connection task: reads and handles frames, polls dispatches,
-/// flushes queued writes, runs ACM and the graceful close.
+/// flushes queued writes, runs the liveness monitor and the graceful close.
 pub(super) async fn run(conn: Arc<ConnectionInner>) {
     // Allocated at the first read: an idle connection holds no read buffer.
     let mut buf = BytesMut::new();
     let mut size = ReadSize::new();
     let waker = std::future::poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
     let mut dispatches = DispatchSet::new(waker);
-    let mut acm = AcmMonitor::new(conn.config.acm.clone(), std::time::Instant::now());
+    let mut monitor = Monitor::new(&conn.config.liveness, std::time::Instant::now());
     // The monitor decides (sans-IO); its timer lives here, created once and
     // reset after each run rather than re-armed per pass of the loop.
-    let acm_period = acm.period();
-    // Without ACM the timer is never polled (the branch is disabled), so
-    // it is never registered.
-    let acm_timer = tokio::time::sleep(acm_period.unwrap_or(Duration::from_secs(3600)));
-    tokio::pin!(acm_timer);
+    let monitor_period = monitor.period();
+    // Without a period the timer is never polled (the branch is disabled),
+    // so it is never registered.
+    let monitor_timer = tokio::time::sleep(monitor_period.unwrap_or(Duration::from_secs(3600)));
+    tokio::pin!(monitor_timer);
     let mut close = GracefulClose::new(conn.config.close_timeout);
     let max = conn.config.message_size_max;
     let busy_poll = conn.config.busy_poll;
@@ -89,7 +89,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                         &mut buf,
                         &mut size,
                         &mut dispatches,
-                        &mut acm,
+                        &mut monitor,
                         close.sent(),
                     ) {
                         break e;
@@ -134,17 +134,22 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                     (_, Err(e)) => Err(e),
                 };
                 let ended = after_read(
-                    &conn, read, &mut buf, &mut size, &mut dispatches, &mut acm, close.sent(),
+                    &conn, read, &mut buf, &mut size, &mut dispatches, &mut monitor, close.sent(),
                 );
                 if let Some(e) = ended {
                     break e;
                 }
             }
-            _ = &mut acm_timer, if acm_period.is_some() => {
-                if let Some(period) = acm_period {
-                    acm_timer.as_mut().reset(tokio::time::Instant::now() + period);
+            _ = &mut monitor_timer, if monitor_period.is_some() => {
+                if let Some(period) = monitor_period {
+                    monitor_timer.as_mut().reset(tokio::time::Instant::now() + period);
                 }
-                if let Some(e) = run_acm(&conn, &mut acm, dispatches.len()) {
+                // Not reading (back-pressure) is not the peer's silence: as
+                // Ice 3.8 does, the idle check pauses.
+                if !can_read {
+                    monitor.read(false, false);
+                }
+                if let Some(e) = run_monitor(&conn, &mut monitor, dispatches.len()) {
                     break e;
                 }
             }
@@ -209,7 +214,7 @@ fn after_read(
     buf: &mut BytesMut,
     size: &mut ReadSize,
     dispatches: &mut DispatchSet,
-    acm: &mut AcmMonitor,
+    monitor: &mut Monitor,
     close_sent: bool,
 ) -> Option<Error> {
     match read {
@@ -219,12 +224,12 @@ fn after_read(
             Error::ConnectionLost("peer closed the connection".into())
         }),
         Ok(_) => {
-            acm.read();
             let handled =
                 handle_buffered(conn, buf, size, conn.config.message_size_max, dispatches);
-            let handled = handled.map(|replies| {
+            let handled = handled.map(|seen| {
+                monitor.read(seen.traffic, seen.heartbeat);
                 conn.pipelining
-                    .store(replies > PIPELINED_REPLIES, Ordering::Relaxed);
+                    .store(seen.replies > PIPELINED_REPLIES, Ordering::Relaxed);
             });
             size.adapt();
             if let Io::Tcp(tcp) = &conn.io {
@@ -246,28 +251,31 @@ fn after_read(
     }
 }
 
-/// One ACM monitor run: the decision of [`AcmMonitor::check`], carried
+/// One liveness monitor run: the decision of [`Monitor::check`], carried
 /// out. Returns the error to end the connection with when it must be
 /// dropped.
-fn run_acm(conn: &ConnectionInner, acm: &mut AcmMonitor, dispatching: usize) -> Option<Error> {
+fn run_monitor(conn: &ConnectionInner, monitor: &mut Monitor, dispatching: usize) -> Option<Error> {
     let inputs = AcmInputs {
         wrote: conn.writer.take_wrote(),
         pending_requests: conn.requests.len() > 0,
         dispatching,
     };
-    let action = acm.check(std::time::Instant::now(), inputs);
+    let action = monitor.check(std::time::Instant::now(), inputs);
     if action.heartbeat {
         let _ = conn
             .writer
             .send_uncounted(&mut [Bytes::from_static(&VALIDATE_CONNECTION)]);
     }
-    match action.close? {
-        AcmCloseAction::Graceful => {
-            tracing::debug!("ACM: closing idle connection");
+    match (action.close?, monitor) {
+        (AcmCloseAction::Graceful, _) => {
+            tracing::debug!("closing idle or inactive connection");
             conn.begin_close();
             None
         }
-        AcmCloseAction::Forceful => Some(Error::ConnectionTimeout),
+        (AcmCloseAction::Forceful, Monitor::Acm(_)) => Some(Error::ConnectionTimeout),
+        (AcmCloseAction::Forceful, Monitor::Idle(_)) => Some(Error::ConnectionAborted(
+            "the idle check found the connection silent for the idle timeout".into(),
+        )),
     }
 }
 
@@ -288,8 +296,19 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     }
 }
 
-/// Handles every whole frame in `buf`, leaving a partial one; the number
-/// of replies delivered to waiting callers.
+/// What one read's frames were.
+#[derive(Clone, Copy, Debug, Default)]
+struct Seen {
+    /// Replies delivered to waiting callers.
+    replies: usize,
+    /// A request or reply (not only heartbeats).
+    traffic: bool,
+    /// A heartbeat from the peer.
+    heartbeat: bool,
+}
+
+/// Handles every whole frame in `buf`, leaving a partial one; what the
+/// frames were.
 ///
 /// When the read brought more than one frame, the writer is corked while
 /// they are handled, so the replies to requests that arrived together
@@ -301,8 +320,8 @@ fn handle_buffered(
     size: &mut ReadSize,
     max: usize,
     dispatches: &mut DispatchSet,
-) -> Result<usize> {
-    let mut replies = 0;
+) -> Result<Seen> {
+    let mut seen = Seen::default();
     let mut corked = false;
     let handled = loop {
         match check(buf, max) {
@@ -315,7 +334,12 @@ fn handle_buffered(
                 size.frame(len);
                 let frame = buf.split_to(len).freeze();
                 match conn.handle_frame(frame, dispatches) {
-                    Ok(reply) => replies += usize::from(reply),
+                    Ok(Handled::Reply) => {
+                        seen.replies += 1;
+                        seen.traffic = true;
+                    }
+                    Ok(Handled::Traffic) => seen.traffic = true,
+                    Ok(Handled::Heartbeat) => seen.heartbeat = true,
                     Err(e) => break Err(e),
                 }
             }
@@ -325,13 +349,13 @@ fn handle_buffered(
                 // buffer can then be taken back instead of a new one
                 // allocated.
                 size.need(buf, need, max);
-                break Ok(replies);
+                break Ok(seen);
             }
         }
     };
     if corked {
         let flushed = conn.writer.uncork();
-        return handled.and_then(|replies| flushed.map(|()| replies));
+        return handled.and_then(|seen| flushed.map(|()| seen));
     }
     handled
 }

@@ -445,6 +445,11 @@ impl ObjectAdapter {
         }
     }
 
+    /// How many accepted connections are open (`<Adapter>.MaxConnections`).
+    pub(crate) fn connection_count(&self) -> usize {
+        lock(&self.inner.connections).map.len()
+    }
+
     /// Forgets the connection with [`Connection::key`] `key`, which ended:
     /// its socket is closed once its task lets it go, not at the next accept.
     pub(crate) fn untrack(&self, key: usize) {

@@ -472,5 +472,8 @@ fn reply_to_result(body: ReplyBody) -> Result<Response> {
         ReplyBody::UnknownLocalException(s) => Err(Error::UnknownLocalException(s)),
         ReplyBody::UnknownUserException(s) => Err(Error::UnknownUserException(s)),
         ReplyBody::UnknownException(s) => Err(Error::UnknownException(s)),
+        ReplyBody::DispatchException { status, message } => {
+            Err(Error::DispatchException { status, message })
+        }
     }
 }

@@ -9,46 +9,96 @@ use crate::encoder::Encoder;
 use crate::error::{Error, Result};
 use crate::identity::Identity;
 
-/// The reply status byte (§3.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum ReplyStatus {
-    /// Results follow in an encapsulation.
-    Ok = 0,
-    /// A user exception follows in an encapsulation.
-    UserException = 1,
-    /// No servant for the identity.
-    ObjectNotExist = 2,
-    /// A servant for the identity, but not for the facet.
-    FacetNotExist = 3,
-    /// The servant has no such operation.
-    OperationNotExist = 4,
-    /// An Ice local exception in the dispatch (text follows).
-    UnknownLocalException = 5,
-    /// An undeclared user exception raised as `UnknownUserException` (text).
-    UnknownUserException = 6,
-    /// Any other exception (text).
-    UnknownException = 7,
-}
+/// The reply status byte (§3.1): any value 0–255.
+///
+/// Ice 3.7 defines 0–7; Ice 3.8 adds [`ReplyStatus::INVALID_DATA`] (8) and
+/// [`ReplyStatus::UNAUTHORIZED`] (9) and lets a dispatch answer with any
+/// other value, whose body is a message string like that of statuses 5–7.
+/// A newtype over the byte (as `http::StatusCode` is), so every status a
+/// peer sends has a value and a name where Ice gives it one.
+///
+/// ```
+/// use floe_wire::protocol::ReplyStatus;
+///
+/// assert_eq!(ReplyStatus::from_u8(9), ReplyStatus::UNAUTHORIZED);
+/// assert_eq!(ReplyStatus::UNAUTHORIZED.name(), Some("Unauthorized"));
+/// assert_eq!(ReplyStatus::from_u8(200).to_string(), "200");
+/// assert!(ReplyStatus::from_u8(200).has_message());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ReplyStatus(u8);
 
 impl ReplyStatus {
-    /// The status for a wire byte.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Marshal`] for values above 7.
-    pub fn from_u8(b: u8) -> Result<Self> {
-        Ok(match b {
-            0 => ReplyStatus::Ok,
-            1 => ReplyStatus::UserException,
-            2 => ReplyStatus::ObjectNotExist,
-            3 => ReplyStatus::FacetNotExist,
-            4 => ReplyStatus::OperationNotExist,
-            5 => ReplyStatus::UnknownLocalException,
-            6 => ReplyStatus::UnknownUserException,
-            7 => ReplyStatus::UnknownException,
-            other => return Err(Error::marshal(format!("unknown reply status {other}"))),
+    /// 0: results follow in an encapsulation.
+    pub const OK: ReplyStatus = ReplyStatus(0);
+    /// 1: a user exception follows in an encapsulation.
+    pub const USER_EXCEPTION: ReplyStatus = ReplyStatus(1);
+    /// 2: no servant for the identity.
+    pub const OBJECT_NOT_EXIST: ReplyStatus = ReplyStatus(2);
+    /// 3: a servant for the identity, but not for the facet.
+    pub const FACET_NOT_EXIST: ReplyStatus = ReplyStatus(3);
+    /// 4: the servant has no such operation.
+    pub const OPERATION_NOT_EXIST: ReplyStatus = ReplyStatus(4);
+    /// 5: an Ice local exception in the dispatch (text follows).
+    pub const UNKNOWN_LOCAL_EXCEPTION: ReplyStatus = ReplyStatus(5);
+    /// 6: an undeclared user exception raised as `UnknownUserException` (text).
+    pub const UNKNOWN_USER_EXCEPTION: ReplyStatus = ReplyStatus(6);
+    /// 7: any other exception (text).
+    pub const UNKNOWN_EXCEPTION: ReplyStatus = ReplyStatus(7);
+    /// 8 (Ice 3.8): the request's data was invalid (text).
+    pub const INVALID_DATA: ReplyStatus = ReplyStatus(8);
+    /// 9 (Ice 3.8): the caller is not authorized (text).
+    pub const UNAUTHORIZED: ReplyStatus = ReplyStatus(9);
+
+    /// The status for a wire byte; every byte is a status.
+    pub const fn from_u8(b: u8) -> Self {
+        ReplyStatus(b)
+    }
+
+    /// The wire byte.
+    pub const fn to_u8(self) -> u8 {
+        self.0
+    }
+
+    /// Whether the body is a message string: statuses 5 and above (2–4
+    /// carry the request's identity, facet and operation; 0 and 1 an
+    /// encapsulation).
+    pub const fn has_message(self) -> bool {
+        self.0 >= 5
+    }
+
+    /// Ice's name for the status (`ObjectNotExist`, `InvalidData`, ...);
+    /// `None` for a value Ice does not name.
+    pub const fn name(self) -> Option<&'static str> {
+        Some(match self.0 {
+            0 => "Ok",
+            1 => "UserException",
+            2 => "ObjectNotExist",
+            3 => "FacetNotExist",
+            4 => "OperationNotExist",
+            5 => "UnknownLocalException",
+            6 => "UnknownUserException",
+            7 => "UnknownException",
+            8 => "InvalidData",
+            9 => "Unauthorized",
+            _ => return None,
         })
+    }
+}
+
+impl std::fmt::Display for ReplyStatus {
+    /// Ice's name, or the number.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.name() {
+            Some(n) => f.write_str(n),
+            None => write!(f, "{}", self.0),
+        }
+    }
+}
+
+impl From<u8> for ReplyStatus {
+    fn from(b: u8) -> Self {
+        ReplyStatus(b)
     }
 }
 
@@ -101,48 +151,64 @@ pub enum ReplyBody {
     UnknownUserException(String),
     /// Status 7: free text.
     UnknownException(String),
+    /// Statuses 8–255 (Ice 3.8: `InvalidData`, `Unauthorized`, or any
+    /// other value a dispatch answers with): the status and its message.
+    /// Written with `status` as given; use it for statuses above 7 only
+    /// (lower ones decode to their own variants).
+    DispatchException {
+        /// The status byte.
+        status: ReplyStatus,
+        /// The message the peer sent.
+        message: String,
+    },
 }
 
 impl ReplyBody {
     /// The status of this body.
     pub fn status(&self) -> ReplyStatus {
         match self {
-            ReplyBody::Ok(_) => ReplyStatus::Ok,
-            ReplyBody::UserException(_) => ReplyStatus::UserException,
-            ReplyBody::ObjectNotExist(_) => ReplyStatus::ObjectNotExist,
-            ReplyBody::FacetNotExist(_) => ReplyStatus::FacetNotExist,
-            ReplyBody::OperationNotExist(_) => ReplyStatus::OperationNotExist,
-            ReplyBody::UnknownLocalException(_) => ReplyStatus::UnknownLocalException,
-            ReplyBody::UnknownUserException(_) => ReplyStatus::UnknownUserException,
-            ReplyBody::UnknownException(_) => ReplyStatus::UnknownException,
+            ReplyBody::Ok(_) => ReplyStatus::OK,
+            ReplyBody::UserException(_) => ReplyStatus::USER_EXCEPTION,
+            ReplyBody::ObjectNotExist(_) => ReplyStatus::OBJECT_NOT_EXIST,
+            ReplyBody::FacetNotExist(_) => ReplyStatus::FACET_NOT_EXIST,
+            ReplyBody::OperationNotExist(_) => ReplyStatus::OPERATION_NOT_EXIST,
+            ReplyBody::UnknownLocalException(_) => ReplyStatus::UNKNOWN_LOCAL_EXCEPTION,
+            ReplyBody::UnknownUserException(_) => ReplyStatus::UNKNOWN_USER_EXCEPTION,
+            ReplyBody::UnknownException(_) => ReplyStatus::UNKNOWN_EXCEPTION,
+            ReplyBody::DispatchException { status, .. } => *status,
         }
     }
 
-    /// Decodes a status byte and its body.
+    /// Decodes a status byte and its body. Every status byte is valid:
+    /// 8–255 become [`ReplyBody::DispatchException`] with their message.
     pub fn decode(dec: &mut Decoder) -> Result<ReplyBody> {
-        let status = ReplyStatus::from_u8(dec.read_u8()?)?;
+        let status = ReplyStatus::from_u8(dec.read_u8()?);
         Ok(match status {
-            ReplyStatus::Ok => ReplyBody::Ok(dec.read_encapsulation()?),
-            ReplyStatus::UserException => ReplyBody::UserException(dec.read_encapsulation()?),
-            ReplyStatus::ObjectNotExist => ReplyBody::ObjectNotExist(RequestFailed::decode(dec)?),
-            ReplyStatus::FacetNotExist => ReplyBody::FacetNotExist(RequestFailed::decode(dec)?),
-            ReplyStatus::OperationNotExist => {
+            ReplyStatus::OK => ReplyBody::Ok(dec.read_encapsulation()?),
+            ReplyStatus::USER_EXCEPTION => ReplyBody::UserException(dec.read_encapsulation()?),
+            ReplyStatus::OBJECT_NOT_EXIST => ReplyBody::ObjectNotExist(RequestFailed::decode(dec)?),
+            ReplyStatus::FACET_NOT_EXIST => ReplyBody::FacetNotExist(RequestFailed::decode(dec)?),
+            ReplyStatus::OPERATION_NOT_EXIST => {
                 ReplyBody::OperationNotExist(RequestFailed::decode(dec)?)
             }
-            ReplyStatus::UnknownLocalException => {
+            ReplyStatus::UNKNOWN_LOCAL_EXCEPTION => {
                 ReplyBody::UnknownLocalException(dec.read_string()?)
             }
-            ReplyStatus::UnknownUserException => {
+            ReplyStatus::UNKNOWN_USER_EXCEPTION => {
                 ReplyBody::UnknownUserException(dec.read_string()?)
             }
-            ReplyStatus::UnknownException => ReplyBody::UnknownException(dec.read_string()?),
+            ReplyStatus::UNKNOWN_EXCEPTION => ReplyBody::UnknownException(dec.read_string()?),
+            status => ReplyBody::DispatchException {
+                status,
+                message: dec.read_string()?,
+            },
         })
     }
 
     /// Writes the status byte and the body. For statuses 0 and 1 the
     /// encapsulation is written from its parts.
     pub fn encode(&self, enc: &mut Encoder) {
-        enc.write_u8(self.status() as u8);
+        enc.write_u8(self.status().to_u8());
         match self {
             ReplyBody::Ok(e) | ReplyBody::UserException(e) => {
                 enc.write_i32(e.wire_size() as i32);
@@ -155,7 +221,8 @@ impl ReplyBody {
             | ReplyBody::OperationNotExist(f) => f.encode(enc),
             ReplyBody::UnknownLocalException(s)
             | ReplyBody::UnknownUserException(s)
-            | ReplyBody::UnknownException(s) => enc.write_string(s),
+            | ReplyBody::UnknownException(s)
+            | ReplyBody::DispatchException { message: s, .. } => enc.write_string(s),
         }
     }
 }
@@ -174,8 +241,8 @@ impl Reply {
     ///
     /// # Errors
     ///
-    /// Out of bounds / marshal errors for truncated bodies, unknown statuses,
-    /// or bytes left after the body.
+    /// Out of bounds / marshal errors for truncated bodies, or bytes left
+    /// after the body.
     pub fn decode_body(dec: &mut Decoder) -> Result<Reply> {
         let request_id = dec.read_i32().map_err(|e| e.at("requestId").at("Reply"))?;
         let body = ReplyBody::decode(dec).map_err(|e| e.at("Reply"))?;
@@ -215,7 +282,7 @@ impl Reply {
         let start = buf.len();
         Header::write(buf, MessageType::Reply, compression);
         buf.put_i32_le(request_id);
-        buf.put_u8(status as u8);
+        buf.put_u8(status.to_u8());
         let size = buf.len() - start + encaps_len;
         patch_size(buf, start, size);
         debug_assert_eq!(buf.len() - start, Self::HEAD_SIZE);
@@ -299,9 +366,17 @@ mod tests {
             ReplyBody::UnknownLocalException("a".into()),
             ReplyBody::UnknownUserException("b".into()),
             ReplyBody::UnknownException("c".into()),
+            ReplyBody::DispatchException {
+                status: ReplyStatus::INVALID_DATA,
+                message: "d".into(),
+            },
+            ReplyBody::DispatchException {
+                status: ReplyStatus::UNAUTHORIZED,
+                message: "e".into(),
+            },
         ];
         for (i, body) in bodies.into_iter().enumerate() {
-            assert_eq!(body.status() as usize, i);
+            assert_eq!(usize::from(body.status().to_u8()), i);
             let reply = Reply {
                 request_id: 7,
                 body,
@@ -316,10 +391,28 @@ mod tests {
     }
 
     #[test]
-    fn bad_status_and_trailing_bytes_fail() {
-        let mut f = hex::decode("49636550010001000200190000000100000008060000000101").unwrap();
-        assert!(Message::parse(Bytes::from(f.clone())).is_err());
-        f[18] = 0;
+    fn statuses_above_7_carry_a_message() {
+        // Ice 3.8's InvalidData (8) with "bad", and a status no Ice names.
+        let r = parse("4963655001000100020017000000 01000000 08 03626164");
+        assert_eq!(
+            r.body,
+            ReplyBody::DispatchException {
+                status: ReplyStatus::INVALID_DATA,
+                message: "bad".into()
+            }
+        );
+        let r = parse("4963655001000100020014000000 01000000 ff 00");
+        assert_eq!(r.body.status().to_u8(), 255);
+        assert_eq!(r.body.status().name(), None);
+        // A message cut short is a marshal error, as for statuses 5-7.
+        let short =
+            Bytes::from(hex::decode("4963655001000100020017000000010000000804626164").unwrap());
+        assert!(Message::parse(short).is_err());
+    }
+
+    #[test]
+    fn trailing_bytes_fail() {
+        let mut f = hex::decode("49636550010001000200190000000100000000060000000101").unwrap();
         f.push(0);
         f[10] = 26;
         assert!(Message::parse(Bytes::from(f)).is_err());
@@ -331,7 +424,7 @@ mod tests {
         Reply::encode_head(
             &mut buf,
             1,
-            ReplyStatus::Ok,
+            ReplyStatus::OK,
             6,
             CompressionStatus::NotSupported,
         );
