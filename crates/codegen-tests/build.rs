@@ -11,6 +11,7 @@ const ICE_SLICE: &str = "/usr/share/ice/slice";
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo::rustc-check-cfg=cfg(floe_no_ice_slice)");
     floe_idl::Builder::new().compile(&["../../benches/Bench.ice"])?;
+    floe_idl::Builder::new().compile(&["slice/Ice38.ice"])?;
     // The slicing tests: the server's view (with server-only derived
     // types) and, in a directory of its own, the client's.
     floe_idl::Builder::new().compile(&["slice/Slicing.ice"])?;

@@ -20,6 +20,7 @@
 mod compare;
 mod demo;
 mod fuzz;
+mod ice38;
 mod install;
 mod msrv;
 mod soak;

@@ -1,6 +1,12 @@
 //! `cargo xtask test`: install missing peers, then the MSRV check
 //! ([`crate::msrv`]), format check, clippy, rustdoc with warnings denied,
 //! and the whole test suite (dev profile only, to fit a 2-core CI).
+//!
+//! Ice 3.8 for Python installs in the background ([`crate::ice38`]) while
+//! those run: the workspace tests run with `FLOE_ICE38_DEFER=1`, which
+//! makes the Ice 3.8 tests (every `ice38` test target) return at once, and
+//! once the install is done those targets run again, for real, from the
+//! same build.
 
 use crate::{cargo, install, run_checked, DynError};
 
@@ -12,13 +18,17 @@ const CLI_FEATURES: &str = "floe-idl/cli";
 /// Runs every step; all checks run even if an earlier one failed, and the
 /// task fails if any did.
 pub fn run() -> Result<(), DynError> {
-    if std::env::var_os("FLOE_NO_INTEROP").is_some_and(|v| v == "1") {
+    let no_interop = std::env::var_os("FLOE_NO_INTEROP").is_some_and(|v| v == "1");
+    let ice38 = if no_interop {
         println!("xtask: FLOE_NO_INTEROP=1, not installing Ice peers");
+        None
     } else {
         install::debian_packages()?;
+        let ice38 = crate::ice38::start();
         install::node_packages();
         install::maven_ice();
-    }
+        Some(ice38)
+    };
 
     let steps: [(&str, &[&str]); 4] = [
         ("fmt", &["fmt", "--all", "--", "--check"]),
@@ -65,9 +75,38 @@ pub fn run() -> Result<(), DynError> {
         if name == "doc" {
             cmd.env("RUSTDOCFLAGS", "-D warnings");
         }
+        if name == "test" {
+            cmd.env("FLOE_ICE38_DEFER", "1");
+        }
         if let Err(e) = run_checked(&mut cmd) {
             eprintln!("xtask: {e}");
             failed.push(name);
+        }
+    }
+    if let Some(ice38) = ice38 {
+        match ice38.wait() {
+            Err(e) => {
+                eprintln!("xtask: Ice 3.8 for Python: {e}");
+                failed.push("ice38-install");
+            }
+            Ok(()) => {
+                let mut cmd = cargo();
+                cmd.args([
+                    "test",
+                    "--workspace",
+                    "--features",
+                    CLI_FEATURES,
+                    "--test",
+                    "ice38",
+                ]);
+                if one_shot {
+                    cmd.env("CARGO_INCREMENTAL", "0");
+                }
+                if let Err(e) = run_checked(&mut cmd) {
+                    eprintln!("xtask: {e}");
+                    failed.push("ice38");
+                }
+            }
         }
     }
     if failed.is_empty() {

@@ -11,6 +11,12 @@ pub mod bench_gen {
 }
 pub use bench_gen::bench;
 
+/// `slice/Ice38.ice`: the Ice 3.8 interop tests' interface.
+pub mod ice38_gen {
+    include!(concat!(env!("OUT_DIR"), "/Ice38.rs"));
+}
+pub use ice38_gen::interop38;
+
 /// `slice/Slicing.ice`: the slicing tests' server view (server-only
 /// derived types included).
 pub mod slicing_gen {
