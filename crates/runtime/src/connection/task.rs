@@ -23,6 +23,8 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
     let mut close = GracefulClose::new(conn.config.close_timeout);
     let max = conn.config.message_size_max;
     let busy_poll = conn.config.busy_poll;
+    // Whole frames left in `buf` because the dispatch limit was reached.
+    let mut held = false;
     let end: Error = loop {
         let state = conn.state.load(Ordering::Acquire);
         if state == CLOSED {
@@ -64,6 +66,14 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
         let can_read = dispatches.len() < conn.config.max_dispatches
             && dispatches.bytes() < conn.config.max_dispatch_bytes
             && conn.writer.queued_bytes() < WRITE_HIGH_WATER;
+        if held && can_read {
+            // Frames the dispatch limit held back go before any new read.
+            match handle_frames(&conn, &mut buf, &mut size, &mut dispatches, &mut monitor) {
+                Ok(still_held) => held = still_held,
+                Err(e) => break e,
+            }
+            continue;
+        }
         let deadline = close.deadline().map(tokio::time::Instant::from_std);
         if let (Some(window), Io::Tcp(tcp)) = (
             busy_poll.filter(|_| can_read && dispatches.is_empty() && buf.is_empty()),
@@ -91,6 +101,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                         &mut dispatches,
                         &mut monitor,
                         close.sent(),
+                        &mut held,
                     ) {
                         break e;
                     }
@@ -135,6 +146,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                 };
                 let ended = after_read(
                     &conn, read, &mut buf, &mut size, &mut dispatches, &mut monitor, close.sent(),
+                    &mut held,
                 );
                 if let Some(e) = ended {
                     break e;
@@ -205,9 +217,11 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
 /// queueing wins by 1.5–3× (`docs/performance-notes.md`).
 const PIPELINED_REPLIES: usize = 4;
 
-/// Handles the outcome of a read into `buf`: frames are handled, and the
-/// error that ends the connection (the peer closed it, or the read or a
-/// frame failed) is returned.
+/// Handles the outcome of a read into `buf`: frames are handled until the
+/// dispatch limit is reached (`held` then says whole frames wait in
+/// `buf`), and the error that ends the connection (the peer closed it, or
+/// the read or a frame failed) is returned.
+#[allow(clippy::too_many_arguments)]
 fn after_read(
     conn: &Arc<ConnectionInner>,
     read: std::io::Result<usize>,
@@ -216,6 +230,7 @@ fn after_read(
     dispatches: &mut DispatchSet,
     monitor: &mut Monitor,
     close_sent: bool,
+    held: &mut bool,
 ) -> Option<Error> {
     match read {
         Ok(0) => Some(if close_sent {
@@ -224,13 +239,7 @@ fn after_read(
             Error::ConnectionLost("peer closed the connection".into())
         }),
         Ok(_) => {
-            let handled =
-                handle_buffered(conn, buf, size, conn.config.message_size_max, dispatches);
-            let handled = handled.map(|seen| {
-                monitor.read(seen.traffic, seen.heartbeat);
-                conn.pipelining
-                    .store(seen.replies > PIPELINED_REPLIES, Ordering::Relaxed);
-            });
+            let handled = handle_frames(conn, buf, size, dispatches, monitor).map(|h| *held = h);
             size.adapt();
             if let Io::Tcp(tcp) = &conn.io {
                 size.low_water(tcp);
@@ -249,6 +258,23 @@ fn after_read(
         Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => None,
         Err(e) => Some(Error::from_io(&e)),
     }
+}
+
+/// Handles the whole frames in `buf` ([`handle_buffered`]) and tells the
+/// monitor what they were; whether frames are held back by the dispatch
+/// limit.
+fn handle_frames(
+    conn: &Arc<ConnectionInner>,
+    buf: &mut BytesMut,
+    size: &mut ReadSize,
+    dispatches: &mut DispatchSet,
+    monitor: &mut Monitor,
+) -> Result<bool> {
+    let seen = handle_buffered(conn, buf, size, conn.config.message_size_max, dispatches)?;
+    monitor.read(seen.traffic, seen.heartbeat);
+    conn.pipelining
+        .store(seen.replies > PIPELINED_REPLIES, Ordering::Relaxed);
+    Ok(seen.held)
 }
 
 /// One liveness monitor run: the decision of [`Monitor::check`], carried
@@ -305,6 +331,9 @@ struct Seen {
     traffic: bool,
     /// A heartbeat from the peer.
     heartbeat: bool,
+    /// Whole frames were left in the buffer: the connection's dispatch
+    /// limit (`MaxDispatches`, `floe.MaxDispatchBytes`) was reached.
+    held: bool,
 }
 
 /// Handles every whole frame in `buf`, leaving a partial one; what the
@@ -313,7 +342,8 @@ struct Seen {
 /// When the read brought more than one frame, the writer is corked while
 /// they are handled, so the replies to requests that arrived together
 /// (pipelined) leave in one write at the end; a lone frame's reply is
-/// written directly.
+/// written directly. Frames stay in `buf` once the running dispatches
+/// reach the connection's limits, as if they had not been read.
 fn handle_buffered(
     conn: &Arc<ConnectionInner>,
     buf: &mut BytesMut,
@@ -324,6 +354,12 @@ fn handle_buffered(
     let mut seen = Seen::default();
     let mut corked = false;
     let handled = loop {
+        if dispatches.len() >= conn.config.max_dispatches
+            || dispatches.bytes() >= conn.config.max_dispatch_bytes
+        {
+            seen.held = !matches!(check(buf, max), Ok(FrameCheck::Incomplete { .. }));
+            break Ok(seen);
+        }
         match check(buf, max) {
             Err(e) => break Err(e.into()),
             Ok(FrameCheck::Complete { len }) => {
