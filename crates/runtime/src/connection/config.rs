@@ -11,6 +11,7 @@
 
 use std::time::Duration;
 
+use super::core::Policy;
 use super::liveness::Liveness;
 use crate::properties::Properties;
 use crate::trace::TraceLevels;
@@ -44,9 +45,8 @@ pub(crate) struct ConnectionConfig {
     pub(crate) write_timeout: Option<Duration>,
     /// `Ice.Trace.*` / `Ice.Warn.*` levels.
     pub(crate) trace: TraceLevels,
-    /// `floe.BusyPoll`: how long after a write the connection task polls
-    /// the socket for the answer instead of sleeping (`None`: never).
-    pub(crate) busy_poll: Option<Duration>,
+    /// The performance heuristics (`floe.BusyPoll` among them).
+    pub(crate) policy: Policy,
     /// `Ice.Default.SlicedFormat`: how classes and user exceptions are
     /// written when the operation's metadata does not say.
     pub(crate) class_format: floe_wire::ClassFormat,
@@ -140,9 +140,12 @@ pub(crate) fn connection_config(props: &Properties, side: Side<'_>) -> Connectio
             (t > 0).then(|| Duration::from_millis(t as u64))
         },
         trace: TraceLevels::from_properties(props),
-        busy_poll: match props.get_int_or("floe.BusyPoll", 0) {
-            us if us > 0 => Some(Duration::from_micros(us.min(1_000_000) as u64)),
-            _ => None,
+        policy: Policy {
+            busy_poll: match props.get_int_or("floe.BusyPoll", 0) {
+                us if us > 0 => Some(Duration::from_micros(us.min(1_000_000) as u64)),
+                _ => None,
+            },
+            ..Policy::default()
         },
         class_format: if props.get_int_or("Ice.Default.SlicedFormat", 0) != 0 {
             floe_wire::ClassFormat::Sliced

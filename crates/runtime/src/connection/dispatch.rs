@@ -229,8 +229,9 @@ impl ConnectionInner {
                 let len = reply.len();
                 // Small results are copied behind the reply head (one
                 // buffer); a large part goes beside it, shared.
-                let copy_head = head.len() <= COPY_LIMIT;
-                let copy_payload = copy_head && payload.len() <= COPY_LIMIT;
+                let copy_limit = self.config.policy.copy_limit;
+                let copy_head = head.len() <= copy_limit;
+                let copy_payload = copy_head && payload.len() <= copy_limit;
                 // Exactly the frame's size (see `send_request`).
                 let mut buf = BytesMut::with_capacity(
                     Reply::HEAD_SIZE

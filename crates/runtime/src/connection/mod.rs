@@ -8,7 +8,8 @@
 //!
 //! - reads whole frames into a `BytesMut` and freezes them (zero-copy
 //!   receive: parameters reach servants as slices of the frame);
-//! - delivers replies to waiting callers through the request table (`request_table.rs`);
+//! - delivers replies to waiting callers through the reply slots of the
+//!   protocol core (`core/`);
 //! - dispatches requests to the adapter's servants **inside the task**:
 //!   synchronous servants answer before the next frame is read; an async
 //!   one is polled once at once and, when that does not finish it, joins a
@@ -30,6 +31,7 @@
 pub mod acm;
 mod close;
 pub(crate) mod config;
+pub(crate) mod core;
 mod dispatch;
 mod establish;
 pub mod idle;
@@ -39,7 +41,6 @@ mod outgoing;
 mod params;
 pub(crate) mod protocol;
 mod read;
-pub(crate) mod request_table;
 mod signal;
 mod task;
 pub(crate) mod writer;
@@ -77,33 +78,9 @@ use liveness::Monitor;
 pub(crate) use params::Params;
 use protocol::Inbound;
 use read::ReadSize;
-use request_table::{PendingGuard, RequestTable};
 use writer::Writer;
 
-/// Results up to this size are copied into the reply's frame buffer;
-/// larger ones are sent beside it in a vectored write. Oneway requests up
-/// to this size are coalesced within a burst ([`Connection::oneway_deferred`]).
-const COPY_LIMIT: usize = 16 * 1024;
-/// Request parameters up to this size are copied into the frame buffer;
-/// larger ones are already a buffer of their own (encoded by the caller,
-/// or forwarded) and go beside it, shared. Copying 10 KB parameters cost a
-/// floe-storm fan-in client 5% of the machine's CPU (`perf record`), and
-/// sending them beside the frame made 10 KB CODAC oneways no slower.
-const PARAMS_COPY_LIMIT: usize = 2 * 1024;
-
-/// A small oneway request sent within this long after the previous write
-/// on its connection is queued for the connection task (coalesced with the
-/// rest of its burst) instead of written at once.
-const COALESCE_WINDOW: Duration = Duration::from_micros(20);
-
-/// A oneway invocation returns only once at most this many bytes wait in
-/// the connection's write queue; it is the `max_queued` of
-/// [`Proxy::try_send_oneway_now`](crate::Proxy::try_send_oneway_now) that
-/// sends the same way without waiting.
-pub const SEND_HIGH_WATER: usize = 1024 * 1024;
-
-/// Above this many queued bytes the connection task stops reading.
-const WRITE_HIGH_WATER: usize = 8 * 1024 * 1024;
+pub use core::policy::SEND_HIGH_WATER;
 
 /// What is known about a connection's endpoints.
 #[derive(Clone, Debug)]
@@ -142,7 +119,6 @@ struct BatchQueue {
 pub(crate) struct ConnectionInner {
     io: Io,
     pub(crate) writer: Writer,
-    pub(crate) requests: RequestTable,
     adapter: RwLock<Option<ObjectAdapter>>,
     batch: Mutex<BatchQueue>,
     state: AtomicU8,
@@ -191,9 +167,8 @@ impl Connection {
         let (closed_tx, _) = watch::channel(false);
         let span = crate::spans::connection(&info);
         let inner = Arc::new(ConnectionInner {
-            writer: Writer::for_io(&io, config.busy_poll.is_some()),
+            writer: Writer::for_io(&io, &config.policy),
             io,
-            requests: RequestTable::new(),
             adapter: RwLock::new(adapter),
             batch: Mutex::new(BatchQueue {
                 builder: BatchBuilder::new(),
@@ -313,6 +288,11 @@ impl Connection {
 }
 
 impl ConnectionInner {
+    /// Our twoway requests still waiting for their replies.
+    pub(crate) fn waiting_requests(&self) -> usize {
+        self.writer.lock().requests.waiting()
+    }
+
     fn adapter(&self) -> Option<ObjectAdapter> {
         self.adapter
             .read()
@@ -388,8 +368,8 @@ impl ConnectionInner {
             let mut end = self.end_error.lock().unwrap_or_else(|p| p.into_inner());
             end.get_or_insert(err.clone());
         }
-        self.writer.fail(err.clone());
-        self.requests.close(err);
+        // Fails the send queue and every request waiting for a reply.
+        self.writer.fail(err);
         match &self.io {
             Io::Tcp(s) => {
                 let _ = socket2::SockRef::from(&**s).shutdown(std::net::Shutdown::Both);
@@ -431,7 +411,14 @@ impl ConnectionInner {
                 }
             }
             Inbound::Reply(reply) => {
-                if self.requests.complete(reply.request_id, reply.body) {
+                let completed = self
+                    .writer
+                    .lock()
+                    .complete_request(reply.request_id, reply.body);
+                if let Ok(waker) = completed {
+                    if let Some(w) = waker {
+                        w.wake();
+                    }
                     return Ok(Handled::Reply);
                 }
                 tracing::trace!(id = reply.request_id, "reply for an abandoned request");

@@ -71,19 +71,23 @@ impl Connection {
             let e = self.end_error().unwrap_or(Error::ConnectionManuallyClosed);
             return Err((e, false));
         }
-        let (id, rx) = if twoway {
-            let (id, rx) = inner.requests.register().map_err(|e| (e, false))?;
-            (id, Some(rx))
+        let id = if twoway {
+            inner
+                .writer
+                .lock()
+                .register_request()
+                .map_err(|e| (e, false))?
         } else {
-            (0, None)
+            0
         };
         // Abandons the request if this future is dropped before the reply.
-        let guard = rx.as_ref().map(|_| PendingGuard {
-            table: &inner.requests,
+        let reply = twoway.then(|| ReplyFuture {
+            inner,
             id,
+            done: false,
         });
         // A small oneway request that follows another oneway on this
-        // connection within COALESCE_WINDOW (a burst) is queued for the
+        // connection within the coalescing window (a burst) is queued for the
         // connection task instead of written here: back-to-back oneways
         // coalesce into few vectored writes (as Ice queues them while the
         // connection is busy) and leave as soon as this task yields. A
@@ -95,22 +99,24 @@ impl Connection {
         // several replies, whose callers are about to send their next
         // requests): those are queued too and leave together.
         let deferred = if twoway {
-            params.len() <= COPY_LIMIT && inner.pipelining.load(Ordering::Relaxed)
+            params.len() <= inner.config.policy.copy_limit
+                && inner.pipelining.load(Ordering::Relaxed)
         } else {
             self.oneway_deferred(&params)
         };
         self.send_request(head, id, params, compress, deferred)
             .map_err(|e| (e, false))?;
         crate::spans::record_sent(span, id, inner.info.id);
-        if twoway && inner.config.busy_poll.is_some() {
+        if twoway && inner.config.policy.busy_poll.is_some() {
             inner.writer.wake_task();
         }
-        let Some(rx) = rx else {
+        let Some(reply) = reply else {
             // Oneway: return once earlier messages are (nearly) written.
-            if inner.writer.queued_bytes() > SEND_HIGH_WATER {
+            let high_water = inner.config.policy.send_high_water;
+            if inner.writer.queued_bytes() > high_water {
                 inner
                     .writer
-                    .wait_queued_below(SEND_HIGH_WATER, inner.config.write_timeout)
+                    .wait_queued_below(high_water, inner.config.write_timeout)
                     .await
                     .map_err(|e| (e, true))?;
             }
@@ -119,20 +125,13 @@ impl Connection {
             )));
         };
         let res = match timeout {
-            Some(t) => match tokio::time::timeout(t, rx).await {
+            Some(t) => match tokio::time::timeout(t, reply).await {
                 Ok(r) => r,
                 Err(_) => return Err((Error::InvocationTimeout, true)),
             },
-            None => rx.await,
+            None => reply.await,
         };
-        // The reply (or the connection's end) already removed the entry:
-        // skip the guard's second lookup.
-        std::mem::forget(guard);
-        match res {
-            Ok(Ok(body)) => Ok(body),
-            Ok(Err(e)) => Err((e, true)),
-            Err(_) => Err((Error::ConnectionLost("connection task ended".into()), true)),
-        }
+        res.map_err(|e| (e, true))
     }
 
     /// Stamps a oneway request's send time (burst detection, one clock
@@ -140,8 +139,9 @@ impl Connection {
     /// burst and is queued for the connection task (see
     /// [`Connection::invoke`]).
     fn oneway_deferred(&self, params: &Params<'_>) -> bool {
-        let burst = self.inner.writer.stamp_oneway(COALESCE_WINDOW);
-        burst && params.len() <= COPY_LIMIT
+        let policy = &self.inner.config.policy;
+        let burst = self.inner.writer.stamp_oneway(policy.coalesce_window);
+        burst && params.len() <= policy.copy_limit
     }
 
     /// Sends a oneway request now, without waiting: written at once, or,
@@ -187,7 +187,7 @@ impl Connection {
             self.inner.writer.stamp_burst();
         }
         let (encoding, prefix, data, shared) = params.parts();
-        let copied = data.len() <= PARAMS_COPY_LIMIT || compress;
+        let copied = data.len() <= self.inner.config.policy.params_copy_limit || compress;
         // Exactly the frame's size: a full buffer becomes `Bytes` without
         // a second allocation (one with room to spare needs a shared
         // header).
@@ -220,6 +220,35 @@ impl Connection {
                 self.inner.writer.send_deferred(&mut parts)
             }
             None => self.inner.writer.send_borrowed(&mut [buf.freeze()], data),
+        }
+    }
+}
+
+/// The reply to a twoway request: ready once the connection task stored
+/// it in the request's slot (or the connection ended). Dropped before
+/// that, it abandons the request; a late reply is then ignored.
+struct ReplyFuture<'a> {
+    inner: &'a ConnectionInner,
+    id: i32,
+    done: bool,
+}
+
+impl Future for ReplyFuture<'_> {
+    type Output = Result<ReplyBody>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let polled = self.inner.writer.lock().requests.poll_reply(self.id, cx);
+        if polled.is_ready() {
+            self.done = true;
+        }
+        polled
+    }
+}
+
+impl Drop for ReplyFuture<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            self.inner.writer.lock().requests.abandon(self.id);
         }
     }
 }

@@ -11,10 +11,11 @@ impl Writer {
     pub(super) fn send_stream(
         &self,
         io: &StreamIo,
-        mut st: MutexGuard<'_, WriteState>,
+        mut guard: MutexGuard<'_, ConnectionState>,
         parts: &mut [Bytes],
         tail: &[u8],
     ) -> Result<(), Error> {
+        let st = &mut guard.out;
         let idle = !st.pending();
         st.push(parts);
         if !tail.is_empty() {
@@ -27,13 +28,13 @@ impl Writer {
         // A no-op waker: if the stream is not ready, the connection task
         // (notified below) polls again with its own.
         let mut cx = Context::from_waker(Waker::noop());
-        if let Poll::Ready(Err(e)) = self.poll_stream(io, &mut st, &mut cx) {
+        if let Poll::Ready(Err(e)) = self.poll_stream(io, st, &mut cx) {
             return Err(e);
         }
         if !st.pending() {
             return Ok(());
         }
-        drop(st);
+        drop(guard);
         self.task.raise();
         Ok(())
     }
@@ -89,11 +90,12 @@ impl Writer {
     /// with the caller's waker.
     pub(super) async fn write_stream(&self, io: &StreamIo) -> Result<(), Error> {
         std::future::poll_fn(|cx| {
-            let mut st = self.lock();
+            let mut guard = self.lock();
+            let st = &mut guard.out;
             if let Some(e) = &st.error {
                 return Poll::Ready(Err(e.clone()));
             }
-            self.poll_stream(io, &mut st, cx)
+            self.poll_stream(io, st, cx)
         })
         .await
     }

@@ -22,7 +22,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
     tokio::pin!(monitor_timer);
     let mut close = GracefulClose::new(conn.config.close_timeout);
     let max = conn.config.message_size_max;
-    let busy_poll = conn.config.busy_poll;
+    let busy_poll = conn.config.policy.busy_poll;
     // Whole frames left in `buf` because the dispatch limit was reached.
     let mut held = false;
     let end: Error = loop {
@@ -37,7 +37,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
         }
         if state == CLOSING && !close.sent() {
             let waiting_requests =
-                conn.wait_for_requests.load(Ordering::Acquire) && conn.requests.len() > 0;
+                conn.wait_for_requests.load(Ordering::Acquire) && conn.waiting_requests() > 0;
             let step = close.step(
                 std::time::Instant::now(),
                 dispatches.len(),
@@ -65,7 +65,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
         // for a peer that does not read them.
         let can_read = dispatches.len() < conn.config.max_dispatches
             && dispatches.bytes() < conn.config.max_dispatch_bytes
-            && conn.writer.queued_bytes() < WRITE_HIGH_WATER;
+            && conn.writer.queued_bytes() < conn.config.policy.write_high_water;
         if held && can_read {
             // Frames the dispatch limit held back go before any new read.
             match handle_frames(&conn, &mut buf, &mut size, &mut dispatches, &mut monitor) {
@@ -85,7 +85,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
             // instead of sleeping until the I/O driver reports it. The
             // rest of a partly received frame is left to readiness: it
             // comes as fast as the peer writes it.
-            let expecting = conn.info.incoming || conn.requests.len() > 0;
+            let expecting = conn.info.incoming || conn.waiting_requests() > 0;
             let until = conn.writer.last_write() + window;
             if expecting && !conn.writer.has_queued() && std::time::Instant::now() < until {
                 let polled = read::busy_poll(tcp, &mut buf, &mut size, max, until, || {
@@ -208,15 +208,6 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
     }
 }
 
-/// A read that delivers more replies than this marks the connection as
-/// pipelining (`ConnectionInner::pipelining`): the callers it woke queue
-/// their next small twoway requests, which then leave in one write. With
-/// a few calls in flight, writing each at once lets the peer work on the
-/// first while the rest are sent, which was faster on two cores (4 calls
-/// in flight: ~115 k calls/s against ~105 k queued); from a dozen on,
-/// queueing wins by 1.5–3× (`docs/performance-notes.md`).
-const PIPELINED_REPLIES: usize = 4;
-
 /// Handles the outcome of a read into `buf`: frames are handled until the
 /// dispatch limit is reached (`held` then says whole frames wait in
 /// `buf`), and the error that ends the connection (the peer closed it, or
@@ -272,8 +263,10 @@ fn handle_frames(
 ) -> Result<bool> {
     let seen = handle_buffered(conn, buf, size, conn.config.message_size_max, dispatches)?;
     monitor.read(seen.traffic, seen.heartbeat);
-    conn.pipelining
-        .store(seen.replies > PIPELINED_REPLIES, Ordering::Relaxed);
+    conn.pipelining.store(
+        seen.replies > conn.config.policy.pipelined_replies,
+        Ordering::Relaxed,
+    );
     Ok(seen.held)
 }
 
@@ -283,7 +276,7 @@ fn handle_frames(
 fn run_monitor(conn: &ConnectionInner, monitor: &mut Monitor, dispatching: usize) -> Option<Error> {
     let inputs = AcmInputs {
         wrote: conn.writer.take_wrote(),
-        pending_requests: conn.requests.len() > 0,
+        pending_requests: conn.waiting_requests() > 0,
         dispatching,
     };
     let action = monitor.check(std::time::Instant::now(), inputs);

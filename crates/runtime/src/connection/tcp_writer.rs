@@ -27,11 +27,6 @@ pub(super) const SEND_FLAGS: libc::c_int = libc::MSG_NOSIGNAL;
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
 pub(super) const SEND_FLAGS: std::ffi::c_int = 0;
 
-/// A sender that queues behind earlier messages writes the queue's head
-/// itself once this many bytes were queued since the last such attempt
-/// (see [`Writer::help`]).
-pub(super) const HELP_BYTES: usize = 256 * 1024;
-
 impl Writer {
     /// The direct path: writes `parts` then `tail` now, as far as the
     /// socket takes them, and queues the rest (the caller then notifies
@@ -94,7 +89,7 @@ impl Writer {
         Ok(!st.queue.is_empty())
     }
 
-    /// A sender's share of the writing: once [`HELP_BYTES`] were queued
+    /// A sender's share of the writing: once `help_bytes` were queued
     /// since the last attempt, one non-blocking vectored write of the
     /// queue's head, straight to the socket.
     ///
@@ -105,14 +100,14 @@ impl Writer {
     /// stretches: the subscriber's socket then sat empty while the queue
     /// grew by gigabytes. Senders that keep queueing keep the socket
     /// filled instead. The write bypasses tokio's readiness, which is the
-    /// stale part: a full socket costs one `EAGAIN` per [`HELP_BYTES`]
+    /// stale part: a full socket costs one `EAGAIN` per `help_bytes`
     /// queued.
     pub(super) fn help(&self, st: &mut WriteState) -> Result<(), Error> {
         let Sink::Tcp(stream) = &self.sink else {
             // A stream is written by the connection task alone.
             return Ok(());
         };
-        if st.unhelped < HELP_BYTES {
+        if st.unhelped < self.help_bytes {
             return Ok(());
         }
         st.unhelped = 0;
@@ -122,11 +117,12 @@ impl Writer {
 
     /// One non-blocking vectored write of the queue's head.
     pub(super) fn write_queued(&self) -> Result<(), Error> {
-        let mut st = self.lock();
+        let mut guard = self.lock();
+        let st = &mut guard.out;
         if let Some(e) = &st.error {
             return Err(e.clone());
         }
-        self.write_head(&mut st, |iov| self.try_send(iov))
+        self.write_head(st, |iov| self.try_send(iov))
     }
 
     /// One non-blocking vectored write through tokio's readiness (as

@@ -53,6 +53,7 @@ use bytes::{Buf, Bytes};
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
+use super::core::{ConnectionState, Policy};
 use super::signal::TaskSignal;
 use crate::error::Error;
 use crate::transport::stream::StreamIo;
@@ -62,10 +63,7 @@ use crate::transport::Io;
 mod stream_writer;
 #[path = "tcp_writer.rs"]
 mod tcp_writer;
-#[path = "write_state.rs"]
-mod write_state;
-
-pub(super) use write_state::WriteState;
+pub(super) use super::core::WriteState;
 
 /// What a [`Writer`] writes to.
 pub(super) enum Sink {
@@ -78,7 +76,7 @@ pub(super) enum Sink {
 /// The write half of a connection, shared by senders and the connection task.
 pub(crate) struct Writer {
     sink: Sink,
-    state: Mutex<WriteState>,
+    state: Mutex<ConnectionState>,
     /// Wakes the connection task: something was queued (and, through
     /// [`Writer::wake_task`], anything else it must look at).
     task: TaskSignal,
@@ -92,6 +90,10 @@ pub(crate) struct Writer {
     /// (busy polling needs it); otherwise only oneway and queued requests do
     /// ([`Writer::stamp_burst`], for burst detection).
     stamp_all: bool,
+    /// A sender queueing behind earlier messages writes the queue's head
+    /// itself once this many bytes were queued since its last try
+    /// ([`Policy::help_bytes`]).
+    help_bytes: usize,
     /// When the last stamped message was sent, in ns since `epoch`.
     last_write: AtomicU64,
     epoch: std::time::Instant,
@@ -101,33 +103,37 @@ impl Writer {
     /// The writer of a TCP socket.
     #[cfg(test)]
     pub(crate) fn new(stream: Arc<TcpStream>) -> Self {
-        Self::with_sink(Sink::Tcp(stream), true)
+        Self::with_sink(Sink::Tcp(stream), &Policy::default())
     }
 
-    /// The writer of a connection's transport; with `stamp_all`, every
-    /// counted send records its time ([`Writer::last_write`]).
-    pub(crate) fn for_io(io: &Io, stamp_all: bool) -> Self {
+    /// The writer of a connection's transport, following `policy`; when
+    /// it busy-polls, every counted send records its time
+    /// ([`Writer::last_write`]).
+    pub(crate) fn for_io(io: &Io, policy: &Policy) -> Self {
         match io {
-            Io::Tcp(s) => Self::with_sink(Sink::Tcp(s.clone()), stamp_all),
-            Io::Stream(s) => Self::with_sink(Sink::Stream(s.clone()), stamp_all),
+            Io::Tcp(s) => Self::with_sink(Sink::Tcp(s.clone()), policy),
+            Io::Stream(s) => Self::with_sink(Sink::Stream(s.clone()), policy),
         }
     }
 
-    fn with_sink(sink: Sink, stamp_all: bool) -> Self {
+    fn with_sink(sink: Sink, policy: &Policy) -> Self {
+        let stamp_all = policy.busy_poll.is_some();
         Writer {
             sink,
-            state: Mutex::new(WriteState::new()),
+            state: Mutex::new(ConnectionState::new()),
             task: TaskSignal::default(),
             written: Notify::new(),
             wrote: AtomicBool::new(false),
             stamp_all,
+            help_bytes: policy.help_bytes,
             last_write: AtomicU64::new(0),
             epoch: std::time::Instant::now(),
         }
     }
 
-    pub(super) fn lock(&self) -> MutexGuard<'_, WriteState> {
-        // The state stays consistent across a panic (queue pushes/pops only).
+    pub(super) fn lock(&self) -> MutexGuard<'_, ConnectionState> {
+        // The state stays consistent across a panic: every change is a
+        // queue push or pop, or a map insert or remove.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -184,15 +190,16 @@ impl Writer {
     /// The connection's error if it is closed or a write failed.
     pub(crate) fn send_deferred(&self, parts: &mut [Bytes]) -> Result<(), Error> {
         self.count_write();
-        let mut st = self.lock();
+        let mut guard = self.lock();
+        let st = &mut guard.out;
         if let Some(e) = &st.error {
             return Err(e.clone());
         }
         let was_empty = !st.pending();
-        if !self.queue_and_help(&mut st, parts, &[])? {
+        if !self.queue_and_help(st, parts, &[])? {
             return Ok(());
         }
-        drop(st);
+        drop(guard);
         if was_empty {
             self.task.raise();
         }
@@ -240,7 +247,8 @@ impl Writer {
 
     /// Sends `parts` then `tail` (may be empty).
     fn send_parts(&self, parts: &mut [Bytes], tail: &[u8]) -> Result<(), Error> {
-        let mut st = self.lock();
+        let mut guard = self.lock();
+        let st = &mut guard.out;
         if let Some(e) = &st.error {
             return Err(e.clone());
         }
@@ -253,16 +261,16 @@ impl Writer {
             return Ok(());
         }
         if let Sink::Stream(io) = &self.sink {
-            return self.send_stream(io, st, parts, tail);
+            return self.send_stream(io, guard, parts, tail);
         }
         if st.queue.is_empty() {
-            if self.send_direct(&mut st, parts, tail)? {
+            if self.send_direct(st, parts, tail)? {
                 return Ok(());
             }
-        } else if !self.queue_and_help(&mut st, parts, tail)? {
+        } else if !self.queue_and_help(st, parts, tail)? {
             return Ok(());
         }
-        drop(st);
+        drop(guard);
         self.task.raise();
         Ok(())
     }
@@ -273,7 +281,7 @@ impl Writer {
     /// replies to pipelined requests that arrived together leave in one
     /// vectored write instead of one syscall each.
     pub(crate) fn cork(&self) {
-        self.lock().corked = true;
+        self.lock().out.corked = true;
     }
 
     /// Ends the batch begun by [`Writer::cork`] and writes what it queued
@@ -284,7 +292,8 @@ impl Writer {
     ///
     /// The connection's error if the write failed.
     pub(crate) fn uncork(&self) -> Result<(), Error> {
-        let mut st = self.lock();
+        let mut guard = self.lock();
+        let st = &mut guard.out;
         st.corked = false;
         if let Some(e) = &st.error {
             return Err(e.clone());
@@ -293,12 +302,12 @@ impl Writer {
             return Ok(());
         }
         match &self.sink {
-            Sink::Tcp(_) => self.write_head(&mut st, |iov| self.try_send(iov)),
+            Sink::Tcp(_) => self.write_head(st, |iov| self.try_send(iov)),
             Sink::Stream(io) => {
                 // A no-op waker: the connection task polls with its own
                 // when it loops, if the stream did not take everything.
                 let mut cx = Context::from_waker(Waker::noop());
-                match self.poll_stream(io, &mut st, &mut cx) {
+                match self.poll_stream(io, st, &mut cx) {
                     Poll::Ready(Err(e)) => Err(e),
                     _ => Ok(()),
                 }
@@ -320,12 +329,12 @@ impl Writer {
 
     /// Whether bytes are waiting to be written (or flushed).
     pub(crate) fn has_queued(&self) -> bool {
-        self.lock().pending()
+        self.lock().out.pending()
     }
 
     /// Bytes waiting to be written.
     pub(crate) fn queued_bytes(&self) -> usize {
-        self.lock().queued_bytes
+        self.lock().out.queued_bytes
     }
 
     /// Waits until the socket is writable, then writes the queue once;
@@ -410,7 +419,8 @@ impl Writer {
             tokio::pin!(written);
             written.as_mut().enable();
             {
-                let st = self.lock();
+                let guard = self.lock();
+                let st = &guard.out;
                 if let Some(e) = &st.error {
                     return Err(e.clone());
                 }
@@ -450,15 +460,13 @@ impl Writer {
         }
     }
 
-    /// Refuses further writes with `err` (first error wins) and returns the
-    /// error in force.
+    /// Refuses further writes with `err` (first error wins), fails the
+    /// requests waiting for replies, and returns the error in force.
     pub(crate) fn fail(&self, err: Error) -> Error {
-        let mut st = self.lock();
-        st.queue.clear();
-        st.queued_bytes = 0;
-        st.unflushed = false;
-        let err = st.error.get_or_insert(err).clone();
-        drop(st);
+        let (wakers, err) = self.lock().fail(err);
+        for waker in wakers {
+            waker.wake();
+        }
         self.written.notify_waiters();
         err
     }

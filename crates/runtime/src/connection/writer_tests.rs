@@ -1,6 +1,6 @@
 //! Tests of the [`Writer`] against a real loopback socket.
 
-use super::tcp_writer::HELP_BYTES;
+use super::super::core::policy::HELP_BYTES;
 use super::*;
 use std::io::Read;
 use std::sync::atomic::AtomicUsize;

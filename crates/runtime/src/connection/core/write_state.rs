@@ -1,6 +1,6 @@
 //! [`WriteState`]: a connection's send queue (sans-IO). The bytes
 //! accepted from senders, in order, as shared `Bytes` (never copied here),
-//! with the counters and flags the [`Writer`](super::Writer) keeps beside
+//! with the counters and flags the connection's writer keeps beside
 //! them: the byte count for back-pressure, the bytes queued since a sender
 //! last helped write, the first error, a stream's pending flush, and the
 //! cork of the connection task's batch of replies.
@@ -13,25 +13,25 @@ use bytes::{Buf, Bytes};
 use crate::error::Error;
 
 /// The queue of a connection's send side and its flags, behind the
-/// [`Writer`]'s lock. No I/O: the writer moves bytes from here to the
+/// connection's lock. No I/O: the writer moves bytes from here to the
 /// socket and reports what the socket took with [`WriteState::consume`].
 #[derive(Default)]
 pub(crate) struct WriteState {
     /// Bytes accepted but not yet written, in order.
-    pub(super) queue: VecDeque<Bytes>,
+    pub(crate) queue: VecDeque<Bytes>,
     /// Total bytes in `queue` (back-pressure: the connection task stops
     /// reading while this is high).
-    pub(super) queued_bytes: usize,
+    pub(crate) queued_bytes: usize,
     /// Set when writing failed or the connection closed.
-    pub(super) error: Option<Error>,
+    pub(crate) error: Option<Error>,
     /// Bytes queued since a sender last tried to write the queue itself.
-    pub(super) unhelped: usize,
+    pub(crate) unhelped: usize,
     /// A stream transport took bytes it may not have sent yet: it needs a
     /// flush (the TCP path never sets this).
-    pub(super) unflushed: bool,
+    pub(crate) unflushed: bool,
     /// The connection task is handling a batch of frames: messages are
-    /// queued and leave together when it ends ([`Writer::uncork`]).
-    pub(super) corked: bool,
+    /// queued and leave together when it ends (`Writer::uncork`).
+    pub(crate) corked: bool,
 }
 
 impl WriteState {
