@@ -10,7 +10,7 @@ use floe_wire::protocol::{
 use tokio::net::UdpSocket;
 
 use crate::communicator::Communicator;
-use crate::connection::protocol::{inbound, Inbound};
+use crate::connection::core::inbound::{inbound, Inbound};
 use crate::endpoint::{Endpoint, Transport};
 use crate::error::{Error, Result};
 use crate::object_adapter::ObjectAdapter;

@@ -109,8 +109,8 @@ mod transport;
 mod user_error;
 
 pub use communicator::Communicator;
-pub use connection::acm::{AcmClose, AcmConfig, AcmHeartbeat};
-pub use connection::idle::IdleConfig;
+pub use connection::core::acm::{AcmClose, AcmConfig, AcmHeartbeat};
+pub use connection::core::idle::IdleConfig;
 pub use connection::{Connection, ConnectionInfo, SEND_HIGH_WATER};
 pub use current::{encapsulation_bytes, encode_encapsulation, Current};
 pub use endpoint::{Endpoint, Transport};

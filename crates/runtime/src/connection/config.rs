@@ -11,8 +11,8 @@
 
 use std::time::Duration;
 
-use super::core::Policy;
-use super::liveness::Liveness;
+use super::core::liveness::Liveness;
+use super::core::{Limits, Policy};
 use crate::properties::Properties;
 use crate::trace::TraceLevels;
 
@@ -50,6 +50,19 @@ pub(crate) struct ConnectionConfig {
     /// `Ice.Default.SlicedFormat`: how classes and user exceptions are
     /// written when the operation's metadata does not say.
     pub(crate) class_format: floe_wire::ClassFormat,
+}
+
+impl ConnectionConfig {
+    /// The settings the protocol core needs.
+    pub(crate) fn limits(&self) -> Limits {
+        Limits {
+            message_size_max: self.message_size_max,
+            batch_auto_flush_size: self.batch_auto_flush_size,
+            max_dispatches: self.max_dispatches,
+            max_dispatch_bytes: self.max_dispatch_bytes,
+            close_timeout: self.close_timeout,
+        }
+    }
 }
 
 /// Ice 3.8's default `MaxDispatches`.

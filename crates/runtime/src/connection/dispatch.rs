@@ -139,11 +139,6 @@ impl ConnectionInner {
         dispatches: &mut DispatchSet,
         frame: Option<&Bytes>,
     ) {
-        if self.state.load(Ordering::Acquire) != ACTIVE {
-            // §1.4: a request arriving after we started closing is ignored;
-            // the peer retries it (CloseConnection promises it was not run).
-            return;
-        }
         let rid = request.request_id;
         let span = crate::spans::dispatch(
             &self.span,
@@ -212,72 +207,8 @@ impl ConnectionInner {
             }
             return;
         }
-        // A reply too large for a frame is a MemoryLimitException instead.
-        let result = limits::bound_reply(result.map_err(DispatchError::encoded));
-        let status = match &result {
-            Ok(_) => ReplyStatus::OK,
-            Err(e) => e.reply_status(),
-        };
-        let data = match result {
-            Ok(reply) => Ok(reply),
-            Err(DispatchError::EncodedUserException(encaps)) => Ok(ReplyData::new(encaps)),
-            Err(e) => Err(e),
-        };
-        let sent = match data {
-            Ok(reply) => {
-                let (head, payload) = reply.parts();
-                let len = reply.len();
-                // Small results are copied behind the reply head (one
-                // buffer); a large part goes beside it, shared.
-                let copy_limit = self.config.policy.copy_limit;
-                let copy_head = head.len() <= copy_limit;
-                let copy_payload = copy_head && payload.len() <= copy_limit;
-                // Exactly the frame's size (see `send_request`).
-                let mut buf = BytesMut::with_capacity(
-                    Reply::HEAD_SIZE
-                        + if copy_head { head.len() } else { 0 }
-                        + if copy_payload { payload.len() } else { 0 },
-                );
-                Reply::encode_head(&mut buf, rid, status, len, CompressionStatus::NotSupported);
-                if compress || (copy_head && copy_payload) {
-                    buf.extend_from_slice(head);
-                    buf.extend_from_slice(payload);
-                    self.send_frame(buf, compress, None)
-                } else if copy_head {
-                    buf.extend_from_slice(head);
-                    self.send_frame(buf, false, Some(payload.clone()))
-                } else if payload.is_empty() {
-                    self.send_frame(buf, false, Some(head.clone()))
-                } else {
-                    self.writer
-                        .send(&mut [buf.freeze(), head.clone(), payload.clone()])
-                }
-            }
-            Err(e) => {
-                let body = match e {
-                    DispatchError::ObjectNotExist(f) => ReplyBody::ObjectNotExist(f),
-                    DispatchError::FacetNotExist(f) => ReplyBody::FacetNotExist(f),
-                    DispatchError::OperationNotExist(f) => ReplyBody::OperationNotExist(f),
-                    DispatchError::UnknownLocalException(s) => ReplyBody::UnknownLocalException(s),
-                    DispatchError::UnknownUserException(s) => ReplyBody::UnknownUserException(s),
-                    DispatchError::UnknownException(s) => ReplyBody::UnknownException(s),
-                    DispatchError::DispatchException { status, message } => {
-                        ReplyBody::DispatchException { status, message }
-                    }
-                    DispatchError::UserException(_) | DispatchError::EncodedUserException(_) => {
-                        unreachable!("handled above")
-                    }
-                };
-                let mut buf = BytesMut::with_capacity(64);
-                Reply {
-                    request_id: rid,
-                    body,
-                }
-                .encode(&mut buf, CompressionStatus::NotSupported);
-                self.send_frame(buf, compress, None)
-            }
-        };
-        if let Err(e) = sent {
+        let frame = outbound::reply(rid, result, self.compression(compress), &self.config.policy);
+        if let Err(e) = self.writer.send_frame(frame, false) {
             tracing::debug!("cannot send reply {rid}: {e}");
         }
     }

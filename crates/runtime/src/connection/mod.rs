@@ -23,23 +23,19 @@
 //!   silent (Ice 3.8's idle timeout, `idle.rs`, or Ice 3.7's ACM, §1.5,
 //!   `acm.rs`; `liveness.rs` chooses), and runs the graceful close (§1.4).
 //!
-//! Twoway callers write their request frames themselves (see `writer.rs`),
-//! then await the reply on a oneshot channel: one hop, from the connection
-//! task to the caller, per twoway call. Oneway requests are queued for the
+//! What the connection knows and decides lives in its protocol core
+//! (`core/`, no I/O: `ConnectionState`, behind the writer's lock); the
+//! files here are the tokio driver around it. Twoway callers write their
+//! request frames themselves (see `writer.rs`), then await the reply in
+//! their request's slot of the core: one hop, from the connection task to
+//! the caller, per twoway call. Oneway requests are queued for the
 //! connection task, which writes consecutive ones together.
 
-pub mod acm;
-mod close;
 pub(crate) mod config;
 pub(crate) mod core;
 mod dispatch;
 mod establish;
-pub mod idle;
-pub(crate) mod limits;
-pub(crate) mod liveness;
 mod outgoing;
-mod params;
-pub(crate) mod protocol;
 mod read;
 mod signal;
 mod task;
@@ -48,16 +44,14 @@ pub(crate) mod writer;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use floe_wire::protocol::{
-    check, compress_frame, BatchBuilder, CompressionStatus, FrameCheck, Header, Message, Reply,
-    ReplyBody, ReplyStatus, Request, RequestFailed, RequestHead, CLOSE_CONNECTION,
-    COMPRESSION_THRESHOLD, HEADER_SIZE, VALIDATE_CONNECTION,
+    check, FrameCheck, Header, Message, ReplyBody, Request, RequestFailed, RequestHead,
+    HEADER_SIZE, VALIDATE_CONNECTION,
 };
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use tokio::net::TcpStream;
@@ -68,15 +62,15 @@ use crate::transport::Io;
 
 use crate::error::{Error, Result};
 use crate::object_adapter::ObjectAdapter;
-use crate::servant::{Dispatch, DispatchError, DispatchFuture, DispatchResult, ReplyData};
+use crate::servant::{Dispatch, DispatchError, DispatchFuture, DispatchResult};
 use crate::trace::event_if;
-use acm::{AcmCloseAction, AcmInputs};
-use close::{CloseStep, GracefulClose};
 pub(crate) use config::ConnectionConfig;
+use core::close::CloseStep;
+use core::inbound::Inbound;
+use core::outbound::{self, OutFrame};
+pub(crate) use core::params::Params;
+pub(crate) use core::{limits, Phase};
 use dispatch::{fill_failed, DispatchSet};
-use liveness::Monitor;
-pub(crate) use params::Params;
-use protocol::Inbound;
 use read::ReadSize;
 use writer::Writer;
 
@@ -106,33 +100,13 @@ pub struct ConnectionInfo {
     pub tls: Option<TlsInfo>,
 }
 
-const ACTIVE: u8 = 0;
-const CLOSING: u8 = 1;
-const CLOSED: u8 = 2;
-
-struct BatchQueue {
-    builder: BatchBuilder,
-    /// Whether any queued request asked for compression.
-    compress: bool,
-}
-
 pub(crate) struct ConnectionInner {
     io: Io,
+    /// The send side, and the protocol core behind its lock.
     pub(crate) writer: Writer,
     adapter: RwLock<Option<ObjectAdapter>>,
-    batch: Mutex<BatchQueue>,
-    state: AtomicU8,
     /// Becomes `true` once the socket is closed.
     closed_tx: watch::Sender<bool>,
-    /// The error that ended the connection, once it ended.
-    end_error: Mutex<Option<Error>>,
-    /// A graceful close should wait for our own pending requests too.
-    wait_for_requests: AtomicBool,
-    /// The last read delivered several replies: callers are
-    /// pipelining requests, and the small twoway requests they send next
-    /// are queued for the connection task, which writes them together
-    /// (see [`Connection::invoke`]).
-    pipelining: AtomicBool,
     info: ConnectionInfo,
     config: ConnectionConfig,
     /// The `connection` span (see [`crate::spans`]), the parent of its
@@ -167,18 +141,10 @@ impl Connection {
         let (closed_tx, _) = watch::channel(false);
         let span = crate::spans::connection(&info);
         let inner = Arc::new(ConnectionInner {
-            writer: Writer::for_io(&io, &config.policy),
+            writer: Writer::for_io(&io, &config),
             io,
             adapter: RwLock::new(adapter),
-            batch: Mutex::new(BatchQueue {
-                builder: BatchBuilder::new(),
-                compress: false,
-            }),
-            state: AtomicU8::new(ACTIVE),
             closed_tx,
-            end_error: Mutex::new(None),
-            wait_for_requests: AtomicBool::new(false),
-            pipelining: AtomicBool::new(false),
             info,
             config,
             span,
@@ -206,7 +172,7 @@ impl Connection {
 
     /// Whether the connection can still carry new requests.
     pub fn is_active(&self) -> bool {
-        self.inner.state.load(Ordering::Acquire) == ACTIVE
+        self.inner.writer.lock().is_active()
     }
 
     /// Bytes of requests and replies queued on this connection and not
@@ -243,15 +209,14 @@ impl Connection {
     pub fn heartbeat(&self) -> Result<()> {
         self.inner
             .writer
-            .send(&mut [Bytes::from_static(&VALIDATE_CONNECTION)])
+            .send_uncounted(&mut [Bytes::from_static(&VALIDATE_CONNECTION)])
     }
 
     /// Closes gracefully (§1.4): waits for running dispatches and for this
     /// side's pending requests, sends CloseConnection, and waits for the
     /// peer to close the socket (at most the close timeout).
     pub async fn close(&self) {
-        self.inner.wait_for_requests.store(true, Ordering::Release);
-        self.inner.begin_close();
+        self.inner.begin_close(true);
         self.closed().await;
     }
 
@@ -269,11 +234,7 @@ impl Connection {
 
     /// The error that ended the connection, once it ended.
     pub fn end_error(&self) -> Option<Error> {
-        self.inner
-            .end_error
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.inner.writer.lock().end_error()
     }
 
     /// Whether two handles are the same connection.
@@ -300,76 +261,28 @@ impl ConnectionInner {
             .clone()
     }
 
-    /// Sends a whole frame, compressing it when asked and large enough
-    /// (§5); `extra` is a large payload to send after `frame` without
-    /// copying (never combined with compression).
-    fn send_frame(&self, frame: BytesMut, compress: bool, extra: Option<Bytes>) -> Result<()> {
-        self.send_frame_as(frame, compress, extra, false)
+    /// The compression level for a frame sent with compression asked for.
+    fn compression(&self, compress: bool) -> Option<u32> {
+        compress.then_some(self.config.compression_level)
     }
 
-    /// [`ConnectionInner::send_frame`]; with `deferred`, through the
-    /// connection task's queue ([`Writer::send_deferred`]).
-    fn send_frame_as(
-        &self,
-        frame: BytesMut,
-        compress: bool,
-        extra: Option<Bytes>,
-        deferred: bool,
-    ) -> Result<()> {
-        let frame = self.maybe_compress(frame, compress, extra.is_some());
-        // An empty part is skipped by the writer.
-        let mut parts = [frame.freeze(), extra.unwrap_or_default()];
-        if deferred {
-            self.writer.send_deferred(&mut parts)
-        } else {
-            self.writer.send(&mut parts)
-        }
-    }
-
-    /// `frame` compressed when asked and large enough (§5), or marked as
-    /// accepting a compressed reply.
-    fn maybe_compress(&self, mut frame: BytesMut, compress: bool, has_extra: bool) -> BytesMut {
-        if compress {
-            if frame.len() >= COMPRESSION_THRESHOLD
-                && !has_extra
-                && limits::compressible(frame.len())
-            {
-                match compress_frame(&frame, self.config.compression_level) {
-                    Ok(c) => frame = c,
-                    Err(e) => {
-                        tracing::warn!("compression failed, sending uncompressed: {e}");
-                        frame[9] = CompressionStatus::Supported as u8;
-                    }
-                }
-            } else {
-                frame[9] = CompressionStatus::Supported as u8;
-            }
-        }
-        frame
-    }
-
-    /// Starts a graceful close (the connection task carries it out).
-    pub(crate) fn begin_close(&self) {
-        if self
-            .state
-            .compare_exchange(ACTIVE, CLOSING, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
-        {
+    /// Starts a graceful close (the connection task carries it out); with
+    /// `wait_for_requests`, it waits for our requests' replies too.
+    pub(crate) fn begin_close(&self, wait_for_requests: bool) {
+        if self.writer.lock().begin_close(wait_for_requests) {
             self.writer.wake_task();
         }
     }
 
     /// Closes the socket now and fails everything pending with `err`.
     fn terminate(&self, err: Error) {
-        if self.state.swap(CLOSED, Ordering::AcqRel) == CLOSED {
+        let Some(wakers) = self.writer.lock().terminate(err) else {
             return;
+        };
+        for waker in wakers {
+            waker.wake();
         }
-        {
-            let mut end = self.end_error.lock().unwrap_or_else(|p| p.into_inner());
-            end.get_or_insert(err.clone());
-        }
-        // Fails the send queue and every request waiting for a reply.
-        self.writer.fail(err);
+        self.writer.notify_written();
         match &self.io {
             Io::Tcp(s) => {
                 let _ = socket2::SockRef::from(&**s).shutdown(std::net::Shutdown::Both);
@@ -381,14 +294,14 @@ impl ConnectionInner {
         self.closed_tx.send_replace(true);
     }
 
-    /// Handles one whole frame: [`protocol::inbound`] says what it asks,
-    /// and this carries it out; what kind of frame it was.
+    /// Handles one whole frame: the core says what it was
+    /// ([`core::ConnectionState::handle_frame`]), and this carries it out.
     fn handle_frame(
         self: &Arc<Self>,
         frame: Bytes,
         dispatches: &mut DispatchSet,
     ) -> Result<Handled> {
-        let (header, inbound) = protocol::inbound(frame, self.config.message_size_max)?;
+        let (header, received) = self.writer.lock().handle_frame(frame)?;
         event_if!(
             self.config.trace.protocol >= 1,
             info,
@@ -399,39 +312,33 @@ impl ConnectionInner {
             size = header.size,
             "received frame"
         );
-        match inbound {
-            Inbound::Request {
+        match received {
+            core::Received::Reply(waker) => {
+                if let Some(w) = waker {
+                    w.wake();
+                }
+                return Ok(Handled::Reply);
+            }
+            core::Received::Stray(id) => tracing::trace!(id, "reply for an abandoned request"),
+            core::Received::Heartbeat => return Ok(Handled::Heartbeat),
+            core::Received::Ignored => {}
+            core::Received::Dispatch(Inbound::Request {
                 request,
                 accepts_compression,
                 frame,
-            } => self.dispatch(request, accepts_compression, dispatches, Some(&frame)),
-            Inbound::Batch(batch) => {
+            }) => self.dispatch(request, accepts_compression, dispatches, Some(&frame)),
+            core::Received::Dispatch(Inbound::Batch(batch)) => {
                 for request in batch.iter() {
                     self.dispatch(request?, false, dispatches, None);
                 }
             }
-            Inbound::Reply(reply) => {
-                let completed = self
-                    .writer
-                    .lock()
-                    .complete_request(reply.request_id, reply.body);
-                if let Ok(waker) = completed {
-                    if let Some(w) = waker {
-                        w.wake();
-                    }
-                    return Ok(Handled::Reply);
-                }
-                tracing::trace!(id = reply.request_id, "reply for an abandoned request");
-            }
-            Inbound::BadParams {
+            core::Received::Dispatch(Inbound::BadParams {
                 request_id,
                 error,
                 accepts_compression,
-            } => self.send_reply(request_id, accepts_compression, Err(error.into())),
-            // The client read the server's first one before the task
-            // started: any other is a heartbeat.
-            Inbound::Validate => return Ok(Handled::Heartbeat),
-            Inbound::Close => return Err(Error::CloseConnection),
+            }) => self.send_reply(request_id, accepts_compression, Err(error.into())),
+            // The core handles the rest itself.
+            core::Received::Dispatch(_) => {}
         }
         Ok(Handled::Traffic)
     }

@@ -1,6 +1,7 @@
 //! The request side of a [`Connection`]: twoway and oneway invocations
 //! (written by the caller's task, see `writer.rs`), batched requests and
-//! their flush (§2.6).
+//! their flush (§2.6). The frames come from the protocol core
+//! (`core/outbound.rs`); the reply lands in the request's slot there.
 
 use super::*;
 
@@ -11,13 +12,9 @@ impl Connection {
     ///
     /// If the connection is closed.
     pub fn flush_batch_requests(&self) -> Result<()> {
-        let frame = {
-            let mut q = self.inner.batch.lock().unwrap_or_else(|p| p.into_inner());
-            let compress = std::mem::take(&mut q.compress);
-            q.builder.take_frame().map(|f| (f, compress))
-        };
-        match frame {
-            Some((f, compress)) => self.inner.send_frame(f, compress, None),
+        let batch = self.inner.writer.lock().take_batch();
+        match batch {
+            Some((frame, compress)) => self.inner.send_whole(frame, compress),
             None => Ok(()),
         }
     }
@@ -30,27 +27,13 @@ impl Connection {
         params: &[u8],
         compress: bool,
     ) -> Result<()> {
-        if !self.is_active() {
-            return Err(self.end_error().unwrap_or(Error::ConnectionManuallyClosed));
-        }
-        let limit = self.inner.config.batch_auto_flush_size;
-        let to_send = {
-            let mut q = self.inner.batch.lock().unwrap_or_else(|p| p.into_inner());
-            limits::check_batch_push(&q.builder, head, params.len())?;
-            let at = q.builder.push(head, params);
-            let previous_compress = q.compress;
-            q.compress |= compress;
-            if limit > 0 && q.builder.frame_size() >= limit {
-                q.builder.take_frame_before(at).map(|f| {
-                    q.compress = compress;
-                    (f, previous_compress)
-                })
-            } else {
-                None
-            }
-        };
+        let to_send = self
+            .inner
+            .writer
+            .lock()
+            .queue_batch_request(head, params, compress)?;
         match to_send {
-            Some((f, c)) => self.inner.send_frame(f, c, None),
+            Some((frame, compress)) => self.inner.send_whole(frame, compress),
             None => Ok(()),
         }
     }
@@ -67,18 +50,29 @@ impl Connection {
         span: &tracing::Span,
     ) -> std::result::Result<ReplyBody, (Error, bool)> {
         let inner = &*self.inner;
-        if !self.is_active() {
-            let e = self.end_error().unwrap_or(Error::ConnectionManuallyClosed);
-            return Err((e, false));
-        }
-        let id = if twoway {
-            inner
-                .writer
-                .lock()
-                .register_request()
-                .map_err(|e| (e, false))?
-        } else {
-            0
+        // A small oneway request that follows another oneway on this
+        // connection within the coalescing window (a burst) is queued for
+        // the connection task instead of written here: back-to-back
+        // oneways coalesce into few vectored writes (as Ice queues them
+        // while the connection is busy) and leave as soon as this task
+        // yields. A oneway after a pause is written before the call
+        // returns, as Ice does on an idle connection. Twoway requests are
+        // written directly (their caller waits for the reply anyway), and
+        // so are large oneways, where a syscall per message costs little;
+        // except while callers pipeline small twoway requests (the last
+        // read brought several replies, whose callers are about to send
+        // their next requests): those are queued too and leave together.
+        let (id, deferred) = {
+            let mut st = inner.writer.lock();
+            let id = if twoway {
+                st.register_request().map_err(|e| (e, false))?
+            } else {
+                st.check_active().map_err(|e| (e, false))?;
+                0
+            };
+            let deferred =
+                twoway && params.len() <= inner.config.policy.copy_limit && st.pipelining();
+            (id, deferred)
         };
         // Abandons the request if this future is dropped before the reply.
         let reply = twoway.then(|| ReplyFuture {
@@ -86,24 +80,7 @@ impl Connection {
             id,
             done: false,
         });
-        // A small oneway request that follows another oneway on this
-        // connection within the coalescing window (a burst) is queued for the
-        // connection task instead of written here: back-to-back oneways
-        // coalesce into few vectored writes (as Ice queues them while the
-        // connection is busy) and leave as soon as this task yields. A
-        // oneway after a pause is written before the call returns, as Ice
-        // does on an idle connection. Twoway requests are written directly
-        // (their caller waits for the reply anyway), and so are large
-        // oneways, where a syscall per message costs little; except while
-        // callers pipeline small twoway requests (the last read brought
-        // several replies, whose callers are about to send their next
-        // requests): those are queued too and leave together.
-        let deferred = if twoway {
-            params.len() <= inner.config.policy.copy_limit
-                && inner.pipelining.load(Ordering::Relaxed)
-        } else {
-            self.oneway_deferred(&params)
-        };
+        let deferred = deferred || (!twoway && self.oneway_deferred(&params));
         self.send_request(head, id, params, compress, deferred)
             .map_err(|e| (e, false))?;
         crate::spans::record_sent(span, id, inner.info.id);
@@ -166,9 +143,8 @@ impl Connection {
 
     /// Writes (or queues) one Request frame with request id `id`; never
     /// waits. Large parameters go beside the frame head in a vectored
-    /// write, shared, not copied.
-    /// With `deferred`, the frame is queued for the connection task to
-    /// write ([`Writer::send_deferred`]).
+    /// write, shared, not copied. With `deferred`, the frame is queued for
+    /// the connection task to write ([`Writer::send_deferred`]).
     fn send_request(
         &self,
         head: &RequestHead<'_>,
@@ -177,50 +153,30 @@ impl Connection {
         compress: bool,
         deferred: bool,
     ) -> Result<()> {
-        if !self.is_active() {
-            return Err(self.end_error().unwrap_or(Error::ConnectionManuallyClosed));
-        }
         if id != 0 && deferred {
             // Queued twoway requests count for burst detection too (a
             // oneway was stamped by `oneway_deferred`); a twoway request
             // written at once reads no clock.
             self.inner.writer.stamp_burst();
         }
-        let (encoding, prefix, data, shared) = params.parts();
-        let copied = data.len() <= self.inner.config.policy.params_copy_limit || compress;
-        // Exactly the frame's size: a full buffer becomes `Bytes` without
-        // a second allocation (one with room to spare needs a shared
-        // header).
-        let mut buf = BytesMut::with_capacity(
-            head.encoded_len()
-                + if encoding.is_some() { 6 } else { 0 }
-                + prefix.len()
-                + if copied { data.len() } else { 0 },
-        );
-        // An Ice frame's size is an i32: larger parameters are refused
-        // (MemoryLimitException), and everything below fits one.
-        head.try_encode_head(&mut buf, id, params.len(), CompressionStatus::NotSupported)?;
-        if let Some(encoding) = encoding {
-            // Size as an i32: the body came in a frame bounded by
-            // Ice.MessageSizeMax, or was built here.
-            buf.extend_from_slice(&(params.len() as i32).to_le_bytes());
-            buf.extend_from_slice(&[encoding.major, encoding.minor]);
-            buf.extend_from_slice(prefix);
-        }
-        if copied {
-            buf.extend_from_slice(data);
-            return self.inner.send_frame_as(buf, compress, None, deferred);
-        }
-        match shared {
-            Some(b) => self
-                .inner
-                .send_frame_as(buf, compress, Some(b.clone()), deferred),
-            None if deferred => {
-                let mut parts = [buf.freeze(), Bytes::copy_from_slice(data)];
-                self.inner.writer.send_deferred(&mut parts)
-            }
-            None => self.inner.writer.send_borrowed(&mut [buf.freeze()], data),
-        }
+        let inner = &*self.inner;
+        let frame = outbound::request(
+            head,
+            id,
+            params,
+            inner.compression(compress),
+            &inner.config.policy,
+        )?;
+        inner.writer.send_frame(frame, deferred)
+    }
+}
+
+impl ConnectionInner {
+    /// Sends one frame built whole (a batch, a reply), compressed when
+    /// asked and worth it.
+    fn send_whole(&self, frame: BytesMut, compress: bool) -> Result<()> {
+        let frame = outbound::compressed(frame, self.compression(compress));
+        self.writer.send_frame(OutFrame::whole(frame), false)
     }
 }
 

@@ -12,69 +12,60 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
     let mut size = ReadSize::new();
     let waker = std::future::poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
     let mut dispatches = DispatchSet::new(waker);
-    let mut monitor = Monitor::new(&conn.config.liveness, std::time::Instant::now());
-    // The monitor decides (sans-IO); its timer lives here, created once and
-    // reset after each run rather than re-armed per pass of the loop.
-    let monitor_period = monitor.period();
+    // The core decides when the liveness rules run (sans-IO); their timer
+    // lives here, created once and reset after each run rather than
+    // re-armed per pass of the loop.
+    let monitor_period = conn.writer.lock().timer_period();
     // Without a period the timer is never polled (the branch is disabled),
     // so it is never registered.
     let monitor_timer = tokio::time::sleep(monitor_period.unwrap_or(Duration::from_secs(3600)));
     tokio::pin!(monitor_timer);
-    let mut close = GracefulClose::new(conn.config.close_timeout);
     let max = conn.config.message_size_max;
     let busy_poll = conn.config.policy.busy_poll;
     // Whole frames left in `buf` because the dispatch limit was reached.
     let mut held = false;
     let end: Error = loop {
-        let state = conn.state.load(Ordering::Acquire);
-        if state == CLOSED {
-            break conn
-                .end_error
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .clone()
-                .unwrap_or(Error::ConnectionManuallyClosed);
-        }
-        if state == CLOSING && !close.sent() {
-            let waiting_requests =
-                conn.wait_for_requests.load(Ordering::Acquire) && conn.waiting_requests() > 0;
-            let step = close.step(
-                std::time::Instant::now(),
-                dispatches.len(),
-                waiting_requests,
-            );
-            if let CloseStep::Send { deadline } = step {
-                // All our dispatches replied: say goodbye (§1.4) and wait
-                // for the peer to close the socket.
-                let _ = conn
-                    .writer
-                    .send(&mut [Bytes::from_static(&CLOSE_CONNECTION)]);
-                // A peer that does not read cannot hold the close up past
-                // the close timeout.
-                let deadline = tokio::time::Instant::from_std(deadline);
-                match tokio::time::timeout_at(deadline, conn.writer.drain()).await {
-                    Ok(Ok(())) => {}
-                    Ok(Err(e)) => break e,
-                    Err(_) => break Error::ConnectionManuallyClosed,
-                }
-                close.mark_sent();
+        // One look at the core per pass: the phase (and, while closing,
+        // whether CloseConnection is due), whether to read, the deadline.
+        let (step, can_read, close_sent, deadline) = {
+            let mut st = conn.writer.lock();
+            if let Phase::Closed(e) = st.phase() {
+                break e.clone();
             }
+            let step = match st.phase() {
+                Phase::Closing { .. } if !st.is_close_sent() => {
+                    st.poll_close(std::time::Instant::now(), dispatches.len())
+                }
+                _ => CloseStep::Wait,
+            };
+            // Back-pressure: stop reading while too many dispatches run,
+            // or they hold too many parameter bytes, or too many reply
+            // bytes wait for a peer that does not read them.
+            let can_read = st.may_read(dispatches.len(), dispatches.bytes());
+            (step, can_read, st.is_close_sent(), st.close_deadline())
+        };
+        if let CloseStep::Send { deadline } = step {
+            // All our dispatches replied: CloseConnection is queued (§1.4);
+            // write it and wait for the peer to close the socket. A peer
+            // that does not read cannot hold the close up past the close
+            // timeout.
+            let deadline = tokio::time::Instant::from_std(deadline);
+            match tokio::time::timeout_at(deadline, conn.writer.drain()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => break e,
+                Err(_) => break Error::ConnectionManuallyClosed,
+            }
+            continue;
         }
-        // Back-pressure: stop reading while too many dispatches run, or
-        // they hold too many parameter bytes, or too many reply bytes wait
-        // for a peer that does not read them.
-        let can_read = dispatches.len() < conn.config.max_dispatches
-            && dispatches.bytes() < conn.config.max_dispatch_bytes
-            && conn.writer.queued_bytes() < conn.config.policy.write_high_water;
         if held && can_read {
             // Frames the dispatch limit held back go before any new read.
-            match handle_frames(&conn, &mut buf, &mut size, &mut dispatches, &mut monitor) {
+            match handle_frames(&conn, &mut buf, &mut size, &mut dispatches) {
                 Ok(still_held) => held = still_held,
                 Err(e) => break e,
             }
             continue;
         }
-        let deadline = close.deadline().map(tokio::time::Instant::from_std);
+        let deadline = deadline.map(tokio::time::Instant::from_std);
         if let (Some(window), Io::Tcp(tcp)) = (
             busy_poll.filter(|_| can_read && dispatches.is_empty() && buf.is_empty()),
             &conn.io,
@@ -89,7 +80,8 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
             let until = conn.writer.last_write() + window;
             if expecting && !conn.writer.has_queued() && std::time::Instant::now() < until {
                 let polled = read::busy_poll(tcp, &mut buf, &mut size, max, until, || {
-                    conn.writer.has_queued() || conn.state.load(Ordering::Acquire) != ACTIVE
+                    let st = conn.writer.lock();
+                    st.out.pending() || !st.is_active()
                 })
                 .await;
                 if let Some(read) = polled {
@@ -99,8 +91,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                         &mut buf,
                         &mut size,
                         &mut dispatches,
-                        &mut monitor,
-                        close.sent(),
+                        close_sent,
                         &mut held,
                     ) {
                         break e;
@@ -145,8 +136,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                     (_, Err(e)) => Err(e),
                 };
                 let ended = after_read(
-                    &conn, read, &mut buf, &mut size, &mut dispatches, &mut monitor, close.sent(),
-                    &mut held,
+                    &conn, read, &mut buf, &mut size, &mut dispatches, close_sent, &mut held,
                 );
                 if let Some(e) = ended {
                     break e;
@@ -156,12 +146,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                 if let Some(period) = monitor_period {
                     monitor_timer.as_mut().reset(tokio::time::Instant::now() + period);
                 }
-                // Not reading (back-pressure) is not the peer's silence: as
-                // Ice 3.8 does, the idle check pauses.
-                if !can_read {
-                    monitor.read(false, false);
-                }
-                if let Some(e) = run_monitor(&conn, &mut monitor, dispatches.len()) {
+                if let Some(e) = run_monitor(&conn, can_read, dispatches.len()) {
                     break e;
                 }
             }
@@ -219,7 +204,6 @@ fn after_read(
     buf: &mut BytesMut,
     size: &mut ReadSize,
     dispatches: &mut DispatchSet,
-    monitor: &mut Monitor,
     close_sent: bool,
     held: &mut bool,
 ) -> Option<Error> {
@@ -230,7 +214,7 @@ fn after_read(
             Error::ConnectionLost("peer closed the connection".into())
         }),
         Ok(_) => {
-            let handled = handle_frames(conn, buf, size, dispatches, monitor).map(|h| *held = h);
+            let handled = handle_frames(conn, buf, size, dispatches).map(|h| *held = h);
             size.adapt();
             if let Io::Tcp(tcp) = &conn.io {
                 size.low_water(tcp);
@@ -252,50 +236,43 @@ fn after_read(
 }
 
 /// Handles the whole frames in `buf` ([`handle_buffered`]) and tells the
-/// monitor what they were; whether frames are held back by the dispatch
+/// core what they were; whether frames are held back by the dispatch
 /// limit.
 fn handle_frames(
     conn: &Arc<ConnectionInner>,
     buf: &mut BytesMut,
     size: &mut ReadSize,
     dispatches: &mut DispatchSet,
-    monitor: &mut Monitor,
 ) -> Result<bool> {
     let seen = handle_buffered(conn, buf, size, conn.config.message_size_max, dispatches)?;
-    monitor.read(seen.traffic, seen.heartbeat);
-    conn.pipelining.store(
-        seen.replies > conn.config.policy.pipelined_replies,
-        Ordering::Relaxed,
-    );
+    conn.writer
+        .lock()
+        .record_read(seen.replies, seen.traffic, seen.heartbeat);
     Ok(seen.held)
 }
 
-/// One liveness monitor run: the decision of [`Monitor::check`], carried
-/// out. Returns the error to end the connection with when it must be
-/// dropped.
-fn run_monitor(conn: &ConnectionInner, monitor: &mut Monitor, dispatching: usize) -> Option<Error> {
-    let inputs = AcmInputs {
-        wrote: conn.writer.take_wrote(),
-        pending_requests: conn.waiting_requests() > 0,
-        dispatching,
-    };
-    let action = monitor.check(std::time::Instant::now(), inputs);
-    if action.heartbeat {
-        let _ = conn
-            .writer
-            .send_uncounted(&mut [Bytes::from_static(&VALIDATE_CONNECTION)]);
-    }
-    match (action.close?, monitor) {
-        (AcmCloseAction::Graceful, _) => {
-            tracing::debug!("closing idle or inactive connection");
-            conn.begin_close();
-            None
+/// One run of the liveness rules ([`ConnectionState::handle_timeout`]),
+/// carried out. Returns the error to end the connection with when it must
+/// be dropped.
+///
+/// [`ConnectionState::handle_timeout`]: super::core::ConnectionState::handle_timeout
+fn run_monitor(conn: &ConnectionInner, reading: bool, dispatching: usize) -> Option<Error> {
+    let action = {
+        let mut st = conn.writer.lock();
+        if !reading {
+            st.reads_paused();
         }
-        (AcmCloseAction::Forceful, Monitor::Acm(_)) => Some(Error::ConnectionTimeout),
-        (AcmCloseAction::Forceful, Monitor::Idle(_)) => Some(Error::ConnectionAborted(
-            "the idle check found the connection silent for the idle timeout".into(),
-        )),
+        st.handle_timeout(std::time::Instant::now(), dispatching)
+    };
+    if action.heartbeat {
+        // Queued by the core: the task's next pass writes it.
+        conn.writer.wake_task();
     }
+    if action.closing {
+        tracing::debug!("closing idle or inactive connection");
+        conn.writer.wake_task();
+    }
+    action.end
 }
 
 /// Waits until the transport has something to read: readiness of a TCP

@@ -45,7 +45,7 @@
 //! other task's waker can take its place.
 
 use std::io::IoSlice;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 
@@ -53,7 +53,9 @@ use bytes::{Buf, Bytes};
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
-use super::core::{ConnectionState, Policy};
+use super::config::ConnectionConfig;
+use super::core::outbound::OutFrame;
+use super::core::ConnectionState;
 use super::signal::TaskSignal;
 use crate::error::Error;
 use crate::transport::stream::StreamIo;
@@ -82,10 +84,6 @@ pub(crate) struct Writer {
     task: TaskSignal,
     /// Wakes senders waiting for a stream transport's queue to shrink.
     written: Notify,
-    /// A request or reply was written since the last ACM run took the
-    /// flag ([`Writer::take_wrote`]; heartbeats do not count): a flag, as
-    /// for reads, so that a send reads no clock.
-    wrote: AtomicBool,
     /// Whether every counted send also records its time in `last_write`
     /// (busy polling needs it); otherwise only oneway and queued requests do
     /// ([`Writer::stamp_burst`], for burst detection).
@@ -103,27 +101,37 @@ impl Writer {
     /// The writer of a TCP socket.
     #[cfg(test)]
     pub(crate) fn new(stream: Arc<TcpStream>) -> Self {
-        Self::with_sink(Sink::Tcp(stream), &Policy::default())
+        let config = super::config::connection_config(
+            &crate::Properties::new(),
+            super::config::Side::Client,
+        );
+        Self::with_sink(Sink::Tcp(stream), &config)
     }
 
-    /// The writer of a connection's transport, following `policy`; when
-    /// it busy-polls, every counted send records its time
-    /// ([`Writer::last_write`]).
-    pub(crate) fn for_io(io: &Io, policy: &Policy) -> Self {
+    /// The writer of a connection's transport, with the connection's
+    /// protocol state; when the connection busy-polls, every counted send
+    /// records its time ([`Writer::last_write`]).
+    pub(crate) fn for_io(io: &Io, config: &ConnectionConfig) -> Self {
         match io {
-            Io::Tcp(s) => Self::with_sink(Sink::Tcp(s.clone()), policy),
-            Io::Stream(s) => Self::with_sink(Sink::Stream(s.clone()), policy),
+            Io::Tcp(s) => Self::with_sink(Sink::Tcp(s.clone()), config),
+            Io::Stream(s) => Self::with_sink(Sink::Stream(s.clone()), config),
         }
     }
 
-    fn with_sink(sink: Sink, policy: &Policy) -> Self {
+    fn with_sink(sink: Sink, config: &ConnectionConfig) -> Self {
+        let policy = &config.policy;
         let stamp_all = policy.busy_poll.is_some();
+        let state = ConnectionState::new(
+            config.limits(),
+            &config.liveness,
+            policy.clone(),
+            std::time::Instant::now(),
+        );
         Writer {
             sink,
-            state: Mutex::new(ConnectionState::new()),
+            state: Mutex::new(state),
             task: TaskSignal::default(),
             written: Notify::new(),
-            wrote: AtomicBool::new(false),
             stamp_all,
             help_bytes: policy.help_bytes,
             last_write: AtomicU64::new(0),
@@ -146,15 +154,30 @@ impl Writer {
     /// The connection's error if it is closed or the write failed.
     pub(crate) fn send(&self, parts: &mut [Bytes]) -> Result<(), Error> {
         self.count_write();
-        self.send_uncounted(parts)
+        self.send_parts(parts, &[], true)
     }
 
-    /// Records a request or reply for ACM, and its time when every send
-    /// is stamped.
-    fn count_write(&self) {
-        if !self.wrote.load(Ordering::Relaxed) {
-            self.wrote.store(true, Ordering::Relaxed);
+    /// Sends `frame`; with `deferred`, through the queue
+    /// ([`Writer::send_deferred`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Writer::send`].
+    pub(crate) fn send_frame(&self, frame: OutFrame<'_>, deferred: bool) -> Result<(), Error> {
+        let OutFrame { mut parts, tail } = frame;
+        if deferred {
+            if !tail.is_empty() {
+                parts[2] = Bytes::copy_from_slice(tail);
+            }
+            return self.send_deferred(&mut parts);
         }
+        self.count_write();
+        self.send_parts(&mut parts, tail, true)
+    }
+
+    /// Records the time of a request or reply when every send is stamped
+    /// (the liveness rules count it under the lock).
+    fn count_write(&self) {
         if self.stamp_all {
             self.stamp();
         }
@@ -175,12 +198,6 @@ impl Writer {
         self.last_write.store(ns, Ordering::Relaxed);
     }
 
-    /// Whether a request or reply was written since the last call (ACM's
-    /// activity check).
-    pub(crate) fn take_wrote(&self) -> bool {
-        self.wrote.swap(false, Ordering::Relaxed)
-    }
-
     /// Queues one message for the connection task to write, without trying
     /// the socket first: messages sent back to back this way leave in few
     /// vectored writes instead of one syscall each (oneway requests).
@@ -191,6 +208,7 @@ impl Writer {
     pub(crate) fn send_deferred(&self, parts: &mut [Bytes]) -> Result<(), Error> {
         self.count_write();
         let mut guard = self.lock();
+        guard.wrote();
         let st = &mut guard.out;
         if let Some(e) = &st.error {
             return Err(e.clone());
@@ -228,26 +246,16 @@ impl Writer {
 
     /// [`Writer::send`] without recording activity (heartbeats).
     pub(crate) fn send_uncounted(&self, parts: &mut [Bytes]) -> Result<(), Error> {
-        self.send_parts(parts, &[])
+        self.send_parts(parts, &[], false)
     }
 
-    /// [`Writer::send`] of a message whose last part, `tail`, is borrowed
-    /// (e.g. the caller's `&[f32]`, sent from its own memory): written
-    /// straight from `tail` while the socket takes it; only what is left
-    /// over (or everything, behind earlier messages) is copied into the
-    /// queue, before this returns. Nothing refers to `tail` afterwards.
-    ///
-    /// # Errors
-    ///
-    /// As [`Writer::send`].
-    pub(crate) fn send_borrowed(&self, parts: &mut [Bytes], tail: &[u8]) -> Result<(), Error> {
-        self.count_write();
-        self.send_parts(parts, tail)
-    }
-
-    /// Sends `parts` then `tail` (may be empty).
-    fn send_parts(&self, parts: &mut [Bytes], tail: &[u8]) -> Result<(), Error> {
+    /// Sends `parts` then `tail` (may be empty); `counted`: a request or
+    /// reply (for the liveness rules), not a heartbeat.
+    fn send_parts(&self, parts: &mut [Bytes], tail: &[u8], counted: bool) -> Result<(), Error> {
         let mut guard = self.lock();
+        if counted {
+            guard.wrote();
+        }
         let st = &mut guard.out;
         if let Some(e) = &st.error {
             return Err(e.clone());
@@ -467,8 +475,13 @@ impl Writer {
         for waker in wakers {
             waker.wake();
         }
-        self.written.notify_waiters();
+        self.notify_written();
         err
+    }
+
+    /// Wakes senders waiting for the queue to shrink (or for its error).
+    pub(crate) fn notify_written(&self) {
+        self.written.notify_waiters();
     }
 }
 

@@ -1,7 +1,16 @@
 //! Tests of the [`Writer`] against a real loopback socket.
 
+use super::super::core::outbound::OutFrame;
 use super::super::core::policy::HELP_BYTES;
 use super::*;
+
+/// A frame of `head` then the borrowed `tail`.
+fn borrowed(head: Bytes, tail: &[u8]) -> OutFrame<'_> {
+    OutFrame {
+        parts: [head, Bytes::new(), Bytes::new()],
+        tail,
+    }
+}
 use std::io::Read;
 use std::sync::atomic::AtomicUsize;
 
@@ -95,7 +104,7 @@ async fn corked_messages_leave_together_at_uncork() {
         let mut tail = vec![100 + i; 3];
         expected.extend_from_slice(&head);
         expected.extend_from_slice(&tail);
-        w.send_borrowed(&mut [head], &tail).unwrap();
+        w.send_frame(borrowed(head, &tail), false).unwrap();
         tail.fill(0xEE);
     }
     assert_eq!(w.queued_bytes(), expected.len(), "written while corked");
@@ -142,7 +151,7 @@ async fn borrowed_tails_are_sent_whole_and_in_order() {
         let mut tail = pattern(n, i as u8);
         expected.extend_from_slice(&head);
         expected.extend_from_slice(&tail);
-        w.send_borrowed(&mut [head], &tail).unwrap();
+        w.send_frame(borrowed(head, &tail), false).unwrap();
         if i == 1 {
             assert!(w.has_queued(), "the socket took 8 MiB at once");
         }

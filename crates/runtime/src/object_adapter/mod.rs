@@ -480,7 +480,7 @@ impl ObjectAdapter {
             .map(|(_, c)| c)
             .collect();
         for c in &conns {
-            c.inner.begin_close();
+            c.inner.begin_close(false);
         }
         for c in &conns {
             c.closed().await;

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 /// Progress of a graceful close, kept by the connection task.
 #[derive(Debug)]
-pub(super) struct GracefulClose {
+pub(crate) struct GracefulClose {
     timeout: Duration,
     /// When the close gives up (set when the close is first seen).
     deadline: Option<Instant>,
@@ -20,7 +20,7 @@ pub(super) struct GracefulClose {
 
 /// What the connection task does on a pass of its loop while closing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum CloseStep {
+pub(crate) enum CloseStep {
     /// Nothing to do now: dispatches (or our requests) are still running,
     /// or CloseConnection is already out.
     Wait,
@@ -35,7 +35,7 @@ pub(super) enum CloseStep {
 impl GracefulClose {
     /// A connection that is not closing, whose close will be bounded by
     /// `timeout` (`Ice.Override.CloseTimeout`).
-    pub(super) fn new(timeout: Duration) -> Self {
+    pub(crate) fn new(timeout: Duration) -> Self {
         GracefulClose {
             timeout,
             deadline: None,
@@ -46,7 +46,7 @@ impl GracefulClose {
     /// A pass of the task's loop at `now` while the connection is closing,
     /// with `dispatching` dispatches running and whether the close waits
     /// for requests of ours still waiting for their replies.
-    pub(super) fn step(&mut self, now: Instant, dispatching: usize, waiting: bool) -> CloseStep {
+    pub(crate) fn step(&mut self, now: Instant, dispatching: usize, waiting: bool) -> CloseStep {
         let deadline = *self.deadline.get_or_insert(now + self.timeout);
         if !self.sent && dispatching == 0 && !waiting {
             CloseStep::Send { deadline }
@@ -56,18 +56,18 @@ impl GracefulClose {
     }
 
     /// CloseConnection was written.
-    pub(super) fn mark_sent(&mut self) {
+    pub(crate) fn mark_sent(&mut self) {
         self.sent = true;
     }
 
     /// Whether CloseConnection was written: the peer closing the socket is
     /// then the expected end, not a lost connection.
-    pub(super) fn sent(&self) -> bool {
+    pub(crate) fn sent(&self) -> bool {
         self.sent
     }
 
     /// When the close gives up, once it began.
-    pub(super) fn deadline(&self) -> Option<Instant> {
+    pub(crate) fn deadline(&self) -> Option<Instant> {
         self.deadline
     }
 }

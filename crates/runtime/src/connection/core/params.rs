@@ -1,6 +1,6 @@
 //! [`Params`]: a request's parameters as the frame writer takes them.
 
-use super::*;
+use bytes::{Bytes, BytesMut};
 
 /// A request's parameters as the frame writer takes them.
 #[derive(Clone, Copy, Debug)]
@@ -21,7 +21,7 @@ pub(crate) enum Params<'a> {
     Slice(floe_wire::EncodingVersion, &'a Bytes, &'a [u8]),
 }
 
-impl Params<'_> {
+impl<'a> Params<'a> {
     /// Bytes of the whole encapsulation on the wire.
     pub(crate) fn len(&self) -> usize {
         match self {
@@ -36,15 +36,15 @@ impl Params<'_> {
     /// version (`None` when the data is a whole encapsulation), a prefix,
     /// and the rest, with the `Bytes` it is shared from (`None` when
     /// borrowed).
-    pub(super) fn parts(
-        &self,
+    pub(crate) fn parts(
+        self,
     ) -> (
         Option<floe_wire::EncodingVersion>,
-        &[u8],
-        &[u8],
-        Option<&Bytes>,
+        &'a [u8],
+        &'a [u8],
+        Option<&'a Bytes>,
     ) {
-        match *self {
+        match self {
             Params::Encapsulation(b) => (None, &[], b, Some(b)),
             Params::Body(encoding, b) => (Some(encoding), &[], b, Some(b)),
             Params::Split(encoding, prefix, b) => (Some(encoding), prefix, b, Some(b)),

@@ -16,8 +16,8 @@
 use std::time::{Duration, Instant};
 
 use super::acm::{AcmAction, AcmConfig, AcmInputs, AcmMonitor};
-use super::config::Side;
 use super::idle::{IdleConfig, IdleMonitor, IDLE_KEYS};
+use crate::connection::config::Side;
 use crate::properties::Properties;
 
 /// The liveness rules of one connection.

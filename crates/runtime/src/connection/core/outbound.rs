@@ -1,0 +1,285 @@
+//! The frames a connection sends, without I/O: a request with its
+//! parameters, the reply to a dispatch, and the compression of either
+//! (§5). Each is an [`OutFrame`]: a frame head built at exactly its size
+//! and up to two parts sent beside it in one vectored write (large
+//! parameters or results, shared rather than copied), or a borrowed tail
+//! (a number sequence in the caller's memory).
+
+use bytes::{Bytes, BytesMut};
+use floe_wire::protocol::{
+    compress_frame, CompressionStatus, Reply, ReplyBody, ReplyStatus, RequestHead,
+    COMPRESSION_THRESHOLD,
+};
+
+use super::limits;
+use super::params::Params;
+use super::policy::Policy;
+use crate::error::Error;
+use crate::servant::{DispatchError, DispatchResult, ReplyData};
+
+/// A frame to send: `parts` (the first holds the frame's head; empty parts
+/// are skipped) then `tail`, written back to back.
+#[derive(Debug, Default)]
+pub(crate) struct OutFrame<'a> {
+    /// The head and up to two shared parts.
+    pub(crate) parts: [Bytes; 3],
+    /// A borrowed last part: written from where it is, copied only if it
+    /// must wait in the queue.
+    pub(crate) tail: &'a [u8],
+}
+
+impl OutFrame<'_> {
+    /// One frame in one buffer.
+    pub(crate) fn whole(frame: BytesMut) -> OutFrame<'static> {
+        OutFrame {
+            parts: [frame.freeze(), Bytes::new(), Bytes::new()],
+            tail: &[],
+        }
+    }
+}
+
+/// Request `id` (0 for a oneway) with `head`'s fields and `params`.
+/// Parameters up to the policy's `params_copy_limit` (or any, when the
+/// frame is compressed) are copied into the frame; larger ones go beside
+/// it, shared or borrowed.
+///
+/// # Errors
+///
+/// `MemoryLimitException` for parameters that do not fit a frame.
+pub(crate) fn request<'a>(
+    head: &RequestHead<'_>,
+    id: i32,
+    params: Params<'a>,
+    compress: Option<u32>,
+    policy: &Policy,
+) -> Result<OutFrame<'a>, Error> {
+    let (encoding, prefix, data, shared) = params.parts();
+    let copied = data.len() <= policy.params_copy_limit || compress.is_some();
+    // Exactly the frame's size: a full buffer becomes `Bytes` without a
+    // second allocation (one with room to spare needs a shared header).
+    let mut buf = BytesMut::with_capacity(
+        head.encoded_len()
+            + if encoding.is_some() { 6 } else { 0 }
+            + prefix.len()
+            + if copied { data.len() } else { 0 },
+    );
+    // An Ice frame's size is an i32: larger parameters are refused, and
+    // everything below fits one.
+    head.try_encode_head(&mut buf, id, params.len(), CompressionStatus::NotSupported)?;
+    if let Some(encoding) = encoding {
+        // Size as an i32: the body came in a frame bounded by
+        // Ice.MessageSizeMax, or was built here.
+        buf.extend_from_slice(&(params.len() as i32).to_le_bytes());
+        buf.extend_from_slice(&[encoding.major, encoding.minor]);
+        buf.extend_from_slice(prefix);
+    }
+    if copied {
+        buf.extend_from_slice(data);
+        return Ok(OutFrame::whole(compressed(buf, compress)));
+    }
+    let head = buf.freeze();
+    Ok(match shared {
+        Some(b) => OutFrame {
+            parts: [head, b.clone(), Bytes::new()],
+            tail: &[],
+        },
+        None => OutFrame {
+            parts: [head, Bytes::new(), Bytes::new()],
+            tail: data,
+        },
+    })
+}
+
+/// The reply to request `rid` carrying `result`: results up to the
+/// policy's `copy_limit` are copied behind the reply's head, larger parts
+/// go beside it, shared. A result too large for a frame is replaced by a
+/// `MemoryLimitException` (status 5).
+pub(crate) fn reply(
+    rid: i32,
+    result: DispatchResult,
+    compress: Option<u32>,
+    policy: &Policy,
+) -> OutFrame<'static> {
+    let result = limits::bound_reply(result.map_err(DispatchError::encoded));
+    let (status, reply) = match result {
+        Ok(reply) => (ReplyStatus::OK, reply),
+        Err(DispatchError::EncodedUserException(encaps)) => {
+            (ReplyStatus::USER_EXCEPTION, ReplyData::new(encaps))
+        }
+        Err(e) => return failure(rid, e, compress),
+    };
+    let (head, payload) = reply.parts();
+    let copy_head = head.len() <= policy.copy_limit;
+    let copy_payload = copy_head && payload.len() <= policy.copy_limit;
+    let copy_all = compress.is_some() || (copy_head && copy_payload);
+    // Exactly the frame's size (see `request`).
+    let mut buf = BytesMut::with_capacity(
+        Reply::HEAD_SIZE
+            + if copy_head || copy_all { head.len() } else { 0 }
+            + if copy_payload || copy_all {
+                payload.len()
+            } else {
+                0
+            },
+    );
+    Reply::encode_head(
+        &mut buf,
+        rid,
+        status,
+        reply.len(),
+        CompressionStatus::NotSupported,
+    );
+    if copy_all {
+        buf.extend_from_slice(head);
+        buf.extend_from_slice(payload);
+        return OutFrame::whole(compressed(buf, compress));
+    }
+    let parts = if copy_head {
+        buf.extend_from_slice(head);
+        [buf.freeze(), payload.clone(), Bytes::new()]
+    } else {
+        [buf.freeze(), head.clone(), payload.clone()]
+    };
+    OutFrame { parts, tail: &[] }
+}
+
+/// The reply of a failed dispatch (statuses 2–255 but 1).
+fn failure(rid: i32, e: DispatchError, compress: Option<u32>) -> OutFrame<'static> {
+    let body = match e {
+        DispatchError::ObjectNotExist(f) => ReplyBody::ObjectNotExist(f),
+        DispatchError::FacetNotExist(f) => ReplyBody::FacetNotExist(f),
+        DispatchError::OperationNotExist(f) => ReplyBody::OperationNotExist(f),
+        DispatchError::UnknownLocalException(s) => ReplyBody::UnknownLocalException(s),
+        DispatchError::UnknownUserException(s) => ReplyBody::UnknownUserException(s),
+        DispatchError::UnknownException(s) => ReplyBody::UnknownException(s),
+        DispatchError::DispatchException { status, message } => {
+            ReplyBody::DispatchException { status, message }
+        }
+        // `DispatchError::encoded` turned user exceptions into encoded ones,
+        // which are replies with results.
+        DispatchError::UserException(e) => ReplyBody::UnknownUserException(e.to_string()),
+        DispatchError::EncodedUserException(_) => {
+            ReplyBody::UnknownUserException("::Ice::UserException".into())
+        }
+    };
+    let mut buf = BytesMut::with_capacity(64);
+    Reply {
+        request_id: rid,
+        body,
+    }
+    .encode(&mut buf, CompressionStatus::NotSupported);
+    OutFrame::whole(compressed(buf, compress))
+}
+
+/// `frame` compressed at `level` when asked and large enough (§5), or
+/// marked as accepting a compressed reply; left alone when not asked.
+pub(crate) fn compressed(mut frame: BytesMut, level: Option<u32>) -> BytesMut {
+    let Some(level) = level else {
+        return frame;
+    };
+    if frame.len() >= COMPRESSION_THRESHOLD && limits::compressible(frame.len()) {
+        match compress_frame(&frame, level) {
+            Ok(c) => return c,
+            Err(e) => tracing::warn!("compression failed, sending uncompressed: {e}"),
+        }
+    }
+    frame[9] = CompressionStatus::Supported as u8;
+    frame
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use floe_wire::protocol::{Message, OperationMode};
+    use floe_wire::{Context, Identity, ENCODING_1_1};
+
+    fn head<'a>(id: &'a Identity, ctx: &'a Context) -> RequestHead<'a> {
+        RequestHead {
+            identity: id,
+            facet: "",
+            operation: "op",
+            mode: OperationMode::Normal as u8,
+            context: ctx,
+        }
+    }
+
+    #[test]
+    fn small_parameters_are_copied_large_ones_go_beside() {
+        let (id, ctx) = (Identity::from_name("x"), Context::new());
+        let policy = Policy::default();
+        let small = Bytes::from(vec![1u8; 100]);
+        let f = request(
+            &head(&id, &ctx),
+            7,
+            Params::Body(ENCODING_1_1, &small),
+            None,
+            &policy,
+        )
+        .unwrap();
+        assert!(f.parts[1].is_empty() && f.tail.is_empty());
+        let Message::Request(r) = Message::parse(f.parts[0].clone()).unwrap().1 else {
+            panic!()
+        };
+        assert_eq!((r.request_id, &r.params.data[..]), (7, &small[..]));
+        let large = Bytes::from(vec![2u8; 10_000]);
+        let f = request(
+            &head(&id, &ctx),
+            8,
+            Params::Body(ENCODING_1_1, &large),
+            None,
+            &policy,
+        )
+        .unwrap();
+        assert_eq!(f.parts[1], large, "shared, not copied");
+        let slice = [3u8; 5000];
+        let prefix = Bytes::new();
+        let f = request(
+            &head(&id, &ctx),
+            9,
+            Params::Slice(ENCODING_1_1, &prefix, &slice),
+            None,
+            &policy,
+        )
+        .unwrap();
+        assert_eq!(f.tail, &slice[..], "borrowed");
+    }
+
+    #[test]
+    fn replies_carry_results_and_failures() {
+        let policy = Policy::default();
+        let ok = ReplyData::new(Bytes::from_static(&[6, 0, 0, 0, 1, 1]));
+        let f = reply(3, Ok(ok), None, &policy);
+        let Message::Reply(r) = Message::parse(f.parts[0].clone()).unwrap().1 else {
+            panic!()
+        };
+        assert_eq!(r.request_id, 3);
+        assert_eq!(r.body.status(), ReplyStatus::OK);
+        let f = reply(4, Err(DispatchError::unauthorized("no")), None, &policy);
+        let Message::Reply(r) = Message::parse(f.parts[0].clone()).unwrap().1 else {
+            panic!()
+        };
+        assert_eq!(
+            r.body,
+            ReplyBody::DispatchException {
+                status: ReplyStatus::UNAUTHORIZED,
+                message: "no".into()
+            }
+        );
+        // A large result goes beside the reply's head.
+        let big = Bytes::from(vec![0u8; 100_000]);
+        let mut encaps = BytesMut::new();
+        encaps.extend_from_slice(&(100_006i32).to_le_bytes());
+        encaps.extend_from_slice(&[1, 1]);
+        let data = ReplyData::split(encaps.freeze(), big.clone());
+        let f = reply(5, Ok(data), None, &policy);
+        assert_eq!(f.parts[1], big);
+    }
+
+    #[test]
+    fn compression_marks_or_compresses() {
+        let small = BytesMut::from(&[0u8; 20][..]);
+        assert_eq!(compressed(small, Some(1))[9], 1, "too small: only marked");
+        let plain = BytesMut::from(&[0u8; 20][..]);
+        assert_eq!(compressed(plain, None)[9], 0);
+    }
+}
