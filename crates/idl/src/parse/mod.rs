@@ -1,7 +1,9 @@
 //! The Slice grammar (nom 8): turns preprocessed text into an [`ast::Unit`].
-//! `types.rs` has the shared rules (metadata, types, constants), and
-//! `definitions.rs` the definitions.
+//! `types.rs` has the shared rules (metadata, types, constants),
+//! `definitions.rs` the definitions, and `classes.rs` the bodies of classes
+//! and interfaces.
 
+mod classes;
 mod definitions;
 mod types;
 
