@@ -7,10 +7,10 @@ use nom::Parser;
 
 use super::definitions::{doc_and_metadata, member_name, member_rest, opt_semi};
 use super::types::{const_expr, metadata, optional_tag, type_expr};
-use crate::ast::{DefinitionKind, Operation, Param, ScopedName};
+use crate::ast::{DefinitionKind, Ice38Syntax, Operation, Param, ScopedName};
 use crate::lexer::{
-    expect_sym, ident, keyword, peek_keyword, scoped_name, skip_trivia_cheap, sym, In, PResult,
-    SyntaxError,
+    expect_sym, ident, keyword, peek_keyword, pos, scoped_name, skip_trivia_cheap, sym, ws, In,
+    PResult, SyntaxError,
 };
 
 fn scoped_list(i: In<'_>) -> PResult<'_, Vec<ScopedName>> {
@@ -22,6 +22,33 @@ fn scoped_list(i: In<'_>) -> PResult<'_, Vec<ScopedName>> {
         i = r;
     }
     Ok((i, out))
+}
+
+/// `extends`, or Ice 3.8's `:` (not the `::` of a scoped name), before
+/// the bases of a class, interface or exception: true if there.
+fn inherits(i: In<'_>) -> PResult<'_, bool> {
+    if let Ok((r, _)) = keyword("extends")(i) {
+        return Ok((r, true));
+    }
+    let (t, _) = ws(i)?;
+    match t.strip_prefix(':') {
+        Some(r) if !r.starts_with(':') => {
+            super::note_ice38(pos(t), Ice38Syntax::ColonInheritance);
+            Ok((r, true))
+        }
+        _ => Ok((i, false)),
+    }
+}
+
+/// The base of a class or exception: `extends B` or `: B`.
+pub(super) fn single_base(i: In<'_>) -> PResult<'_, Option<ScopedName>> {
+    match inherits(i)? {
+        (r, true) => {
+            let (r, b) = cut(scoped_name).parse(r)?;
+            Ok((r, Some(b)))
+        }
+        (r, false) => Ok((r, None)),
+    }
 }
 
 pub(super) fn class_body(i: In<'_>) -> PResult<'_, DefinitionKind> {
@@ -37,13 +64,7 @@ pub(super) fn class_body(i: In<'_>) -> PResult<'_, DefinitionKind> {
         }
         Err(_) => (i, None),
     };
-    let (i, base) = match keyword("extends")(i) {
-        Ok((r, _)) => {
-            let (r, b) = cut(scoped_name).parse(r)?;
-            (r, Some(b))
-        }
-        Err(_) => (i, None),
-    };
+    let (i, base) = single_base(i)?;
     let (i, implements) = match keyword("implements")(i) {
         Ok((r, _)) => scoped_list(r)?,
         Err(_) => (i, Vec::new()),
@@ -113,9 +134,9 @@ pub(super) fn interface_body(i: In<'_>) -> PResult<'_, DefinitionKind> {
     if let Ok((r, _)) = sym(";")(i) {
         return Ok((r, DefinitionKind::InterfaceDecl { name }));
     }
-    let (i, bases) = match keyword("extends")(i) {
-        Ok((r, _)) => scoped_list(r)?,
-        Err(_) => (i, Vec::new()),
+    let (i, bases) = match inherits(i)? {
+        (r, true) => scoped_list(r)?,
+        (r, false) => (r, Vec::new()),
     };
     let (mut i, _) = expect_sym("{")(i)?;
     let mut operations = Vec::new();

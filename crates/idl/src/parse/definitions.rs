@@ -9,10 +9,12 @@ use nom::Parser;
 
 use super::classes;
 use super::types::{const_expr, file_metadata, metadata, optional_tag, type_expr};
-use crate::ast::{DataMember, Definition, DefinitionKind, Enumerator, Item};
+use crate::ast::{
+    DataMember, Definition, DefinitionKind, Enumerator, Ice38Syntax, Ident, Item, Meta, Pos,
+};
 use crate::lexer::{
-    expect_sym, fail_cut, ident, keyword, peek_keyword, scoped_name, skip_trivia_cheap, sym, ws,
-    In, PResult, SyntaxError,
+    expect_sym, fail_cut, ident, keyword, peek_keyword, skip_trivia_cheap, sym, ws, In, PResult,
+    SyntaxError,
 };
 
 /// Deepest module nesting accepted.
@@ -148,8 +150,12 @@ fn definition(i: In<'_>, depth: usize) -> PResult<'_, Definition> {
         );
     };
     let (i, _) = keyword(kw)(i)?;
+    if kw == "module" {
+        let (i, (names, items)) =
+            context("module definition", cut(|i| module_body(i, depth))).parse(i)?;
+        return Ok((i, modules(names, items, doc, metadata, local, pos)));
+    }
     let (i, kind) = match kw {
-        "module" => context("module definition", cut(|i| module_body(i, depth))).parse(i)?,
         "struct" => context("struct definition", cut(struct_body)).parse(i)?,
         "class" => context("class definition", cut(classes::class_body)).parse(i)?,
         "interface" => context("interface definition", cut(classes::interface_body)).parse(i)?,
@@ -171,15 +177,74 @@ fn definition(i: In<'_>, depth: usize) -> PResult<'_, Definition> {
     ))
 }
 
-fn module_body(i: In<'_>, depth: usize) -> PResult<'_, DefinitionKind> {
-    let (i, name) = ident(i)?;
-    if depth >= MAX_DEPTH {
+/// `module A { ... }`, or Ice 3.8's `module A::B::C { ... }`: the names,
+/// outermost first, and the contents.
+fn module_body(i: In<'_>, depth: usize) -> PResult<'_, (Vec<Ident>, Vec<Item>)> {
+    let (i, _) = ws(i)?;
+    if i.starts_with("::") {
+        return fail_cut(i, "module name (a module name cannot start with `::')");
+    }
+    let (mut i, first) = ident(i)?;
+    let mut names = vec![first];
+    while let Some(rest) = i.strip_prefix("::") {
+        if !rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '\\') {
+            return fail_cut(rest, "identifier after `::'");
+        }
+        let (r, name) = ident(rest)?;
+        names.push(name);
+        i = r;
+    }
+    if names.len() > 1 {
+        super::note_ice38(names[0].pos, Ice38Syntax::NestedModuleName);
+    }
+    if depth + names.len() > MAX_DEPTH {
         return fail_cut(i, "fewer nested modules (nesting too deep)");
     }
     let (i, _) = expect_sym("{")(i)?;
-    let (i, items) = items(i, depth + 1)?;
+    let (i, items) = items(i, depth + names.len())?;
     let (i, _) = expect_sym("}")(i)?;
-    Ok((opt_semi(i), DefinitionKind::Module { name, items }))
+    Ok((opt_semi(i), (names, items)))
+}
+
+/// The module definition for `module A::B::C { items }`: `A` holding `B`
+/// holding `C`, which holds the items. The doc comment goes to the
+/// innermost module (the one it describes), the metadata to the outermost
+/// (where Ice 3.8 reports it as an error).
+fn modules(
+    mut names: Vec<Ident>,
+    mut items: Vec<Item>,
+    mut doc: Option<String>,
+    metadata: Vec<Meta>,
+    local: bool,
+    pos: Pos,
+) -> Definition {
+    let nested = names.len() > 1;
+    let outermost = names.remove(0);
+    for name in names.into_iter().rev() {
+        let inner = Definition {
+            metadata: Vec::new(),
+            doc: doc.take(),
+            local: false,
+            pos: name.pos,
+            kind: DefinitionKind::Module {
+                name,
+                items,
+                nested,
+            },
+        };
+        items = vec![Item::Definition(Box::new(inner))];
+    }
+    Definition {
+        metadata,
+        doc,
+        local,
+        pos,
+        kind: DefinitionKind::Module {
+            name: outermost,
+            items,
+            nested,
+        },
+    }
 }
 
 /// `[optional(tag)] type name [= value] ;`
@@ -257,13 +322,7 @@ fn struct_body(i: In<'_>) -> PResult<'_, DefinitionKind> {
 
 fn exception_body(i: In<'_>) -> PResult<'_, DefinitionKind> {
     let (i, name) = ident(i)?;
-    let (i, base) = match keyword("extends")(i) {
-        Ok((r, _)) => {
-            let (r, b) = cut(scoped_name).parse(r)?;
-            (r, Some(b))
-        }
-        Err(_) => (i, None),
-    };
+    let (i, base) = classes::single_base(i)?;
     let (i, _) = expect_sym("{")(i)?;
     let (i, members) = members_until_brace(i)?;
     let (i, _) = expect_sym("}")(i)?;

@@ -9,7 +9,7 @@ mod types;
 
 use std::cell::RefCell;
 
-use crate::ast::{self, Pos};
+use crate::ast::{self, Ice38Syntax, Pos};
 use crate::lexer::{self, SyntaxError};
 
 /// A syntax error: where and what.
@@ -26,6 +26,12 @@ const MAX_ERRORS: usize = 50;
 
 thread_local! {
     static RECOVERED: RefCell<Vec<ParseFailure>> = const { RefCell::new(Vec::new()) };
+    static ICE38_SYNTAX: RefCell<Vec<(Pos, Ice38Syntax)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Records a use of Ice 3.8 syntax (it goes into [`ast::Unit::ice38_syntax`]).
+pub(crate) fn note_ice38(pos: Pos, syntax: Ice38Syntax) {
+    ICE38_SYNTAX.with(|r| r.borrow_mut().push((pos, syntax)));
 }
 
 /// Records a syntax error that the grammar recovered from; false once too
@@ -43,8 +49,10 @@ pub(crate) fn record(e: SyntaxError<'_>) -> bool {
 pub fn parse_unit(text: &str) -> Result<ast::Unit, Vec<ParseFailure>> {
     lexer::set_total_len(text.len());
     RECOVERED.with(|r| r.borrow_mut().clear());
+    ICE38_SYNTAX.with(|r| r.borrow_mut().clear());
     let result = definitions::items(text, 0);
     let mut errors = RECOVERED.with(|r| std::mem::take(&mut *r.borrow_mut()));
+    let ice38_syntax = ICE38_SYNTAX.with(|r| std::mem::take(&mut *r.borrow_mut()));
     match result {
         Ok((rest, items)) => {
             let rest_t = lexer::skip_trivia_cheap(rest);
@@ -55,7 +63,10 @@ pub fn parse_unit(text: &str) -> Result<ast::Unit, Vec<ParseFailure>> {
                 });
             }
             if errors.is_empty() {
-                Ok(ast::Unit { items })
+                Ok(ast::Unit {
+                    items,
+                    ice38_syntax,
+                })
             } else {
                 Err(errors)
             }

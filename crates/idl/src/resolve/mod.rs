@@ -15,6 +15,7 @@ use constants::member_named;
 
 use crate::ast::{self, Builtin, ConstExpr, DefinitionKind, Item, Pos, ScopedName, TypeExpr};
 use crate::diagnostic::{Diagnostics, SourceMap, Span};
+use crate::dialect::{self, Dialect};
 use crate::ident::{check_identifier, IdentRules};
 use crate::model::{
     Class, Const, ConstValue, Contained, DataMember, DefId, DefKind, Definition, Dictionary, Doc,
@@ -29,6 +30,8 @@ pub struct ResolveOptions {
     pub underscore: bool,
     /// `--ice`.
     pub ice_prefix: bool,
+    /// `--dialect`.
+    pub dialect: Dialect,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -65,6 +68,8 @@ struct Resolver<'a> {
     introduced: HashMap<(ModuleId, String), (String, String)>,
     /// The constant whose value is being resolved.
     defining: Option<DefId>,
+    /// Per file: read with Ice 3.8's rules.
+    ice38_files: Vec<bool>,
 }
 
 /// Builds the model from a parsed unit. Errors go to `diags`; the returned
@@ -90,7 +95,19 @@ pub fn resolve(
         introduce_in: None,
         introduced: HashMap::new(),
         defining: None,
+        ice38_files: dialect::ice38_files(opts.dialect, unit, text, map),
     };
+    if opts.dialect == Dialect::Ice37 {
+        for (pos, syntax) in &unit.ice38_syntax {
+            r.err(
+                *pos,
+                format!(
+                    "{} is Ice 3.8 syntax (not accepted with --dialect 3.7)",
+                    syntax.describe()
+                ),
+            );
+        }
+    }
     r.model.files = map
         .files
         .iter()
@@ -152,6 +169,7 @@ impl Resolver<'_> {
         IdentRules {
             underscore: self.opts.underscore || md.iter().any(|m| m == "underscore"),
             ice_prefix: self.opts.ice_prefix || md.iter().any(|m| m == "ice-prefix"),
+            ice38: self.ice38_files.get(file.0 as usize) == Some(&true),
         }
     }
 
@@ -201,9 +219,15 @@ impl Resolver<'_> {
     fn definition(&mut self, d: &ast::Definition, scope: Option<ModuleId>) {
         let name = d.kind.name();
         self.check_ident(name);
-        if let DefinitionKind::Module { items, .. } = &d.kind {
+        if let DefinitionKind::Module { items, nested, .. } = &d.kind {
             if d.local {
                 self.err(d.pos, "`local' cannot be applied to a module");
+            }
+            if let (true, Some(m)) = (nested, d.metadata.first()) {
+                self.err(
+                    m.pos,
+                    "metadata cannot be applied to modules defined using nested module syntax",
+                );
             }
             if let Some(m) = self.open_module(d, scope) {
                 self.items(items, Some(m));

@@ -30,6 +30,58 @@ pub fn system_slice_dir() -> Option<PathBuf> {
     );
 }
 
+/// Whether this run is CI's (`CI=true`, as `.ci/run` is run).
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// The Ice 3.8.3 for Python virtualenv that `cargo xtask test` installs:
+/// `$FLOE_ICE38_VENV`, else `~/.cache/floe/ice-3.8.3/venv`.
+pub fn ice38_venv() -> PathBuf {
+    if let Some(v) = std::env::var_os("FLOE_ICE38_VENV") {
+        return PathBuf::from(v);
+    }
+    let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/root"), PathBuf::from);
+    home.join(".cache/floe/ice-3.8.3/venv")
+}
+
+/// Ice 3.8's own Slice files: `$FLOE_ICE38_SLICE` (a directory holding
+/// `Ice/Identity.ice`, such as the `dist/lib/slice` of the `zeroc-ice`
+/// 3.8.3 sdist), else the `slice` package that `zeroc-ice` installs in
+/// [`ice38_venv`] (`lib/python3.*/site-packages/slice`). When neither is
+/// there, the test fails under CI=true (`cargo xtask test` installs the
+/// venv) and is skipped loudly otherwise (FLOE_NO_INTEROP=1 or not).
+pub fn ice38_slice_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("FLOE_ICE38_SLICE") {
+        Some(d) => Some(PathBuf::from(d)),
+        None => std::fs::read_dir(ice38_venv().join("lib"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path().join("site-packages/slice"))
+            .find(|p| p.join("Ice/Identity.ice").is_file()),
+    };
+    if let Some(dir) = dir.filter(|d| d.join("Ice/Identity.ice").is_file()) {
+        return Some(dir);
+    }
+    let why = format!(
+        "Ice 3.8 Slice files not found (FLOE_ICE38_SLICE, or the zeroc-ice 3.8.3 venv at {})",
+        ice38_venv().display()
+    );
+    if under_ci() {
+        panic!("{why}: cargo xtask test installs them under CI=true");
+    }
+    println!("SKIPPED: {why}");
+    eprintln!("SKIPPED: {why}");
+    None
+}
+
+/// Ice 3.8's `slice2py` from [`ice38_venv`], if installed.
+pub fn ice38_slice2py() -> Option<PathBuf> {
+    let exe = ice38_venv().join("bin/slice2py");
+    exe.is_file().then_some(exe)
+}
+
 /// Every `.ice` file under `dir`, sorted.
 pub fn ice_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

@@ -1,0 +1,222 @@
+//! Ice 3.8's own Slice files (the `slice` directory of zeroc-ice 3.8.3:
+//! Ice, Glacier2, IceBox, IceGrid, IceStorm, DataStorm) compile without
+//! extra flags, through the library (and generate Rust) and through
+//! `slice2rs --validate`; the 3.8 fixtures in `tests/ice38/` get the same
+//! verdicts from slice2rs and from Ice 3.8's slice2py.
+//!
+//! The files come from `cargo xtask test`'s Ice 3.8 venv (see
+//! `common::ice38_slice_dir`): missing, these tests fail under CI=true and
+//! are skipped loudly otherwise.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn options(dir: &Path, dialect: floe_idl::Dialect) -> floe_idl::Options {
+    floe_idl::Options {
+        include_dirs: vec![dir.to_path_buf()],
+        dialect,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn every_ice38_slice_file_compiles_and_generates() {
+    let Some(dir) = common::ice38_slice_dir() else {
+        return;
+    };
+    let files = common::ice_files(&dir);
+    assert!(
+        files.len() >= 32,
+        "expected Ice 3.8's Slice set (32 files), found {}",
+        files.len()
+    );
+    let opts = options(&dir, floe_idl::Dialect::Auto);
+    let (mut definitions, mut generated) = (0, 0);
+    for f in &files {
+        let out = match floe_idl::compile(f, &opts) {
+            Ok(out) => out,
+            Err(fail) => panic!("{} rejected:\n{}", f.display(), fail.rendered()),
+        };
+        definitions += out.model.main_definitions().count();
+        let code = floe_idl::codegen::generate(&out.model, &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        generated += code.len();
+    }
+    println!(
+        "Ice 3.8: {} files, {definitions} main-file definitions, {generated} bytes of Rust",
+        files.len()
+    );
+    assert!(definitions > 180, "too few definitions: {definitions}");
+}
+
+#[test]
+fn slice2rs_validate_accepts_every_ice38_file() {
+    let Some(dir) = common::ice38_slice_dir() else {
+        return;
+    };
+    let files = common::ice_files(&dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_slice2rs"))
+        .arg("--validate")
+        .arg(format!("-I{}", dir.display()))
+        .args(&files)
+        .output()
+        .expect("run slice2rs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "slice2rs failed:\n{stderr}");
+    assert!(!stderr.contains("error:"), "{stderr}");
+}
+
+/// Read as Ice 3.7 (`--dialect 3.7`), the files that define `IceGrid`,
+/// `IceMX`, `IceBox`... are rejected for the `Ice` prefix, as Ice 3.7's
+/// slice2cpp would reject them: it is the per-file dialect that makes them
+/// compile, not a relaxed rule for every file.
+#[test]
+fn as_ice37_the_ice_prefixed_files_are_rejected() {
+    let Some(dir) = common::ice38_slice_dir() else {
+        return;
+    };
+    let files = common::ice_files(&dir);
+    let opts = options(&dir, floe_idl::Dialect::Ice37);
+    let mut rejected = Vec::new();
+    for f in &files {
+        if let Err(fail) = floe_idl::compile(f, &opts) {
+            let text = fail.rendered();
+            for line in text.lines().filter(|l| l.contains("error:")) {
+                assert!(line.contains("`Ice' prefix is reserved"), "{line}");
+            }
+            rejected.push(f.strip_prefix(&dir).unwrap_or(f).display().to_string());
+        }
+    }
+    println!(
+        "as Ice 3.7: {} of {} files rejected: {rejected:?}",
+        rejected.len(),
+        files.len()
+    );
+    assert!(
+        rejected.iter().any(|f| f.contains("IceGrid")),
+        "{rejected:?}"
+    );
+}
+
+fn fixtures(kind: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/ice38")
+        .join(kind);
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("fixture dir")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ice"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn slice2rs(file: &Path) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_slice2rs"))
+        .arg("--validate")
+        .arg(file)
+        .output()
+        .expect("run slice2rs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Each `tests/ice38/valid` file is accepted and each `tests/ice38/invalid`
+/// file rejected with the diagnostic its first line names
+/// (`// expect: LINE: text`), without flags.
+#[test]
+fn slice2rs_verdicts_on_the_ice38_fixtures() {
+    for f in fixtures("valid") {
+        let (ok, stderr) = slice2rs(&f);
+        assert!(ok, "{} rejected:\n{stderr}", f.display());
+    }
+    let invalid = fixtures("invalid");
+    assert!(invalid.len() >= 8);
+    for f in &invalid {
+        let text = std::fs::read_to_string(f).expect("read");
+        let (line, want) = text
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("// expect: "))
+            .and_then(|l| l.split_once(": "))
+            .unwrap_or_else(|| panic!("{}: no `// expect: LINE: text'", f.display()));
+        let (ok, stderr) = slice2rs(f);
+        let name = f.file_name().unwrap_or_default().to_string_lossy();
+        let at = format!("{name}:{line}:");
+        assert!(!ok, "{name} accepted");
+        assert!(
+            stderr.lines().any(|l| l.contains(&at) && l.contains(want)),
+            "{name}: wanted line {line} `{want}', got:\n{stderr}"
+        );
+    }
+}
+
+/// Ice 3.8's slice2py (from the venv): true if it accepts `file`.
+fn slice2py38(exe: &Path, include: Option<&Path>, file: &Path) -> (bool, String) {
+    let tmp = common::TempDir::new("py38");
+    let mut cmd = Command::new(exe);
+    if let Some(dir) = include {
+        cmd.arg(format!("-I{}", dir.display()));
+    }
+    let out = cmd
+        .arg("--output-dir")
+        .arg(&tmp.0)
+        .arg(file)
+        .output()
+        .expect("run slice2py 3.8");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The reference: Ice 3.8's own compiler accepts its Slice files and the
+/// valid fixtures and rejects the invalid ones, as slice2rs does.
+#[test]
+fn slice2py_38_agrees() {
+    let Some(exe) = common::ice38_slice2py() else {
+        let why = format!(
+            "Ice 3.8's slice2py not found in {}",
+            common::ice38_venv().display()
+        );
+        if common::under_ci() {
+            panic!("{why}: cargo xtask test installs it under CI=true");
+        }
+        println!("SKIPPED: {why}");
+        eprintln!("SKIPPED: {why}");
+        return;
+    };
+    let mut problems = Vec::new();
+    if let Some(dir) = common::ice38_slice_dir() {
+        for f in common::ice_files(&dir) {
+            let (ok, stderr) = slice2py38(&exe, Some(&dir), &f);
+            if !ok {
+                problems.push(format!("slice2py 3.8 rejects {}:\n{stderr}", f.display()));
+            }
+        }
+    }
+    let (valid, invalid) = (fixtures("valid"), fixtures("invalid"));
+    for f in &valid {
+        let (ok, stderr) = slice2py38(&exe, None, f);
+        if !ok {
+            problems.push(format!("slice2py 3.8 rejects {}:\n{stderr}", f.display()));
+        }
+    }
+    for f in &invalid {
+        if slice2py38(&exe, None, f).0 {
+            problems.push(format!("slice2py 3.8 accepts {}", f.display()));
+        }
+    }
+    println!(
+        "slice2py 3.8: {} valid and {} invalid fixtures, {} disagreements",
+        valid.len(),
+        invalid.len(),
+        problems.len()
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
