@@ -155,6 +155,34 @@ mod tests {
     }
 
     #[test]
+    fn joins_adjacent_metadata_strings() {
+        let u =
+            parse_unit(r#"module M { ["cpp:type:" "std::list<int>"] sequence<int> L; }"#).unwrap();
+        let ast::Item::Definition(m) = &u.items[0] else {
+            panic!("{u:?}")
+        };
+        let ast::DefinitionKind::Module { items, .. } = &m.kind else {
+            panic!("{m:?}")
+        };
+        let ast::Item::Definition(seq) = &items[0] else {
+            panic!("{items:?}")
+        };
+        assert_eq!(seq.metadata[0].text, "cpp:type:std::list<int>");
+    }
+
+    #[test]
+    fn records_ice38_syntax() {
+        let u = parse_unit("module A::B { interface I {} interface J : I {} }").unwrap();
+        let kinds: Vec<Ice38Syntax> = u.ice38_syntax.iter().map(|(_, k)| *k).collect();
+        assert_eq!(
+            kinds,
+            [Ice38Syntax::NestedModuleName, Ice38Syntax::ColonInheritance]
+        );
+        let u = parse_unit("module A { interface I {} interface J extends ::A::I {} }").unwrap();
+        assert!(u.ice38_syntax.is_empty());
+    }
+
+    #[test]
     fn reports_position() {
         let src = "module M { struct S { int a } }";
         let e = parse_unit(src).unwrap_err().remove(0);
