@@ -351,14 +351,18 @@ pub enum Ice38Syntax {
     NestedModuleName,
     /// `:` for inheritance instead of `extends` (`interface B : A`).
     ColonInheritance,
+    /// A keyword of Ice 3.7 only (`local`, `implements`, `LocalObject`)
+    /// used as a name.
+    KeywordAsName(&'static str),
 }
 
 impl Ice38Syntax {
     /// What it is, for diagnostics.
-    pub fn describe(self) -> &'static str {
+    pub fn describe(self) -> String {
         match self {
-            Ice38Syntax::NestedModuleName => "nested module name `module A::B'",
-            Ice38Syntax::ColonInheritance => "`:' for inheritance",
+            Ice38Syntax::NestedModuleName => "nested module name `module A::B'".to_owned(),
+            Ice38Syntax::ColonInheritance => "`:' for inheritance".to_owned(),
+            Ice38Syntax::KeywordAsName(kw) => format!("`{kw}' as a name"),
         }
     }
 }

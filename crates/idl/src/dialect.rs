@@ -3,9 +3,11 @@
 //! Ice 3.8 changed Slice in two ways that matter to a compiler serving 3.7
 //! and 3.8 systems at once:
 //!
-//! - new syntax: nested module names (`module A::B::C { ... }`) and `:` for
-//!   inheritance (`interface B : A`, `class D : C`, `exception E : F`),
-//!   which Ice 3.7's slice2cpp rejects as syntax errors;
+//! - new syntax: nested module names (`module A::B::C { ... }`), `:` for
+//!   inheritance (`interface B : A`, `class D : C`, `exception E : F`), and
+//!   `local`, `implements` and `LocalObject` as names (3.8 dropped local
+//!   definitions and classes implementing interfaces), all of which Ice
+//!   3.7's slice2cpp rejects;
 //! - looser identifiers: the `Ice` prefix is no longer reserved (3.7 allows
 //!   it only with `--ice` or `[["ice-prefix"]]`, which Ice 3.7's own files
 //!   carry and Ice 3.8's dropped), and one underscore inside a name

@@ -6,7 +6,7 @@
 use nom::error::{ContextError, ErrorKind, ParseError};
 use nom::IResult;
 
-use crate::ast::{ConstExpr, Ident, Pos, ScopedName};
+use crate::ast::{ConstExpr, Ice38Syntax, Ident, Pos, ScopedName};
 use crate::ident::is_keyword;
 
 /// Input of every parser: the rest of the preprocessed text.
@@ -93,6 +93,22 @@ pub fn pos(input: In<'_>) -> Pos {
     TOTAL_LEN.with(|t| t.get().saturating_sub(input.len()))
 }
 
+thread_local! {
+    static ICE38_SYNTAX: std::cell::RefCell<Vec<(Pos, Ice38Syntax)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Records a use of Ice 3.8 syntax at `pos` (it goes into
+/// [`crate::ast::Unit::ice38_syntax`]).
+pub fn note_ice38(pos: Pos, syntax: Ice38Syntax) {
+    ICE38_SYNTAX.with(|r| r.borrow_mut().push((pos, syntax)));
+}
+
+/// The uses of Ice 3.8 syntax recorded since the last call.
+pub fn take_ice38_syntax() -> Vec<(Pos, Ice38Syntax)> {
+    ICE38_SYNTAX.with(|r| std::mem::take(&mut *r.borrow_mut()))
+}
+
 /// Skips whitespace and comments; returns the last doc comment seen
 /// (`/** ... */` or a run of `///` lines).
 pub fn ws(mut i: In<'_>) -> PResult<'_, Option<String>> {
@@ -162,6 +178,10 @@ fn clean_block_doc(body: &str) -> String {
     lines[start..end].join("\n")
 }
 
+/// Keywords of Ice 3.7 that Ice 3.8 dropped (with local definitions and
+/// classes implementing interfaces).
+const ICE37_ONLY_KEYWORDS: [&str; 3] = ["implements", "local", "LocalObject"];
+
 fn is_ident_start(c: char) -> bool {
     c.is_ascii_alphabetic() || c == '_'
 }
@@ -183,12 +203,16 @@ fn raw_word(i: In<'_>) -> PResult<'_, (&str, bool)> {
     Ok((&i[end..], (&i[..end], escaped)))
 }
 
-/// An identifier (not a keyword unless escaped).
+/// An identifier (not a keyword unless escaped). The words that only Ice
+/// 3.7 reserves (`local`, `implements`, `LocalObject`) are names in Ice
+/// 3.8: accepted, and recorded as Ice 3.8 syntax.
 pub fn ident(i: In<'_>) -> PResult<'_, Ident> {
     let (i, _) = ws(i)?;
     let start = i;
     let (rest, (word, escaped)) = raw_word(i)?;
-    if !escaped && is_keyword(word) {
+    if let (false, Some(kw)) = (escaped, ICE37_ONLY_KEYWORDS.iter().find(|k| **k == word)) {
+        note_ice38(pos(start), Ice38Syntax::KeywordAsName(kw));
+    } else if !escaped && is_keyword(word) {
         return fail(
             start,
             format!("identifier (`{word}' is a keyword; escape it as `\\{word}')"),

@@ -33,7 +33,7 @@ fn inherits(i: In<'_>) -> PResult<'_, bool> {
     let (t, _) = ws(i)?;
     match t.strip_prefix(':') {
         Some(r) if !r.starts_with(':') => {
-            super::note_ice38(pos(t), Ice38Syntax::ColonInheritance);
+            crate::lexer::note_ice38(pos(t), Ice38Syntax::ColonInheritance);
             Ok((r, true))
         }
         _ => Ok((i, false)),

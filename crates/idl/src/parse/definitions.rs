@@ -195,7 +195,7 @@ fn module_body(i: In<'_>, depth: usize) -> PResult<'_, (Vec<Ident>, Vec<Item>)> 
         i = r;
     }
     if names.len() > 1 {
-        super::note_ice38(names[0].pos, Ice38Syntax::NestedModuleName);
+        crate::lexer::note_ice38(names[0].pos, Ice38Syntax::NestedModuleName);
     }
     if depth + names.len() > MAX_DEPTH {
         return fail_cut(i, "fewer nested modules (nesting too deep)");

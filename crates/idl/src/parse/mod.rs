@@ -9,7 +9,7 @@ mod types;
 
 use std::cell::RefCell;
 
-use crate::ast::{self, Ice38Syntax, Pos};
+use crate::ast::{self, Pos};
 use crate::lexer::{self, SyntaxError};
 
 /// A syntax error: where and what.
@@ -26,12 +26,6 @@ const MAX_ERRORS: usize = 50;
 
 thread_local! {
     static RECOVERED: RefCell<Vec<ParseFailure>> = const { RefCell::new(Vec::new()) };
-    static ICE38_SYNTAX: RefCell<Vec<(Pos, Ice38Syntax)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Records a use of Ice 3.8 syntax (it goes into [`ast::Unit::ice38_syntax`]).
-pub(crate) fn note_ice38(pos: Pos, syntax: Ice38Syntax) {
-    ICE38_SYNTAX.with(|r| r.borrow_mut().push((pos, syntax)));
 }
 
 /// Records a syntax error that the grammar recovered from; false once too
@@ -49,10 +43,10 @@ pub(crate) fn record(e: SyntaxError<'_>) -> bool {
 pub fn parse_unit(text: &str) -> Result<ast::Unit, Vec<ParseFailure>> {
     lexer::set_total_len(text.len());
     RECOVERED.with(|r| r.borrow_mut().clear());
-    ICE38_SYNTAX.with(|r| r.borrow_mut().clear());
+    lexer::take_ice38_syntax();
     let result = definitions::items(text, 0);
     let mut errors = RECOVERED.with(|r| std::mem::take(&mut *r.borrow_mut()));
-    let ice38_syntax = ICE38_SYNTAX.with(|r| std::mem::take(&mut *r.borrow_mut()));
+    let ice38_syntax = lexer::take_ice38_syntax();
     match result {
         Ok((rest, items)) => {
             let rest_t = lexer::skip_trivia_cheap(rest);
@@ -173,10 +167,18 @@ mod tests {
     #[test]
     fn records_ice38_syntax() {
         let u = parse_unit("module A::B { interface I {} interface J : I {} }").unwrap();
-        let kinds: Vec<Ice38Syntax> = u.ice38_syntax.iter().map(|(_, k)| *k).collect();
+        let kinds: Vec<ast::Ice38Syntax> = u.ice38_syntax.iter().map(|(_, k)| *k).collect();
         assert_eq!(
             kinds,
-            [Ice38Syntax::NestedModuleName, Ice38Syntax::ColonInheritance]
+            [
+                ast::Ice38Syntax::NestedModuleName,
+                ast::Ice38Syntax::ColonInheritance
+            ]
+        );
+        let u = parse_unit("module M { struct S { int local; } }").unwrap();
+        assert_eq!(
+            u.ice38_syntax[0].1,
+            ast::Ice38Syntax::KeywordAsName("local")
         );
         let u = parse_unit("module A { interface I {} interface J extends ::A::I {} }").unwrap();
         assert!(u.ice38_syntax.is_empty());
