@@ -1,7 +1,8 @@
 //! Ice 3.8's Slice syntax and rules: nested module names and `:` for
 //! inheritance mean what their 3.7 spellings mean (the same Rust is
 //! generated), each file is read as Ice 3.7 or 3.8 by its own content
-//! (`Dialect::Auto`), and doc comments, `///` and `/** */`, reach rustdoc.
+//! (`Dialect::Auto`), and doc comments, `///` and `/** */`, reach rustdoc
+//! (inline `{@link X}` and `@p name` as code spans).
 
 mod common;
 
@@ -242,7 +243,7 @@ module Outer::Docs
     /// Doc of interface Reporter.
     interface Reporter
     {
-        /// Doc of operation report.
+        /// Doc of operation report, about {@link P} and @p p.
         /// @param p Doc of parameter p.
         /// @return Doc of the return value.
         /// @throws Refused Doc of the throws clause.
@@ -268,7 +269,7 @@ module Outer::Docs
         "Doc of member name.",
         "Doc of class Circle.",
         "Doc of interface Reporter.",
-        "Doc of operation report.",
+        "Doc of operation report, about `P` and `p`.",
         "Doc of parameter p.",
         "Doc of the return value.",
     ] {
