@@ -32,18 +32,8 @@ fn every_ice38_slice_file_compiles_and_generates() {
         "expected Ice 3.8's Slice set (32 files), found {}",
         files.len()
     );
-    let opts = options(&dir, floe_idl::Dialect::Auto);
-    let (mut definitions, mut generated) = (0, 0);
-    for f in &files {
-        let out = match floe_idl::compile(f, &opts) {
-            Ok(out) => out,
-            Err(fail) => panic!("{} rejected:\n{}", f.display(), fail.rendered()),
-        };
-        definitions += out.model.main_definitions().count();
-        let code = floe_idl::codegen::generate(&out.model, &Default::default())
-            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        generated += code.len();
-    }
+    let (definitions, generated) =
+        common::compile_each(&files, &options(&dir, floe_idl::Dialect::Auto));
     println!(
         "Ice 3.8: {} files, {definitions} main-file definitions, {generated} bytes of Rust",
         files.len()

@@ -82,6 +82,24 @@ pub fn ice38_slice2py() -> Option<PathBuf> {
     exe.is_file().then_some(exe)
 }
 
+/// Compiles each file alone with `opts` (panicking with the diagnostics
+/// if one is rejected) and generates its Rust; returns the number of
+/// main-file definitions and of bytes of Rust.
+pub fn compile_each(files: &[PathBuf], opts: &floe_idl::Options) -> (usize, usize) {
+    let (mut definitions, mut generated) = (0, 0);
+    for f in files {
+        let out = match floe_idl::compile(f, opts) {
+            Ok(out) => out,
+            Err(fail) => panic!("{} rejected:\n{}", f.display(), fail.rendered()),
+        };
+        definitions += out.model.main_definitions().count();
+        let code = floe_idl::codegen::generate(&out.model, &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        generated += code.len();
+    }
+    (definitions, generated)
+}
+
 /// Every `.ice` file under `dir`, sorted.
 pub fn ice_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
