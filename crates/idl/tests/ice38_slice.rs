@@ -90,18 +90,13 @@ fn as_ice37_the_ice_prefixed_files_are_rejected() {
     );
 }
 
+/// The `.ice` files of `tests/ice38/<kind>`.
 fn fixtures(kind: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/ice38")
-        .join(kind);
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("fixture dir")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ice"))
-        .collect();
-    v.sort();
-    v
+    common::ice_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/ice38")
+            .join(kind),
+    )
 }
 
 fn slice2rs(file: &Path) -> (bool, String) {
