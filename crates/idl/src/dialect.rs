@@ -12,7 +12,8 @@
 //!   it only with `--ice` or `[["ice-prefix"]]`, which Ice 3.7's own files
 //!   carry and Ice 3.8's dropped), and one underscore inside a name
 //!   (`my_name`) is allowed (3.7 needs `--underscore` or
-//!   `[["underscore"]]`). Leading, trailing and double underscores and the
+//!   `[["underscore"]]`), and a definition may be named like the module
+//!   holding it. Leading, trailing and double underscores and the
 //!   `Helper`/`Holder`/`Prx`/`Ptr` suffixes stay illegal in both.
 //!
 //! Ice 3.8's compilers have no switch for this (they simply are the newer

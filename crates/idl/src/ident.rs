@@ -53,8 +53,9 @@ pub struct IdentRules {
     pub underscore: bool,
     /// `[["ice-prefix"]]`: identifiers may start with `Ice`.
     pub ice_prefix: bool,
-    /// Ice 3.8's rules: the `Ice` prefix is not reserved, and one
-    /// underscore inside a name is allowed.
+    /// Ice 3.8's rules: the `Ice` prefix is not reserved, one underscore
+    /// inside a name is allowed (and, checked by the resolver, a definition
+    /// may be named like its module).
     pub ice38: bool,
 }
 

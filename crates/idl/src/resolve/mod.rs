@@ -224,9 +224,10 @@ impl Resolver<'_> {
                 self.err(d.pos, "`local' cannot be applied to a module");
             }
             if let (true, Some(m)) = (nested, d.metadata.first()) {
-                self.err(
+                // Ice 3.8 says so and goes on without the metadata.
+                self.warn(
                     m.pos,
-                    "metadata cannot be applied to modules defined using nested module syntax",
+                    "metadata cannot be applied to modules defined using nested module syntax (ignored)",
                 );
             }
             if let Some(m) = self.open_module(d, scope) {
@@ -256,6 +257,19 @@ impl Resolver<'_> {
             );
             return;
         };
+        let what = match &d.kind {
+            DefinitionKind::Struct { .. } => "structure",
+            DefinitionKind::Class { .. } | DefinitionKind::ClassDecl { .. } => "class",
+            DefinitionKind::Interface { .. } | DefinitionKind::InterfaceDecl { .. } => "interface",
+            DefinitionKind::Exception { .. } => "exception",
+            DefinitionKind::Sequence { .. } => "sequence",
+            DefinitionKind::Dictionary { .. } => "dictionary",
+            DefinitionKind::Enum { .. } => "enumeration",
+            _ => "constant",
+        };
+        if self.named_like_enclosing_module(Some(scope), name, what) {
+            return;
+        }
         let placeholder = match &d.kind {
             DefinitionKind::Class { .. } | DefinitionKind::ClassDecl { .. } => {
                 DefKind::Class(Class {
