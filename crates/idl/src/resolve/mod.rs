@@ -68,8 +68,6 @@ struct Resolver<'a> {
     introduced: HashMap<(ModuleId, String), (String, String)>,
     /// The constant whose value is being resolved.
     defining: Option<DefId>,
-    /// Per file: read with Ice 3.8's rules.
-    ice38_files: Vec<bool>,
 }
 
 /// Builds the model from a parsed unit. Errors go to `diags`; the returned
@@ -95,7 +93,6 @@ pub fn resolve(
         introduce_in: None,
         introduced: HashMap::new(),
         defining: None,
-        ice38_files: dialect::ice38_files(opts.dialect, unit, text, map),
     };
     if opts.dialect == Dialect::Ice37 {
         for (pos, syntax) in &unit.ice38_syntax {
@@ -108,13 +105,16 @@ pub fn resolve(
             );
         }
     }
+    let ice38 = dialect::ice38_files(opts.dialect, unit, text, map);
     r.model.files = map
         .files
         .iter()
-        .map(|f| File {
+        .zip(ice38)
+        .map(|(f, ice38)| File {
             path: f.path.clone(),
             is_main: f.is_main,
             metadata: Vec::new(),
+            ice38,
         })
         .collect();
     r.items(&unit.items, None);
@@ -159,17 +159,12 @@ impl Resolver<'_> {
     }
 
     fn rules(&self, pos: Pos) -> IdentRules {
-        let file = self.span(pos).file;
-        let md = self
-            .model
-            .files
-            .get(file.0 as usize)
-            .map(|f| f.metadata.as_slice())
-            .unwrap_or(&[]);
+        let file = self.model.files.get(self.span(pos).file.0 as usize);
+        let md = file.map(|f| f.metadata.as_slice()).unwrap_or(&[]);
         IdentRules {
             underscore: self.opts.underscore || md.iter().any(|m| m == "underscore"),
             ice_prefix: self.opts.ice_prefix || md.iter().any(|m| m == "ice-prefix"),
-            ice38: self.ice38_files.get(file.0 as usize) == Some(&true),
+            ice38: file.is_some_and(|f| f.ice38),
         }
     }
 
@@ -219,6 +214,9 @@ impl Resolver<'_> {
     fn definition(&mut self, d: &ast::Definition, scope: Option<ModuleId>) {
         let name = d.kind.name();
         self.check_ident(name);
+        if d.local && self.rules(d.pos).ice38 {
+            self.err(d.pos, "Ice 3.8 has no local definitions");
+        }
         if let DefinitionKind::Module { items, nested, .. } = &d.kind {
             if d.local {
                 self.err(d.pos, "`local' cannot be applied to a module");
@@ -359,11 +357,20 @@ impl Resolver<'_> {
                     .iter()
                     .filter_map(|b| self.base(b, scope, "interface", id))
                     .collect();
-                if !implements.is_empty() {
-                    self.warn(d.pos, "classes implementing interfaces are deprecated");
-                }
-                if !operations.is_empty() && !d.local {
-                    self.warn(d.pos, "classes with operations are deprecated");
+                if self.rules(d.pos).ice38 {
+                    if !implements.is_empty() {
+                        self.err(d.pos, "Ice 3.8 classes cannot implement interfaces");
+                    }
+                    if !operations.is_empty() {
+                        self.err(d.pos, "Ice 3.8 classes cannot have operations");
+                    }
+                } else {
+                    if !implements.is_empty() {
+                        self.warn(d.pos, "classes implementing interfaces are deprecated");
+                    }
+                    if !operations.is_empty() && !d.local {
+                        self.warn(d.pos, "classes with operations are deprecated");
+                    }
                 }
                 let compact_id = compact_id
                     .as_ref()

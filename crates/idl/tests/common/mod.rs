@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod random_slice;
+
 use std::path::{Path, PathBuf};
 
 /// Where Debian's zeroc-ice-slice package puts the Ice Slice files.
@@ -64,22 +66,34 @@ pub fn ice38_slice_dir() -> Option<PathBuf> {
     if let Some(dir) = dir.filter(|d| d.join("Ice/Identity.ice").is_file()) {
         return Some(dir);
     }
-    let why = format!(
+    ice38_missing(&format!(
         "Ice 3.8 Slice files not found (FLOE_ICE38_SLICE, or the zeroc-ice 3.8.3 venv at {})",
         ice38_venv().display()
-    );
+    ))
+}
+
+/// Ice 3.8's `slice2py` from [`ice38_venv`]; when it is not installed, the
+/// test fails under CI=true and is skipped loudly otherwise.
+pub fn ice38_slice2py() -> Option<PathBuf> {
+    let exe = ice38_venv().join("bin/slice2py");
+    if exe.is_file() {
+        return Some(exe);
+    }
+    ice38_missing(&format!(
+        "Ice 3.8's slice2py not found at {}",
+        exe.display()
+    ))
+}
+
+/// Something of Ice 3.8 is missing: fails under CI=true (`cargo xtask
+/// test` installs it there), prints that the test is skipped otherwise.
+fn ice38_missing<T>(why: &str) -> Option<T> {
     if under_ci() {
-        panic!("{why}: cargo xtask test installs them under CI=true");
+        panic!("{why}: cargo xtask test installs it under CI=true");
     }
     println!("SKIPPED: {why}");
     eprintln!("SKIPPED: {why}");
     None
-}
-
-/// Ice 3.8's `slice2py` from [`ice38_venv`], if installed.
-pub fn ice38_slice2py() -> Option<PathBuf> {
-    let exe = ice38_venv().join("bin/slice2py");
-    exe.is_file().then_some(exe)
 }
 
 /// Compiles each file alone with `opts` (panicking with the diagnostics
