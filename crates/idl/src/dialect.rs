@@ -1,20 +1,23 @@
 //! [`Dialect`]: which Ice release's Slice rules a file is read with.
 //!
-//! Ice 3.8 changed Slice in two ways that matter to a compiler serving 3.7
-//! and 3.8 systems at once:
+//! Ice 3.8 changed Slice in three ways that matter to a compiler serving
+//! 3.7 and 3.8 systems at once:
 //!
 //! - new syntax: nested module names (`module A::B::C { ... }`), `:` for
 //!   inheritance (`interface B : A`, `class D : C`, `exception E : F`), and
-//!   `local`, `implements` and `LocalObject` as names (3.8 dropped local
-//!   definitions and classes implementing interfaces), all of which Ice
+//!   `local`, `implements` and `LocalObject` as names, all of which Ice
 //!   3.7's slice2cpp rejects;
-//! - looser identifiers: the `Ice` prefix is no longer reserved (3.7 allows
-//!   it only with `--ice` or `[["ice-prefix"]]`, which Ice 3.7's own files
-//!   carry and Ice 3.8's dropped), and one underscore inside a name
-//!   (`my_name`) is allowed (3.7 needs `--underscore` or
-//!   `[["underscore"]]`), and a definition may be named like the module
-//!   holding it. Leading, trailing and double underscores and the
-//!   `Helper`/`Holder`/`Prx`/`Ptr` suffixes stay illegal in both.
+//! - looser names: the `Ice` prefix is no longer reserved (3.7 allows it
+//!   only with `--ice` or `[["ice-prefix"]]`, which Ice 3.7's own files
+//!   carry and Ice 3.8's dropped), one underscore inside a name (`my_name`)
+//!   is allowed (3.7 needs `--underscore` or `[["underscore"]]`), and a
+//!   definition may be named like the module holding it. Leading, trailing
+//!   and double underscores and the `Helper`/`Holder`/`Prx`/`Ptr` suffixes
+//!   stay illegal in both;
+//! - stricter definitions: what 3.7 deprecated is gone (local definitions,
+//!   classes with operations or implementing interfaces, proxies to
+//!   classes, interfaces by value), and types that use classes cannot be
+//!   `optional`.
 //!
 //! Ice 3.8's compilers have no switch for this (they simply are the newer
 //! compiler), so floe decides per file. With [`Dialect::Auto`] (the
@@ -40,7 +43,7 @@ pub enum Dialect {
     /// `Ice` prefixes and underscores need `--ice`/`--underscore` or file
     /// metadata.
     Ice37,
-    /// Every file with Ice 3.8's identifier rules.
+    /// Every file with Ice 3.8's rules.
     Ice38,
 }
 
