@@ -1,6 +1,6 @@
 //! Random small Slice programs (deterministic seed) for the differential
 //! tests: in Ice 3.7's style against slice2cpp 3.7 (`differential.rs`),
-//! and in Ice 3.8's style against slice2py 3.8 (`ice38_differential.rs`).
+//! and in Ice 3.8's style against slice2py 3.8 (`ice38/differential.rs`).
 
 use std::fmt::Write as _;
 

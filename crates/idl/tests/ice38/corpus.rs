@@ -1,17 +1,11 @@
-//! Ice 3.8's own Slice files (the `slice` directory of zeroc-ice 3.8.3:
-//! Ice, Glacier2, IceBox, IceGrid, IceStorm, DataStorm) compile without
-//! extra flags, through the library (and generate Rust) and through
-//! `slice2rs --validate`; the 3.8 fixtures in `tests/ice38/` get the same
-//! verdicts from slice2rs and from Ice 3.8's slice2py.
-//!
-//! The files come from `cargo xtask test`'s Ice 3.8 venv (see
-//! `common::ice38_slice_dir`): missing, these tests fail under CI=true and
-//! are skipped loudly otherwise.
-
-mod common;
+//! Ice 3.8's own Slice files compile without flags, through the library
+//! (and generate Rust) and through `slice2rs --validate`; the 3.8 fixtures
+//! get the same verdicts from slice2rs and from Ice 3.8's slice2py.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use super::common;
 
 fn options(dir: &Path, dialect: floe_idl::Dialect) -> floe_idl::Options {
     floe_idl::Options {
@@ -23,9 +17,10 @@ fn options(dir: &Path, dialect: floe_idl::Dialect) -> floe_idl::Options {
 
 #[test]
 fn every_ice38_slice_file_compiles_and_generates() {
-    let Some(dir) = common::ice38_slice_dir() else {
+    let Some(python) = super::python("every_ice38_slice_file_compiles_and_generates") else {
         return;
     };
+    let dir = super::slice_dir(&python);
     let files = common::ice_files(&dir);
     assert!(
         files.len() >= 32,
@@ -43,9 +38,10 @@ fn every_ice38_slice_file_compiles_and_generates() {
 
 #[test]
 fn slice2rs_validate_accepts_every_ice38_file() {
-    let Some(dir) = common::ice38_slice_dir() else {
+    let Some(python) = super::python("slice2rs_validate_accepts_every_ice38_file") else {
         return;
     };
+    let dir = super::slice_dir(&python);
     let files = common::ice_files(&dir);
     let out = Command::new(env!("CARGO_BIN_EXE_slice2rs"))
         .arg("--validate")
@@ -64,9 +60,10 @@ fn slice2rs_validate_accepts_every_ice38_file() {
 /// compile, not a relaxed rule for every file.
 #[test]
 fn as_ice37_the_ice_prefixed_files_are_rejected() {
-    let Some(dir) = common::ice38_slice_dir() else {
+    let Some(python) = super::python("as_ice37_the_ice_prefixed_files_are_rejected") else {
         return;
     };
+    let dir = super::slice_dir(&python);
     let files = common::ice_files(&dir);
     let opts = options(&dir, floe_idl::Dialect::Ice37);
     let mut rejected = Vec::new();
@@ -141,16 +138,12 @@ fn slice2rs_verdicts_on_the_ice38_fixtures() {
     }
 }
 
-/// Ice 3.8's slice2py (from the venv) on `files`: true if it accepts
-/// them all, and its diagnostics.
-fn slice2py38(exe: &Path, include: Option<&Path>, files: &[PathBuf]) -> (bool, String) {
+/// Ice 3.8's slice2py (`python -m slice2py`) on `files`: true if it
+/// accepts them all, and its diagnostics.
+fn slice2py38(python: &Path, files: &[PathBuf]) -> (bool, String) {
     let tmp = common::TempDir::new("py38");
-    let mut cmd = Command::new(exe);
-    if let Some(dir) = include {
-        cmd.arg(format!("-I{}", dir.display()));
-    }
-    let out = cmd
-        .arg("--output-dir")
+    let out = Command::new(python)
+        .args(["-m", "slice2py", "--output-dir"])
         .arg(&tmp.0)
         .args(files)
         .output()
@@ -165,23 +158,22 @@ fn slice2py38(exe: &Path, include: Option<&Path>, files: &[PathBuf]) -> (bool, S
 /// valid fixtures and rejects each invalid one, as slice2rs does.
 #[test]
 fn slice2py_38_agrees() {
-    let Some(exe) = common::ice38_slice2py() else {
+    let Some(python) = super::python("slice2py_38_agrees") else {
         return;
     };
     let mut problems = Vec::new();
-    if let Some(dir) = common::ice38_slice_dir() {
-        let (ok, stderr) = slice2py38(&exe, Some(&dir), &common::ice_files(&dir));
-        if !ok {
-            problems.push(format!("slice2py 3.8 rejects Ice 3.8's Slice:\n{stderr}"));
-        }
+    let dir = super::slice_dir(&python);
+    let (ok, stderr) = slice2py38(&python, &common::ice_files(&dir));
+    if !ok {
+        problems.push(format!("slice2py 3.8 rejects Ice 3.8's Slice:\n{stderr}"));
     }
     let (valid, invalid) = (fixtures("valid"), fixtures("invalid"));
-    let (ok, stderr) = slice2py38(&exe, None, &valid);
+    let (ok, stderr) = slice2py38(&python, &valid);
     if !ok {
         problems.push(format!("slice2py 3.8 rejects a valid fixture:\n{stderr}"));
     }
     for f in &invalid {
-        if slice2py38(&exe, None, std::slice::from_ref(f)).0 {
+        if slice2py38(&python, std::slice::from_ref(f)).0 {
             problems.push(format!("slice2py 3.8 accepts {}", f.display()));
         }
     }

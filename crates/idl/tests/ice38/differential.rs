@@ -1,15 +1,14 @@
-//! Differential test against Ice 3.8's Slice compiler (slice2py 3.8 from
-//! `cargo xtask test`'s venv): random small programs in Ice 3.8's style
+//! Differential test against Ice 3.8's Slice compiler (what slice2py 3.8
+//! runs): random small programs in Ice 3.8's style
 //! (`module M::N`, `:` for inheritance, names only 3.8 allows) must be
 //! accepted or rejected by slice2rs, with its default `Dialect::Auto`,
 //! exactly when slice2py 3.8 accepts or rejects them.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::random_slice::{Generator, Style};
+use super::common;
+use super::common::random_slice::{Generator, Style};
 
 /// Compiles each file given on the command line with Ice 3.8's compiler in
 /// one Python process (IcePy.compileSlice, what slice2py runs), printing
@@ -24,10 +23,9 @@ for f in sys.argv[2:]:
 
 #[test]
 fn slice2rs_agrees_with_slice2py_38_on_random_programs() {
-    if common::ice38_slice2py().is_none() {
+    let Some(python) = super::python("slice2rs_agrees_with_slice2py_38_on_random_programs") else {
         return;
-    }
-    let python = common::ice38_venv().join("bin/python");
+    };
     let tmp = common::TempDir::new("diff38");
     let out_dir = tmp.0.join("out");
     std::fs::create_dir_all(&out_dir).expect("mkdir");
