@@ -145,12 +145,15 @@ pub struct Definition {
 /// The kinds of definitions.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DefinitionKind {
-    /// `module M { ... }`.
+    /// `module M { ... }`. Ice 3.8's `module A::B { ... }` is parsed as
+    /// `module A { module B { ... } }`, each module marked `nested`.
     Module {
         /// Name.
         name: Ident,
         /// Contents.
         items: Vec<Item>,
+        /// Part of a nested module name (`module A::B`).
+        nested: bool,
     },
     /// `struct S { ... }`.
     Struct {
@@ -340,9 +343,35 @@ pub struct Enumerator {
     pub value: Option<(ConstExpr, Pos)>,
 }
 
+/// Syntax that Ice 3.8 accepts and Ice 3.7 rejects. A file that uses it
+/// is read with Ice 3.8's rules (see [`crate::Dialect`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ice38Syntax {
+    /// `module A::B::C { ... }`.
+    NestedModuleName,
+    /// `:` for inheritance instead of `extends` (`interface B : A`).
+    ColonInheritance,
+    /// A keyword of Ice 3.7 only (`local`, `implements`, `LocalObject`)
+    /// used as a name.
+    KeywordAsName(&'static str),
+}
+
+impl Ice38Syntax {
+    /// What it is, for diagnostics.
+    pub fn describe(self) -> String {
+        match self {
+            Ice38Syntax::NestedModuleName => "nested module name `module A::B'".to_owned(),
+            Ice38Syntax::ColonInheritance => "`:' for inheritance".to_owned(),
+            Ice38Syntax::KeywordAsName(kw) => format!("`{kw}' as a name"),
+        }
+    }
+}
+
 /// A parsed compilation unit (main file plus inlined includes).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Unit {
     /// Top-level items in order.
     pub items: Vec<Item>,
+    /// Where Ice 3.8 syntax is used, in source order.
+    pub ice38_syntax: Vec<(Pos, Ice38Syntax)>,
 }

@@ -130,6 +130,16 @@ impl Builder {
         self
     }
 
+    /// Which Ice release's Slice rules apply (`--dialect`; default
+    /// [`Dialect::Auto`](crate::Dialect::Auto): each file by its own
+    /// content, see [`crate::dialect`]). [`Dialect::Ice38`](crate::Dialect::Ice38)
+    /// reads every file as Ice 3.8 does (`Ice` prefixes and single inner
+    /// underscores allowed everywhere).
+    pub fn dialect(&mut self, dialect: crate::Dialect) -> &mut Self {
+        self.options.dialect = dialect;
+        self
+    }
+
     /// Does not print `cargo:` lines (when used outside a build script).
     pub fn quiet(&mut self, on: bool) -> &mut Self {
         self.quiet = on;

@@ -45,13 +45,18 @@ pub fn is_keyword(word: &str) -> bool {
 /// Suffixes that Ice reserves for generated names.
 const RESERVED_SUFFIXES: &[&str] = &["Helper", "Holder", "Prx", "Ptr"];
 
-/// What the identifier check may relax, from file metadata.
+/// What the identifier check may relax, from file metadata and the file's
+/// [`crate::Dialect`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct IdentRules {
     /// `[["underscore"]]`: underscores inside identifiers are allowed.
     pub underscore: bool,
     /// `[["ice-prefix"]]`: identifiers may start with `Ice`.
     pub ice_prefix: bool,
+    /// Ice 3.8's rules: the `Ice` prefix is not reserved, one underscore
+    /// inside a name is allowed (and, checked by the resolver, a definition
+    /// may be named like its module).
+    pub ice38: bool,
 }
 
 /// Checks one (unscoped) identifier against Ice's rules and returns every
@@ -71,10 +76,10 @@ pub fn check_identifier(id: &str, rules: IdentRules) -> Vec<String> {
         errors.push(format!("illegal double underscore in identifier `{id}'"));
     } else if id.len() > 1 && id.ends_with('_') {
         errors.push(format!("illegal trailing underscore in identifier `{id}'"));
-    } else if !rules.underscore && id.contains('_') {
+    } else if !(rules.underscore || rules.ice38) && id.contains('_') {
         errors.push(format!("illegal underscore in identifier `{id}'"));
     }
-    if !rules.ice_prefix && id.len() > 3 && id[..3].eq_ignore_ascii_case("ice") {
+    if !(rules.ice_prefix || rules.ice38) && id.len() > 3 && id[..3].eq_ignore_ascii_case("ice") {
         errors.push(format!(
             "illegal identifier `{id}': `Ice' prefix is reserved"
         ));
@@ -164,6 +169,12 @@ mod tests {
         assert!(check_identifier("IceX", r)[0].contains("prefix"));
         assert!(check_identifier("FooPrx", r)[0].contains("suffix"));
         assert!(check_identifier("Prx", r).is_empty());
+        let ice38 = IdentRules { ice38: true, ..r };
+        assert!(check_identifier("S_T", ice38).is_empty());
+        assert!(check_identifier("IceX", ice38).is_empty());
+        assert!(check_identifier("S__T", ice38)[0].contains("double underscore"));
+        assert!(check_identifier("_S", ice38)[0].contains("leading underscore"));
+        assert!(check_identifier("FooPrx", ice38)[0].contains("suffix"));
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod ast;
 pub mod builder;
 pub mod codegen;
 pub mod diagnostic;
+pub mod dialect;
 pub mod export;
 pub mod ident;
 pub mod lexer;
@@ -37,6 +38,7 @@ pub mod validate;
 use std::path::{Path, PathBuf};
 
 pub use builder::{BuildError, Builder};
+pub use dialect::Dialect;
 
 use diagnostic::{Diagnostics, SourceMap};
 use model::Model;
@@ -55,6 +57,9 @@ pub struct Options {
     pub underscore: bool,
     /// `--ice`: allow the reserved `Ice` prefix.
     pub ice_prefix: bool,
+    /// `--dialect`: which Ice release's Slice rules apply ([`Dialect::Auto`]:
+    /// each file by its own content).
+    pub dialect: Dialect,
 }
 
 /// A successful compilation.
@@ -215,6 +220,7 @@ fn finish(pre: Preprocessed, mut diags: Diagnostics, opts: &Options) -> Result<O
     let ropts = resolve::ResolveOptions {
         underscore: opts.underscore,
         ice_prefix: opts.ice_prefix,
+        dialect: opts.dialect,
     };
     let (model, incomplete) = resolve::resolve(&unit, &pre.text, &pre.map, ropts, &mut diags);
     // Structural checks run even after resolution errors, so that one run

@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::diagnostic::Diagnostics;
-use crate::model::{DataMember, DefId, DefKind, Model, Operation, Type};
+use crate::model::{DataMember, DefId, DefKind, Definition, Model, Operation, Type};
 
 /// Checks `model`, adding every violation to `diags`.
 pub fn validate(model: &Model, diags: &mut Diagnostics) {
@@ -22,6 +22,13 @@ pub fn validate_except(model: &Model, skip: &HashSet<DefId>, diags: &mut Diagnos
     for def in &model.definitions {
         if skip.contains(&def.id) {
             continue;
+        }
+        if model
+            .files
+            .get(def.span.file.0 as usize)
+            .is_some_and(|f| f.ice38)
+        {
+            no_optional_classes(model, def, diags);
         }
         match &def.kind {
             DefKind::Struct(s) => {
@@ -431,6 +438,32 @@ fn operation(model: &Model, o: &Operation, diags: &mut Diagnostics) {
                     model.def(*t).name
                 ),
             );
+        }
+    }
+}
+
+/// Ice 3.8 forbids `optional` on types that use classes (Ice 3.7 allows it).
+fn no_optional_classes(model: &Model, def: &Definition, diags: &mut Diagnostics) {
+    const MESSAGE: &str = "types that use classes cannot be marked with `optional'";
+    let (members, ops): (&[DataMember], &[Operation]) = match &def.kind {
+        DefKind::Class(c) => (&c.members, &c.operations),
+        DefKind::Exception(e) => (&e.members, &[]),
+        DefKind::Interface(i) => (&[], &i.operations),
+        _ => return,
+    };
+    for m in members {
+        if m.tag.is_some() && model.uses_classes(m.ty) {
+            diags.error(m.span, MESSAGE);
+        }
+    }
+    for o in ops {
+        if o.return_tag.is_some() && o.return_type.is_some_and(|t| model.uses_classes(t)) {
+            diags.error(o.span, MESSAGE);
+        }
+        for p in &o.params {
+            if p.tag.is_some() && model.uses_classes(p.ty) {
+                diags.error(p.span, MESSAGE);
+            }
         }
     }
 }

@@ -1,7 +1,9 @@
 //! The error-detection suite. Each `tests/invalid/NNN_name.ice` starts with
 //! `// expect: LINE: substring`: slice2rs must reject it with a diagnostic
 //! at that line containing that text, and the real slice2cpp (Ice 3.7) must
-//! reject it too. Each `tests/valid/*.ice` must be accepted by both.
+//! reject it too. Each `tests/valid/*.ice` must be accepted by both. A
+//! second line `// slice2rs: ARGS` adds options to slice2rs's command line
+//! (`--dialect 3.7` for a file that Ice 3.8 would accept).
 
 mod common;
 
@@ -30,9 +32,16 @@ fn expectation(path: &Path) -> (u32, String) {
 }
 
 fn slice2rs(file: &Path) -> (bool, String) {
+    let text = std::fs::read_to_string(file).expect("read test file");
+    let extra = text
+        .lines()
+        .nth(1)
+        .and_then(|l| l.strip_prefix("// slice2rs: "))
+        .unwrap_or("");
     let out = Command::new(env!("CARGO_BIN_EXE_slice2rs"))
         .arg("--validate")
         .arg(format!("-I{}", common::SYSTEM_SLICE))
+        .args(extra.split_whitespace())
         .arg(file)
         .output()
         .expect("run slice2rs");

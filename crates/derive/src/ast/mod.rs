@@ -132,6 +132,7 @@ fn new_model(module_path: &str, span: Span, cx: &mut Ctxt) -> (Model, ModuleId) 
             path: "<rust>".into(),
             is_main: true,
             metadata: vec![],
+            ice38: false,
         }],
         ..Model::default()
     };

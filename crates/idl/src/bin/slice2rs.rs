@@ -16,7 +16,7 @@ use clap::{ArgAction, Parser};
 #[command(
     name = "slice2rs",
     disable_version_flag = true,
-    about = "Slice compiler for floe (Rust, Ice 3.7 compatible)",
+    about = "Slice compiler for floe (Rust, Ice 3.7 and 3.8 compatible)",
     after_help = "Writes <file stem>.rs for each Slice file (and the user files they include) \
 into --output-dir (default: the current directory), and slice.rs, which includes the files that \
 refer to each other. Use --dump-model to print the validated model instead. \
@@ -67,9 +67,24 @@ struct Cli {
     /// Allow the reserved Ice prefix in Slice identifiers (deprecated: use [["ice-prefix"]]).
     #[arg(long)]
     ice: bool,
+    /// Which Ice release's Slice rules apply: `auto` (each file by its own
+    /// content: Ice 3.8 if it uses 3.8 syntax or 3.8 identifier metadata),
+    /// `3.7` (as Ice 3.7's slice2cpp) or `3.8` (Ice prefixes and single
+    /// inner underscores allowed).
+    #[arg(long, value_name = "auto|3.7|3.8", default_value = "auto", value_parser = parse_dialect)]
+    dialect: floe_idl::Dialect,
     /// Display the version.
     #[arg(short = 'v', long = "version")]
     version: bool,
+}
+
+fn parse_dialect(s: &str) -> Result<floe_idl::Dialect, String> {
+    match s {
+        "auto" => Ok(floe_idl::Dialect::Auto),
+        "3.7" => Ok(floe_idl::Dialect::Ice37),
+        "3.8" => Ok(floe_idl::Dialect::Ice38),
+        _ => Err(format!("`{s}': expected auto, 3.7 or 3.8")),
+    }
 }
 
 fn main() -> ExitCode {
@@ -111,6 +126,7 @@ fn main() -> ExitCode {
         undefines: cli.undefine.clone(),
         underscore: cli.underscore,
         ice_prefix: cli.ice,
+        dialect: cli.dialect,
     };
     let mut failed = false;
     for file in &cli.files {

@@ -42,7 +42,7 @@ impl Gen<'_> {
             .model
             .all_members(def.id)
             .iter()
-            .any(|m| m.tag.is_none() && self.may_hold_class(m.ty, 0));
+            .any(|m| m.tag.is_none() && self.may_hold_class(m.ty));
         let uses_classes_fn = if uses_classes {
             quote! {
                 fn ice_uses_classes(&self) -> bool {

@@ -60,10 +60,53 @@ pub fn doc_attrs(text: &str) -> TokenStream {
         } else if fenced {
             format!(" {}", line.trim_end())
         } else {
-            format!(" {}", escape_html(line.trim_end()))
+            format!(" {}", escape_html(&inline_tags(line.trim_end())))
         };
         out.extend(quote!(#[doc = #line]));
     }
+    out
+}
+
+/// Slice's inline doc tags as code spans: `{@link Topic#create}` →
+/// `` `Topic::create` ``, `{@link #destroy}` → `` `destroy` ``, and
+/// Doxygen's `@p name` (Ice 3.8's parameter reference) → `` `name` ``.
+fn inline_tags(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find(['{', '@']) {
+        let (before, tail) = rest.split_at(at);
+        out.push_str(before);
+        let link = tail
+            .strip_prefix("{@link ")
+            .or_else(|| tail.strip_prefix("{@linkplain "))
+            .and_then(|t| t.split_once('}'));
+        let param = tail
+            .strip_prefix("@p ")
+            .filter(|_| !out.ends_with(|c: char| c.is_alphanumeric()));
+        if let Some((target, after)) = link {
+            let target = target.trim();
+            let target = target
+                .strip_prefix('#')
+                .unwrap_or(target)
+                .replace('#', "::");
+            out.push_str(&format!("`{target}`"));
+            rest = after;
+        } else if let Some(t) = param {
+            let end = t
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(t.len());
+            if end == 0 {
+                out.push_str("@p ");
+            } else {
+                out.push_str(&format!("`{}`", &t[..end]));
+            }
+            rest = &t[end..];
+        } else {
+            out.push_str(&tail[..1]);
+            rest = &tail[1..];
+        }
+    }
+    out.push_str(rest);
     out
 }
 
@@ -97,6 +140,23 @@ mod tests {
         let doc = doc_attrs("Describes k: \"<k>:<extra>\" as `Option<T>`.").to_string();
         assert!(doc.contains(r#"\\<k\\>:\\<extra\\>"#), "{doc}");
         assert!(doc.contains("`Option<T>`"), "{doc}");
+    }
+
+    #[test]
+    fn inline_doc_tags_are_code_spans() {
+        assert_eq!(
+            inline_tags("A {@link LinkInfo} and {@link Topic#create}; see {@link #destroy}."),
+            "A `LinkInfo` and `Topic::create`; see `destroy`."
+        );
+        assert_eq!(
+            inline_tags("Unsubscribes @p subscriber, or @p x."),
+            "Unsubscribes `subscriber`, or `x`."
+        );
+        assert_eq!(
+            inline_tags("mail@p x {not a tag} @param"),
+            "mail@p x {not a tag} @param"
+        );
+        assert_eq!(inline_tags("{@link unclosed"), "{@link unclosed");
     }
 
     #[test]

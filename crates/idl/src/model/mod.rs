@@ -60,6 +60,8 @@ pub struct File {
     pub is_main: bool,
     /// `[["..."]]` file metadata, in order.
     pub metadata: Vec<String>,
+    /// Read with Ice 3.8's rules (see [`crate::Dialect`]).
+    pub ice38: bool,
 }
 
 /// A module; reopenings are merged into one.

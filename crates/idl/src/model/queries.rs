@@ -102,6 +102,33 @@ impl Model {
         ids
     }
 
+    /// True if values of `ty` may hold class instances: `Value`, `Object`
+    /// by value, classes, interfaces by value, and structs, sequences and
+    /// dictionary values made of them.
+    pub fn uses_classes(&self, ty: Type) -> bool {
+        self.uses_classes_depth(ty, 0)
+    }
+
+    fn uses_classes_depth(&self, ty: Type, depth: usize) -> bool {
+        if depth > 64 {
+            return true;
+        }
+        match ty {
+            Type::Object | Type::Value => true,
+            Type::Named(id) => match &self.def(id).kind {
+                DefKind::Class(_) | DefKind::Interface(_) => true,
+                DefKind::Struct(s) => s
+                    .members
+                    .iter()
+                    .any(|m| self.uses_classes_depth(m.ty, depth + 1)),
+                DefKind::Sequence(s) => self.uses_classes_depth(s.element, depth + 1),
+                DefKind::Dictionary(d) => self.uses_classes_depth(d.value, depth + 1),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
     /// True if values of `ty` have a variable encoded size.
     pub fn is_variable_size(&self, ty: Type) -> bool {
         self.variable_size_memo(ty, &mut HashMap::new())

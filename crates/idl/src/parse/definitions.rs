@@ -1,19 +1,20 @@
-//! Grammar rules for definitions: modules, structs, classes, interfaces,
-//! exceptions, sequences, dictionaries, enums and constants. After a
-//! definition keyword the rest is `cut`: a mistake there is reported where
-//! it is, not as "expected a definition".
+//! Grammar rules for definitions: modules, structs, exceptions, sequences,
+//! dictionaries, enums and constants (classes and interfaces are in
+//! `classes.rs`). After a definition keyword the rest is `cut`: a mistake
+//! there is reported where it is, not as "expected a definition".
 
 use nom::combinator::cut;
 use nom::error::context;
 use nom::Parser;
 
+use super::classes;
 use super::types::{const_expr, file_metadata, metadata, optional_tag, type_expr};
 use crate::ast::{
-    DataMember, Definition, DefinitionKind, Enumerator, Item, Operation, Param, ScopedName,
+    DataMember, Definition, DefinitionKind, Enumerator, Ice38Syntax, Ident, Item, Meta, Pos,
 };
 use crate::lexer::{
-    expect_sym, fail_cut, ident, keyword, peek_keyword, scoped_name, skip_trivia_cheap, sym, ws,
-    In, PResult, SyntaxError,
+    expect_sym, fail_cut, ident, keyword, peek_keyword, skip_trivia_cheap, sym, ws, In, PResult,
+    SyntaxError,
 };
 
 /// Deepest module nesting accepted.
@@ -106,7 +107,7 @@ fn skip_definition(i: In<'_>) -> In<'_> {
 }
 
 /// Skips an optional `;` after a closing brace.
-fn opt_semi(i: In<'_>) -> In<'_> {
+pub(super) fn opt_semi(i: In<'_>) -> In<'_> {
     match sym(";")(i) {
         Ok((r, _)) => r,
         Err(_) => i,
@@ -114,7 +115,7 @@ fn opt_semi(i: In<'_>) -> In<'_> {
 }
 
 /// Doc comment then metadata (or metadata then doc comment).
-fn doc_and_metadata(i: In<'_>) -> PResult<'_, (Option<String>, Vec<crate::ast::Meta>)> {
+pub(super) fn doc_and_metadata(i: In<'_>) -> PResult<'_, (Option<String>, Vec<crate::ast::Meta>)> {
     let (i, doc) = ws(i)?;
     let (i, md) = metadata(i)?;
     let (i, doc2) = ws(i)?;
@@ -149,11 +150,15 @@ fn definition(i: In<'_>, depth: usize) -> PResult<'_, Definition> {
         );
     };
     let (i, _) = keyword(kw)(i)?;
+    if kw == "module" {
+        let (i, (names, items)) =
+            context("module definition", cut(|i| module_body(i, depth))).parse(i)?;
+        return Ok((i, modules(names, items, doc, metadata, local, pos)));
+    }
     let (i, kind) = match kw {
-        "module" => context("module definition", cut(|i| module_body(i, depth))).parse(i)?,
         "struct" => context("struct definition", cut(struct_body)).parse(i)?,
-        "class" => context("class definition", cut(class_body)).parse(i)?,
-        "interface" => context("interface definition", cut(interface_body)).parse(i)?,
+        "class" => context("class definition", cut(classes::class_body)).parse(i)?,
+        "interface" => context("interface definition", cut(classes::interface_body)).parse(i)?,
         "exception" => context("exception definition", cut(exception_body)).parse(i)?,
         "sequence" => context("sequence definition", cut(sequence_body)).parse(i)?,
         "dictionary" => context("dictionary definition", cut(dictionary_body)).parse(i)?,
@@ -172,15 +177,74 @@ fn definition(i: In<'_>, depth: usize) -> PResult<'_, Definition> {
     ))
 }
 
-fn module_body(i: In<'_>, depth: usize) -> PResult<'_, DefinitionKind> {
-    let (i, name) = ident(i)?;
-    if depth >= MAX_DEPTH {
+/// `module A { ... }`, or Ice 3.8's `module A::B::C { ... }`: the names,
+/// outermost first, and the contents.
+fn module_body(i: In<'_>, depth: usize) -> PResult<'_, (Vec<Ident>, Vec<Item>)> {
+    let (i, _) = ws(i)?;
+    if i.starts_with("::") {
+        return fail_cut(i, "module name (a module name cannot start with `::')");
+    }
+    let (mut i, first) = ident(i)?;
+    let mut names = vec![first];
+    while let Some(rest) = i.strip_prefix("::") {
+        if !rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '\\') {
+            return fail_cut(rest, "identifier after `::'");
+        }
+        let (r, name) = ident(rest)?;
+        names.push(name);
+        i = r;
+    }
+    if names.len() > 1 {
+        crate::lexer::note_ice38(names[0].pos, Ice38Syntax::NestedModuleName);
+    }
+    if depth + names.len() > MAX_DEPTH {
         return fail_cut(i, "fewer nested modules (nesting too deep)");
     }
     let (i, _) = expect_sym("{")(i)?;
-    let (i, items) = items(i, depth + 1)?;
+    let (i, items) = items(i, depth + names.len())?;
     let (i, _) = expect_sym("}")(i)?;
-    Ok((opt_semi(i), DefinitionKind::Module { name, items }))
+    Ok((opt_semi(i), (names, items)))
+}
+
+/// The module definition for `module A::B::C { items }`: `A` holding `B`
+/// holding `C`, which holds the items. The doc comment goes to the
+/// innermost module (the one it describes), the metadata to the outermost
+/// (where Ice 3.8 reports it as an error).
+fn modules(
+    mut names: Vec<Ident>,
+    mut items: Vec<Item>,
+    mut doc: Option<String>,
+    metadata: Vec<Meta>,
+    local: bool,
+    pos: Pos,
+) -> Definition {
+    let nested = names.len() > 1;
+    let outermost = names.remove(0);
+    for name in names.into_iter().rev() {
+        let inner = Definition {
+            metadata: Vec::new(),
+            doc: doc.take(),
+            local: false,
+            pos: name.pos,
+            kind: DefinitionKind::Module {
+                name,
+                items,
+                nested,
+            },
+        };
+        items = vec![Item::Definition(Box::new(inner))];
+    }
+    Definition {
+        metadata,
+        doc,
+        local,
+        pos,
+        kind: DefinitionKind::Module {
+            name: outermost,
+            items,
+            nested,
+        },
+    }
 }
 
 /// `[optional(tag)] type name [= value] ;`
@@ -191,7 +255,7 @@ fn data_member(i: In<'_>) -> PResult<'_, DataMember> {
     member_rest(i, doc, metadata, optional, ty)
 }
 
-fn member_rest(
+pub(super) fn member_rest(
     i: In<'_>,
     doc: Option<String>,
     metadata: Vec<crate::ast::Meta>,
@@ -221,7 +285,7 @@ fn member_rest(
 }
 
 /// A member or parameter name; a bare keyword here gets a specific message.
-fn member_name<'a>(i: In<'a>, what: &'static str) -> PResult<'a, crate::ast::Ident> {
+pub(super) fn member_name<'a>(i: In<'a>, what: &'static str) -> PResult<'a, crate::ast::Ident> {
     match ident(i) {
         Ok(r) => Ok(r),
         Err(nom::Err::Error(e)) => Err(nom::Err::Failure(SyntaxError {
@@ -256,238 +320,9 @@ fn struct_body(i: In<'_>) -> PResult<'_, DefinitionKind> {
     Ok((opt_semi(i), DefinitionKind::Struct { name, members }))
 }
 
-fn scoped_list(i: In<'_>) -> PResult<'_, Vec<ScopedName>> {
-    let (mut i, first) = cut(scoped_name).parse(i)?;
-    let mut out = vec![first];
-    while let Ok((r, _)) = sym(",")(i) {
-        let (r, n) = cut(scoped_name).parse(r)?;
-        out.push(n);
-        i = r;
-    }
-    Ok((i, out))
-}
-
-fn class_body(i: In<'_>) -> PResult<'_, DefinitionKind> {
-    let (i, name) = ident(i)?;
-    if let Ok((r, _)) = sym(";")(i) {
-        return Ok((r, DefinitionKind::ClassDecl { name }));
-    }
-    let (i, compact_id) = match sym("(")(i) {
-        Ok((r, _)) => {
-            let (r, v) = const_expr(r)?;
-            let (r, _) = expect_sym(")")(r)?;
-            (r, Some(v))
-        }
-        Err(_) => (i, None),
-    };
-    let (i, base) = match keyword("extends")(i) {
-        Ok((r, _)) => {
-            let (r, b) = cut(scoped_name).parse(r)?;
-            (r, Some(b))
-        }
-        Err(_) => (i, None),
-    };
-    let (i, implements) = match keyword("implements")(i) {
-        Ok((r, _)) => scoped_list(r)?,
-        Err(_) => (i, Vec::new()),
-    };
-    let (mut i, _) = expect_sym("{")(i)?;
-    let mut members = Vec::new();
-    let mut operations = Vec::new();
-    loop {
-        let rest = skip_trivia_cheap(i);
-        if rest.starts_with('}') || rest.is_empty() {
-            break;
-        }
-        let (r, (doc, md)) = doc_and_metadata(i)?;
-        if peek_keyword(r, "idempotent") || peek_keyword(r, "void") {
-            let (r, op) =
-                context("operation", cut(|r| operation(r, doc.clone(), md.clone()))).parse(r)?;
-            operations.push(op);
-            i = r;
-            continue;
-        }
-        let (r, optional) = optional_tag(r)?;
-        let (r, ty) = context("data member", cut(type_expr)).parse(r)?;
-        let (after_name, _) = member_name(r, "data member or operation name")?;
-        if sym("(")(after_name).is_ok() {
-            let (r, op) = context(
-                "operation",
-                cut(|r| {
-                    operation_rest(
-                        r,
-                        doc.clone(),
-                        md.clone(),
-                        false,
-                        optional.clone(),
-                        Some(ty.clone()),
-                    )
-                }),
-            )
-            .parse(r)?;
-            operations.push(op);
-            i = r;
-        } else {
-            let (r, m) = context(
-                "data member",
-                cut(|r| member_rest(r, doc.clone(), md.clone(), optional.clone(), ty.clone())),
-            )
-            .parse(r)?;
-            members.push(m);
-            i = r;
-        }
-    }
-    let (i, _) = expect_sym("}")(i)?;
-    Ok((
-        opt_semi(i),
-        DefinitionKind::Class {
-            name,
-            compact_id,
-            base,
-            implements,
-            members,
-            operations,
-        },
-    ))
-}
-
-fn interface_body(i: In<'_>) -> PResult<'_, DefinitionKind> {
-    let (i, name) = ident(i)?;
-    if let Ok((r, _)) = sym(";")(i) {
-        return Ok((r, DefinitionKind::InterfaceDecl { name }));
-    }
-    let (i, bases) = match keyword("extends")(i) {
-        Ok((r, _)) => scoped_list(r)?,
-        Err(_) => (i, Vec::new()),
-    };
-    let (mut i, _) = expect_sym("{")(i)?;
-    let mut operations = Vec::new();
-    loop {
-        let rest = skip_trivia_cheap(i);
-        if rest.starts_with('}') || rest.is_empty() {
-            break;
-        }
-        let (r, (doc, md)) = doc_and_metadata(i)?;
-        let (r, op) =
-            context("operation", cut(|r| operation(r, doc.clone(), md.clone()))).parse(r)?;
-        operations.push(op);
-        i = r;
-    }
-    let (i, _) = expect_sym("}")(i)?;
-    Ok((
-        opt_semi(i),
-        DefinitionKind::Interface {
-            name,
-            bases,
-            operations,
-        },
-    ))
-}
-
-/// `[idempotent] (void | [optional(n)] type) name ( params ) [throws ...] ;`
-fn operation(
-    i: In<'_>,
-    doc: Option<String>,
-    metadata: Vec<crate::ast::Meta>,
-) -> PResult<'_, Operation> {
-    let (i, idempotent) = match keyword("idempotent")(i) {
-        Ok((r, _)) => (r, true),
-        Err(_) => (i, false),
-    };
-    if let Ok((r, _)) = keyword("void")(i) {
-        return operation_rest(r, doc, metadata, idempotent, None, None);
-    }
-    let (i, optional) = optional_tag(i)?;
-    let (i, ty) = match type_expr(i) {
-        Ok(r) => r,
-        Err(nom::Err::Error(e)) => {
-            return Err(nom::Err::Failure(SyntaxError {
-                expected: Some("return type or `void'".into()),
-                ..e
-            }))
-        }
-        Err(e) => return Err(e),
-    };
-    operation_rest(i, doc, metadata, idempotent, optional, Some(ty))
-}
-
-fn operation_rest(
-    i: In<'_>,
-    doc: Option<String>,
-    metadata: Vec<crate::ast::Meta>,
-    idempotent: bool,
-    return_optional: Option<(crate::ast::ConstExpr, usize)>,
-    return_type: Option<crate::ast::TypeExpr>,
-) -> PResult<'_, Operation> {
-    let (i, name) = member_name(i, "operation name")?;
-    let (mut i, _) = expect_sym("(")(i)?;
-    let mut params = Vec::new();
-    if let Ok((r, _)) = sym(")")(i) {
-        i = r;
-    } else {
-        loop {
-            let (r, p) = context("parameter", cut(param)).parse(i)?;
-            params.push(p);
-            if let Ok((r, _)) = sym(",")(r) {
-                i = r;
-                continue;
-            }
-            let (r, _) = expect_sym(")")(r)?;
-            i = r;
-            break;
-        }
-    }
-    let (i, throws) = match keyword("throws")(i) {
-        Ok((r, _)) => scoped_list(r)?,
-        Err(_) => (i, Vec::new()),
-    };
-    let (i, _) = expect_sym(";")(i)?;
-    Ok((
-        i,
-        Operation {
-            metadata,
-            doc,
-            idempotent,
-            return_optional,
-            return_type,
-            name,
-            params,
-            throws,
-        },
-    ))
-}
-
-/// `[out] [metadata] [optional(n)] type name`
-fn param(i: In<'_>) -> PResult<'_, Param> {
-    let (i, out) = match keyword("out")(i) {
-        Ok((r, _)) => (r, true),
-        Err(_) => (i, false),
-    };
-    let (i, metadata) = metadata(i)?;
-    let (i, optional) = optional_tag(i)?;
-    let (i, ty) = type_expr(i)?;
-    let (i, name) = member_name(i, "parameter name")?;
-    Ok((
-        i,
-        Param {
-            metadata,
-            out,
-            optional,
-            ty,
-            name,
-        },
-    ))
-}
-
 fn exception_body(i: In<'_>) -> PResult<'_, DefinitionKind> {
     let (i, name) = ident(i)?;
-    let (i, base) = match keyword("extends")(i) {
-        Ok((r, _)) => {
-            let (r, b) = cut(scoped_name).parse(r)?;
-            (r, Some(b))
-        }
-        Err(_) => (i, None),
-    };
+    let (i, base) = classes::single_base(i)?;
     let (i, _) = expect_sym("{")(i)?;
     let (i, members) = members_until_brace(i)?;
     let (i, _) = expect_sym("}")(i)?;

@@ -1,7 +1,9 @@
 //! The Slice grammar (nom 8): turns preprocessed text into an [`ast::Unit`].
-//! `types.rs` has the shared rules (metadata, types, constants), and
-//! `definitions.rs` the definitions.
+//! `types.rs` has the shared rules (metadata, types, constants),
+//! `definitions.rs` the definitions, and `classes.rs` the bodies of classes
+//! and interfaces.
 
+mod classes;
 mod definitions;
 mod types;
 
@@ -41,8 +43,10 @@ pub(crate) fn record(e: SyntaxError<'_>) -> bool {
 pub fn parse_unit(text: &str) -> Result<ast::Unit, Vec<ParseFailure>> {
     lexer::set_total_len(text.len());
     RECOVERED.with(|r| r.borrow_mut().clear());
+    lexer::take_ice38_syntax();
     let result = definitions::items(text, 0);
     let mut errors = RECOVERED.with(|r| std::mem::take(&mut *r.borrow_mut()));
+    let ice38_syntax = lexer::take_ice38_syntax();
     match result {
         Ok((rest, items)) => {
             let rest_t = lexer::skip_trivia_cheap(rest);
@@ -53,7 +57,10 @@ pub fn parse_unit(text: &str) -> Result<ast::Unit, Vec<ParseFailure>> {
                 });
             }
             if errors.is_empty() {
-                Ok(ast::Unit { items })
+                Ok(ast::Unit {
+                    items,
+                    ice38_syntax,
+                })
             } else {
                 Err(errors)
             }
@@ -139,6 +146,42 @@ mod tests {
         "#;
         let u = parse_unit(src).unwrap();
         assert_eq!(u.items.len(), 2);
+    }
+
+    #[test]
+    fn joins_adjacent_metadata_strings() {
+        let u =
+            parse_unit(r#"module M { ["cpp:type:" "std::list<int>"] sequence<int> L; }"#).unwrap();
+        let ast::Item::Definition(m) = &u.items[0] else {
+            panic!("{u:?}")
+        };
+        let ast::DefinitionKind::Module { items, .. } = &m.kind else {
+            panic!("{m:?}")
+        };
+        let ast::Item::Definition(seq) = &items[0] else {
+            panic!("{items:?}")
+        };
+        assert_eq!(seq.metadata[0].text, "cpp:type:std::list<int>");
+    }
+
+    #[test]
+    fn records_ice38_syntax() {
+        let u = parse_unit("module A::B { interface I {} interface J : I {} }").unwrap();
+        let kinds: Vec<ast::Ice38Syntax> = u.ice38_syntax.iter().map(|(_, k)| *k).collect();
+        assert_eq!(
+            kinds,
+            [
+                ast::Ice38Syntax::NestedModuleName,
+                ast::Ice38Syntax::ColonInheritance
+            ]
+        );
+        let u = parse_unit("module M { struct S { int local; } }").unwrap();
+        assert_eq!(
+            u.ice38_syntax[0].1,
+            ast::Ice38Syntax::KeywordAsName("local")
+        );
+        let u = parse_unit("module A { interface I {} interface J extends ::A::I {} }").unwrap();
+        assert!(u.ice38_syntax.is_empty());
     }
 
     #[test]

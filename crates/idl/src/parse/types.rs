@@ -4,7 +4,7 @@
 use nom::branch::alt;
 use nom::combinator::{cut, map, opt};
 use nom::error::context;
-use nom::multi::separated_list1;
+use nom::multi::{many1, separated_list1};
 use nom::sequence::{delimited, preceded};
 use nom::Parser;
 
@@ -13,11 +13,16 @@ use crate::lexer::{
     expect_sym, fail, keyword, number_lit, pos, scoped_name, string_lit, sym, ws, In, PResult,
 };
 
-/// One metadata string inside `[...]`.
+/// One metadata string inside `[...]`: adjacent string literals are joined
+/// (`["cpp:type:" "std::list<int>"]`), as Ice 3.7 and 3.8 join them.
 fn meta_string(i: In<'_>) -> PResult<'_, Meta> {
     let (i, _) = ws(i)?;
     let p = pos(i);
-    map(string_lit, move |text| Meta { text, pos: p }).parse(i)
+    map(many1(string_lit), move |parts| Meta {
+        text: parts.concat(),
+        pos: p,
+    })
+    .parse(i)
 }
 
 /// Zero or more `["a", "b"]` groups (never `[[`).

@@ -15,6 +15,7 @@ use constants::member_named;
 
 use crate::ast::{self, Builtin, ConstExpr, DefinitionKind, Item, Pos, ScopedName, TypeExpr};
 use crate::diagnostic::{Diagnostics, SourceMap, Span};
+use crate::dialect::{self, Dialect};
 use crate::ident::{check_identifier, IdentRules};
 use crate::model::{
     Class, Const, ConstValue, Contained, DataMember, DefId, DefKind, Definition, Dictionary, Doc,
@@ -29,6 +30,8 @@ pub struct ResolveOptions {
     pub underscore: bool,
     /// `--ice`.
     pub ice_prefix: bool,
+    /// `--dialect`.
+    pub dialect: Dialect,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -91,13 +94,27 @@ pub fn resolve(
         introduced: HashMap::new(),
         defining: None,
     };
+    if opts.dialect == Dialect::Ice37 {
+        for (pos, syntax) in &unit.ice38_syntax {
+            r.err(
+                *pos,
+                format!(
+                    "{} is Ice 3.8 syntax (not accepted with --dialect 3.7)",
+                    syntax.describe()
+                ),
+            );
+        }
+    }
+    let ice38 = dialect::ice38_files(opts.dialect, unit, text, map);
     r.model.files = map
         .files
         .iter()
-        .map(|f| File {
+        .zip(ice38)
+        .map(|(f, ice38)| File {
             path: f.path.clone(),
             is_main: f.is_main,
             metadata: Vec::new(),
+            ice38,
         })
         .collect();
     r.items(&unit.items, None);
@@ -142,16 +159,12 @@ impl Resolver<'_> {
     }
 
     fn rules(&self, pos: Pos) -> IdentRules {
-        let file = self.span(pos).file;
-        let md = self
-            .model
-            .files
-            .get(file.0 as usize)
-            .map(|f| f.metadata.as_slice())
-            .unwrap_or(&[]);
+        let file = self.model.files.get(self.span(pos).file.0 as usize);
+        let md = file.map(|f| f.metadata.as_slice()).unwrap_or(&[]);
         IdentRules {
             underscore: self.opts.underscore || md.iter().any(|m| m == "underscore"),
             ice_prefix: self.opts.ice_prefix || md.iter().any(|m| m == "ice-prefix"),
+            ice38: file.is_some_and(|f| f.ice38),
         }
     }
 
@@ -201,9 +214,19 @@ impl Resolver<'_> {
     fn definition(&mut self, d: &ast::Definition, scope: Option<ModuleId>) {
         let name = d.kind.name();
         self.check_ident(name);
-        if let DefinitionKind::Module { items, .. } = &d.kind {
+        if d.local && self.rules(d.pos).ice38 {
+            self.err(d.pos, "Ice 3.8 has no local definitions");
+        }
+        if let DefinitionKind::Module { items, nested, .. } = &d.kind {
             if d.local {
                 self.err(d.pos, "`local' cannot be applied to a module");
+            }
+            if let (true, Some(m)) = (nested, d.metadata.first()) {
+                // Ice 3.8 says so and goes on without the metadata.
+                self.warn(
+                    m.pos,
+                    "metadata cannot be applied to modules defined using nested module syntax (ignored)",
+                );
             }
             if let Some(m) = self.open_module(d, scope) {
                 self.items(items, Some(m));
@@ -232,6 +255,19 @@ impl Resolver<'_> {
             );
             return;
         };
+        let what = match &d.kind {
+            DefinitionKind::Struct { .. } => "structure",
+            DefinitionKind::Class { .. } | DefinitionKind::ClassDecl { .. } => "class",
+            DefinitionKind::Interface { .. } | DefinitionKind::InterfaceDecl { .. } => "interface",
+            DefinitionKind::Exception { .. } => "exception",
+            DefinitionKind::Sequence { .. } => "sequence",
+            DefinitionKind::Dictionary { .. } => "dictionary",
+            DefinitionKind::Enum { .. } => "enumeration",
+            _ => "constant",
+        };
+        if self.named_like_enclosing_module(Some(scope), name, what) {
+            return;
+        }
         let placeholder = match &d.kind {
             DefinitionKind::Class { .. } | DefinitionKind::ClassDecl { .. } => {
                 DefKind::Class(Class {
@@ -321,11 +357,20 @@ impl Resolver<'_> {
                     .iter()
                     .filter_map(|b| self.base(b, scope, "interface", id))
                     .collect();
-                if !implements.is_empty() {
-                    self.warn(d.pos, "classes implementing interfaces are deprecated");
-                }
-                if !operations.is_empty() && !d.local {
-                    self.warn(d.pos, "classes with operations are deprecated");
+                if self.rules(d.pos).ice38 {
+                    if !implements.is_empty() {
+                        self.err(d.pos, "Ice 3.8 classes cannot implement interfaces");
+                    }
+                    if !operations.is_empty() {
+                        self.err(d.pos, "Ice 3.8 classes cannot have operations");
+                    }
+                } else {
+                    if !implements.is_empty() {
+                        self.warn(d.pos, "classes implementing interfaces are deprecated");
+                    }
+                    if !operations.is_empty() && !d.local {
+                        self.warn(d.pos, "classes with operations are deprecated");
+                    }
                 }
                 let compact_id = compact_id
                     .as_ref()

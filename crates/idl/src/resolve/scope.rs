@@ -6,30 +6,51 @@ use super::*;
 use crate::model::Origin;
 
 impl Resolver<'_> {
+    /// Ice 3.7 forbids naming a definition like its enclosing module (Ice
+    /// 3.8 does not): reports it in a 3.7 file, and returns true if so.
+    pub(super) fn named_like_enclosing_module(
+        &mut self,
+        scope: Option<ModuleId>,
+        name: &ast::Ident,
+        what: &str,
+    ) -> bool {
+        let Some(parent) = scope else {
+            return false;
+        };
+        if self.rules(name.pos).ice38 {
+            return false;
+        }
+        let pname = &self.model.module(parent).name;
+        let message = if *pname == name.name {
+            format!(
+                "{what} name `{}' must differ from the name of its immediately enclosing module",
+                name.name
+            )
+        } else if pname.eq_ignore_ascii_case(&name.name) {
+            format!(
+                "{what} name `{}' cannot differ only in capitalization from its immediately enclosing module name `{pname}'",
+                name.name
+            )
+        } else {
+            return false;
+        };
+        self.err(name.pos, message);
+        true
+    }
+
     pub(super) fn open_module(
         &mut self,
         d: &ast::Definition,
         scope: Option<ModuleId>,
     ) -> Option<ModuleId> {
         let name = d.kind.name();
-        if let Some(parent) = scope {
-            let pname = self.model.module(parent).name.clone();
-            if pname == name.name {
-                self.err(
-                    name.pos,
-                    format!("module name `{}' must differ from the name of its immediately enclosing module", name.name),
-                );
-                return None;
-            } else if pname.eq_ignore_ascii_case(&name.name) {
-                self.err(
-                    name.pos,
-                    format!(
-                        "module name `{}' cannot differ only in capitalization from its immediately enclosing module name `{pname}'",
-                        name.name
-                    ),
-                );
-                return None;
-            }
+        // Ice 3.8 ignores metadata on `module A::B` (with a warning).
+        let metadata = match &d.kind {
+            DefinitionKind::Module { nested: true, .. } => Vec::new(),
+            _ => metas(&d.metadata),
+        };
+        if self.named_like_enclosing_module(scope, name, "module") {
+            return None;
         }
         let scoped = format!("{}::{}", self.scope_name(scope), name.name);
         let key = lower(&scoped);
@@ -49,7 +70,7 @@ impl Resolver<'_> {
                         return None;
                     }
                     let module = &mut self.model.modules[m.0 as usize];
-                    module.metadata.extend(metas(&d.metadata));
+                    module.metadata.extend(metadata);
                     module.openings.push(span);
                     if module.doc.is_none() {
                         module.doc = doc(&d.doc);
@@ -85,7 +106,7 @@ impl Resolver<'_> {
             name: name.name.clone(),
             scoped: scoped.clone(),
             parent: scope,
-            metadata: metas(&d.metadata),
+            metadata,
             doc: doc(&d.doc),
             span,
             openings: vec![span],

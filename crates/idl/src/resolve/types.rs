@@ -129,11 +129,28 @@ impl Resolver<'_> {
                         );
                         None
                     }
+                    "class" if proxy && self.rules(n.pos).ice38 => {
+                        self.err(
+                            n.pos,
+                            format!(
+                                "`{}' must be an interface (Ice 3.8 has no proxies to classes)",
+                                n.text()
+                            ),
+                        );
+                        None
+                    }
                     "class" | "interface" if proxy => {
                         if kind == "class" {
                             self.warn(n.pos, "proxies to classes are deprecated");
                         }
                         Some(Type::Proxy(id))
+                    }
+                    "interface" if self.rules(n.pos).ice38 => {
+                        self.err(
+                            n.pos,
+                            format!("add a `*' after the interface name to specify its proxy type: `{}*' (Ice 3.8 has no interfaces by value)", n.text()),
+                        );
+                        None
                     }
                     "interface" => {
                         if !self.model.def(id).local {

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod random_slice;
+
 use std::path::{Path, PathBuf};
 
 /// Where Debian's zeroc-ice-slice package puts the Ice Slice files.
@@ -28,6 +30,24 @@ pub fn system_slice_dir() -> Option<PathBuf> {
     panic!(
         "{SYSTEM_SLICE} not found: install Debian package zeroc-ice-slice (cargo xtask test does)"
     );
+}
+
+/// Compiles each file alone with `opts` (panicking with the diagnostics
+/// if one is rejected) and generates its Rust; returns the number of
+/// main-file definitions and of bytes of Rust.
+pub fn compile_each(files: &[PathBuf], opts: &floe_idl::Options) -> (usize, usize) {
+    let (mut definitions, mut generated) = (0, 0);
+    for f in files {
+        let out = match floe_idl::compile(f, opts) {
+            Ok(out) => out,
+            Err(fail) => panic!("{} rejected:\n{}", f.display(), fail.rendered()),
+        };
+        definitions += out.model.main_definitions().count();
+        let code = floe_idl::codegen::generate(&out.model, &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        generated += code.len();
+    }
+    (definitions, generated)
 }
 
 /// Every `.ice` file under `dir`, sorted.

@@ -462,8 +462,8 @@ impl Gen<'_> {
         if !self.file_has_classes() {
             return TokenStream::new();
         }
-        let uses = op.params.iter().any(|p| self.may_hold_class(p.ty, 0))
-            || op.return_type.is_some_and(|t| self.may_hold_class(t, 0))
+        let uses = op.params.iter().any(|p| self.may_hold_class(p.ty))
+            || op.return_type.is_some_and(|t| self.may_hold_class(t))
             || !op.throws.is_empty();
         if !uses {
             return TokenStream::new();
@@ -520,24 +520,8 @@ impl Gen<'_> {
             .any(|d| matches!(&d.kind, DefKind::Class(c) if c.defined) && !d.local)
     }
 
-    pub(crate) fn may_hold_class(&self, ty: Type, depth: usize) -> bool {
-        if depth > 64 {
-            return true;
-        }
-        match ty {
-            Type::Object | Type::Value => true,
-            Type::Named(id) => match &self.model.def(id).kind {
-                DefKind::Class(_) | DefKind::Interface(_) => true,
-                DefKind::Struct(s) => s
-                    .members
-                    .iter()
-                    .any(|m| self.may_hold_class(m.ty, depth + 1)),
-                DefKind::Sequence(s) => self.may_hold_class(s.element, depth + 1),
-                DefKind::Dictionary(d) => self.may_hold_class(d.value, depth + 1),
-                _ => false,
-            },
-            _ => false,
-        }
+    pub(crate) fn may_hold_class(&self, ty: Type) -> bool {
+        self.model.uses_classes(ty)
     }
 
     /// `["format:sliced"]` / `["format:compact"]` on the operation, else on

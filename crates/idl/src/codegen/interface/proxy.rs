@@ -43,7 +43,7 @@ impl Gen<'_> {
             .last()
             .filter(|s| s.tag.is_none())
             .filter(|s| self.is_bytes(s.ty) || self.number_element(s.ty).is_some())
-            .filter(|_| !ins.iter().any(|s| self.may_hold_class(s.ty, 0)))
+            .filter(|_| !ins.iter().any(|s| self.may_hold_class(s.ty)))
             .map(|s| (s.var.clone(), self.number_element(s.ty)));
         let into_bytes: Vec<TokenStream> = ins
             .iter()
@@ -124,7 +124,7 @@ impl Gen<'_> {
                     // parameters (nothing in 1.1).
                     let pending = if ins
                         .iter()
-                        .any(|s| s.tag.is_none() && self.may_hold_class(s.ty, 0))
+                        .any(|s| s.tag.is_none() && self.may_hold_class(s.ty))
                     {
                         quote!(enc_.write_pending_values();)
                     } else {
@@ -178,7 +178,7 @@ impl Gen<'_> {
         };
         let read_pending = if outs
             .iter()
-            .any(|s| s.tag.is_none() && self.may_hold_class(s.ty, 0))
+            .any(|s| s.tag.is_none() && self.may_hold_class(s.ty))
         {
             quote!(dec.read_pending_values()?;)
         } else {

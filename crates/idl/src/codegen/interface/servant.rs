@@ -110,7 +110,7 @@ impl Gen<'_> {
             .last()
             .filter(|s| s.tag.is_none())
             .filter(|s| self.is_bytes(s.ty) || self.number_element(s.ty).is_some())
-            .filter(|_| !outs.iter().any(|s| self.may_hold_class(s.ty, 0)));
+            .filter(|_| !outs.iter().any(|s| self.may_hold_class(s.ty)));
         let reply = if outs.is_empty() {
             quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.empty_reply()))
         } else if let Some(last) = payload {
@@ -134,7 +134,7 @@ impl Gen<'_> {
             // Encoding 1.0 writes class instances after the results.
             let pending = if outs
                 .iter()
-                .any(|s| s.tag.is_none() && self.may_hold_class(s.ty, 0))
+                .any(|s| s.tag.is_none() && self.may_hold_class(s.ty))
             {
                 quote!(enc.write_pending_values();)
             } else {
@@ -160,7 +160,7 @@ impl Gen<'_> {
         };
         let read_pending = if ins
             .iter()
-            .any(|s| s.tag.is_none() && self.may_hold_class(s.ty, 0))
+            .any(|s| s.tag.is_none() && self.may_hold_class(s.ty))
         {
             quote!(dec.read_pending_values()?;)
         } else {
