@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
+mod slice_contract;
+
 use floe::runtime::Communicator;
 use floe_storm::{Server, StormConfig};
 use serde_json::Value;
@@ -144,4 +146,61 @@ async fn ice38_and_ice37_clients_share_topics() {
         );
     }
     server.shutdown().await;
+}
+
+/// floe-storm's Slice serves every operation of Ice 3.8's `IceStorm.ice`
+/// with the same wire contract (types, parameters, its exceptions): Ice 3.8
+/// dropped `nonmutating` (its idempotent operations are sent as
+/// `Idempotent`, which floe-storm's `["nonmutating"]` operations accept)
+/// and `subscribe`/`getSliceChecksums` (which floe-storm keeps for 3.7
+/// clients).
+#[test]
+fn own_slice_serves_every_ice38_operation() {
+    let Some(py38) = floe_testkit::ice38::python("own_slice_serves_every_ice38_operation") else {
+        return;
+    };
+    let out = Command::new(&py38)
+        .args(["-c", "import Ice; print(Ice.getSliceDir())"])
+        .output()
+        .expect("run Ice 3.8 for Python");
+    let dir = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let file = Path::new(&dir).join("IceStorm/IceStorm.ice");
+    assert!(file.is_file(), "{} missing", file.display());
+    let theirs = slice_contract::contract(&slice_contract::compile(&file, Some(&dir)));
+    let ours = slice_contract::contract(&slice_contract::compile(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("slice/IceStorm.ice"),
+        None,
+    ));
+    let mut checked = 0;
+    for (name, text) in &theirs {
+        let mine = ours.get(name).unwrap_or_else(|| panic!("{name} missing"));
+        if !text.starts_with("ids ") {
+            assert_eq!(mine, text, "{name}");
+            continue;
+        }
+        // Same signature; the exceptions Ice 3.8 declares are among ours
+        // (3.8 dropped `InvalidSubscriber` from `subscribeAndGetPublisher`,
+        // which only a null subscriber gets).
+        let mine: Vec<String> = mine
+            .lines()
+            .map(|l| l.replace(" nonmutating", ""))
+            .collect();
+        for line in text.lines() {
+            let (signature, throws) = line.split_once(" throws ").unwrap_or((line, "[]"));
+            let found = mine
+                .iter()
+                .find(|m| m.split(" throws ").next() == Some(signature));
+            let found = found.unwrap_or_else(|| panic!("{name}: {line}\nours: {mine:#?}"));
+            for exception in throws
+                .trim_matches(['[', ']'])
+                .split(", ")
+                .filter(|e| !e.is_empty())
+            {
+                assert!(found.contains(exception), "{name}: {line}\nours: {found}");
+            }
+            checked += 1;
+        }
+    }
+    println!("{checked} interface lines of Ice 3.8's IceStorm.ice found in floe-storm's");
+    assert!(checked >= 15);
 }
