@@ -92,6 +92,18 @@ impl Message {
     /// validating a new connection checks the size itself).
     pub fn parse(frame: Bytes) -> Result<(Header, Message)> {
         let header = Header::parse(&frame, 0)?;
+        let message = Self::parse_body(&header, frame)?;
+        Ok((header, message))
+    }
+
+    /// [`Message::parse`] of a frame whose `header` was parsed already
+    /// (by [`Header::parse`], as [`check`] does): the header is not read
+    /// again.
+    ///
+    /// # Errors
+    ///
+    /// As [`Message::parse`], but for the header's own checks.
+    pub fn parse_body(header: &Header, frame: Bytes) -> Result<Message> {
         if header.size != frame.len() {
             return Err(Error::IllegalMessageSize(frame.len() as i64));
         }
@@ -116,7 +128,7 @@ impl Message {
                 Message::Reply(Reply::decode_body(&mut dec)?)
             }
         };
-        Ok((header, message))
+        Ok(message)
     }
 }
 

@@ -64,14 +64,21 @@ pub(crate) fn inbound(
     message_size_max: usize,
 ) -> Result<(Header, Inbound), floe_wire::Error> {
     let header = Header::parse(&frame, 0)?;
-    let frame = if header.compression == CompressionStatus::Compressed {
+    let accepts_compression = header.compression.accepts_compression();
+    let compressed = header.compression == CompressionStatus::Compressed;
+    let frame = if compressed {
         decompress_frame(&frame, message_size_max)?
     } else {
         frame
     };
-    let accepts_compression = header.compression.accepts_compression();
-    let message = match Message::parse(frame.clone()) {
-        Ok((_, m)) => m,
+    // The header was read once here; an inflated frame has its own.
+    let parsed = if compressed {
+        Message::parse(frame.clone()).map(|(_, m)| m)
+    } else {
+        Message::parse_body(&header, frame.clone())
+    };
+    let message = match parsed {
+        Ok(message) => message,
         Err(error) if header.message_type == MessageType::Request => {
             let request_id = params_error_request_id(&frame).ok_or(error.clone())?;
             let bad = Inbound::BadParams {
