@@ -6,10 +6,18 @@
 use super::*;
 use crate::object_adapter::panic_error;
 
-/// A finished asynchronous dispatch: request id, whether the reply may be
-/// compressed, and the result.
-/// The frame is kept (a refcount, no copy) to fill empty *NotExist fields.
-pub(super) type Finished = (i32, bool, DispatchResult, Option<Bytes>);
+/// A finished asynchronous dispatch, with what its reply needs.
+pub(super) struct Finished {
+    /// The request id (0: a oneway, nothing is sent).
+    pub(super) rid: i32,
+    /// Whether the reply may be compressed.
+    pub(super) compress: bool,
+    /// What the servant answered.
+    pub(super) result: DispatchResult,
+    /// The request's frame (a refcount, no copy), to fill the empty fields
+    /// of a status 2-4 answer.
+    pub(super) frame: Option<Bytes>,
+}
 
 /// A dispatch that was not done on its first poll, with what its reply
 /// needs and the parameter bytes its request holds until it finishes.
@@ -39,7 +47,12 @@ impl Future for Running {
             // A panic counts as done, with status 7.
             Err(p) => Err(panic_error(p)),
         };
-        let finished = (this.rid, this.compress, result, this.frame.take());
+        let finished = Finished {
+            rid: this.rid,
+            compress: this.compress,
+            result,
+            frame: this.frame.take(),
+        };
         Poll::Ready((finished, this.bytes))
     }
 }

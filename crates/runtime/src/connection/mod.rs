@@ -71,6 +71,7 @@ use core::outbound::{self, OutFrame};
 pub(crate) use core::params::Params;
 pub(crate) use core::{limits, Phase};
 use dispatch::{fill_failed, DispatchSet};
+pub(crate) use outgoing::InvokeError;
 use read::ReadSize;
 use writer::Writer;
 

@@ -38,8 +38,8 @@ impl Connection {
         }
     }
 
-    /// Sends a request and, for twoway, waits for the reply. Errors come
-    /// with whether the request may have reached the peer (for §7.2).
+    /// Sends a request and, for twoway, waits for the reply. Errors say
+    /// whether the request may have reached the peer (for §7.2).
     pub(crate) async fn invoke(
         &self,
         head: &RequestHead<'_>,
@@ -48,7 +48,7 @@ impl Connection {
         compress: bool,
         timeout: Option<Duration>,
         span: &tracing::Span,
-    ) -> std::result::Result<ReplyBody, (Error, bool)> {
+    ) -> std::result::Result<ReplyBody, InvokeError> {
         let inner = &*self.inner;
         // A small oneway request that follows another oneway on this
         // connection within the coalescing window (a burst) is queued for
@@ -65,9 +65,9 @@ impl Connection {
         let (id, deferred) = {
             let mut st = inner.writer.lock();
             let id = if twoway {
-                st.register_request().map_err(|e| (e, false))?
+                st.register_request().map_err(InvokeError::unsent)?
             } else {
-                st.check_active().map_err(|e| (e, false))?;
+                st.check_active().map_err(InvokeError::unsent)?;
                 0
             };
             let deferred =
@@ -82,7 +82,7 @@ impl Connection {
         });
         let deferred = deferred || (!twoway && self.oneway_deferred(&params));
         self.send_request(head, id, params, compress, deferred)
-            .map_err(|e| (e, false))?;
+            .map_err(InvokeError::unsent)?;
         crate::spans::record_sent(span, id, inner.info.id);
         if twoway && inner.config.policy.busy_poll.is_some() {
             inner.writer.wake_task();
@@ -95,7 +95,7 @@ impl Connection {
                     .writer
                     .wait_queued_below(high_water, inner.config.write_timeout)
                     .await
-                    .map_err(|e| (e, true))?;
+                    .map_err(InvokeError::sent)?;
             }
             return Ok(ReplyBody::Ok(floe_wire::Encapsulation::empty(
                 floe_wire::ENCODING_1_1,
@@ -104,11 +104,11 @@ impl Connection {
         let res = match timeout {
             Some(t) => match tokio::time::timeout(t, reply).await {
                 Ok(r) => r,
-                Err(_) => return Err((Error::InvocationTimeout, true)),
+                Err(_) => return Err(InvokeError::sent(Error::InvocationTimeout)),
             },
             None => reply.await,
         };
-        res.map_err(|e| (e, true))
+        res.map_err(InvokeError::sent)
     }
 
     /// Stamps a oneway request's send time (burst detection, one clock
@@ -168,6 +168,28 @@ impl Connection {
             &inner.config.policy,
         )?;
         inner.writer.send_frame(frame, deferred)
+    }
+}
+
+/// Why [`Connection::invoke`] failed, and whether the request may have
+/// reached the peer (the retry rules of §7.2 depend on it).
+#[derive(Debug)]
+pub(crate) struct InvokeError {
+    /// The failure.
+    pub(crate) error: Error,
+    /// The request was written (or queued to be): the peer may have run it.
+    pub(crate) sent: bool,
+}
+
+impl InvokeError {
+    /// A failure before anything was sent.
+    pub(crate) fn unsent(error: Error) -> Self {
+        InvokeError { error, sent: false }
+    }
+
+    /// A failure after the request was sent.
+    pub(crate) fn sent(error: Error) -> Self {
+        InvokeError { error, sent: true }
     }
 }
 

@@ -113,8 +113,8 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
         };
         tokio::select! {
             biased;
-            Some((rid, compress, result, frame)) = dispatches.next(), if !dispatches.is_empty() => {
-                conn.send_reply(rid, compress, fill_failed(result, frame.as_ref()));
+            Some(done) = dispatches.next(), if !dispatches.is_empty() => {
+                conn.send_reply(done.rid, done.compress, fill_failed(done.result, done.frame.as_ref()));
             }
             r = conn.writer.flush_queued(conn.config.write_timeout), if has_queued => {
                 if let Err(e) = r {

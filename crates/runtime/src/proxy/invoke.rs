@@ -11,7 +11,7 @@ use floe_wire::{Context, Encapsulation, ENCODING_1_1};
 use tracing::Instrument;
 
 use super::{InvocationMode, Proxy, Response};
-use crate::connection::Params;
+use crate::connection::{InvokeError, Params};
 use crate::current::encode_encapsulation;
 use crate::error::{Error, Result};
 use crate::spans;
@@ -232,11 +232,11 @@ impl Proxy {
                 self.ice_get_connection().instrument(span.clone()).await
             };
             let result = match connection {
-                Err(e) => Err((e, false)),
+                Err(e) => Err(InvokeError::unsent(e)),
                 Ok(conn) if p.mode.is_batch() => conn
                     .queue_batch_request(&head, &params.framed(), compress)
                     .map(|_| ReplyBody::Ok(Encapsulation::empty(p.encoding)))
-                    .map_err(|e| (e, false)),
+                    .map_err(InvokeError::unsent),
                 Ok(conn) => {
                     conn.invoke(&head, params, twoway, compress, p.invocation_timeout, &span)
                         .await
@@ -247,7 +247,7 @@ impl Proxy {
                     Ok(r) => return Ok(r),
                     Err(e) => (e, true),
                 },
-                Err(e) => e,
+                Err(InvokeError { error, sent }) => (error, sent),
             };
             if p.fixed.is_some() || p.mode.is_batch() {
                 return Err(err);
