@@ -17,8 +17,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use floe::runtime::{
-    Communicator, Current, Dispatch, Endpoint, Error as RtError, InvocationMode, ObjectAdapter,
-    Proxy, Response, Servant,
+    Communicator, Current, Dispatch, Endpoint, Error as RtError, ObjectAdapter, Proxy, Response,
+    Servant,
 };
 use floe::wire::Encapsulation;
 
@@ -31,7 +31,7 @@ use crate::qos::Qos;
 use crate::sink::{DeliveryError, DeliveryFuture, ResolveFuture, SinkFactory, SubscriberSink};
 use crate::slice::ice_storm::{TopicInternalPrx, TopicLinkPrx};
 use crate::store::StoreError;
-use crate::types::{EndpointData, ProxyData, ProxyExt, ProxyMode};
+use crate::types::{EndpointData, ProxyData, ProxyExt};
 
 /// Errors starting the server.
 #[derive(Debug, thiserror::Error)]
@@ -55,16 +55,6 @@ pub fn runtime_endpoint(e: &EndpointData) -> Option<Endpoint> {
     Endpoint::from_data(e)
 }
 
-fn invocation_mode(mode: ProxyMode) -> InvocationMode {
-    match mode {
-        ProxyMode::Twoway => InvocationMode::Twoway,
-        ProxyMode::Oneway => InvocationMode::Oneway,
-        ProxyMode::BatchOneway => InvocationMode::BatchOneway,
-        ProxyMode::Datagram => InvocationMode::Datagram,
-        ProxyMode::BatchDatagram => InvocationMode::BatchDatagram,
-    }
-}
-
 /// A runtime proxy for `raw`, with `timeout` (if any) as the TCP endpoint
 /// timeout and the invocation timeout.
 pub fn runtime_proxy(comm: &Communicator, raw: &ProxyData, timeout: Option<Duration>) -> Proxy {
@@ -82,7 +72,7 @@ pub fn runtime_proxy(comm: &Communicator, raw: &ProxyData, timeout: Option<Durat
     let p = comm
         .create_proxy(raw.identity.clone(), endpoints)
         .ice_facet(&raw.facet)
-        .ice_mode(invocation_mode(raw.mode))
+        .ice_mode(raw.mode)
         .ice_encoding_version(raw.encoding);
     match timeout {
         Some(t) if raw.is_twoway() => p.ice_invocation_timeout(Some(t)),

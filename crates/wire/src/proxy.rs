@@ -47,6 +47,22 @@ impl ProxyMode {
         })
     }
 
+    /// `twoway`, `oneway`, `batch-oneway`, `datagram` or `batch-datagram`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProxyMode::Twoway => "twoway",
+            ProxyMode::Oneway => "oneway",
+            ProxyMode::BatchOneway => "batch-oneway",
+            ProxyMode::Datagram => "datagram",
+            ProxyMode::BatchDatagram => "batch-datagram",
+        }
+    }
+
+    /// Whether requests wait for replies.
+    pub fn is_twoway(self) -> bool {
+        self == ProxyMode::Twoway
+    }
+
     /// The option that selects this mode in a stringified proxy (`-t`, `-o`, ...).
     pub fn option(self) -> &'static str {
         match self {

@@ -18,56 +18,9 @@ use crate::params_size::ParamsSize;
 
 mod invoke;
 
-/// How a proxy sends requests (§4.10 mode byte).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum InvocationMode {
-    /// Waits for a reply.
-    #[default]
-    Twoway,
-    /// No reply (requestId 0).
-    Oneway,
-    /// Queued until flushed, sent as a BatchRequest.
-    BatchOneway,
-    /// One UDP datagram per request.
-    Datagram,
-    /// Queued, flushed as one datagram.
-    BatchDatagram,
-}
-
-impl InvocationMode {
-    /// `twoway`, `oneway`, `batch-oneway`, `datagram` or `batch-datagram`
-    /// (the `mode` field of the [`invoke` span](crate::spans)).
-    pub fn name(self) -> &'static str {
-        match self {
-            InvocationMode::Twoway => "twoway",
-            InvocationMode::Oneway => "oneway",
-            InvocationMode::BatchOneway => "batch-oneway",
-            InvocationMode::Datagram => "datagram",
-            InvocationMode::BatchDatagram => "batch-datagram",
-        }
-    }
-
-    /// Whether requests wait for replies.
-    pub fn is_twoway(self) -> bool {
-        self == InvocationMode::Twoway
-    }
-
-    /// Whether requests are queued until flushed.
-    pub fn is_batch(self) -> bool {
-        matches!(
-            self,
-            InvocationMode::BatchOneway | InvocationMode::BatchDatagram
-        )
-    }
-
-    /// Whether requests go over UDP.
-    pub fn is_datagram(self) -> bool {
-        matches!(
-            self,
-            InvocationMode::Datagram | InvocationMode::BatchDatagram
-        )
-    }
-}
+/// How a proxy sends requests: floe-wire's [`ProxyMode`](floe_wire::proxy::ProxyMode)
+/// (the proxy's mode byte, §4.10), under the name the runtime's API uses.
+pub use floe_wire::proxy::ProxyMode as InvocationMode;
 
 /// A successful invocation: the reply's encapsulation. A user exception is
 /// a successful exchange too; the typed layer decodes it.
@@ -465,13 +418,7 @@ impl Proxy {
         let p = &*self.inner;
         let mut d = floe_wire::ProxyData::new(p.identity.clone());
         d.facet = p.facet.clone();
-        d.mode = match p.mode {
-            InvocationMode::Twoway => floe_wire::proxy::ProxyMode::Twoway,
-            InvocationMode::Oneway => floe_wire::proxy::ProxyMode::Oneway,
-            InvocationMode::BatchOneway => floe_wire::proxy::ProxyMode::BatchOneway,
-            InvocationMode::Datagram => floe_wire::proxy::ProxyMode::Datagram,
-            InvocationMode::BatchDatagram => floe_wire::proxy::ProxyMode::BatchDatagram,
-        };
+        d.mode = p.mode;
         d.secure = p.secure;
         d.encoding = p.encoding;
         d.endpoints = p.endpoints.iter().map(Endpoint::to_data).collect();
@@ -498,13 +445,7 @@ impl Proxy {
         );
         let inner = Arc::make_mut(&mut proxy.inner);
         inner.facet = data.facet;
-        inner.mode = match data.mode {
-            floe_wire::proxy::ProxyMode::Twoway => InvocationMode::Twoway,
-            floe_wire::proxy::ProxyMode::Oneway => InvocationMode::Oneway,
-            floe_wire::proxy::ProxyMode::BatchOneway => InvocationMode::BatchOneway,
-            floe_wire::proxy::ProxyMode::Datagram => InvocationMode::Datagram,
-            floe_wire::proxy::ProxyMode::BatchDatagram => InvocationMode::BatchDatagram,
-        };
+        inner.mode = data.mode;
         inner.secure = data.secure;
         inner.encoding = data.encoding;
         inner.other_endpoints = other;
