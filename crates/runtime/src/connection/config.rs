@@ -56,7 +56,6 @@ impl ConnectionConfig {
     /// The settings the protocol core needs.
     pub(crate) fn limits(&self) -> Limits {
         Limits {
-            message_size_max: self.message_size_max,
             batch_auto_flush_size: self.batch_auto_flush_size,
             max_dispatches: self.max_dispatches,
             max_dispatch_bytes: self.max_dispatch_bytes,

@@ -65,11 +65,11 @@ use crate::object_adapter::ObjectAdapter;
 use crate::servant::{Dispatch, DispatchError, DispatchFuture, DispatchResult};
 use crate::trace::event_if;
 pub(crate) use config::ConnectionConfig;
-use core::close::CloseStep;
 use core::inbound::Inbound;
+pub(crate) use core::limits;
 use core::outbound::{self, OutFrame};
 pub(crate) use core::params::Params;
-pub(crate) use core::{limits, Phase};
+use core::TaskPass;
 use dispatch::{fill_failed, DispatchSet};
 pub(crate) use outgoing::InvokeError;
 use read::ReadSize;
@@ -295,14 +295,19 @@ impl ConnectionInner {
         self.closed_tx.send_replace(true);
     }
 
-    /// Handles one whole frame: the core says what it was
-    /// ([`core::ConnectionState::handle_frame`]), and this carries it out.
+    /// Handles one whole frame: the core says what it asks
+    /// ([`core::inbound::inbound`], no lock taken) and this carries it out;
+    /// only a reply takes the core's lock, to reach its request's slot.
+    /// Requests are dispatched when `active` (as the task's pass saw the
+    /// connection): one that arrives once the connection is closing is not
+    /// run (§1.4; the peer retries it, as CloseConnection promises).
     fn handle_frame(
         self: &Arc<Self>,
         frame: Bytes,
         dispatches: &mut DispatchSet,
+        active: bool,
     ) -> Result<Handled> {
-        let (header, received) = self.writer.lock().handle_frame(frame)?;
+        let (header, inbound) = core::inbound::inbound(frame, self.config.message_size_max)?;
         event_if!(
             self.config.trace.protocol >= 1,
             info,
@@ -313,33 +318,37 @@ impl ConnectionInner {
             size = header.size,
             "received frame"
         );
-        match received {
-            core::Received::Reply(waker) => {
-                if let Some(w) = waker {
-                    w.wake();
+        match inbound {
+            Inbound::Reply(reply) => {
+                let delivered = self.writer.lock().deliver_reply(reply);
+                match delivered {
+                    Ok(waker) => {
+                        if let Some(w) = waker {
+                            w.wake();
+                        }
+                        return Ok(Handled::Reply);
+                    }
+                    Err(id) => tracing::trace!(id, "reply for an abandoned request"),
                 }
-                return Ok(Handled::Reply);
             }
-            core::Received::Stray(id) => tracing::trace!(id, "reply for an abandoned request"),
-            core::Received::Heartbeat => return Ok(Handled::Heartbeat),
-            core::Received::Ignored => {}
-            core::Received::Dispatch(Inbound::Request {
+            Inbound::Validate => return Ok(Handled::Heartbeat),
+            Inbound::Close => return Err(Error::CloseConnection),
+            _ if !active => {}
+            Inbound::Request {
                 request,
                 accepts_compression,
                 frame,
-            }) => self.dispatch(request, accepts_compression, dispatches, Some(&frame)),
-            core::Received::Dispatch(Inbound::Batch(batch)) => {
+            } => self.dispatch(request, accepts_compression, dispatches, Some(&frame)),
+            Inbound::Batch(batch) => {
                 for request in batch.iter() {
                     self.dispatch(request?, false, dispatches, None);
                 }
             }
-            core::Received::Dispatch(Inbound::BadParams {
+            Inbound::BadParams {
                 request_id,
                 error,
                 accepts_compression,
-            }) => self.send_reply(request_id, accepts_compression, Err(error.into())),
-            // The core handles the rest itself.
-            core::Received::Dispatch(_) => {}
+            } => self.send_reply(request_id, accepts_compression, Err(error.into())),
         }
         Ok(Handled::Traffic)
     }

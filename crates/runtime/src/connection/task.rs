@@ -26,40 +26,40 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
     let mut held = false;
     let end: Error = loop {
         // One look at the core per pass: the phase (and, while closing,
-        // whether CloseConnection is due), whether to read, the deadline.
-        let (step, can_read, close_sent, deadline) = {
-            let mut st = conn.writer.lock();
-            if let Phase::Closed(e) = st.phase() {
-                break e.clone();
-            }
-            let step = match st.phase() {
-                Phase::Closing { .. } if !st.is_close_sent() => {
-                    st.poll_close(std::time::Instant::now(), dispatches.len())
+        // whether CloseConnection is due), whether to read (back-pressure:
+        // not while too many dispatches run, or they hold too many
+        // parameter bytes, or too many reply bytes wait for a peer that
+        // does not read them), whether to write, the close's deadline.
+        let pass = conn
+            .writer
+            .lock()
+            .task_pass(dispatches.len(), dispatches.bytes());
+        let (active, can_read, has_queued, close_sent, deadline) = match pass {
+            TaskPass::Ended(e) => break e,
+            TaskPass::Close { deadline } => {
+                // All our dispatches replied: CloseConnection is queued
+                // (§1.4); write it and wait for the peer to close the
+                // socket. A peer that does not read cannot hold the close
+                // up past the close timeout.
+                let deadline = tokio::time::Instant::from_std(deadline);
+                match tokio::time::timeout_at(deadline, conn.writer.drain()).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => break e,
+                    Err(_) => break Error::ConnectionManuallyClosed,
                 }
-                _ => CloseStep::Wait,
-            };
-            // Back-pressure: stop reading while too many dispatches run,
-            // or they hold too many parameter bytes, or too many reply
-            // bytes wait for a peer that does not read them.
-            let can_read = st.may_read(dispatches.len(), dispatches.bytes());
-            (step, can_read, st.is_close_sent(), st.close_deadline())
-        };
-        if let CloseStep::Send { deadline } = step {
-            // All our dispatches replied: CloseConnection is queued (§1.4);
-            // write it and wait for the peer to close the socket. A peer
-            // that does not read cannot hold the close up past the close
-            // timeout.
-            let deadline = tokio::time::Instant::from_std(deadline);
-            match tokio::time::timeout_at(deadline, conn.writer.drain()).await {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => break e,
-                Err(_) => break Error::ConnectionManuallyClosed,
+                continue;
             }
-            continue;
-        }
+            TaskPass::Run {
+                active,
+                can_read,
+                has_queued,
+                close_sent,
+                deadline,
+            } => (active, can_read, has_queued, close_sent, deadline),
+        };
         if held && can_read {
             // Frames the dispatch limit held back go before any new read.
-            match handle_frames(&conn, &mut buf, &mut size, &mut dispatches) {
+            match handle_frames(&conn, &mut buf, &mut size, &mut dispatches, active) {
                 Ok(still_held) => held = still_held,
                 Err(e) => break e,
             }
@@ -78,7 +78,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
             // comes as fast as the peer writes it.
             let expecting = conn.info.incoming || conn.waiting_requests() > 0;
             let until = conn.writer.last_write() + window;
-            if expecting && !conn.writer.has_queued() && std::time::Instant::now() < until {
+            if expecting && !has_queued && std::time::Instant::now() < until {
                 let polled = read::busy_poll(tcp, &mut buf, &mut size, max, until, || {
                     let st = conn.writer.lock();
                     st.out.pending() || !st.is_active()
@@ -91,7 +91,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                         &mut buf,
                         &mut size,
                         &mut dispatches,
-                        close_sent,
+                        (active, close_sent),
                         &mut held,
                     ) {
                         break e;
@@ -100,7 +100,6 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                 }
             }
         }
-        let has_queued = conn.writer.has_queued();
         // A stream transport reads into the frame buffer while the task
         // waits: lend it, with room reserved, and take it back after.
         let lent = match &conn.io {
@@ -136,7 +135,8 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                     (_, Err(e)) => Err(e),
                 };
                 let ended = after_read(
-                    &conn, read, &mut buf, &mut size, &mut dispatches, close_sent, &mut held,
+                    &conn, read, &mut buf, &mut size, &mut dispatches, (active, close_sent),
+                    &mut held,
                 );
                 if let Some(e) = ended {
                     break e;
@@ -196,7 +196,8 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
 /// Handles the outcome of a read into `buf`: frames are handled until the
 /// dispatch limit is reached (`held` then says whole frames wait in
 /// `buf`), and the error that ends the connection (the peer closed it, or
-/// the read or a frame failed) is returned.
+/// the read or a frame failed) is returned. `active`: requests are
+/// dispatched (not closing); `close_sent`: the peer's close is expected.
 #[allow(clippy::too_many_arguments)]
 fn after_read(
     conn: &Arc<ConnectionInner>,
@@ -204,7 +205,7 @@ fn after_read(
     buf: &mut BytesMut,
     size: &mut ReadSize,
     dispatches: &mut DispatchSet,
-    close_sent: bool,
+    (active, close_sent): (bool, bool),
     held: &mut bool,
 ) -> Option<Error> {
     match read {
@@ -214,7 +215,7 @@ fn after_read(
             Error::ConnectionLost("peer closed the connection".into())
         }),
         Ok(_) => {
-            let handled = handle_frames(conn, buf, size, dispatches).map(|h| *held = h);
+            let handled = handle_frames(conn, buf, size, dispatches, active).map(|h| *held = h);
             size.adapt();
             if let Io::Tcp(tcp) = &conn.io {
                 size.low_water(tcp);
@@ -243,8 +244,9 @@ fn handle_frames(
     buf: &mut BytesMut,
     size: &mut ReadSize,
     dispatches: &mut DispatchSet,
+    active: bool,
 ) -> Result<bool> {
-    let seen = handle_buffered(conn, buf, size, conn.config.message_size_max, dispatches)?;
+    let seen = handle_buffered(conn, buf, size, dispatches, active)?;
     conn.writer
         .lock()
         .record_read(seen.replies, seen.traffic, seen.heartbeat);
@@ -318,9 +320,10 @@ fn handle_buffered(
     conn: &Arc<ConnectionInner>,
     buf: &mut BytesMut,
     size: &mut ReadSize,
-    max: usize,
     dispatches: &mut DispatchSet,
+    active: bool,
 ) -> Result<Seen> {
+    let max = conn.config.message_size_max;
     let mut seen = Seen::default();
     let mut corked = false;
     let handled = loop {
@@ -339,7 +342,7 @@ fn handle_buffered(
                 }
                 size.frame(len);
                 let frame = buf.split_to(len).freeze();
-                match conn.handle_frame(frame, dispatches) {
+                match conn.handle_frame(frame, dispatches, active) {
                     Ok(Handled::Reply) => {
                         seen.replies += 1;
                         seen.traffic = true;

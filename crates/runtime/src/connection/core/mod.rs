@@ -5,7 +5,7 @@
 //!
 //! | file | what it decides |
 //! |---|---|
-//! | `mod.rs` | [`ConnectionState`]: the lifecycle ([`Phase`]), reads and what they were, dispatch accounting, the batch queue, timers |
+//! | `mod.rs` | [`ConnectionState`]: the lifecycle ([`Phase`]), replies to our requests, reads and what they were, back-pressure, the batch queue, timers, the task's passes |
 //! | `inbound.rs` | what one received frame asks (`inbound`: frames in, `Inbound` out) |
 //! | `outbound.rs` | the frames a connection sends: requests, replies, batches |
 //! | `requests.rs` | our twoway requests waiting for replies, each with its reply slot |
@@ -38,12 +38,11 @@ use std::task::Waker;
 use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
-use floe_wire::protocol::{BatchBuilder, Header, RequestHead, CLOSE_CONNECTION};
+use floe_wire::protocol::{BatchBuilder, Reply, RequestHead, CLOSE_CONNECTION};
 
 use crate::error::Error;
 use acm::{AcmCloseAction, AcmInputs};
 use close::{CloseStep, GracefulClose};
-use inbound::Inbound;
 use liveness::{Liveness, Monitor};
 pub(crate) use policy::Policy;
 use requests::Requests;
@@ -68,8 +67,6 @@ pub(crate) enum Phase {
 /// The settings of a connection the core needs.
 #[derive(Clone, Debug)]
 pub(crate) struct Limits {
-    /// `Ice.MessageSizeMax` in bytes (0 = no limit).
-    pub(crate) message_size_max: usize,
     /// `Ice.BatchAutoFlushSize` in bytes (0 = off).
     pub(crate) batch_auto_flush_size: usize,
     /// `MaxDispatches`: dispatches running at once before reads stop.
@@ -89,19 +86,30 @@ impl Limits {
     }
 }
 
-/// What a received frame was ([`ConnectionState::handle_frame`]).
+/// What a pass of the connection task's loop does ([`ConnectionState::task_pass`]).
 #[derive(Debug)]
-pub(crate) enum Received {
-    /// The reply to one of our requests; the waiting caller's waker.
-    Reply(Option<Waker>),
-    /// A reply nobody waits for (abandoned, or made up): its request id.
-    Stray(i32),
-    /// A request, a batch or a broken request for the driver to dispatch.
-    Dispatch(Inbound),
-    /// A request that arrived while closing: not run.
-    Ignored,
-    /// The peer's heartbeat.
-    Heartbeat,
+pub(crate) enum TaskPass {
+    /// The connection ended with this error: the task ends.
+    Ended(Error),
+    /// CloseConnection is queued: write it, then wait for the peer to
+    /// close the socket, until `deadline`.
+    Close {
+        /// When the close gives up.
+        deadline: Instant,
+    },
+    /// Wait for the socket, the dispatches, the queue or the timers.
+    Run {
+        /// Requests are dispatched (not closing).
+        active: bool,
+        /// Reading is allowed (back-pressure off).
+        can_read: bool,
+        /// Bytes wait to be written.
+        has_queued: bool,
+        /// CloseConnection was written (the peer closing is expected).
+        close_sent: bool,
+        /// When a graceful close gives up, once it began.
+        deadline: Option<Instant>,
+    },
 }
 
 /// What the connection task does after a timer ran ([`ConnectionState::handle_timeout`]).
@@ -155,11 +163,6 @@ impl ConnectionState {
     }
 
     // ------------------------------------------------------------ lifecycle
-
-    /// The current phase.
-    pub(crate) fn phase(&self) -> &Phase {
-        &self.phase
-    }
 
     /// Whether new requests may be sent.
     pub(crate) fn is_active(&self) -> bool {
@@ -230,15 +233,27 @@ impl ConnectionState {
         step
     }
 
-    /// Whether CloseConnection was queued: the peer closing the socket is
-    /// then the expected end.
-    pub(crate) fn is_close_sent(&self) -> bool {
-        self.close.sent()
-    }
-
-    /// When the graceful close gives up, once it began.
-    pub(crate) fn close_deadline(&self) -> Option<Instant> {
-        self.close.deadline()
+    /// One pass of the connection task's loop, with `dispatching`
+    /// dispatches holding `bytes` of parameters: what it must do first,
+    /// and what it may wait for. The clock is read only while closing.
+    pub(crate) fn task_pass(&mut self, dispatching: usize, bytes: usize) -> TaskPass {
+        let step = match &self.phase {
+            Phase::Closed(e) => return TaskPass::Ended(e.clone()),
+            Phase::Closing { .. } if !self.close.sent() => {
+                self.poll_close(Instant::now(), dispatching)
+            }
+            _ => CloseStep::Wait,
+        };
+        if let CloseStep::Send { deadline } = step {
+            return TaskPass::Close { deadline };
+        }
+        TaskPass::Run {
+            active: matches!(self.phase, Phase::Active),
+            can_read: self.may_read(dispatching, bytes),
+            has_queued: self.out.pending(),
+            close_sent: self.close.sent(),
+            deadline: self.close.deadline(),
+        }
     }
 
     // ------------------------------------------------------------ requests
@@ -336,34 +351,12 @@ impl ConnectionState {
         self.monitor.read(false, false);
     }
 
-    /// Handles one whole received frame (cut from the read buffer by
-    /// `floe_wire::protocol::check`): what it was, with its header as
-    /// received (for tracing).
-    ///
-    /// A reply goes to its request's slot (the waiting caller's waker
-    /// comes back, to wake once the lock is released); a request, a batch
-    /// or a request whose parameters do not decode is for the driver to
-    /// dispatch, unless the connection is closing (§1.4: the peer retries
-    /// it, as CloseConnection promises it did not run); a ValidateConnection
-    /// after the connection's first is a heartbeat.
-    ///
-    /// # Errors
-    ///
-    /// What ends the connection: the peer's CloseConnection, or a frame
-    /// that breaks the protocol (see [`inbound::inbound`]).
-    pub(crate) fn handle_frame(&mut self, frame: Bytes) -> Result<(Header, Received), Error> {
-        let (header, inbound) = inbound::inbound(frame, self.limits.message_size_max)?;
-        let received = match inbound {
-            Inbound::Reply(reply) => match self.requests.complete(reply.request_id, reply.body) {
-                Ok(waker) => Received::Reply(waker),
-                Err(()) => Received::Stray(reply.request_id),
-            },
-            Inbound::Validate => Received::Heartbeat,
-            Inbound::Close => return Err(Error::CloseConnection),
-            _ if !self.is_active() => Received::Ignored,
-            dispatch => Received::Dispatch(dispatch),
-        };
-        Ok((header, received))
+    /// Delivers `reply` to its request's slot: the waiting caller's waker
+    /// (to wake once the lock is released), or `Err` with the request id
+    /// when nobody waits for it (abandoned, answered, or made up).
+    pub(crate) fn deliver_reply(&mut self, reply: Reply) -> Result<Option<Waker>, i32> {
+        let id = reply.request_id;
+        self.requests.complete(id, reply.body).map_err(|()| id)
     }
 
     // ------------------------------------------------------------ timers
