@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Ice 3.7 Python client of the floe conformance suite.
 
-    /usr/bin/python3 client.py <slice dir> <port> <cycles port> <server kind: cpp|python|floe>
+    /usr/bin/python3 client.py <slice dir> <port> <cycles port> <facets port> <server kind: cpp|python|floe>
 
-Knows only Conformance.ice. Runs every check in four configurations
+Knows Conformance.ice and the client-only exceptions of ClientOnly.ice
+(raised by its Relay servant, on an adapter of its own). Runs every check in four configurations
 against a server on 127.0.0.1 (see CONFIGS), printing "PASS <config>/<check>"
 or "FAIL <config>/<check>: <detail>" for each, then
 "SUMMARY <passed> passed, <failed> failed"."""
@@ -16,7 +17,7 @@ import time
 import Ice
 
 SLICE = sys.argv[1]
-Ice.loadSlice("", ["-I" + SLICE, os.path.join(SLICE, "Conformance.ice")])
+Ice.loadSlice("", ["-I" + SLICE, "--all", os.path.join(SLICE, "ClientOnly.ice")])
 import Conf  # noqa: E402
 
 
@@ -49,8 +50,26 @@ def f32(v):
     return struct.unpack("<f", struct.pack("<f", v))[0]
 
 
+class RelayI(Conf.Relay):
+    """Raises exceptions that only clients know, for a server to relay."""
+
+    def raisePreserved(self, current):
+        raise Conf.ClientPreservedError("pres", "extra", Conf.Base("rb"))
+
+    def raiseUnpreserved(self, current):
+        raise Conf.ClientDerivedError("plain", 3, "more")
+
+
+def relay_proxy(communicator):
+    """An adapter of the client's own on 127.0.0.1 with the Relay servant."""
+    adapter = communicator.createObjectAdapterWithEndpoints("Relay", "tcp -h 127.0.0.1 -p 0")
+    prx = adapter.add(RelayI(), Ice.stringToIdentity("relay"))
+    adapter.activate()
+    return Conf.RelayPrx.uncheckedCast(prx)
+
+
 class Ctx:
-    def __init__(self, communicator, port, enc10, cycles, server):
+    def __init__(self, communicator, port, facets_port, enc10, cycles, server, relay):
         self.communicator = communicator
         self.server = server
         self.enc10 = enc10
@@ -69,6 +88,15 @@ class Ctx:
         self.sexc = prx("sexc", Conf.SlicedExceptionsPrx)
         self.sobj = prx("sobj", Conf.SlicedObjectsPrx)
         self.cobj = prx("cobj", Conf.CompactObjectsPrx)
+        self.relaying = prx("relaying", Conf.RelayingPrx)
+        self.relay = relay.ice_encodingVersion(encoding)
+
+        def facet(name, facet=""):
+            base = communicator.stringToProxy("%s:tcp -h 127.0.0.1 -p %d -t 10000" % (name, facets_port))
+            return Conf.FacetedPrx.uncheckedCast(base.ice_encodingVersion(encoding).ice_facet(facet))
+
+        self.facet = facet
+        self.located = lambda name: prx(name, Conf.LocatedPrx)
 
     @staticmethod
     def chain(n):
@@ -807,6 +835,140 @@ def _(c):
 # ---------------------------------------------------------------- driver
 
 # name, encoding 1.0?, cycles accepted?, check-name prefixes run
+# ---------------------------------------------------------------- relayed exceptions
+
+
+@check("relay.preserved")
+def _(c):
+    if c.enc10:
+        # 1.0 has no preserved slices: the server relays what it knows.
+        e = raises(Conf.PreservedError, c.relaying.relayPreserved, c.relay)
+        eq((e.ice_id(), e.p), ("::Conf::PreservedError", "pres"), "PreservedError")
+    else:
+        e = raises(Conf.ClientPreservedError, c.relaying.relayPreserved, c.relay)
+        eq((e.p, e.extra, e.obj and e.obj.b), ("pres", "extra", "rb"), "ClientPreservedError")
+
+
+@check("relay.unpreserved")
+def _(c):
+    e = raises(Conf.DerivedError, c.relaying.relayUnpreserved, c.relay)
+    eq((e.ice_id(), e.reason, e.code), ("::Conf::DerivedError", "plain", 3), "DerivedError")
+
+
+# ---------------------------------------------------------------- facets and default servants
+
+
+@check("facet.default")
+def _(c):
+    eq(c.facet("fct").which(), "fct:fct:", "fct")
+
+
+@check("facet.named")
+def _(c):
+    eq(c.facet("fct", "b").which(), "fct-b:fct:b", "fct -f b")
+
+
+@check("facet.fallback")
+def _(c):
+    # fct has no facet x: the default servant of category "" answers.
+    eq(c.facet("fct", "x").which(), "any:fct:x", "fct -f x")
+
+
+@check("facet.category_default")
+def _(c):
+    eq(c.facet("dflt/n").which(), "dflt:n:", "dflt/n")
+    eq(c.facet("dflt/n", "x").which(), "dflt:n:x", "dflt/n -f x")
+
+
+@check("facet.any_default")
+def _(c):
+    p = c.facet("locate", "x")
+    p.ice_ping()
+    eq(p.which(), "any:locate:x", "locate -f x")
+
+
+# ---------------------------------------------------------------- servant locators
+
+
+@check("loc.category")
+def _(c):
+    eq(c.located("loc/a").whoAmI(), "loc/a", "loc/a")
+
+
+@check("loc.default_category")
+def _(c):
+    eq(c.located("any-x").whoAmI(), "/any-x", "any-x")
+
+
+@check("loc.missing")
+def _(c):
+    raises(Ice.ObjectNotExistException, c.located("loc/missing").ice_ping)
+    raises(Ice.ObjectNotExistException, c.located("nobody").whoAmI)
+
+
+@check("loc.cookie")
+def _(c):
+    c.located("loc/a").whoAmI()
+    eq(c.located("loc/stats").lastFinished(), "cookie:loc/a", "lastFinished")
+
+
+@check("loc.locate_user")
+def _(c):
+    e = raises(Conf.LocatorError, c.located("loc/locate-user").op)
+    eq(e.where, "locate", "where")
+    raises(Ice.UnknownUserException, c.located("loc/locate-user").whoAmI)
+
+
+@check("loc.locate_not_exist")
+def _(c):
+    raises(Ice.ObjectNotExistException, c.located("loc/locate-not-exist").whoAmI)
+
+
+@check("loc.locate_local")
+def _(c):
+    raises(Ice.UnknownLocalException, c.located("loc/locate-local").whoAmI)
+
+
+@check("loc.locate_other")
+def _(c):
+    e = raises(Ice.UnknownException, c.located("loc/locate-other").whoAmI)
+    eq(type(e).__name__, "UnknownException", "type")
+
+
+@check("loc.servant_user")
+def _(c):
+    e = raises(Conf.LocatorError, c.located("loc/servant-user").op)
+    eq(e.where, "servant", "where")
+    eq(c.located("loc/stats").lastFinished(), "cookie:loc/servant-user", "lastFinished")
+
+
+@check("loc.finished_user")
+def _(c):
+    e = raises(Conf.LocatorError, c.located("loc/finished-user").op)
+    eq(e.where, "finished", "where")
+
+
+@check("loc.finished_not_exist")
+def _(c):
+    raises(Ice.ObjectNotExistException, c.located("loc/finished-not-exist").whoAmI)
+
+
+@check("loc.finished_local")
+def _(c):
+    raises(Ice.UnknownLocalException, c.located("loc/finished-local").whoAmI)
+
+
+@check("loc.finished_other")
+def _(c):
+    e = raises(Ice.UnknownException, c.located("loc/finished-other").whoAmI)
+    eq(type(e).__name__, "UnknownException", "type")
+
+
+@check("loc.deactivate")
+def _(c):
+    eq(c.located("loc/stats").destroyAdapter(), "gone", "destroyAdapter")
+
+
 CONFIGS = [
     ("1.1", False, False, None),
     ("1.0", True, False, None),
@@ -816,16 +978,20 @@ CONFIGS = [
 
 
 def main():
-    port, cycles_port, server = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    port, cycles_port, facets_port = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    server = sys.argv[5]
     passed = failed = 0
     plain = Ice.initialize([])
     data = Ice.InitializationData()
     data.properties = Ice.createProperties()
     data.properties.setProperty("Ice.AcceptClassCycles", "1")
     cyc = Ice.initialize(data)
+    relays = {id(plain): relay_proxy(plain), id(cyc): relay_proxy(cyc)}
     try:
         for name, enc10, cycles, only in CONFIGS:
-            ctx = Ctx(cyc if cycles else plain, cycles_port if cycles else port, enc10, cycles, server)
+            communicator = cyc if cycles else plain
+            ctx = Ctx(communicator, cycles_port if cycles else port, facets_port, enc10, cycles, server,
+                      relays[id(communicator)])
             for check_name, fn in CHECKS:
                 if only and not check_name.startswith(only):
                     continue

@@ -5,8 +5,10 @@
 
 Serves every interface of Conformance.ice (with the server-only types of
 ServerOnly.ice) on two communicators: one with the default properties and
-one with Ice.AcceptClassCycles=1, each on its own port of 127.0.0.1. Prints
-"READY <port> <cycles port>" and serves until stdin closes."""
+one with Ice.AcceptClassCycles=1, each on its own port of 127.0.0.1, with
+servant locators (Located); the first also has a second adapter of facets
+and default servants (Faceted). Prints
+"READY <port> <cycles port> <facets port>" and serves until stdin closes."""
 import os
 import sys
 
@@ -308,6 +310,94 @@ class CompactObjectsI(Conf.CompactObjects):
         return derived()
 
 
+class RelayingI(Conf.Relaying):
+    def relayPreserved(self, r, current):
+        r.raisePreserved()
+
+    def relayUnpreserved(self, r, current):
+        r.raiseUnpreserved()
+
+
+class FacetedI(Conf.Faceted):
+    def __init__(self, name):
+        self.name = name
+
+    def which(self, current):
+        return "%s:%s:%s" % (self.name, current.id.name, current.facet)
+
+
+class LocatorState:
+    def __init__(self):
+        self.last = ""
+
+
+class LocatedI(Conf.Located):
+    def __init__(self, state):
+        self.state = state
+
+    def whoAmI(self, current):
+        return "%s/%s" % (current.id.category, current.id.name)
+
+    def op(self, current):
+        if current.id.name == "servant-user":
+            raise Conf.LocatorError("servant")
+
+    def lastFinished(self, current):
+        return self.state.last
+
+    def destroyAdapter(self, current):
+        got = []
+
+        class GoneLocator(Ice.ServantLocator):
+            def locate(self, current):
+                return None
+
+            def finished(self, current, servant, cookie):
+                pass
+
+            def deactivate(self, category):
+                got.append(category)
+
+        # No endpoints: destroying an adapter that listens needs the server
+        # thread pool this dispatch holds.
+        adapter = current.adapter.getCommunicator().createObjectAdapter("")
+        adapter.addServantLocator(GoneLocator(), "gone")
+        adapter.destroy()
+        return ",".join(got)
+
+
+def fail(name, where):
+    """What a locator raises for an identity named `<where>-<kind>`."""
+    if name == where + "-user":
+        raise Conf.LocatorError(where)
+    if name == where + "-not-exist":
+        raise Ice.ObjectNotExistException()
+    if name == where + "-local":
+        raise Ice.SocketException()
+    if name == where + "-other":
+        raise RuntimeError(where)
+
+
+class LocatorI(Ice.ServantLocator):
+    def __init__(self, servant, state):
+        self.servant = servant
+        self.state = state
+
+    def locate(self, current):
+        name = current.id.name
+        if name == "missing" or (current.id.category == "" and not name.startswith("any-")):
+            return None
+        fail(name, "locate")
+        return (self.servant, "cookie:%s/%s" % (current.id.category, name))
+
+    def finished(self, current, servant, cookie):
+        self.state.last = cookie
+        fail(current.id.name, "finished")
+
+    def deactivate(self, category):
+        pass
+
+
 def serve(props):
     data = Ice.InitializationData()
     data.properties = Ice.createProperties()
@@ -317,16 +407,29 @@ def serve(props):
     adapter = communicator.createObjectAdapterWithEndpoints("Conf", "tcp -h 127.0.0.1 -p 0")
     for name, servant in [("ops", OperationsI()), ("opt", OptionalsI()), ("obj", ObjectsI()),
                           ("exc", ExceptionsI()), ("sexc", SlicedExceptionsI()),
-                          ("sobj", SlicedObjectsI()), ("cobj", CompactObjectsI())]:
+                          ("sobj", SlicedObjectsI()), ("cobj", CompactObjectsI()),
+                          ("relaying", RelayingI())]:
         adapter.add(servant, Ice.stringToIdentity(name))
+    state = LocatorState()
+    locator = LocatorI(LocatedI(state), state)
+    adapter.addServantLocator(locator, "loc")
+    adapter.addServantLocator(locator, "")
     adapter.activate()
-    return communicator, adapter.getEndpoints()[0].getInfo().port
+    facets = communicator.createObjectAdapterWithEndpoints("Facets", "tcp -h 127.0.0.1 -p 0")
+    fct = Ice.stringToIdentity("fct")
+    facets.add(FacetedI("fct"), fct)
+    facets.addFacet(FacetedI("fct-b"), fct, "b")
+    facets.addDefaultServant(FacetedI("dflt"), "dflt")
+    facets.addDefaultServant(FacetedI("any"), "")
+    facets.activate()
+    port = adapter.getEndpoints()[0].getInfo().port
+    return communicator, port, facets.getEndpoints()[0].getInfo().port
 
 
 def main():
-    plain, port = serve({})
-    cycles, cycles_port = serve({"Ice.AcceptClassCycles": "1"})
-    print("READY %d %d" % (port, cycles_port), flush=True)
+    plain, port, facets_port = serve({})
+    cycles, cycles_port, _ = serve({"Ice.AcceptClassCycles": "1"})
+    print("READY %d %d %d" % (port, cycles_port, facets_port), flush=True)
     sys.stdin.read()
     plain.destroy()
     cycles.destroy()

@@ -50,7 +50,7 @@ pub(crate) struct CommunicatorInner {
     connecting: Mutex<HashMap<ConnectionKey, Arc<tokio::sync::Mutex<()>>>>,
     pub(crate) datagram: Mutex<HashMap<String, Arc<DatagramSender>>>,
     pub(crate) datagram_batches: Mutex<HashMap<String, (BatchBuilder, bool)>>,
-    adapters: Mutex<Vec<ObjectAdapter>>,
+    pub(crate) adapters: Mutex<Vec<ObjectAdapter>>,
     shutdown: watch::Sender<bool>,
     destroyed: AtomicBool,
     /// `Ice.Default.Locator` and the locators' caches.
@@ -478,8 +478,10 @@ impl Communicator {
         }
     }
 
-    /// Shuts down, then closes every outgoing connection gracefully; later
-    /// calls fail with [`Error::CommunicatorDestroyed`].
+    /// Shuts down, destroying every object adapter
+    /// ([`ObjectAdapter::destroy`]: servant locators are deactivated and
+    /// servants dropped), then closes every outgoing connection
+    /// gracefully; later calls fail with [`Error::CommunicatorDestroyed`].
     pub async fn destroy(&self) {
         if self.inner.destroyed.swap(true, Ordering::AcqRel) {
             return;
@@ -493,7 +495,7 @@ impl Communicator {
             .collect();
         self.inner.shutdown.send_replace(true);
         for a in &adapters {
-            a.deactivate().await;
+            a.destroy().await;
         }
         let conns: Vec<Connection> = self
             .inner

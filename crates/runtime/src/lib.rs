@@ -118,7 +118,7 @@ pub use error::{Error, Result};
 pub use floe_wire::protocol::{OperationMode, ReplyStatus};
 pub use floe_wire::{Context, Encapsulation, EncodingVersion, Identity};
 pub use locator::EndpointSelection;
-pub use object_adapter::ObjectAdapter;
+pub use object_adapter::{ObjectAdapter, ServantLocator};
 pub use properties::Properties;
 pub use proxy::{InvocationMode, Proxy, Response};
 pub use router::session::Glacier2Session;

@@ -3,7 +3,6 @@
 //! compact id) and `Value` (`write_slices` / `read_slices`: own slice with
 //! required members in order and optionals by tag, then the base's).
 //! Factories are registered by the root-level `register_value_factories`.
-//! Operations on classes (deprecated in Slice) generate nothing.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -245,7 +244,13 @@ impl Gen<'_> {
 
     /// Whether a base class of `k` (transitively) has `["preserve-slice"]`.
     fn base_preserves(&self, k: &Class) -> bool {
-        let mut cur = k.base;
+        self.preserves_from(k.base)
+    }
+
+    /// Whether `base` or one of its bases (a class or exception chain)
+    /// has `["preserve-slice"]`.
+    pub(crate) fn preserves_from(&self, base: Option<DefId>) -> bool {
+        let mut cur = base;
         let mut steps = 0;
         while let Some(id) = cur {
             steps += 1;
@@ -258,6 +263,7 @@ impl Gen<'_> {
             }
             cur = match &d.kind {
                 DefKind::Class(b) => b.base,
+                DefKind::Exception(b) => b.base,
                 _ => None,
             };
         }

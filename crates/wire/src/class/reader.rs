@@ -567,6 +567,9 @@ impl Decoder {
         registry: &UserExceptionRegistry,
     ) -> Result<Box<dyn UserException>> {
         let mut most_derived: Option<String> = None;
+        // Unknown slices skipped on the way to a known one, kept for an
+        // exception type with `["preserve-slice"]`.
+        let mut skipped: Vec<SliceInfo> = Vec::new();
         loop {
             self.read_slice_header()?;
             let (type_id, slice_flags) = match self.top_frame()?.slice.as_ref() {
@@ -587,6 +590,9 @@ impl Decoder {
                         "UserException::read_slices of `{type_id}` did not read its slice"
                     )));
                 }
+                if !skipped.is_empty() {
+                    ex.ice_set_sliced_data(SlicedData { slices: skipped });
+                }
                 return Ok(ex);
             }
             let unknown = || Error::UnknownUserException {
@@ -599,6 +605,7 @@ impl Decoder {
             if info.is_last {
                 return Err(unknown());
             }
+            skipped.push(info);
             // Ice 3.7 C++11 peers never set the last-slice flag on
             // exceptions: an Ice client then reads on past the end and
             // raises `UnmarshalOutOfBoundsException`, and so does floe.

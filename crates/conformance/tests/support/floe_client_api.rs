@@ -1,0 +1,214 @@
+//! The floe client's checks of Ice's wider server and client API, with the
+//! names of `peers/client.py` and `peers/client.cpp`: relayed exceptions
+//! (`relay.*`, shaped like ZeroC's Ice/slicing/exceptions relay tests),
+//! facets and default servants (`facet.*`, Ice/facets) and servant
+//! locators (`loc.*`, Ice/servantLocator).
+//! A child of `floe_client`, whose helpers and `Ctx` it uses.
+
+use floe::codegen::{ClassRef, Current, DispatchError};
+use floe::runtime::Communicator;
+use floe_conformance::client_gen::conf::*;
+
+use super::{eq, proxy, raises, user_error_as, Ctx, Fail, R};
+
+/// The client's Relay servant: raises exceptions only clients know
+/// (`ClientOnly.ice`), for a server to relay.
+struct RelayI;
+
+impl Relay for RelayI {
+    async fn raise_preserved(&self, _: &Current) -> Result<(), DispatchError> {
+        Err(ClientPreservedError {
+            base: PreservedError {
+                p: "pres".into(),
+                ice_sliced_data: None,
+            },
+            extra: "extra".into(),
+            obj: Some(ClassRef::new(Base { b: "rb".into() })),
+        }
+        .into())
+    }
+    async fn raise_unpreserved(&self, _: &Current) -> Result<(), DispatchError> {
+        Err(ClientDerivedError {
+            base: DerivedError {
+                base: BaseError {
+                    reason: "plain".into(),
+                },
+                code: 3,
+            },
+            more: "more".into(),
+        }
+        .into())
+    }
+}
+
+/// An adapter of the client's own on 127.0.0.1 with the Relay servant.
+pub(super) async fn relay_proxy(communicator: &Communicator) -> RelayPrx {
+    let adapter = communicator
+        .create_object_adapter_with_endpoints("Relay", "tcp -h 127.0.0.1 -p 0")
+        .await
+        .expect("create the Relay adapter");
+    let prx = adapter
+        .add(floe::Identity::from_name("relay"), RelayDispatcher::new(RelayI))
+        .expect("add the Relay servant");
+    adapter.activate();
+    RelayPrx::unchecked_cast(prx)
+}
+
+// ------------------------------------------------------------ relayed exceptions
+
+pub(super) async fn relay_preserved(c: &Ctx) -> R {
+    let r = c.relaying.relay_preserved(&Some(c.relay.clone())).await;
+    if c.enc10 {
+        // 1.0 has no preserved slices: the server relays what it knows.
+        let e: PreservedError = user_error_as(r)?;
+        return eq(e.p.as_str(), "pres", "PreservedError");
+    }
+    let e: ClientPreservedError = user_error_as(r)?;
+    let obj = e.obj.as_ref().ok_or_else(|| Fail("obj: null".into()))?;
+    let b = obj.read().b.clone();
+    eq(
+        (e.base.p.as_str(), e.extra.as_str(), b.as_str()),
+        ("pres", "extra", "rb"),
+        "ClientPreservedError",
+    )
+}
+
+pub(super) async fn relay_unpreserved(c: &Ctx) -> R {
+    let e: DerivedError = user_error_as(c.relaying.relay_unpreserved(&Some(c.relay.clone())).await)?;
+    eq(
+        (e.base.reason.as_str(), e.code),
+        ("plain", 3),
+        "DerivedError",
+    )
+}
+
+// ------------------------------------------------------------ facets and default servants
+
+impl Ctx {
+    /// `name -f facet` on the server's adapter of facets.
+    fn facet(&self, name: &str, facet: &str) -> FacetedPrx {
+        FacetedPrx::unchecked_cast(proxy(&self.communicator, self.facets_port, self.enc10, name).ice_facet(facet))
+    }
+
+    /// `name` on the main adapter, served through its servant locators.
+    fn located(&self, name: &str) -> LocatedPrx {
+        LocatedPrx::unchecked_cast(self.proxy(name))
+    }
+}
+
+pub(super) async fn facet_default(c: &Ctx) -> R {
+    eq(c.facet("fct", "").which().await?, "fct:fct:".into(), "fct")
+}
+
+pub(super) async fn facet_named(c: &Ctx) -> R {
+    eq(c.facet("fct", "b").which().await?, "fct-b:fct:b".into(), "fct -f b")
+}
+
+pub(super) async fn facet_fallback(c: &Ctx) -> R {
+    // fct has no facet x: the default servant of category "" answers.
+    eq(c.facet("fct", "x").which().await?, "any:fct:x".into(), "fct -f x")
+}
+
+pub(super) async fn facet_category_default(c: &Ctx) -> R {
+    eq(c.facet("dflt/n", "").which().await?, "dflt:n:".into(), "dflt/n")?;
+    eq(c.facet("dflt/n", "x").which().await?, "dflt:n:x".into(), "dflt/n -f x")
+}
+
+pub(super) async fn facet_any_default(c: &Ctx) -> R {
+    let p = c.facet("locate", "x");
+    p.ice_ping().await?;
+    eq(p.which().await?, "any:locate:x".into(), "locate -f x")
+}
+
+// ------------------------------------------------------------ servant locators
+
+const NOT_EXIST: &str = "::Ice::ObjectNotExistException";
+
+pub(super) async fn loc_category(c: &Ctx) -> R {
+    eq(c.located("loc/a").who_am_i().await?, "loc/a".into(), "loc/a")
+}
+
+pub(super) async fn loc_default_category(c: &Ctx) -> R {
+    eq(c.located("any-x").who_am_i().await?, "/any-x".into(), "any-x")
+}
+
+pub(super) async fn loc_missing(c: &Ctx) -> R {
+    raises(c.located("loc/missing").ice_ping().await, NOT_EXIST)?;
+    raises(c.located("nobody").who_am_i().await, NOT_EXIST)?;
+    Ok(())
+}
+
+pub(super) async fn loc_cookie(c: &Ctx) -> R {
+    c.located("loc/a").who_am_i().await?;
+    let last = c.located("loc/stats").last_finished().await?;
+    eq(last, "cookie:loc/a".into(), "lastFinished")
+}
+
+pub(super) async fn loc_locate_user(c: &Ctx) -> R {
+    let e: LocatorError = user_error_as(c.located("loc/locate-user").op().await)?;
+    eq(e.r#where.as_str(), "locate", "where")?;
+    raises(
+        c.located("loc/locate-user").who_am_i().await,
+        "::Ice::UnknownUserException",
+    )?;
+    Ok(())
+}
+
+pub(super) async fn loc_locate_not_exist(c: &Ctx) -> R {
+    raises(c.located("loc/locate-not-exist").who_am_i().await, NOT_EXIST)?;
+    Ok(())
+}
+
+pub(super) async fn loc_locate_local(c: &Ctx) -> R {
+    raises(
+        c.located("loc/locate-local").who_am_i().await,
+        "::Ice::UnknownLocalException",
+    )?;
+    Ok(())
+}
+
+pub(super) async fn loc_locate_other(c: &Ctx) -> R {
+    raises(
+        c.located("loc/locate-other").who_am_i().await,
+        "::Ice::UnknownException",
+    )?;
+    Ok(())
+}
+
+pub(super) async fn loc_servant_user(c: &Ctx) -> R {
+    let e: LocatorError = user_error_as(c.located("loc/servant-user").op().await)?;
+    eq(e.r#where.as_str(), "servant", "where")?;
+    let last = c.located("loc/stats").last_finished().await?;
+    eq(last, "cookie:loc/servant-user".into(), "lastFinished")
+}
+
+pub(super) async fn loc_finished_user(c: &Ctx) -> R {
+    let e: LocatorError = user_error_as(c.located("loc/finished-user").op().await)?;
+    eq(e.r#where.as_str(), "finished", "where")
+}
+
+pub(super) async fn loc_finished_not_exist(c: &Ctx) -> R {
+    raises(c.located("loc/finished-not-exist").who_am_i().await, NOT_EXIST)?;
+    Ok(())
+}
+
+pub(super) async fn loc_finished_local(c: &Ctx) -> R {
+    raises(
+        c.located("loc/finished-local").who_am_i().await,
+        "::Ice::UnknownLocalException",
+    )?;
+    Ok(())
+}
+
+pub(super) async fn loc_finished_other(c: &Ctx) -> R {
+    raises(
+        c.located("loc/finished-other").who_am_i().await,
+        "::Ice::UnknownException",
+    )?;
+    Ok(())
+}
+
+pub(super) async fn loc_deactivate(c: &Ctx) -> R {
+    let got = c.located("loc/stats").destroy_adapter().await?;
+    eq(got, "gone".into(), "destroyAdapter")
+}

@@ -1,0 +1,159 @@
+//! The floe server's servants for Ice's wider server API, doing what
+//! `peers/server.py` and `peers/server.cpp` do: relayed exceptions
+//! (`Relaying`), facets and default servants (`Faceted`, on a second
+//! adapter) and servant locators (`Located`). A child of `floe_server`.
+
+use std::sync::{Arc, Mutex};
+
+use floe::codegen::{Current, DispatchError};
+use floe::runtime::{ObjectAdapter, Servant, ServantLocator};
+use floe::Identity;
+use floe_conformance::server_gen::conf::*;
+
+type Res<T> = Result<T, DispatchError>;
+
+// ------------------------------------------------------------ relayed exceptions
+
+pub(super) struct RelayingI;
+
+impl Relaying for RelayingI {
+    async fn relay_preserved(&self, r: Option<RelayPrx>, _: &Current) -> Res<()> {
+        let r = r.ok_or_else(|| DispatchError::unknown("null Relay proxy"))?;
+        // The exception (with the slices this side does not know, kept by
+        // `["preserve-slice"]`) goes back to the caller as it came.
+        Ok(r.raise_preserved().await?)
+    }
+    async fn relay_unpreserved(&self, r: Option<RelayPrx>, _: &Current) -> Res<()> {
+        let r = r.ok_or_else(|| DispatchError::unknown("null Relay proxy"))?;
+        Ok(r.raise_unpreserved().await?)
+    }
+}
+
+// ------------------------------------------------------------ facets
+
+struct FacetedI(&'static str);
+
+impl Faceted for FacetedI {
+    async fn which(&self, current: &Current) -> Res<String> {
+        Ok(format!("{}:{}:{}", self.0, current.id.name, current.facet))
+    }
+}
+
+/// The second adapter: identity "fct" with the default facet and facet
+/// "b", default servants for category "dflt" and for every category.
+pub(super) fn facets_adapter(adapter: &ObjectAdapter) {
+    let fct = Identity::from_name("fct");
+    adapter
+        .add(fct.clone(), FacetedDispatcher::new(FacetedI("fct")))
+        .expect("add fct");
+    adapter
+        .add_facet(fct, "b", FacetedDispatcher::new(FacetedI("fct-b")))
+        .expect("add fct -f b");
+    adapter.add_default_servant("dflt", FacetedDispatcher::new(FacetedI("dflt")));
+    adapter.add_default_servant("", FacetedDispatcher::new(FacetedI("any")));
+}
+
+// ------------------------------------------------------------ servant locators
+
+/// The cookie `finished` received last.
+type Last = Arc<Mutex<String>>;
+
+struct LocatedI {
+    last: Last,
+}
+
+impl Located for LocatedI {
+    async fn who_am_i(&self, current: &Current) -> Res<String> {
+        Ok(format!("{}/{}", current.id.category, current.id.name))
+    }
+    async fn op(&self, current: &Current) -> Res<()> {
+        if current.id.name == "servant-user" {
+            return Err(LocatorError {
+                r#where: "servant".into(),
+            }
+            .into());
+        }
+        Ok(())
+    }
+    async fn last_finished(&self, _: &Current) -> Res<String> {
+        Ok(self.last.lock().unwrap_or_else(|p| p.into_inner()).clone())
+    }
+    async fn destroy_adapter(&self, current: &Current) -> Res<String> {
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let adapter = current
+            .adapter
+            .communicator()?
+            .create_object_adapter_with_endpoints("Gone", "")
+            .await?;
+        adapter.add_servant_locator(GoneLocator(got.clone()), "gone")?;
+        adapter.destroy().await;
+        let got = got.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(got.join(","))
+    }
+}
+
+/// Records the categories `deactivate` receives.
+struct GoneLocator(Arc<Mutex<Vec<String>>>);
+
+impl ServantLocator for GoneLocator {
+    type Cookie = ();
+
+    async fn locate(&self, _: &Current) -> Res<Option<(Arc<dyn Servant>, ())>> {
+        Ok(None)
+    }
+    fn deactivate(&self, category: &str) {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(category.to_owned());
+    }
+}
+
+/// What a locator raises for an identity named `<at>-<kind>`.
+fn fail(name: &str, at: &str) -> Res<()> {
+    match name.strip_prefix(at).and_then(|rest| rest.strip_prefix('-')) {
+        Some("user") => Err(LocatorError { r#where: at.into() }.into()),
+        Some("not-exist") => Err(DispatchError::object_not_exist()),
+        Some("local") => Err(floe::runtime::Error::Socket(format!("{at} failed")).into()),
+        Some("other") => Err(DispatchError::unknown(at)),
+        _ => Ok(()),
+    }
+}
+
+struct LocatorI {
+    servant: Arc<dyn Servant>,
+    last: Last,
+}
+
+impl ServantLocator for LocatorI {
+    type Cookie = String;
+
+    async fn locate(&self, current: &Current) -> Res<Option<(Arc<dyn Servant>, String)>> {
+        let (category, name) = (&current.id.category, &current.id.name);
+        if name == "missing" || (category.is_empty() && !name.starts_with("any-")) {
+            return Ok(None);
+        }
+        fail(name, "locate")?;
+        Ok(Some((self.servant.clone(), format!("cookie:{category}/{name}"))))
+    }
+    async fn finished(&self, current: &Current, _: Arc<dyn Servant>, cookie: String) -> Res<()> {
+        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = cookie;
+        fail(&current.id.name, "finished")
+    }
+}
+
+/// The locators of categories "loc" and "" (one servant, one record of
+/// the last cookie).
+pub(super) fn add_locators(adapter: &ObjectAdapter) {
+    let last = Last::default();
+    let servant: Arc<dyn Servant> = LocatedDispatcher::new(LocatedI { last: last.clone() });
+    for category in ["loc", ""] {
+        let locator = LocatorI {
+            servant: servant.clone(),
+            last: last.clone(),
+        };
+        adapter
+            .add_servant_locator(locator, category)
+            .expect("add a servant locator");
+    }
+}
