@@ -88,7 +88,7 @@ macro_rules! __typed_proxy_variants {
         }
     };
 }
-pub use floe_wire::class::{Extends, SlicedData, ValueFactoryRegistry};
+pub use floe_wire::class::{Extends, SlicedData, ValueFactoryRegistry, ValueHooks};
 pub use floe_wire::codec::WireNumber;
 pub use floe_wire::ClassFormat;
 pub use floe_wire::{

@@ -97,6 +97,7 @@ struct Ctx
     shared_ptr<CompactObjectsPrx> cobj;
     shared_ptr<RelayingPrx> relaying;
     shared_ptr<RelayPrx> relay;
+    shared_ptr<ValuesPrx> vf;
 
     template<class P> shared_ptr<P> prx(const string& name) const
     {
@@ -112,6 +113,13 @@ struct Ctx
     }
 
     shared_ptr<LocatedPrx> located(const string& name) const { return prx<LocatedPrx>(name); }
+
+    // `name` on the main adapter through another communicator.
+    template<class P> shared_ptr<P> prxOn(const shared_ptr<Ice::Communicator>& other, const string& name) const
+    {
+        auto base = other->stringToProxy(name + ":tcp -h 127.0.0.1 -p " + to_string(port) + " -t 10000");
+        return Ice::uncheckedCast<P>(base->ice_encodingVersion(enc10 ? Ice::Encoding_1_0 : Ice::Encoding_1_1));
+    }
 
     // Ice for C++ (and floe, which follows it) refuses class graphs with
     // cycles unless Ice.AcceptClassCycles is set; in encoding 1.0 it only
@@ -133,6 +141,20 @@ public:
     }
     void raiseUnpreserved(const Ice::Current&) override { throw ClientDerivedError("plain", 3, "more"); }
 };
+
+class HookedI : public Hooked
+{
+public:
+    using Hooked::Hooked;
+    void ice_preMarshal() override { preMarshalled = true; }
+    void ice_postUnmarshal() override { postUnmarshalled = true; }
+};
+
+void addHookedFactory(const shared_ptr<Ice::Communicator>& communicator)
+{
+    communicator->getValueFactoryManager()->add([](const string&) { return make_shared<HookedI>(); },
+                                                Hooked::ice_staticId());
+}
 
 // An adapter of the client's own on 127.0.0.1 with the Relay servant.
 shared_ptr<RelayPrx> relayProxy(const shared_ptr<Ice::Communicator>& communicator)
@@ -1120,6 +1142,25 @@ void registerChecks()
     check("loc.deactivate", [](const Ctx& c) {
         eqs(c.located("loc/stats")->destroyAdapter(), "gone", "destroyAdapter");
     });
+
+    // ------------------------------------------------------------ value factories
+    check("vf.interface_by_value", [](const Ctx& c) {
+        // A communicator of its own, with a factory for ::Conf::Marker.
+        Ice::CommunicatorHolder other(Ice::initialize());
+        other->getValueFactoryManager()->add(
+            [](const string&) { return make_shared<Ice::InterfaceByValue<Marker>>(); }, Marker::ice_staticId());
+        auto v = c.prxOn<ValuesPrx>(other.communicator(), "vf")->getMarker();
+        expect(dynamic_pointer_cast<Ice::InterfaceByValue<Marker>>(v) != nullptr, "not an InterfaceByValue");
+        eqs(v->ice_id(), "::Conf::Marker", "ice_id");
+    });
+    check("vf.hooks_returned", [](const Ctx& c) {
+        auto h = c.vf->getHooked();
+        expect(dynamic_pointer_cast<HookedI>(h) != nullptr, "not made by the factory");
+        expect(h->preMarshalled && h->postUnmarshalled, "(preMarshalled, postUnmarshalled)");
+    });
+    check("vf.hooks_sent", [](const Ctx& c) {
+        eqs(c.vf->checkHooked(make_shared<HookedI>(false, false)), "true:true", "checkHooked");
+    });
 }
 
 struct Config
@@ -1150,6 +1191,8 @@ int main(int argc, char* argv[])
     data.properties = Ice::createProperties();
     data.properties->setProperty("Ice.AcceptClassCycles", "1");
     Ice::CommunicatorHolder cyc(Ice::initialize(data));
+    addHookedFactory(plain.communicator());
+    addHookedFactory(cyc.communicator());
     auto plainRelay = relayProxy(plain.communicator());
     auto cycRelay = relayProxy(cyc.communicator());
     vector<Config> configs{
@@ -1175,6 +1218,7 @@ int main(int argc, char* argv[])
         c.sobj = c.prx<SlicedObjectsPrx>("sobj");
         c.cobj = c.prx<CompactObjectsPrx>("cobj");
         c.relaying = c.prx<RelayingPrx>("relaying");
+        c.vf = c.prx<ValuesPrx>("vf");
         c.relay = (config.cycles ? cycRelay : plainRelay)
                       ->ice_encodingVersion(config.enc10 ? Ice::Encoding_1_0 : Ice::Encoding_1_1);
         for(const auto& ch : checks)

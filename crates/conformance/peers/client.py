@@ -60,6 +60,14 @@ class RelayI(Conf.Relay):
         raise Conf.ClientDerivedError("plain", 3, "more")
 
 
+class HookedI(Conf.Hooked):
+    def ice_preMarshal(self):
+        self.preMarshalled = True
+
+    def ice_postUnmarshal(self):
+        self.postUnmarshalled = True
+
+
 def relay_proxy(communicator):
     """An adapter of the client's own on 127.0.0.1 with the Relay servant."""
     adapter = communicator.createObjectAdapterWithEndpoints("Relay", "tcp -h 127.0.0.1 -p 0")
@@ -97,6 +105,9 @@ class Ctx:
 
         self.facet = facet
         self.located = lambda name: prx(name, Conf.LocatedPrx)
+        self.vf = prx("vf", Conf.ValuesPrx)
+        self.prx_on = lambda comm, name, cls: cls.uncheckedCast(
+            comm.stringToProxy("%s:tcp -h 127.0.0.1 -p %d -t 10000" % (name, port)).ice_encodingVersion(encoding))
 
     @staticmethod
     def chain(n):
@@ -969,6 +980,34 @@ def _(c):
     eq(c.located("loc/stats").destroyAdapter(), "gone", "destroyAdapter")
 
 
+# ---------------------------------------------------------------- value factories
+
+
+@check("vf.interface_by_value")
+def _(c):
+    # A communicator of its own, with a factory for ::Conf::Marker.
+    other = Ice.initialize([])
+    try:
+        other.getValueFactoryManager().add(lambda t: Ice.InterfaceByValue(t), Conf.Marker.ice_staticId())
+        v = c.prx_on(other, "vf", Conf.ValuesPrx).getMarker()
+        expect(isinstance(v, Ice.InterfaceByValue), "not an InterfaceByValue: %r" % (v,))
+        eq(v.ice_id(), "::Conf::Marker", "ice_id")
+    finally:
+        other.destroy()
+
+
+@check("vf.hooks_returned")
+def _(c):
+    h = c.vf.getHooked()
+    expect(isinstance(h, HookedI), "not made by the factory: %r" % (h,))
+    eq((h.preMarshalled, h.postUnmarshalled), (True, True), "(preMarshalled, postUnmarshalled)")
+
+
+@check("vf.hooks_sent")
+def _(c):
+    eq(c.vf.checkHooked(HookedI(False, False)), "true:true", "checkHooked")
+
+
 CONFIGS = [
     ("1.1", False, False, None),
     ("1.0", True, False, None),
@@ -986,6 +1025,8 @@ def main():
     data.properties = Ice.createProperties()
     data.properties.setProperty("Ice.AcceptClassCycles", "1")
     cyc = Ice.initialize(data)
+    for communicator in (plain, cyc):
+        communicator.getValueFactoryManager().add(lambda t: HookedI(), Conf.Hooked.ice_staticId())
     relays = {id(plain): relay_proxy(plain), id(cyc): relay_proxy(cyc)}
     try:
         for name, enc10, cycles, only in CONFIGS:

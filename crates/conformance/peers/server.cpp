@@ -504,6 +504,32 @@ private:
     shared_ptr<LocatorState> _state;
 };
 
+class HookedI : public Hooked
+{
+public:
+    using Hooked::Hooked;
+    void ice_preMarshal() override { preMarshalled = true; }
+    void ice_postUnmarshal() override { postUnmarshalled = true; }
+};
+
+class ValuesI : public Values
+{
+public:
+    shared_ptr<Ice::Value> getMarker(const Ice::Current&) override
+    {
+        return make_shared<Ice::InterfaceByValue<Marker>>();
+    }
+    shared_ptr<Hooked> getHooked(const Ice::Current&) override { return make_shared<HookedI>(false, false); }
+    string checkHooked(shared_ptr<Hooked> h, const Ice::Current&) override
+    {
+        if(!h)
+        {
+            return "null";
+        }
+        return string(h->preMarshalled ? "true" : "false") + ":" + (h->postUnmarshalled ? "true" : "false");
+    }
+};
+
 struct Served
 {
     shared_ptr<Ice::Communicator> communicator;
@@ -525,6 +551,8 @@ Served serve(bool cycles)
         data.properties->setProperty("Ice.AcceptClassCycles", "1");
     }
     auto communicator = Ice::initialize(data);
+    communicator->getValueFactoryManager()->add([](const string&) { return make_shared<HookedI>(); },
+                                                Hooked::ice_staticId());
     auto adapter = communicator->createObjectAdapterWithEndpoints("Conf", "tcp -h 127.0.0.1 -p 0");
     adapter->add(make_shared<OperationsI>(), Ice::stringToIdentity("ops"));
     adapter->add(make_shared<OptionalsI>(), Ice::stringToIdentity("opt"));
@@ -534,6 +562,7 @@ Served serve(bool cycles)
     adapter->add(make_shared<SlicedObjectsI>(), Ice::stringToIdentity("sobj"));
     adapter->add(make_shared<CompactObjectsI>(), Ice::stringToIdentity("cobj"));
     adapter->add(make_shared<RelayingI>(), Ice::stringToIdentity("relaying"));
+    adapter->add(make_shared<ValuesI>(), Ice::stringToIdentity("vf"));
     auto state = make_shared<LocatorState>();
     auto locator = make_shared<LocatorI>(make_shared<LocatedI>(state), state);
     adapter->addServantLocator(locator, "loc");

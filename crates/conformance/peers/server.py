@@ -398,17 +398,37 @@ class LocatorI(Ice.ServantLocator):
         pass
 
 
+class HookedI(Conf.Hooked):
+    def ice_preMarshal(self):
+        self.preMarshalled = True
+
+    def ice_postUnmarshal(self):
+        self.postUnmarshalled = True
+
+
+class ValuesI(Conf.Values):
+    def getMarker(self, current):
+        return Ice.InterfaceByValue(Conf.Marker.ice_staticId())
+
+    def getHooked(self, current):
+        return HookedI(False, False)
+
+    def checkHooked(self, h, current):
+        return "%s:%s" % (str(h.preMarshalled).lower(), str(h.postUnmarshalled).lower())
+
+
 def serve(props):
     data = Ice.InitializationData()
     data.properties = Ice.createProperties()
     for k, v in props.items():
         data.properties.setProperty(k, v)
     communicator = Ice.initialize(data)
+    communicator.getValueFactoryManager().add(lambda t: HookedI(), Conf.Hooked.ice_staticId())
     adapter = communicator.createObjectAdapterWithEndpoints("Conf", "tcp -h 127.0.0.1 -p 0")
     for name, servant in [("ops", OperationsI()), ("opt", OptionalsI()), ("obj", ObjectsI()),
                           ("exc", ExceptionsI()), ("sexc", SlicedExceptionsI()),
                           ("sobj", SlicedObjectsI()), ("cobj", CompactObjectsI()),
-                          ("relaying", RelayingI())]:
+                          ("relaying", RelayingI()), ("vf", ValuesI())]:
         adapter.add(servant, Ice.stringToIdentity(name))
     state = LocatorState()
     locator = LocatorI(LocatedI(state), state)

@@ -17,3 +17,22 @@ pub mod server_gen {
 pub mod client_gen {
     include!(concat!(env!("OUT_DIR"), "/client/slice.rs"));
 }
+
+/// `Hooked` has `["rust:hooks"]`: its generated `Value` implementation calls
+/// these, as Ice calls a class's `ice_preMarshal` and `ice_postUnmarshal`.
+/// They live here, in the crate that generates the type.
+macro_rules! hooked {
+    ($t:ty) => {
+        impl floe::codegen::ValueHooks for $t {
+            fn ice_pre_marshal(&mut self) {
+                self.pre_marshalled = true;
+            }
+            fn ice_post_unmarshal(&mut self) {
+                self.post_unmarshalled = true;
+            }
+        }
+    };
+}
+
+hooked!(server_gen::conf::Hooked);
+hooked!(client_gen::conf::Hooked);

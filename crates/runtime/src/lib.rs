@@ -107,6 +107,7 @@ pub mod spans;
 pub mod trace;
 mod transport;
 mod user_error;
+mod value_factory;
 
 pub use communicator::Communicator;
 pub use connection::core::acm::{AcmClose, AcmConfig, AcmHeartbeat};

@@ -266,13 +266,18 @@ fn preserved_unknown_slices_are_relayed_in_the_sliced_format() {
         assert_eq!(relayed, hex(DERIVED_SLICED_PY));
         let mut dec = decoder(&relayed, &all_classes());
         let again = dec.read_user_exception(&all_exceptions()).unwrap();
-        let d = again.downcast_ref::<DerivedErr>().expect("the caller's own type");
+        let d = again
+            .downcast_ref::<DerivedErr>()
+            .expect("the caller's own type");
         assert_eq!((d.code, d.base.reason.as_str()), (42, "deriv"));
         // The compact format drops preserved slices, as Ice does.
         let base = BaseErr {
             reason: "deriv".into(),
         };
-        assert_eq!(write(ClassFormat::Compact, &*ex), write(ClassFormat::Compact, &base));
+        assert_eq!(
+            write(ClassFormat::Compact, &*ex),
+            write(ClassFormat::Compact, &base)
+        );
     }
     // Without ["preserve-slice"] nothing is kept.
     let mut reg = UserExceptionRegistry::new();

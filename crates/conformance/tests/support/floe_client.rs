@@ -229,6 +229,7 @@ pub struct Ctx {
     sobj: SlicedObjectsPrx,
     cobj: CompactObjectsPrx,
     relaying: RelayingPrx,
+    vf: ValuesPrx,
     /// The client's own Relay servant, in the configuration's encoding.
     relay: RelayPrx,
 }
@@ -1738,6 +1739,9 @@ checks! {
     "loc.finished_local" => api::loc_finished_local,
     "loc.finished_other" => api::loc_finished_other,
     "loc.deactivate" => api::loc_deactivate,
+    "vf.interface_by_value" => api::vf_interface_by_value,
+    "vf.hooks_returned" => api::vf_hooks_returned,
+    "vf.hooks_sent" => api::vf_hooks_sent,
 }
 
 /// Runs every check in the four configurations (see `super::CONFIGS`)
@@ -1769,6 +1773,7 @@ pub async fn run(ports: super::Ports, server_kind: &str) -> Report {
             sobj: SlicedObjectsPrx::unchecked_cast(p("sobj")),
             cobj: CompactObjectsPrx::unchecked_cast(p("cobj")),
             relaying: RelayingPrx::unchecked_cast(p("relaying")),
+            vf: ValuesPrx::unchecked_cast(p("vf")),
             relay: RelayPrx::unchecked_cast(
                 if cycles { &cyc_relay } else { &plain_relay }
                     .proxy()

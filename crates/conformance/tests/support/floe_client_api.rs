@@ -2,7 +2,8 @@
 //! names of `peers/client.py` and `peers/client.cpp`: relayed exceptions
 //! (`relay.*`, shaped like ZeroC's Ice/slicing/exceptions relay tests),
 //! facets and default servants (`facet.*`, Ice/facets) and servant
-//! locators (`loc.*`, Ice/servantLocator).
+//! locators (`loc.*`, Ice/servantLocator), value factories, interface by
+//! value and marshaling hooks (`vf.*`, Ice/objects).
 //! A child of `floe_client`, whose helpers and `Ctx` it uses.
 
 use floe::codegen::{ClassRef, Current, DispatchError};
@@ -48,7 +49,10 @@ pub(super) async fn relay_proxy(communicator: &Communicator) -> RelayPrx {
         .await
         .expect("create the Relay adapter");
     let prx = adapter
-        .add(floe::Identity::from_name("relay"), RelayDispatcher::new(RelayI))
+        .add(
+            floe::Identity::from_name("relay"),
+            RelayDispatcher::new(RelayI),
+        )
         .expect("add the Relay servant");
     adapter.activate();
     RelayPrx::unchecked_cast(prx)
@@ -74,7 +78,8 @@ pub(super) async fn relay_preserved(c: &Ctx) -> R {
 }
 
 pub(super) async fn relay_unpreserved(c: &Ctx) -> R {
-    let e: DerivedError = user_error_as(c.relaying.relay_unpreserved(&Some(c.relay.clone())).await)?;
+    let e: DerivedError =
+        user_error_as(c.relaying.relay_unpreserved(&Some(c.relay.clone())).await)?;
     eq(
         (e.base.reason.as_str(), e.code),
         ("plain", 3),
@@ -87,7 +92,9 @@ pub(super) async fn relay_unpreserved(c: &Ctx) -> R {
 impl Ctx {
     /// `name -f facet` on the server's adapter of facets.
     fn facet(&self, name: &str, facet: &str) -> FacetedPrx {
-        FacetedPrx::unchecked_cast(proxy(&self.communicator, self.facets_port, self.enc10, name).ice_facet(facet))
+        FacetedPrx::unchecked_cast(
+            proxy(&self.communicator, self.facets_port, self.enc10, name).ice_facet(facet),
+        )
     }
 
     /// `name` on the main adapter, served through its servant locators.
@@ -101,17 +108,33 @@ pub(super) async fn facet_default(c: &Ctx) -> R {
 }
 
 pub(super) async fn facet_named(c: &Ctx) -> R {
-    eq(c.facet("fct", "b").which().await?, "fct-b:fct:b".into(), "fct -f b")
+    eq(
+        c.facet("fct", "b").which().await?,
+        "fct-b:fct:b".into(),
+        "fct -f b",
+    )
 }
 
 pub(super) async fn facet_fallback(c: &Ctx) -> R {
     // fct has no facet x: the default servant of category "" answers.
-    eq(c.facet("fct", "x").which().await?, "any:fct:x".into(), "fct -f x")
+    eq(
+        c.facet("fct", "x").which().await?,
+        "any:fct:x".into(),
+        "fct -f x",
+    )
 }
 
 pub(super) async fn facet_category_default(c: &Ctx) -> R {
-    eq(c.facet("dflt/n", "").which().await?, "dflt:n:".into(), "dflt/n")?;
-    eq(c.facet("dflt/n", "x").which().await?, "dflt:n:x".into(), "dflt/n -f x")
+    eq(
+        c.facet("dflt/n", "").which().await?,
+        "dflt:n:".into(),
+        "dflt/n",
+    )?;
+    eq(
+        c.facet("dflt/n", "x").which().await?,
+        "dflt:n:x".into(),
+        "dflt/n -f x",
+    )
 }
 
 pub(super) async fn facet_any_default(c: &Ctx) -> R {
@@ -125,11 +148,19 @@ pub(super) async fn facet_any_default(c: &Ctx) -> R {
 const NOT_EXIST: &str = "::Ice::ObjectNotExistException";
 
 pub(super) async fn loc_category(c: &Ctx) -> R {
-    eq(c.located("loc/a").who_am_i().await?, "loc/a".into(), "loc/a")
+    eq(
+        c.located("loc/a").who_am_i().await?,
+        "loc/a".into(),
+        "loc/a",
+    )
 }
 
 pub(super) async fn loc_default_category(c: &Ctx) -> R {
-    eq(c.located("any-x").who_am_i().await?, "/any-x".into(), "any-x")
+    eq(
+        c.located("any-x").who_am_i().await?,
+        "/any-x".into(),
+        "any-x",
+    )
 }
 
 pub(super) async fn loc_missing(c: &Ctx) -> R {
@@ -155,7 +186,10 @@ pub(super) async fn loc_locate_user(c: &Ctx) -> R {
 }
 
 pub(super) async fn loc_locate_not_exist(c: &Ctx) -> R {
-    raises(c.located("loc/locate-not-exist").who_am_i().await, NOT_EXIST)?;
+    raises(
+        c.located("loc/locate-not-exist").who_am_i().await,
+        NOT_EXIST,
+    )?;
     Ok(())
 }
 
@@ -188,7 +222,10 @@ pub(super) async fn loc_finished_user(c: &Ctx) -> R {
 }
 
 pub(super) async fn loc_finished_not_exist(c: &Ctx) -> R {
-    raises(c.located("loc/finished-not-exist").who_am_i().await, NOT_EXIST)?;
+    raises(
+        c.located("loc/finished-not-exist").who_am_i().await,
+        NOT_EXIST,
+    )?;
     Ok(())
 }
 
@@ -211,4 +248,50 @@ pub(super) async fn loc_finished_other(c: &Ctx) -> R {
 pub(super) async fn loc_deactivate(c: &Ctx) -> R {
     let got = c.located("loc/stats").destroy_adapter().await?;
     eq(got, "gone".into(), "destroyAdapter")
+}
+
+// ------------------------------------------------------------ value factories
+
+pub(super) async fn vf_interface_by_value(c: &Ctx) -> R {
+    use floe::wire::class::{InterfaceByValue, Value};
+    // A communicator of its own, with a factory for ::Conf::Marker.
+    let other = Communicator::new();
+    other
+        .add_value_factory(MarkerPrx::TYPE_ID, |id| {
+            Some(Box::new(InterfaceByValue::new(id)) as Box<dyn Value>)
+        })
+        .map_err(|e| Fail(format!("add_value_factory: {e}")))?;
+    let vf = ValuesPrx::unchecked_cast(proxy(&other, c.port, c.enc10, "vf"));
+    let got = vf.get_marker().await;
+    other.destroy().await;
+    let v = got?.ok_or_else(|| Fail("getMarker: null".into()))?;
+    let v = v.read();
+    let any: &dyn std::any::Any = &**v;
+    ensure_is(any.is::<InterfaceByValue>(), "not an InterfaceByValue")?;
+    eq(v.ice_id(), "::Conf::Marker", "ice_id")
+}
+
+fn ensure_is(cond: bool, what: &str) -> R {
+    if cond {
+        Ok(())
+    } else {
+        Err(Fail(what.into()))
+    }
+}
+
+pub(super) async fn vf_hooks_returned(c: &Ctx) -> R {
+    let h = c.vf.get_hooked().await?;
+    let h = h.ok_or_else(|| Fail("getHooked: null".into()))?;
+    let h = h.read();
+    eq(
+        (h.pre_marshalled, h.post_unmarshalled),
+        (true, true),
+        "(preMarshalled, postUnmarshalled)",
+    )
+}
+
+pub(super) async fn vf_hooks_sent(c: &Ctx) -> R {
+    let h = ClassRef::new(Hooked::default());
+    let got = c.vf.check_hooked(&Some(h)).await?;
+    eq(got.as_str(), "true:true", "checkHooked")
 }

@@ -638,6 +638,7 @@ async fn serve(props: Properties) -> (Communicator, u16, u16) {
         adapter.add(id("sobj"), SlicedObjectsDispatcher::new(SlicedObjectsI)),
         adapter.add(id("cobj"), CompactObjectsDispatcher::new(CompactObjectsI)),
         adapter.add(id("relaying"), RelayingDispatcher::new(api::RelayingI)),
+        adapter.add(id("vf"), ValuesDispatcher::new(api::ValuesI)),
     ];
     for a in added {
         a.expect("add a servant");
@@ -650,7 +651,11 @@ async fn serve(props: Properties) -> (Communicator, u16, u16) {
         .expect("create the Facets adapter");
     api::facets_adapter(&facets);
     facets.activate();
-    (communicator, adapter.endpoints()[0].port, facets.endpoints()[0].port)
+    (
+        communicator,
+        adapter.endpoints()[0].port,
+        facets.endpoints()[0].port,
+    )
 }
 
 impl FloeServer {

@@ -1,11 +1,12 @@
 //! The floe server's servants for Ice's wider server API, doing what
 //! `peers/server.py` and `peers/server.cpp` do: relayed exceptions
 //! (`Relaying`), facets and default servants (`Faceted`, on a second
-//! adapter) and servant locators (`Located`). A child of `floe_server`.
+//! adapter), servant locators (`Located`), and value factories with
+//! marshaling hooks (`Values`). A child of `floe_server`.
 
 use std::sync::{Arc, Mutex};
 
-use floe::codegen::{Current, DispatchError};
+use floe::codegen::{ClassRef, Current, DispatchError, ValuePtr};
 use floe::runtime::{ObjectAdapter, Servant, ServantLocator};
 use floe::Identity;
 use floe_conformance::server_gen::conf::*;
@@ -111,7 +112,10 @@ impl ServantLocator for GoneLocator {
 
 /// What a locator raises for an identity named `<at>-<kind>`.
 fn fail(name: &str, at: &str) -> Res<()> {
-    match name.strip_prefix(at).and_then(|rest| rest.strip_prefix('-')) {
+    match name
+        .strip_prefix(at)
+        .and_then(|rest| rest.strip_prefix('-'))
+    {
         Some("user") => Err(LocatorError { r#where: at.into() }.into()),
         Some("not-exist") => Err(DispatchError::object_not_exist()),
         Some("local") => Err(floe::runtime::Error::Socket(format!("{at} failed")).into()),
@@ -134,7 +138,10 @@ impl ServantLocator for LocatorI {
             return Ok(None);
         }
         fail(name, "locate")?;
-        Ok(Some((self.servant.clone(), format!("cookie:{category}/{name}"))))
+        Ok(Some((
+            self.servant.clone(),
+            format!("cookie:{category}/{name}"),
+        )))
     }
     async fn finished(&self, current: &Current, _: Arc<dyn Servant>, cookie: String) -> Res<()> {
         *self.last.lock().unwrap_or_else(|p| p.into_inner()) = cookie;
@@ -155,5 +162,30 @@ pub(super) fn add_locators(adapter: &ObjectAdapter) {
         adapter
             .add_servant_locator(locator, category)
             .expect("add a servant locator");
+    }
+}
+
+// ------------------------------------------------------------ value factories
+
+pub(super) struct ValuesI;
+
+impl Values for ValuesI {
+    async fn get_marker(&self, _: &Current) -> Res<Option<ValuePtr>> {
+        Ok(Some(ValuePtr::new(
+            floe::wire::class::InterfaceByValue::new("::Conf::Marker"),
+        )))
+    }
+    async fn get_hooked(&self, _: &Current) -> Res<Option<ClassRef<Hooked>>> {
+        // Its ice_preMarshal hook (lib.rs) sets preMarshalled on the way out.
+        Ok(Some(ClassRef::new(Hooked::default())))
+    }
+    async fn check_hooked(&self, h: Option<ClassRef<Hooked>>, _: &Current) -> Res<String> {
+        Ok(match h {
+            Some(h) => {
+                let h = h.read();
+                format!("{}:{}", h.pre_marshalled, h.post_unmarshalled)
+            }
+            None => "null".into(),
+        })
     }
 }

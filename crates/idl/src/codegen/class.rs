@@ -197,6 +197,23 @@ impl Gen<'_> {
                 _ => None,
             };
         }
+        // `["rust:hooks"]`: Ice's `ice_preMarshal` / `ice_postUnmarshal`,
+        // implemented by the application as `ValueHooks` for the class.
+        let hook_fns = if def.has_metadata("rust:hooks") {
+            quote! {
+                fn ice_pre_marshal(&mut self) {
+                    #c::ValueHooks::ice_pre_marshal(self)
+                }
+                fn ice_has_pre_marshal(&self) -> bool {
+                    true
+                }
+                fn ice_post_unmarshal(&mut self) {
+                    #c::ValueHooks::ice_post_unmarshal(self)
+                }
+            }
+        } else {
+            TokenStream::new()
+        };
         quote! {
             #doc
             #[derive(Clone, Debug, #derive_default PartialEq)]
@@ -238,6 +255,7 @@ impl Gen<'_> {
                 }
                 #base_fns
                 #sliced_fns
+                #hook_fns
             }
         }
     }

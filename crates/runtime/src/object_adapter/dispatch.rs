@@ -161,11 +161,7 @@ impl std::future::Future for CatchPanic {
 }
 
 /// Rules 4 and 5 of [`ObjectAdapter::dispatch_request`].
-fn call(
-    servant: Arc<dyn Servant>,
-    current: Current,
-    params: floe_wire::Encapsulation,
-) -> Dispatch {
+fn call(servant: Arc<dyn Servant>, current: Current, params: floe_wire::Encapsulation) -> Dispatch {
     if current.operation.starts_with("ice_") && !servant.handles_builtins() {
         if let Some(result) = builtin(&*servant, &current, &params) {
             return Dispatch::Ready(result);

@@ -289,12 +289,15 @@ impl Decoder {
                 return Err(Error::marshal("class slice without a type id"));
             };
             let most_derived = most_derived.get_or_insert_with(|| type_id.clone());
-            let factory = self.value_factories.as_ref().and_then(|f| match &type_id {
-                SliceTypeId::Name(s) => f.find(s),
-                SliceTypeId::Compact(c) => f.find_compact(*c),
-            });
-            if let Some(factory) = factory {
-                let mut value = factory();
+            let made = match &type_id {
+                SliceTypeId::Name(s) => self.new_value(s),
+                SliceTypeId::Compact(c) => self
+                    .value_factories
+                    .as_ref()
+                    .and_then(|f| f.find_compact(*c))
+                    .map(|f| f()),
+            };
+            if let Some(mut value) = made {
                 self.charge_class_memory(budget::value_cost(&*value))?;
                 let ids = value.ice_ids();
                 ptr.set_type_ids(ids);
@@ -312,6 +315,7 @@ impl Decoder {
                     skipped.shrink_to_fit();
                     value.ice_set_sliced_data(SlicedData { slices: skipped });
                 }
+                value.ice_post_unmarshal();
                 return Ok(value);
             }
             if slice_flags & flags::HAS_SLICE_SIZE == 0 {

@@ -140,6 +140,7 @@ impl Encoder {
             slice: None,
         });
         self.write_size(1);
+        pre_marshal(value);
         let guard = value.read();
         let unknown = (&**guard as &dyn Any).is::<UnknownSlicedValue>();
         if let Some(sliced) = guard.ice_sliced_data() {
@@ -354,6 +355,15 @@ impl Encoder {
                 frame.first_slice = false;
             }
         }
+    }
+}
+
+/// Calls the instance's `ice_preMarshal` hook, if it has one, before it
+/// is encoded.
+pub(super) fn pre_marshal(value: &ValuePtr) {
+    let wants = value.read().ice_has_pre_marshal();
+    if wants {
+        value.write().ice_pre_marshal();
     }
 }
 

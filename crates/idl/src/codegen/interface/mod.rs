@@ -143,6 +143,13 @@ impl Gen<'_> {
         let arms = ops
             .iter()
             .map(|(owner, op)| self.dispatch_arm(from, *owner, op));
+        // An interface without operations (its own or inherited) reads no
+        // parameters.
+        let params_name = if ops.is_empty() {
+            format_ident!("_params")
+        } else {
+            format_ident!("params")
+        };
         let upcasts = self.model.all_bases(def.id).into_iter().map(|b| {
             let base = self.path_to(from, b, "Prx");
             quote! {
@@ -247,7 +254,7 @@ impl Gen<'_> {
                 fn dispatch(
                     self: ::std::sync::Arc<Self>,
                     current: #c::Current,
-                    params: #c::Encapsulation,
+                    #params_name: #c::Encapsulation,
                 ) -> #c::Dispatch {
                     match current.operation.as_str() {
                         #(#arms)*
