@@ -1161,6 +1161,24 @@ void registerChecks()
     check("vf.hooks_sent", [](const Ctx& c) {
         eqs(c.vf->checkHooked(make_shared<HookedI>(false, false)), "true:true", "checkHooked");
     });
+
+    // ------------------------------------------------------------ classes with operations
+    check("cls.ops", [](const Ctx& c) {
+        auto p = c.prx<LoudGreeterPrx>("cls");
+        eqs(p->greet("x"), "hello, x", "greet");
+        eqs(p->shout("hey"), "HEY!", "shout");
+    });
+    check("cls.type_ids", [](const Ctx& c) {
+        auto p = c.prx<LoudGreeterPrx>("cls");
+        auto ids = p->ice_ids();
+        expect(ids == vector<string>{"::Conf::Greeter", "::Conf::LoudGreeter", "::Ice::Object"}, "ice_ids");
+        eqs(p->ice_id(), "::Conf::LoudGreeter", "ice_id");
+    });
+    check("cls.checked_cast", [](const Ctx& c) {
+        auto g = Ice::checkedCast<GreeterPrx>(c.prx<GreeterPrx>("cls"));
+        expect(g != nullptr, "checkedCast to GreeterPrx");
+        eqs(g->greet("y"), "hello, y", "greet");
+    });
 }
 
 struct Config

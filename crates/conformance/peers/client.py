@@ -1008,6 +1008,30 @@ def _(c):
     eq(c.vf.checkHooked(HookedI(False, False)), "true:true", "checkHooked")
 
 
+# ---------------------------------------------------------------- classes with operations
+
+
+@check("cls.ops")
+def _(c):
+    p = c.prx("cls", Conf.LoudGreeterPrx)
+    eq(p.greet("x"), "hello, x", "greet")
+    eq(p.shout("hey"), "HEY!", "shout")
+
+
+@check("cls.type_ids")
+def _(c):
+    p = c.prx("cls", Conf.LoudGreeterPrx)
+    eq(p.ice_ids(), ["::Conf::Greeter", "::Conf::LoudGreeter", "::Ice::Object"], "ice_ids")
+    eq(p.ice_id(), "::Conf::LoudGreeter", "ice_id")
+
+
+@check("cls.checked_cast")
+def _(c):
+    g = Conf.GreeterPrx.checkedCast(c.prx("cls", Conf.GreeterPrx))
+    expect(g is not None, "checkedCast to GreeterPrx")
+    eq(g.greet("y"), "hello, y", "greet")
+
+
 CONFIGS = [
     ("1.1", False, False, None),
     ("1.0", True, False, None),

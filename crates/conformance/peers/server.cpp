@@ -530,6 +530,17 @@ public:
     }
 };
 
+class LoudGreeterI : public LoudGreeterDisp
+{
+public:
+    string greet(string name, const Ice::Current&) override { return "hello, " + name; }
+    string shout(string s, const Ice::Current&) override
+    {
+        transform(s.begin(), s.end(), s.begin(), [](char ch) { return ch >= 'a' && ch <= 'z' ? ch - 32 : ch; });
+        return s + "!";
+    }
+};
+
 struct Served
 {
     shared_ptr<Ice::Communicator> communicator;
@@ -563,6 +574,7 @@ Served serve(bool cycles)
     adapter->add(make_shared<CompactObjectsI>(), Ice::stringToIdentity("cobj"));
     adapter->add(make_shared<RelayingI>(), Ice::stringToIdentity("relaying"));
     adapter->add(make_shared<ValuesI>(), Ice::stringToIdentity("vf"));
+    adapter->add(make_shared<LoudGreeterI>(), Ice::stringToIdentity("cls"));
     auto state = make_shared<LocatorState>();
     auto locator = make_shared<LocatorI>(make_shared<LocatedI>(state), state);
     adapter->addServantLocator(locator, "loc");

@@ -417,6 +417,14 @@ class ValuesI(Conf.Values):
         return "%s:%s" % (str(h.preMarshalled).lower(), str(h.postUnmarshalled).lower())
 
 
+class LoudGreeterI(Conf.LoudGreeterDisp):
+    def greet(self, name, current):
+        return "hello, " + name
+
+    def shout(self, s, current):
+        return s.upper() + "!"
+
+
 def serve(props):
     data = Ice.InitializationData()
     data.properties = Ice.createProperties()
@@ -428,7 +436,8 @@ def serve(props):
     for name, servant in [("ops", OperationsI()), ("opt", OptionalsI()), ("obj", ObjectsI()),
                           ("exc", ExceptionsI()), ("sexc", SlicedExceptionsI()),
                           ("sobj", SlicedObjectsI()), ("cobj", CompactObjectsI()),
-                          ("relaying", RelayingI()), ("vf", ValuesI())]:
+                          ("relaying", RelayingI()), ("vf", ValuesI()),
+                          ("cls", LoudGreeterI())]:
         adapter.add(servant, Ice.stringToIdentity(name))
     state = LocatorState()
     locator = LocatorI(LocatedI(state), state)

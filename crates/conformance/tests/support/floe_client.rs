@@ -1742,6 +1742,9 @@ checks! {
     "vf.interface_by_value" => api::vf_interface_by_value,
     "vf.hooks_returned" => api::vf_hooks_returned,
     "vf.hooks_sent" => api::vf_hooks_sent,
+    "cls.ops" => api::cls_ops,
+    "cls.type_ids" => api::cls_type_ids,
+    "cls.checked_cast" => api::cls_checked_cast,
 }
 
 /// Runs every check in the four configurations (see `super::CONFIGS`)

@@ -3,7 +3,8 @@
 //! (`relay.*`, shaped like ZeroC's Ice/slicing/exceptions relay tests),
 //! facets and default servants (`facet.*`, Ice/facets) and servant
 //! locators (`loc.*`, Ice/servantLocator), value factories, interface by
-//! value and marshaling hooks (`vf.*`, Ice/objects).
+//! value and marshaling hooks (`vf.*`, Ice/objects), and a class with
+//! operations (`cls.*`, Ice/inheritance).
 //! A child of `floe_client`, whose helpers and `Ctx` it uses.
 
 use floe::codegen::{ClassRef, Current, DispatchError};
@@ -294,4 +295,33 @@ pub(super) async fn vf_hooks_sent(c: &Ctx) -> R {
     let h = ClassRef::new(Hooked::default());
     let got = c.vf.check_hooked(&Some(h)).await?;
     eq(got.as_str(), "true:true", "checkHooked")
+}
+
+// ------------------------------------------------------------ classes with operations
+
+pub(super) async fn cls_ops(c: &Ctx) -> R {
+    let p = LoudGreeterPrx::unchecked_cast(c.proxy("cls"));
+    eq(p.greet("x").await?, "hello, x".into(), "greet")?;
+    eq(p.shout("hey").await?, "HEY!".into(), "shout")
+}
+
+pub(super) async fn cls_type_ids(c: &Ctx) -> R {
+    let p = LoudGreeterPrx::unchecked_cast(c.proxy("cls"));
+    eq(
+        p.ice_ids().await?,
+        vec![
+            "::Conf::Greeter".to_owned(),
+            "::Conf::LoudGreeter".to_owned(),
+            "::Ice::Object".to_owned(),
+        ],
+        "ice_ids",
+    )?;
+    eq(p.ice_id().await?, "::Conf::LoudGreeter".into(), "ice_id")
+}
+
+pub(super) async fn cls_checked_cast(c: &Ctx) -> R {
+    let g = GreeterPrx::checked_cast(c.proxy("cls"))
+        .await?
+        .ok_or_else(|| Fail("checkedCast to GreeterPrx".into()))?;
+    eq(g.greet("y").await?, "hello, y".into(), "greet")
 }

@@ -639,6 +639,7 @@ async fn serve(props: Properties) -> (Communicator, u16, u16) {
         adapter.add(id("cobj"), CompactObjectsDispatcher::new(CompactObjectsI)),
         adapter.add(id("relaying"), RelayingDispatcher::new(api::RelayingI)),
         adapter.add(id("vf"), ValuesDispatcher::new(api::ValuesI)),
+        adapter.add(id("cls"), LoudGreeterDispatcher::new(api::LoudGreeterI)),
     ];
     for a in added {
         a.expect("add a servant");

@@ -2,7 +2,8 @@
 //! `peers/server.py` and `peers/server.cpp` do: relayed exceptions
 //! (`Relaying`), facets and default servants (`Faceted`, on a second
 //! adapter), servant locators (`Located`), and value factories with
-//! marshaling hooks (`Values`). A child of `floe_server`.
+//! marshaling hooks (`Values`), and a class with operations
+//! (`LoudGreeter`). A child of `floe_server`.
 
 use std::sync::{Arc, Mutex};
 
@@ -187,5 +188,21 @@ impl Values for ValuesI {
             }
             None => "null".into(),
         })
+    }
+}
+
+// ------------------------------------------------------------ classes with operations
+
+pub(super) struct LoudGreeterI;
+
+impl GreeterDisp for LoudGreeterI {
+    async fn greet(&self, name: String, _: &Current) -> Res<String> {
+        Ok(format!("hello, {name}"))
+    }
+}
+
+impl LoudGreeterDisp for LoudGreeterI {
+    async fn shout(&self, s: String, _: &Current) -> Res<String> {
+        Ok(format!("{}!", s.to_ascii_uppercase()))
     }
 }

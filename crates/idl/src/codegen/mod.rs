@@ -268,7 +268,15 @@ impl Gen<'_> {
             DefKind::Sequence(s) => self.sequence_def(def, s),
             DefKind::Dictionary(d) => self.dictionary_def(def, d),
             DefKind::Const(c) => self.const_def(def, c),
-            DefKind::Class(c) => self.class_def(def, c),
+            DefKind::Class(c) => {
+                let mut out = self.class_def(def, c);
+                // A class with operations (deprecated) is also a remote
+                // object type: proxy, servant trait `<Name>Disp`, dispatcher.
+                if self.settings.interfaces && self.model.is_remote(def.id) {
+                    out.extend(self.remote_def(def));
+                }
+                out
+            }
             DefKind::Exception(e) => self.exception_def(def, e),
             DefKind::Interface(i) => self.interface_def(def, i),
         }

@@ -250,6 +250,11 @@ fn referenced(model: &Model, id: DefId) -> Vec<DefId> {
                 .into_iter()
                 .chain(c.implements.iter().copied())
                 .for_each(|b| ty(Type::Named(b)));
+            for op in &c.operations {
+                op.params.iter().for_each(|p| ty(p.ty));
+                op.return_type.into_iter().for_each(&mut ty);
+                op.throws.iter().for_each(|t| ty(Type::Named(*t)));
+            }
         }
         DefKind::Exception(e) => {
             e.members.iter().for_each(|m| ty(m.ty));

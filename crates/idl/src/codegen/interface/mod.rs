@@ -69,10 +69,39 @@ struct Slot<'o> {
 
 impl Gen<'_> {
     pub(crate) fn interface_def(&self, def: &Definition, _i: &Interface) -> TokenStream {
+        self.remote_def(def)
+    }
+
+    /// The name suffix of the servant trait of remote type `id`: none for
+    /// an interface, `Disp` for a class with operations (whose own name is
+    /// its value struct's), as Ice for C++11 and Python name it.
+    pub(crate) fn servant_suffix(&self, id: DefId) -> &'static str {
+        match self.model.def(id).kind {
+            DefKind::Class(_) => "Disp",
+            _ => "",
+        }
+    }
+
+    /// The direct bases of remote type `id` that are remote types too
+    /// (a base class without operations has no proxy or servant).
+    fn remote_direct_bases(&self, id: DefId) -> Vec<DefId> {
+        self.model
+            .direct_bases(id)
+            .into_iter()
+            .filter(|b| self.model.is_remote(*b))
+            .collect()
+    }
+
+    /// Proxy, servant trait and dispatcher of an interface or of a class
+    /// with operations.
+    pub(crate) fn remote_def(&self, def: &Definition) -> TokenStream {
         let c = codegen_path();
         let from = Some(def.module);
         let prx = suffixed_type_ident(&def.name, "Prx");
-        let tr = type_ident(&def.name);
+        let tr = match self.servant_suffix(def.id) {
+            "" => type_ident(&def.name),
+            suffix => suffixed_type_ident(&def.name, suffix),
+        };
         let disp = suffixed_type_ident(&def.name, "Dispatcher");
         let scoped = &def.scoped;
         let type_ids = self.model.type_ids(def.id);
@@ -80,37 +109,37 @@ impl Gen<'_> {
             def.doc.as_ref(),
             &format!("Slice interface `{}`.", def.scoped),
         );
+        let doc = if matches!(def.kind, DefKind::Class(_)) {
+            let text = format!(
+                " The operations of Slice class `{scoped}` (classes with operations are deprecated in Slice): a servant implements them, and [`{disp}`] dispatches to it."
+            );
+            quote!(#[doc = #text])
+        } else {
+            doc
+        };
         let prx_doc = format!(" Typed proxy for `{scoped}`.");
         let disp_doc = format!(
-            " Dispatches requests for `{scoped}` to a [`{}`] implementation; add it to an object adapter.",
-            def.name
+            " Dispatches requests for `{scoped}` to a [`{tr}`] implementation; add it to an object adapter."
         );
 
-        // Every operation, own and inherited, with the interface declaring it.
+        // Every operation, own and inherited, with the type declaring it.
         let mut ops: Vec<(DefId, &Operation)> = Vec::new();
         let mut owners = vec![def.id];
         owners.extend(self.model.all_bases(def.id));
         for owner in &owners {
-            if let DefKind::Interface(i) = &self.model.def(*owner).kind {
-                for op in &i.operations {
-                    if !ops.iter().any(|(_, o)| o.name == op.name) {
-                        ops.push((*owner, op));
-                    }
+            for op in self.model.own_operations(*owner) {
+                if !ops.iter().any(|(_, o)| o.name == op.name) {
+                    ops.push((*owner, op));
                 }
             }
         }
 
-        let own_ops: Vec<&Operation> = match &def.kind {
-            DefKind::Interface(i) => i.operations.iter().collect(),
-            _ => Vec::new(),
-        };
+        let own_ops: Vec<&Operation> = self.model.own_operations(def.id).iter().collect();
+        let direct = self.remote_direct_bases(def.id);
         // The proxy dereferences to its first base's proxy, which has that
         // base's operations and its ancestors' (down to `Proxy`): only the
         // operations of this interface and of its other bases are emitted.
-        let first_base = match &def.kind {
-            DefKind::Interface(i) => i.bases.first().copied(),
-            _ => None,
-        };
+        let first_base = direct.first().copied();
         let via_first: Vec<DefId> = first_base
             .map(|b| {
                 let mut v = vec![b];
@@ -131,10 +160,10 @@ impl Gen<'_> {
         };
         let trait_methods = own_ops.iter().map(|op| self.trait_method(from, def.id, op));
         let outputs = own_ops.iter().map(|op| self.outputs_struct(from, def, op));
-        let supertraits: Vec<TokenStream> = match &def.kind {
-            DefKind::Interface(i) => i.bases.iter().map(|b| self.path_to(from, *b, "")).collect(),
-            _ => Vec::new(),
-        };
+        let supertraits: Vec<TokenStream> = direct
+            .iter()
+            .map(|b| self.path_to(from, *b, self.servant_suffix(*b)))
+            .collect();
         let supertraits = if supertraits.is_empty() {
             quote!(::core::marker::Send + ::core::marker::Sync + 'static)
         } else {
@@ -150,7 +179,13 @@ impl Gen<'_> {
         } else {
             format_ident!("params")
         };
-        let upcasts = self.model.all_bases(def.id).into_iter().map(|b| {
+        let remote_bases: Vec<DefId> = self
+            .model
+            .all_bases(def.id)
+            .into_iter()
+            .filter(|b| self.model.is_remote(*b))
+            .collect();
+        let upcasts = remote_bases.into_iter().map(|b| {
             let base = self.path_to(from, b, "Prx");
             quote! {
                 impl ::core::convert::From<#prx> for #base {

@@ -60,7 +60,7 @@ impl Gen<'_> {
         let c = codegen_path();
         let wire_name = &op.name;
         let method = field_ident(&op.name);
-        let tr = self.path_to(from, owner, "");
+        let tr = self.path_to(from, owner, self.servant_suffix(owner));
         let ins = self.in_slots(op);
         let factories = self.factories_stmt(from, op);
         // Locals end with `_`, which no Slice name can, so they never clash
