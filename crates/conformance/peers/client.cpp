@@ -1179,6 +1179,26 @@ void registerChecks()
         expect(g != nullptr, "checkedCast to GreeterPrx");
         eqs(g->greet("y"), "hello, y", "greet");
     });
+
+    // ------------------------------------------------------------ overridden built-in operations
+    check("bi.ping", [](const Ctx& c) {
+        auto p = c.prx<ObservedPrx>("obs");
+        p->pings();
+        p->ice_ping();
+        p->ice_ping();
+        eqs(p->pings(), "2:1", "pings (Nonmutating)");
+    });
+    check("bi.is_a", [](const Ctx& c) {
+        auto p = c.prx<ObservedPrx>("obs");
+        expect(p->ice_isA("::Conf::Extra"), "ice_isA(::Conf::Extra)");
+        expect(p->ice_isA("::Conf::Observed"), "ice_isA(::Conf::Observed)");
+        expect(!p->ice_isA("::Conf::Nope"), "ice_isA(::Conf::Nope)");
+    });
+    check("bi.ids", [](const Ctx& c) {
+        auto p = c.prx<ObservedPrx>("obs");
+        expect(p->ice_ids() == vector<string>{"::Conf::Extra", "::Conf::Observed", "::Ice::Object"}, "ice_ids");
+        eqs(p->ice_id(), "::Conf::Observed", "ice_id");
+    });
 }
 
 struct Config

@@ -1032,6 +1032,33 @@ def _(c):
     eq(g.greet("y"), "hello, y", "greet")
 
 
+# ---------------------------------------------------------------- overridden built-in operations
+
+
+@check("bi.ping")
+def _(c):
+    p = c.prx("obs", Conf.ObservedPrx)
+    p.pings()
+    p.ice_ping()
+    p.ice_ping()
+    eq(p.pings(), "2:1", "pings (Nonmutating)")
+
+
+@check("bi.is_a")
+def _(c):
+    p = c.prx("obs", Conf.ObservedPrx)
+    eq(p.ice_isA("::Conf::Extra"), True, "ice_isA(::Conf::Extra)")
+    eq(p.ice_isA("::Conf::Observed"), True, "ice_isA(::Conf::Observed)")
+    eq(p.ice_isA("::Conf::Nope"), False, "ice_isA(::Conf::Nope)")
+
+
+@check("bi.ids")
+def _(c):
+    p = c.prx("obs", Conf.ObservedPrx)
+    eq(p.ice_ids(), ["::Conf::Extra", "::Conf::Observed", "::Ice::Object"], "ice_ids")
+    eq(p.ice_id(), "::Conf::Observed", "ice_id")
+
+
 CONFIGS = [
     ("1.1", False, False, None),
     ("1.0", True, False, None),

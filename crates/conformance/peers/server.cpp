@@ -541,6 +541,41 @@ public:
     }
 };
 
+class ObservedI : public Observed
+{
+public:
+    void ice_ping(const Ice::Current& current) const override
+    {
+        lock_guard<mutex> guard(_lock);
+        ++_count;
+        _mode = static_cast<int>(current.mode);
+    }
+    bool ice_isA(string id, const Ice::Current& current) const override
+    {
+        return id == "::Conf::Extra" || Observed::ice_isA(move(id), current);
+    }
+    vector<string> ice_ids(const Ice::Current& current) const override
+    {
+        auto ids = Observed::ice_ids(current);
+        ids.push_back("::Conf::Extra");
+        sort(ids.begin(), ids.end());
+        return ids;
+    }
+    string pings(const Ice::Current&) override
+    {
+        lock_guard<mutex> guard(_lock);
+        auto out = to_string(_count) + ":" + to_string(_mode);
+        _count = 0;
+        _mode = -1;
+        return out;
+    }
+
+private:
+    mutable mutex _lock;
+    mutable int _count = 0;
+    mutable int _mode = -1;
+};
+
 struct Served
 {
     shared_ptr<Ice::Communicator> communicator;
@@ -575,6 +610,7 @@ Served serve(bool cycles)
     adapter->add(make_shared<RelayingI>(), Ice::stringToIdentity("relaying"));
     adapter->add(make_shared<ValuesI>(), Ice::stringToIdentity("vf"));
     adapter->add(make_shared<LoudGreeterI>(), Ice::stringToIdentity("cls"));
+    adapter->add(make_shared<ObservedI>(), Ice::stringToIdentity("obs"));
     auto state = make_shared<LocatorState>();
     auto locator = make_shared<LocatorI>(make_shared<LocatedI>(state), state);
     adapter->addServantLocator(locator, "loc");

@@ -425,6 +425,27 @@ class LoudGreeterI(Conf.LoudGreeterDisp):
         return s.upper() + "!"
 
 
+class ObservedI(Conf.Observed):
+    def __init__(self):
+        self.count = 0
+        self.mode = -1
+
+    def ice_ping(self, current=None):
+        self.count += 1
+        self.mode = current.mode.value
+
+    def ice_isA(self, id, current=None):
+        return id in self.ice_ids(current)
+
+    def ice_ids(self, current=None):
+        return ["::Conf::Extra", "::Conf::Observed", "::Ice::Object"]
+
+    def pings(self, current):
+        out = "%d:%d" % (self.count, self.mode)
+        self.count, self.mode = 0, -1
+        return out
+
+
 def serve(props):
     data = Ice.InitializationData()
     data.properties = Ice.createProperties()
@@ -437,7 +458,7 @@ def serve(props):
                           ("exc", ExceptionsI()), ("sexc", SlicedExceptionsI()),
                           ("sobj", SlicedObjectsI()), ("cobj", CompactObjectsI()),
                           ("relaying", RelayingI()), ("vf", ValuesI()),
-                          ("cls", LoudGreeterI())]:
+                          ("cls", LoudGreeterI()), ("obs", ObservedI())]:
         adapter.add(servant, Ice.stringToIdentity(name))
     state = LocatorState()
     locator = LocatorI(LocatedI(state), state)

@@ -87,6 +87,7 @@
 #![deny(missing_docs)]
 
 mod admin;
+pub mod builtins;
 pub mod communicator;
 pub mod connection;
 pub mod current;
@@ -109,6 +110,7 @@ mod transport;
 mod user_error;
 mod value_factory;
 
+pub use builtins::{Builtins, WithBuiltins};
 pub use communicator::Communicator;
 pub use connection::core::acm::{AcmClose, AcmConfig, AcmHeartbeat};
 pub use connection::core::idle::IdleConfig;

@@ -1745,6 +1745,9 @@ checks! {
     "cls.ops" => api::cls_ops,
     "cls.type_ids" => api::cls_type_ids,
     "cls.checked_cast" => api::cls_checked_cast,
+    "bi.ping" => api::bi_ping,
+    "bi.is_a" => api::bi_is_a,
+    "bi.ids" => api::bi_ids,
 }
 
 /// Runs every check in the four configurations (see `super::CONFIGS`)

@@ -4,7 +4,8 @@
 //! facets and default servants (`facet.*`, Ice/facets) and servant
 //! locators (`loc.*`, Ice/servantLocator), value factories, interface by
 //! value and marshaling hooks (`vf.*`, Ice/objects), and a class with
-//! operations (`cls.*`, Ice/inheritance).
+//! operations (`cls.*`, Ice/inheritance), and a servant's own built-in
+//! operations (`bi.*`).
 //! A child of `floe_client`, whose helpers and `Ctx` it uses.
 
 use floe::codegen::{ClassRef, Current, DispatchError};
@@ -324,4 +325,44 @@ pub(super) async fn cls_checked_cast(c: &Ctx) -> R {
         .await?
         .ok_or_else(|| Fail("checkedCast to GreeterPrx".into()))?;
     eq(g.greet("y").await?, "hello, y".into(), "greet")
+}
+
+// ------------------------------------------------------------ overridden built-in operations
+
+pub(super) async fn bi_ping(c: &Ctx) -> R {
+    let p = ObservedPrx::unchecked_cast(c.proxy("obs"));
+    p.pings().await?;
+    p.ice_ping().await?;
+    p.ice_ping().await?;
+    eq(p.pings().await?, "2:1".into(), "pings (Nonmutating)")
+}
+
+pub(super) async fn bi_is_a(c: &Ctx) -> R {
+    let p = ObservedPrx::unchecked_cast(c.proxy("obs"));
+    eq(
+        p.ice_is_a("::Conf::Extra").await?,
+        true,
+        "ice_isA(::Conf::Extra)",
+    )?;
+    eq(
+        p.ice_is_a("::Conf::Observed").await?,
+        true,
+        "ice_isA(::Conf::Observed)",
+    )?;
+    eq(
+        p.ice_is_a("::Conf::Nope").await?,
+        false,
+        "ice_isA(::Conf::Nope)",
+    )
+}
+
+pub(super) async fn bi_ids(c: &Ctx) -> R {
+    let p = ObservedPrx::unchecked_cast(c.proxy("obs"));
+    let want = ["::Conf::Extra", "::Conf::Observed", "::Ice::Object"];
+    eq(
+        p.ice_ids().await?,
+        want.iter().map(|s| (*s).to_owned()).collect(),
+        "ice_ids",
+    )?;
+    eq(p.ice_id().await?, "::Conf::Observed".into(), "ice_id")
 }

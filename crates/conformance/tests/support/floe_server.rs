@@ -640,6 +640,10 @@ async fn serve(props: Properties) -> (Communicator, u16, u16) {
         adapter.add(id("relaying"), RelayingDispatcher::new(api::RelayingI)),
         adapter.add(id("vf"), ValuesDispatcher::new(api::ValuesI)),
         adapter.add(id("cls"), LoudGreeterDispatcher::new(api::LoudGreeterI)),
+        adapter.add(
+            id("obs"),
+            ObservedDispatcher::with_builtins(api::ObservedI::default()),
+        ),
     ];
     for a in added {
         a.expect("add a servant");

@@ -3,7 +3,8 @@
 //! (`Relaying`), facets and default servants (`Faceted`, on a second
 //! adapter), servant locators (`Located`), and value factories with
 //! marshaling hooks (`Values`), and a class with operations
-//! (`LoudGreeter`). A child of `floe_server`.
+//! (`LoudGreeter`), and overridden built-in operations (`Observed`). A
+//! child of `floe_server`.
 
 use std::sync::{Arc, Mutex};
 
@@ -204,5 +205,40 @@ impl GreeterDisp for LoudGreeterI {
 impl LoudGreeterDisp for LoudGreeterI {
     async fn shout(&self, s: String, _: &Current) -> Res<String> {
         Ok(format!("{}!", s.to_ascii_uppercase()))
+    }
+}
+
+// ------------------------------------------------------------ overridden built-in operations
+
+/// Counts `ice_ping`s (and their mode); claims `::Conf::Extra` too.
+#[derive(Default)]
+pub(super) struct ObservedI {
+    /// (pings, mode of the last one or -1).
+    seen: Mutex<(u32, i32)>,
+}
+
+impl Observed for ObservedI {
+    async fn pings(&self, _: &Current) -> Res<String> {
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        let out = format!("{}:{}", seen.0, seen.1);
+        *seen = (0, -1);
+        Ok(out)
+    }
+}
+
+impl floe::runtime::Builtins for ObservedI {
+    async fn ice_ping(&self, current: &Current) -> Res<()> {
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        *seen = (seen.0 + 1, current.mode as i32);
+        Ok(())
+    }
+    async fn ice_is_a(&self, type_id: String, type_ids: &[&str], _: &Current) -> Res<bool> {
+        Ok(type_id == "::Conf::Extra" || type_ids.contains(&type_id.as_str()))
+    }
+    async fn ice_ids(&self, type_ids: &[&str], _: &Current) -> Res<Vec<String>> {
+        let mut ids: Vec<String> = type_ids.iter().map(|t| (*t).to_owned()).collect();
+        ids.push("::Conf::Extra".into());
+        ids.sort();
+        Ok(ids)
     }
 }

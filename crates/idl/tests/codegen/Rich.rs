@@ -1648,6 +1648,20 @@ pub mod rich {
             ::std::sync::Arc::new(Self(::std::sync::Arc::new(servant)))
         }
     }
+    impl<T: Echo + ::floe::codegen::Builtins> EchoDispatcher<T> {
+        /// A dispatcher whose built-in operations (`ice_ping`,
+        /// `ice_isA`, `ice_id`, `ice_ids`) `servant` answers itself
+        /// (`Builtins`), as an Ice servant that overrides them.
+        pub fn with_builtins(
+            servant: T,
+        ) -> ::std::sync::Arc<::floe::codegen::WithBuiltins<Self, T>> {
+            let servant = ::std::sync::Arc::new(servant);
+            ::floe::codegen::WithBuiltins::new(
+                ::std::sync::Arc::new(Self(servant.clone())),
+                servant,
+            )
+        }
+    }
     impl<T: Echo> ::floe::codegen::Servant for EchoDispatcher<T> {
         fn dispatch(
             self: ::std::sync::Arc<Self>,
@@ -2206,6 +2220,10 @@ pub mod rich {
         pub code: i32,
         /// Slice member `detail`.
         pub detail: ::core::option::Option<::std::string::String>,
+        /// Slices of more-derived types unknown here, kept from
+        /// decoding (`["preserve-slice"]`) and written back when the
+        /// instance is sent again.
+        pub ice_sliced_data: ::core::option::Option<::floe::codegen::SlicedData>,
     }
     impl ::floe::codegen::UserExceptionType for DerivedError {
         const TYPE_ID: &'static str = "::Rich::DerivedError";
@@ -2242,6 +2260,14 @@ pub mod rich {
             &self,
         ) -> ::core::option::Option<&dyn ::floe::codegen::UserException> {
             ::core::option::Option::Some(&self.base)
+        }
+        fn ice_sliced_data(
+            &self,
+        ) -> ::core::option::Option<&::floe::codegen::SlicedData> {
+            self.ice_sliced_data.as_ref()
+        }
+        fn ice_set_sliced_data(&mut self, sliced: ::floe::codegen::SlicedData) {
+            self.ice_sliced_data = ::core::option::Option::Some(sliced);
         }
     }
     impl ::core::fmt::Display for DerivedError {
@@ -2496,6 +2522,20 @@ pub mod rich {
         /// A dispatcher for `servant`, ready for `ObjectAdapter::add`.
         pub fn new(servant: T) -> ::std::sync::Arc<Self> {
             ::std::sync::Arc::new(Self(::std::sync::Arc::new(servant)))
+        }
+    }
+    impl<T: SubEcho + ::floe::codegen::Builtins> SubEchoDispatcher<T> {
+        /// A dispatcher whose built-in operations (`ice_ping`,
+        /// `ice_isA`, `ice_id`, `ice_ids`) `servant` answers itself
+        /// (`Builtins`), as an Ice servant that overrides them.
+        pub fn with_builtins(
+            servant: T,
+        ) -> ::std::sync::Arc<::floe::codegen::WithBuiltins<Self, T>> {
+            let servant = ::std::sync::Arc::new(servant);
+            ::floe::codegen::WithBuiltins::new(
+                ::std::sync::Arc::new(Self(servant.clone())),
+                servant,
+            )
         }
     }
     impl<T: SubEcho> ::floe::codegen::Servant for SubEchoDispatcher<T> {
@@ -3268,6 +3308,20 @@ pub mod rich {
         /// A dispatcher for `servant`, ready for `ObjectAdapter::add`.
         pub fn new(servant: T) -> ::std::sync::Arc<Self> {
             ::std::sync::Arc::new(Self(::std::sync::Arc::new(servant)))
+        }
+    }
+    impl<T: Names + ::floe::codegen::Builtins> NamesDispatcher<T> {
+        /// A dispatcher whose built-in operations (`ice_ping`,
+        /// `ice_isA`, `ice_id`, `ice_ids`) `servant` answers itself
+        /// (`Builtins`), as an Ice servant that overrides them.
+        pub fn with_builtins(
+            servant: T,
+        ) -> ::std::sync::Arc<::floe::codegen::WithBuiltins<Self, T>> {
+            let servant = ::std::sync::Arc::new(servant);
+            ::floe::codegen::WithBuiltins::new(
+                ::std::sync::Arc::new(Self(servant.clone())),
+                servant,
+            )
         }
     }
     impl<T: Names> ::floe::codegen::Servant for NamesDispatcher<T> {

@@ -285,6 +285,16 @@ impl Gen<'_> {
                 }
             }
 
+            impl<T: #tr + #c::Builtins> #disp<T> {
+                /// A dispatcher whose built-in operations (`ice_ping`,
+                /// `ice_isA`, `ice_id`, `ice_ids`) `servant` answers itself
+                /// (`Builtins`), as an Ice servant that overrides them.
+                pub fn with_builtins(servant: T) -> ::std::sync::Arc<#c::WithBuiltins<Self, T>> {
+                    let servant = ::std::sync::Arc::new(servant);
+                    #c::WithBuiltins::new(::std::sync::Arc::new(Self(servant.clone())), servant)
+                }
+            }
+
             impl<T: #tr> #c::Servant for #disp<T> {
                 fn dispatch(
                     self: ::std::sync::Arc<Self>,
