@@ -1199,6 +1199,23 @@ void registerChecks()
         expect(p->ice_ids() == vector<string>{"::Conf::Extra", "::Conf::Observed", "::Ice::Object"}, "ice_ids");
         eqs(p->ice_id(), "::Conf::Observed", "ice_id");
     });
+
+    // ------------------------------------------------------------ adapter deactivation
+    check("deact.from_servant", [](const Ctx& c) {
+        auto d = c.prx<DeactivationPrx>("deact");
+        auto own = d->create()->ice_encodingVersion(d->ice_getEncodingVersion());
+        own->ice_ping();
+        own->deactivateSelf();
+        expect(d->waitDeactivated(), "waitDeactivated");
+        try
+        {
+            own->ice_ping();
+            throw Failed("ice_ping after the deactivation: no exception");
+        }
+        catch(const Ice::LocalException&)
+        {
+        }
+    });
 }
 
 struct Config

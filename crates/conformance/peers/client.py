@@ -1059,6 +1059,19 @@ def _(c):
     eq(p.ice_id(), "::Conf::Observed", "ice_id")
 
 
+# ---------------------------------------------------------------- adapter deactivation
+
+
+@check("deact.from_servant")
+def _(c):
+    d = c.prx("deact", Conf.DeactivationPrx)
+    own = d.create().ice_encodingVersion(c.prx("deact", Conf.DeactivationPrx).ice_getEncodingVersion())
+    own.ice_ping()
+    own.deactivateSelf()
+    eq(d.waitDeactivated(), True, "waitDeactivated")
+    raises(Ice.LocalException, own.ice_ping)
+
+
 CONFIGS = [
     ("1.1", False, False, None),
     ("1.0", True, False, None),

@@ -576,6 +576,38 @@ private:
     mutable int _mode = -1;
 };
 
+class DeactivatingI : public Deactivating
+{
+public:
+    void deactivateSelf(const Ice::Current& current) override { current.adapter->deactivate(); }
+};
+
+class DeactivationI : public Deactivation
+{
+public:
+    shared_ptr<DeactivatingPrx> create(const Ice::Current& current) override
+    {
+        auto communicator = current.adapter->getCommunicator();
+        // A thread pool of its own: waitDeactivated waits in a dispatch of
+        // the server thread pool for its connections to close.
+        communicator->getProperties()->setProperty("Own.ThreadPool.Size", "1");
+        _own = communicator->createObjectAdapterWithEndpoints("Own", "tcp -h 127.0.0.1 -p 0");
+        auto prx = _own->add(make_shared<DeactivatingI>(), Ice::stringToIdentity("own"));
+        _own->activate();
+        return Ice::uncheckedCast<DeactivatingPrx>(prx);
+    }
+    bool waitDeactivated(const Ice::Current&) override
+    {
+        _own->waitForDeactivate();
+        _own->destroy();
+        _own = nullptr;
+        return true;
+    }
+
+private:
+    shared_ptr<Ice::ObjectAdapter> _own;
+};
+
 struct Served
 {
     shared_ptr<Ice::Communicator> communicator;
@@ -611,6 +643,7 @@ Served serve(bool cycles)
     adapter->add(make_shared<ValuesI>(), Ice::stringToIdentity("vf"));
     adapter->add(make_shared<LoudGreeterI>(), Ice::stringToIdentity("cls"));
     adapter->add(make_shared<ObservedI>(), Ice::stringToIdentity("obs"));
+    adapter->add(make_shared<DeactivationI>(), Ice::stringToIdentity("deact"));
     auto state = make_shared<LocatorState>();
     auto locator = make_shared<LocatorI>(make_shared<LocatedI>(state), state);
     adapter->addServantLocator(locator, "loc");

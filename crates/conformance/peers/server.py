@@ -446,6 +446,32 @@ class ObservedI(Conf.Observed):
         return out
 
 
+class DeactivatingI(Conf.Deactivating):
+    def deactivateSelf(self, current):
+        current.adapter.deactivate()
+
+
+class DeactivationI(Conf.Deactivation):
+    def __init__(self):
+        self.own = None
+
+    def create(self, current):
+        communicator = current.adapter.getCommunicator()
+        # A thread pool of its own: waitDeactivated waits in a dispatch of
+        # the server thread pool for its connections to close.
+        communicator.getProperties().setProperty("Own.ThreadPool.Size", "1")
+        self.own = communicator.createObjectAdapterWithEndpoints("Own", "tcp -h 127.0.0.1 -p 0")
+        prx = self.own.add(DeactivatingI(), Ice.stringToIdentity("own"))
+        self.own.activate()
+        return Conf.DeactivatingPrx.uncheckedCast(prx)
+
+    def waitDeactivated(self, current):
+        self.own.waitForDeactivate()
+        self.own.destroy()
+        self.own = None
+        return True
+
+
 def serve(props):
     data = Ice.InitializationData()
     data.properties = Ice.createProperties()
@@ -458,7 +484,8 @@ def serve(props):
                           ("exc", ExceptionsI()), ("sexc", SlicedExceptionsI()),
                           ("sobj", SlicedObjectsI()), ("cobj", CompactObjectsI()),
                           ("relaying", RelayingI()), ("vf", ValuesI()),
-                          ("cls", LoudGreeterI()), ("obs", ObservedI())]:
+                          ("cls", LoudGreeterI()), ("obs", ObservedI()),
+                          ("deact", DeactivationI())]:
         adapter.add(servant, Ice.stringToIdentity(name))
     state = LocatorState()
     locator = LocatorI(LocatedI(state), state)

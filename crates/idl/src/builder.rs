@@ -276,10 +276,12 @@ impl Builder {
         let wanted = codegen::set::generated_files(&out.model);
         let set = codegen::set::generate_set(&out.model, &self.settings, &wanted)
             .map_err(BuildError::Codegen)?;
-        let module_name = set
-            .module_file
-            .as_ref()
-            .map(|code| (format!("{}.rs", self.module_file.as_deref().unwrap_or("slice")), code));
+        let module_name = set.module_file.as_ref().map(|code| {
+            (
+                format!("{}.rs", self.module_file.as_deref().unwrap_or("slice")),
+                code,
+            )
+        });
         let outputs: Vec<(String, &String)> = set
             .files
             .iter()

@@ -13,7 +13,11 @@ fn two_sets_sharing_a_file_need_their_own_directories() {
     let slice = root.join("slice");
     let _ = std::fs::remove_dir_all(&root);
     std::fs::create_dir_all(&slice).unwrap();
-    write(&slice, "Shared.ice", "#pragma once\nmodule M { class Base { int b; } }\n");
+    write(
+        &slice,
+        "Shared.ice",
+        "#pragma once\nmodule M { class Base { int b; } }\n",
+    );
     write(
         &slice,
         "Server.ice",
@@ -42,7 +46,10 @@ fn two_sets_sharing_a_file_need_their_own_directories() {
         matches!(err, floe_idl::BuildError::Overwrite { .. }),
         "{text}"
     );
-    assert!(text.contains("Shared.rs") || text.contains("slice.rs"), "{text}");
+    assert!(
+        text.contains("Shared.rs") || text.contains("slice.rs"),
+        "{text}"
+    );
     assert!(text.contains("out_dir"), "{text}");
     // Each set in its own directory.
     build(&root.join("client"), "Client.ice").expect("its own directory");

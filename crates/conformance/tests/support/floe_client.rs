@@ -1748,6 +1748,7 @@ checks! {
     "bi.ping" => api::bi_ping,
     "bi.is_a" => api::bi_is_a,
     "bi.ids" => api::bi_ids,
+    "deact.from_servant" => api::deact_from_servant,
 }
 
 /// Runs every check in the four configurations (see `super::CONFIGS`)

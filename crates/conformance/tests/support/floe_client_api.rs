@@ -5,7 +5,8 @@
 //! locators (`loc.*`, Ice/servantLocator), value factories, interface by
 //! value and marshaling hooks (`vf.*`, Ice/objects), and a class with
 //! operations (`cls.*`, Ice/inheritance), and a servant's own built-in
-//! operations (`bi.*`).
+//! operations (`bi.*`), and an adapter deactivated by its own servant
+//! (`deact.*`, Ice/adapterDeactivation).
 //! A child of `floe_client`, whose helpers and `Ctx` it uses.
 
 use floe::codegen::{ClassRef, Current, DispatchError};
@@ -365,4 +366,22 @@ pub(super) async fn bi_ids(c: &Ctx) -> R {
         "ice_ids",
     )?;
     eq(p.ice_id().await?, "::Conf::Observed".into(), "ice_id")
+}
+
+// ------------------------------------------------------------ adapter deactivation
+
+pub(super) async fn deact_from_servant(c: &Ctx) -> R {
+    let d = DeactivationPrx::unchecked_cast(c.proxy("deact"));
+    let own = d
+        .create()
+        .await?
+        .ok_or_else(|| Fail("create: null".into()))?;
+    let own = own.ice_encoding_version(d.encoding());
+    own.ice_ping().await?;
+    own.deactivate_self().await?;
+    eq(d.wait_deactivated().await?, true, "waitDeactivated")?;
+    match own.ice_ping().await {
+        Ok(()) => Err(Fail("ice_ping after the deactivation: no exception".into())),
+        Err(_) => Ok(()),
+    }
 }

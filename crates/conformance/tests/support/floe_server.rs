@@ -644,6 +644,10 @@ async fn serve(props: Properties) -> (Communicator, u16, u16) {
             id("obs"),
             ObservedDispatcher::with_builtins(api::ObservedI::default()),
         ),
+        adapter.add(
+            id("deact"),
+            DeactivationDispatcher::new(api::DeactivationI::default()),
+        ),
     ];
     for a in added {
         a.expect("add a servant");

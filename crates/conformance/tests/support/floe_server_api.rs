@@ -3,8 +3,9 @@
 //! (`Relaying`), facets and default servants (`Faceted`, on a second
 //! adapter), servant locators (`Located`), and value factories with
 //! marshaling hooks (`Values`), and a class with operations
-//! (`LoudGreeter`), and overridden built-in operations (`Observed`). A
-//! child of `floe_server`.
+//! (`LoudGreeter`), overridden built-in operations (`Observed`), and an
+//! adapter deactivated by its own servant (`Deactivation`). A child of
+//! `floe_server`.
 
 use std::sync::{Arc, Mutex};
 
@@ -240,5 +241,48 @@ impl floe::runtime::Builtins for ObservedI {
         ids.push("::Conf::Extra".into());
         ids.sort();
         Ok(ids)
+    }
+}
+
+// ------------------------------------------------------------ adapter deactivation
+
+struct DeactivatingI;
+
+impl Deactivating for DeactivatingI {
+    async fn deactivate_self(&self, current: &Current) -> Res<()> {
+        // Starts the deactivation and returns: the close waits for this
+        // very dispatch.
+        current.adapter.deactivate().await;
+        Ok(())
+    }
+}
+
+/// The adapter "Own" of the last `create`.
+#[derive(Default)]
+pub(super) struct DeactivationI {
+    own: Mutex<Option<ObjectAdapter>>,
+}
+
+impl Deactivation for DeactivationI {
+    async fn create(&self, current: &Current) -> Res<Option<DeactivatingPrx>> {
+        let own = current
+            .adapter
+            .communicator()?
+            .create_object_adapter_with_endpoints("Own", "tcp -h 127.0.0.1 -p 0")
+            .await?;
+        let prx = own.add(
+            Identity::from_name("own"),
+            DeactivatingDispatcher::new(DeactivatingI),
+        )?;
+        own.activate();
+        *self.own.lock().unwrap_or_else(|p| p.into_inner()) = Some(own);
+        Ok(Some(DeactivatingPrx::unchecked_cast(prx)))
+    }
+    async fn wait_deactivated(&self, _: &Current) -> Res<bool> {
+        let own = self.own.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let own = own.ok_or_else(|| DispatchError::unknown("no adapter created"))?;
+        own.wait_for_deactivate().await;
+        own.destroy().await;
+        Ok(true)
     }
 }

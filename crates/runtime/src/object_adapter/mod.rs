@@ -547,14 +547,17 @@ impl ObjectAdapter {
         lock(&self.inner.connections).map.remove(&key);
     }
 
-    /// Stops accepting, closes every connection gracefully (running
-    /// dispatches finish and reply first, §1.4) and waits until they are
-    /// closed.
+    /// Starts the deactivation and returns, as Ice's `deactivate`: the
+    /// adapter leaves the locator registry, stops accepting, and tells
+    /// every connection to close gracefully (running dispatches finish and
+    /// reply first, §1.4); [`ObjectAdapter::wait_for_deactivate`] waits
+    /// until they are closed. So a servant may deactivate its own adapter
+    /// (its dispatch is one of those the close waits for). Calling it
+    /// again does nothing.
     pub async fn deactivate(&self) {
         let prev = self.inner.state.swap(DEACTIVATING, Ordering::AcqRel);
         if prev == DEACTIVATING || prev == DEACTIVATED {
             self.inner.state.store(prev, Ordering::Release);
-            self.wait_for_deactivate().await;
             return;
         }
         // Off the registry first, as Ice does: clients stop coming.
@@ -573,12 +576,48 @@ impl ObjectAdapter {
         for c in &conns {
             c.inner.begin_close(false);
         }
-        for c in &conns {
-            c.closed().await;
+        let inner = self.inner.clone();
+        let finish = async move {
+            for c in &conns {
+                c.closed().await;
+            }
+            inner.state.store(DEACTIVATED, Ordering::Release);
+            inner.deactivated.send_replace(true);
+            tracing::debug!(adapter = %inner.name, "adapter deactivated");
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => drop(handle.spawn(finish)),
+            // Not on a tokio runtime: finish here.
+            Err(_) => finish.await,
         }
-        self.inner.state.store(DEACTIVATED, Ordering::Release);
-        self.inner.deactivated.send_replace(true);
-        tracing::debug!(adapter = %self.inner.name, "adapter deactivated");
+    }
+
+    /// Adds `servant` with a new identity, a UUID with no category (Ice's
+    /// `addWithUUID`), and returns its proxy.
+    ///
+    /// # Errors
+    ///
+    /// As [`ObjectAdapter::add`] (never in practice: the UUID is new).
+    pub fn add_with_uuid(&self, servant: Arc<dyn Servant>) -> Result<Proxy> {
+        let identity = Identity {
+            name: crate::locator::selection::random_uuid(),
+            category: String::new(),
+        };
+        self.add(identity, servant)
+    }
+
+    /// Adds `servant` for `facet` with a new identity, a UUID with no
+    /// category (Ice's `addFacetWithUUID`), and returns its proxy.
+    ///
+    /// # Errors
+    ///
+    /// As [`ObjectAdapter::add_facet`] (never in practice).
+    pub fn add_facet_with_uuid(&self, servant: Arc<dyn Servant>, facet: &str) -> Result<Proxy> {
+        let identity = Identity {
+            name: crate::locator::selection::random_uuid(),
+            category: String::new(),
+        };
+        self.add_facet(identity, facet, servant)
     }
 
     /// Deactivates the adapter and waits for the end of its deactivation,
