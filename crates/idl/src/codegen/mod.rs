@@ -474,6 +474,7 @@ impl Gen<'_> {
                 /// Registers a factory for every class of this Slice file (by
                 /// type id and, where declared, compact id). Give the registry
                 /// to decoders (`Decoder::set_value_factories`).
+                #[allow(dead_code)]
                 pub fn register_value_factories(registry: &mut #c::ValueFactoryRegistry) {
                     #(registry.register::<#classes>();)*
                 }
@@ -487,6 +488,7 @@ impl Gen<'_> {
         if !exceptions.is_empty() {
             out.extend(quote! {
                 /// Registers every user exception of this Slice file.
+                #[allow(dead_code)]
                 pub fn register_user_exceptions(registry: &mut #c::UserExceptionRegistry) {
                     #(registry.register::<#exceptions>();)*
                 }
@@ -497,11 +499,15 @@ impl Gen<'_> {
 }
 
 /// `user_exceptions()`: the registry `register_user_exceptions` fills,
-/// built once (for one file, or for a set's module file).
+/// built once (for one file, or for a set's module file). The registry
+/// functions are public API a program may never call (its operations may
+/// use no class or exception): `#[allow(dead_code)]` keeps a user's crate
+/// that includes the code in a private module free of warnings.
 pub(crate) fn user_exceptions_fn(doc: &str) -> TokenStream {
     let c = codegen_path();
     quote! {
         #[doc = #doc]
+        #[allow(dead_code)]
         pub fn user_exceptions() -> &'static #c::UserExceptionRegistry {
             static EXCEPTIONS: ::std::sync::OnceLock<#c::UserExceptionRegistry> =
                 ::std::sync::OnceLock::new();
@@ -520,6 +526,7 @@ pub(crate) fn value_factories_fn(doc: &str) -> TokenStream {
     let c = codegen_path();
     quote! {
         #[doc = #doc]
+        #[allow(dead_code)]
         pub fn value_factories() -> ::std::sync::Arc<#c::ValueFactoryRegistry> {
             static FACTORIES: ::std::sync::OnceLock<::std::sync::Arc<#c::ValueFactoryRegistry>> =
                 ::std::sync::OnceLock::new();

@@ -342,6 +342,7 @@ fn module_file(
         ));
         registries.extend(quote! {
             /// Registers a factory for every class of every file of the set.
+            #[allow(dead_code)]
             pub fn register_value_factories(registry: &mut #c::ValueFactoryRegistry) {
                 #(#with_classes)*
             }
@@ -365,6 +366,7 @@ fn module_file(
         ));
         registries.extend(quote! {
             /// Registers every user exception of every file of the set.
+            #[allow(dead_code)]
             pub fn register_user_exceptions(registry: &mut #c::UserExceptionRegistry) {
                 #(#with_exceptions)*
             }

@@ -3438,6 +3438,7 @@ pub mod rich {
     }
 }
 /// The factories of [`register_value_factories`], built once.
+#[allow(dead_code)]
 pub fn value_factories() -> ::std::sync::Arc<::floe::codegen::ValueFactoryRegistry> {
     static FACTORIES: ::std::sync::OnceLock<
         ::std::sync::Arc<::floe::codegen::ValueFactoryRegistry>,
@@ -3453,6 +3454,7 @@ pub fn value_factories() -> ::std::sync::Arc<::floe::codegen::ValueFactoryRegist
 /// Registers a factory for every class of this Slice file (by
 /// type id and, where declared, compact id). Give the registry
 /// to decoders (`Decoder::set_value_factories`).
+#[allow(dead_code)]
 pub fn register_value_factories(registry: &mut ::floe::codegen::ValueFactoryRegistry) {
     registry.register::<rich::Shape>();
     registry.register::<rich::Circle>();
@@ -3460,6 +3462,7 @@ pub fn register_value_factories(registry: &mut ::floe::codegen::ValueFactoryRegi
     registry.register::<rich::Container>();
 }
 /// The user exceptions of [`register_user_exceptions`], built once.
+#[allow(dead_code)]
 pub fn user_exceptions() -> &'static ::floe::codegen::UserExceptionRegistry {
     static EXCEPTIONS: ::std::sync::OnceLock<::floe::codegen::UserExceptionRegistry> = ::std::sync::OnceLock::new();
     EXCEPTIONS
@@ -3470,6 +3473,7 @@ pub fn user_exceptions() -> &'static ::floe::codegen::UserExceptionRegistry {
         })
 }
 /// Registers every user exception of this Slice file.
+#[allow(dead_code)]
 pub fn register_user_exceptions(registry: &mut ::floe::codegen::UserExceptionRegistry) {
     registry.register::<rich::BaseError>();
     registry.register::<rich::DerivedError>();

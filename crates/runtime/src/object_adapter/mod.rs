@@ -27,7 +27,7 @@ mod dispatch;
 mod servant_locator;
 pub(crate) use dispatch::panic_error;
 use servant_locator::DynServantLocator;
-pub use servant_locator::ServantLocator;
+pub use servant_locator::{Located, ServantLocator};
 
 const HOLDING: u8 = 0;
 const ACTIVE: u8 = 1;

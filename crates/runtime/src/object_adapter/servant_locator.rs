@@ -71,10 +71,7 @@ pub trait ServantLocator: Send + Sync + 'static {
     ///
     /// Any [`DispatchError`]: sent to the caller as the reply (the servant
     /// does not run and `finished` is not called).
-    fn locate(
-        &self,
-        current: &Current,
-    ) -> impl Future<Output = Result<Option<(Arc<dyn Servant>, Self::Cookie)>, DispatchError>> + Send;
+    fn locate(&self, current: &Current) -> impl Future<Output = Located<Self::Cookie>> + Send;
 
     /// Called after the servant located for `current` has dispatched (also
     /// when it failed), before the reply is sent. The default does nothing.
@@ -100,6 +97,10 @@ pub trait ServantLocator: Send + Sync + 'static {
     }
 }
 
+/// What [`ServantLocator::locate`] returns: the servant and its cookie,
+/// `None` when there is none, or the error that is the reply.
+pub type Located<C> = Result<Option<(Arc<dyn Servant>, C)>, DispatchError>;
+
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A cookie with its type erased.
@@ -108,10 +109,7 @@ pub(crate) type AnyCookie = Box<dyn Any + Send>;
 /// [`ServantLocator`] with its cookie type erased and its futures boxed,
 /// so that locators of every type share the adapter's map.
 pub(crate) trait DynServantLocator: Send + Sync + 'static {
-    fn locate<'a>(
-        &'a self,
-        current: &'a Current,
-    ) -> BoxFuture<'a, Result<Option<(Arc<dyn Servant>, AnyCookie)>, DispatchError>>;
+    fn locate<'a>(&'a self, current: &'a Current) -> BoxFuture<'a, Located<AnyCookie>>;
 
     fn finished<'a>(
         &'a self,
@@ -124,10 +122,7 @@ pub(crate) trait DynServantLocator: Send + Sync + 'static {
 }
 
 impl<L: ServantLocator> DynServantLocator for L {
-    fn locate<'a>(
-        &'a self,
-        current: &'a Current,
-    ) -> BoxFuture<'a, Result<Option<(Arc<dyn Servant>, AnyCookie)>, DispatchError>> {
+    fn locate<'a>(&'a self, current: &'a Current) -> BoxFuture<'a, Located<AnyCookie>> {
         Box::pin(async move {
             let found = ServantLocator::locate(self, current).await?;
             Ok(found.map(|(servant, cookie)| (servant, Box::new(cookie) as AnyCookie)))

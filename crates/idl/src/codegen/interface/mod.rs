@@ -172,12 +172,22 @@ impl Gen<'_> {
         let arms = ops
             .iter()
             .map(|(owner, op)| self.dispatch_arm(from, *owner, op));
-        // An interface without operations (its own or inherited) reads no
-        // parameters.
-        let params_name = if ops.is_empty() {
-            format_ident!("_params")
+        // An interface without operations (its own or inherited) has no
+        // operation to look up.
+        let dispatch_body = if ops.is_empty() {
+            quote!(#c::Dispatch::error(#c::DispatchError::operation_not_exist()))
         } else {
-            format_ident!("params")
+            quote! {
+                match current.operation.as_str() {
+                    #(#arms)*
+                    _ => #c::Dispatch::error(#c::DispatchError::operation_not_exist()),
+                }
+            }
+        };
+        let (current_name, params_name) = if ops.is_empty() {
+            (format_ident!("_current"), format_ident!("_params"))
+        } else {
+            (format_ident!("current"), format_ident!("params"))
         };
         let remote_bases: Vec<DefId> = self
             .model
@@ -298,13 +308,10 @@ impl Gen<'_> {
             impl<T: #tr> #c::Servant for #disp<T> {
                 fn dispatch(
                     self: ::std::sync::Arc<Self>,
-                    current: #c::Current,
+                    #current_name: #c::Current,
                     #params_name: #c::Encapsulation,
                 ) -> #c::Dispatch {
-                    match current.operation.as_str() {
-                        #(#arms)*
-                        _ => #c::Dispatch::error(#c::DispatchError::operation_not_exist()),
-                    }
+                    #dispatch_body
                 }
                 fn ice_id(&self) -> &str {
                     #scoped
