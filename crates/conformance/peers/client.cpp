@@ -131,6 +131,8 @@ struct Ctx
     }
 };
 
+template<class T> string nullState(const Ice::optional<T>& v) { return !v ? "unset" : (*v ? "set" : "null"); }
+
 // Raises exceptions that only clients know, for a server to relay.
 class RelayI : public Relay
 {
@@ -1214,6 +1216,27 @@ void registerChecks()
         }
         catch(const Ice::LocalException&)
         {
+        }
+    });
+
+    // ------------------------------------------------------------ optional classes and proxies: null vs unset
+    check("optn.sent", [](const Ctx& c) {
+        auto p = c.prx<OptionalNullsPrx>("optn");
+        auto ops = c.prx<OperationsPrx>("ops");
+        auto want = [&](const string& s) { return c.enc10 ? string("unset:unset") : s + ":" + s; };
+        eqs(p->describe(Ice::nullopt, Ice::nullopt), want("unset"), "describe(unset)");
+        eqs(p->describe(shared_ptr<Base>(), shared_ptr<OperationsPrx>()), want("null"), "describe(null)");
+        eqs(p->describe(make_shared<Base>("s"), ops), want("set"), "describe(set)");
+    });
+    check("optn.returned", [](const Ctx& c) {
+        auto p = c.prx<OptionalNullsPrx>("optn");
+        for(const string state : {"unset", "null", "set"})
+        {
+            Ice::optional<shared_ptr<Base>> b;
+            Ice::optional<shared_ptr<OperationsPrx>> o;
+            p->make(state, b, o);
+            string want = c.enc10 ? "unset" : state;
+            eqs(nullState(b) + ":" + nullState(o), want + ":" + want, "make(" + state + ")");
         }
     });
 }

@@ -1072,6 +1072,31 @@ def _(c):
     raises(Ice.LocalException, own.ice_ping)
 
 
+# ---------------------------------------------------------------- optional classes and proxies: null vs unset
+
+
+def null_state(v):
+    return "unset" if v is Ice.Unset else ("null" if v is None else "set")
+
+
+@check("optn.sent")
+def _(c):
+    p = c.prx("optn", Conf.OptionalNullsPrx)
+    ops = c.prx("ops", Conf.OperationsPrx)
+    for state, b, o in [("unset", Ice.Unset, Ice.Unset), ("null", None, None), ("set", Conf.Base("s"), ops)]:
+        want = "unset:unset" if c.enc10 else "%s:%s" % (state, state)
+        eq(p.describe(b, o), want, "describe(%s)" % state)
+
+
+@check("optn.returned")
+def _(c):
+    p = c.prx("optn", Conf.OptionalNullsPrx)
+    for state in ["unset", "null", "set"]:
+        b, o = p.make(state)
+        want = "unset" if c.enc10 else state
+        eq((null_state(b), null_state(o)), (want, want), "make(%s)" % state)
+
+
 CONFIGS = [
     ("1.1", False, False, None),
     ("1.0", True, False, None),

@@ -608,6 +608,32 @@ private:
     shared_ptr<Ice::ObjectAdapter> _own;
 };
 
+template<class T> string nullState(const Ice::optional<T>& v) { return !v ? "unset" : (*v ? "set" : "null"); }
+
+class OptionalNullsI : public OptionalNulls
+{
+public:
+    string describe(Ice::optional<shared_ptr<Base>> b, Ice::optional<shared_ptr<OperationsPrx>> p,
+                    const Ice::Current&) override
+    {
+        return nullState(b) + ":" + nullState(p);
+    }
+    void make(string state, Ice::optional<shared_ptr<Base>>& b, Ice::optional<shared_ptr<OperationsPrx>>& p,
+              const Ice::Current& current) override
+    {
+        if(state == "null")
+        {
+            b = shared_ptr<Base>();
+            p = shared_ptr<OperationsPrx>();
+        }
+        else if(state == "set")
+        {
+            b = make_shared<Base>("s");
+            p = Ice::uncheckedCast<OperationsPrx>(current.adapter->createProxy(Ice::stringToIdentity("ops")));
+        }
+    }
+};
+
 struct Served
 {
     shared_ptr<Ice::Communicator> communicator;
@@ -644,6 +670,7 @@ Served serve(bool cycles)
     adapter->add(make_shared<LoudGreeterI>(), Ice::stringToIdentity("cls"));
     adapter->add(make_shared<ObservedI>(), Ice::stringToIdentity("obs"));
     adapter->add(make_shared<DeactivationI>(), Ice::stringToIdentity("deact"));
+    adapter->add(make_shared<OptionalNullsI>(), Ice::stringToIdentity("optn"));
     auto state = make_shared<LocatorState>();
     auto locator = make_shared<LocatorI>(make_shared<LocatedI>(state), state);
     adapter->addServantLocator(locator, "loc");

@@ -472,6 +472,23 @@ class DeactivationI(Conf.Deactivation):
         return True
 
 
+def null_state(v):
+    return "unset" if v is Ice.Unset else ("null" if v is None else "set")
+
+
+class OptionalNullsI(Conf.OptionalNulls):
+    def describe(self, b, p, current):
+        return "%s:%s" % (null_state(b), null_state(p))
+
+    def make(self, state, current):
+        if state == "unset":
+            return (Ice.Unset, Ice.Unset)
+        if state == "null":
+            return (None, None)
+        ops = current.adapter.createProxy(Ice.stringToIdentity("ops"))
+        return (Conf.Base("s"), Conf.OperationsPrx.uncheckedCast(ops))
+
+
 def serve(props):
     data = Ice.InitializationData()
     data.properties = Ice.createProperties()
@@ -485,7 +502,7 @@ def serve(props):
                           ("sobj", SlicedObjectsI()), ("cobj", CompactObjectsI()),
                           ("relaying", RelayingI()), ("vf", ValuesI()),
                           ("cls", LoudGreeterI()), ("obs", ObservedI()),
-                          ("deact", DeactivationI())]:
+                          ("deact", DeactivationI()), ("optn", OptionalNullsI())]:
         adapter.add(servant, Ice.stringToIdentity(name))
     state = LocatorState()
     locator = LocatorI(LocatedI(state), state)

@@ -1749,6 +1749,8 @@ checks! {
     "bi.is_a" => api::bi_is_a,
     "bi.ids" => api::bi_ids,
     "deact.from_servant" => api::deact_from_servant,
+    "optn.sent" => api::optn_sent,
+    "optn.returned" => api::optn_returned,
 }
 
 /// Runs every check in the four configurations (see `super::CONFIGS`)

@@ -6,7 +6,8 @@
 //! value and marshaling hooks (`vf.*`, Ice/objects), and a class with
 //! operations (`cls.*`, Ice/inheritance), and a servant's own built-in
 //! operations (`bi.*`), and an adapter deactivated by its own servant
-//! (`deact.*`, Ice/adapterDeactivation).
+//! (`deact.*`, Ice/adapterDeactivation), and optional classes and proxies
+//! set to null or unset (`optn.*`, Ice/optional).
 //! A child of `floe_client`, whose helpers and `Ctx` it uses.
 
 use floe::codegen::{ClassRef, Current, DispatchError};
@@ -384,4 +385,49 @@ pub(super) async fn deact_from_servant(c: &Ctx) -> R {
         Ok(()) => Err(Fail("ice_ping after the deactivation: no exception".into())),
         Err(_) => Ok(()),
     }
+}
+
+// ------------------------------------------------------------ optional classes and proxies: null vs unset
+
+/// "unset", "null" or "set" (`["rust:optional-null"]` keeps them apart).
+fn null_state<T>(v: &Option<Option<T>>) -> &'static str {
+    match v {
+        None => "unset",
+        Some(None) => "null",
+        Some(Some(_)) => "set",
+    }
+}
+
+pub(super) async fn optn_sent(c: &Ctx) -> R {
+    let p = OptionalNullsPrx::unchecked_cast(c.proxy("optn"));
+    let base = Some(ClassRef::new(Base { b: "s".into() }));
+    let ops = Some(c.ops.clone());
+    let cases = [
+        ("unset", None, None),
+        ("null", Some(&None), Some(&None)),
+        ("set", Some(&base), Some(&ops)),
+    ];
+    for (state, b, o) in cases {
+        let want = if c.enc10 {
+            "unset:unset".to_owned()
+        } else {
+            format!("{state}:{state}")
+        };
+        eq(p.describe(b, o).await?, want, &format!("describe({state})"))?;
+    }
+    Ok(())
+}
+
+pub(super) async fn optn_returned(c: &Ctx) -> R {
+    let p = OptionalNullsPrx::unchecked_cast(c.proxy("optn"));
+    for state in ["unset", "null", "set"] {
+        let r = p.make(state).await?;
+        let want = if c.enc10 { "unset" } else { state };
+        eq(
+            (null_state(&r.b), null_state(&r.p)),
+            (want, want),
+            &format!("make({state})"),
+        )?;
+    }
+    Ok(())
 }

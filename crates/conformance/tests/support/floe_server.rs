@@ -648,6 +648,10 @@ async fn serve(props: Properties) -> (Communicator, u16, u16) {
             id("deact"),
             DeactivationDispatcher::new(api::DeactivationI::default()),
         ),
+        adapter.add(
+            id("optn"),
+            OptionalNullsDispatcher::new(api::OptionalNullsI),
+        ),
     ];
     for a in added {
         a.expect("add a servant");

@@ -4,7 +4,8 @@
 //! adapter), servant locators (`Located`), and value factories with
 //! marshaling hooks (`Values`), and a class with operations
 //! (`LoudGreeter`), overridden built-in operations (`Observed`), and an
-//! adapter deactivated by its own servant (`Deactivation`). A child of
+//! adapter deactivated by its own servant (`Deactivation`), and optional
+//! classes and proxies set to null or unset (`OptionalNulls`). A child of
 //! `floe_server`.
 
 use std::sync::{Arc, Mutex};
@@ -284,5 +285,44 @@ impl Deactivation for DeactivationI {
         own.wait_for_deactivate().await;
         own.destroy().await;
         Ok(true)
+    }
+}
+
+// ------------------------------------------------------------ optional classes and proxies: null vs unset
+
+/// "unset", "null" or "set" (`["rust:optional-null"]` keeps them apart).
+fn null_state<T>(v: &Option<Option<T>>) -> &'static str {
+    match v {
+        None => "unset",
+        Some(None) => "null",
+        Some(Some(_)) => "set",
+    }
+}
+
+pub(super) struct OptionalNullsI;
+
+impl OptionalNulls for OptionalNullsI {
+    async fn describe(
+        &self,
+        b: Option<Option<ClassRef<Base>>>,
+        p: Option<Option<OperationsPrx>>,
+        _: &Current,
+    ) -> Res<String> {
+        Ok(format!("{}:{}", null_state(&b), null_state(&p)))
+    }
+    async fn make(&self, state: String, current: &Current) -> Res<OptionalNullsMakeResult> {
+        Ok(match state.as_str() {
+            "null" => (Some(None), Some(None)).into(),
+            "set" => {
+                let ops = current.adapter.create_proxy(Identity::from_name("ops"));
+                let b = ClassRef::new(Base { b: "s".into() });
+                (
+                    Some(Some(b)),
+                    Some(Some(OperationsPrx::unchecked_cast(ops))),
+                )
+                    .into()
+            }
+            _ => (None, None).into(),
+        })
     }
 }

@@ -341,10 +341,11 @@ impl Gen<'_> {
         quote!(#(#parts)::*)
     }
 
-    /// The expression reading optional value `ty` with `tag` from `dec`.
-    pub(crate) fn read_optional(&self, ty: Type, tag: u32) -> TokenStream {
+    /// The expression reading optional value `ty` with `tag` from `dec`
+    /// (`keep_null`: a class or proxy read as `Option<Option<..>>`).
+    pub(crate) fn read_optional(&self, ty: Type, tag: u32, keep_null: bool) -> TokenStream {
         let tag = proc_macro2::Literal::u32_unsuffixed(tag);
-        if self.is_nullable(ty) {
+        if self.is_nullable(ty) && !keep_null {
             quote!(dec.read_optional_nullable(#tag)?)
         } else {
             quote!(dec.read_optional_value(#tag)?)
@@ -359,9 +360,10 @@ impl Gen<'_> {
         ty: Type,
         tag: u32,
         value: TokenStream,
+        keep_null: bool,
     ) -> TokenStream {
         let tag = proc_macro2::Literal::u32_unsuffixed(tag);
-        if self.is_nullable(ty) {
+        if self.is_nullable(ty) && !keep_null {
             quote!(#enc.write_optional_nullable(#tag, &#value);)
         } else {
             quote!(#enc.write_optional(#tag, #value.as_ref());)
@@ -377,7 +379,7 @@ impl Gen<'_> {
         } else {
             self.rust_type(from, m.ty)
         };
-        if m.tag.is_some() && !self.is_nullable(m.ty) {
+        if m.tag.is_some() && !(self.is_nullable(m.ty) && !interface::keeps_null(&m.metadata)) {
             quote!(::core::option::Option<#t>)
         } else {
             t
@@ -425,7 +427,13 @@ impl Gen<'_> {
             let f = ident::field_ident(&m.name);
             out.extend(match m.tag {
                 None => quote!(enc.write(&#this.#f);),
-                Some(tag) => self.write_optional(quote!(enc), m.ty, tag as u32, quote!(#this.#f)),
+                Some(tag) => self.write_optional(
+                    quote!(enc),
+                    m.ty,
+                    tag as u32,
+                    quote!(#this.#f),
+                    interface::keeps_null(&m.metadata),
+                ),
             });
         }
         out
@@ -439,7 +447,8 @@ impl Gen<'_> {
             out.extend(match m.tag {
                 None => quote!(#this.#f = dec.read()?;),
                 Some(tag) => {
-                    let read = self.read_optional(m.ty, tag as u32);
+                    let read =
+                        self.read_optional(m.ty, tag as u32, interface::keeps_null(&m.metadata));
                     quote!(#this.#f = #read;)
                 }
             });

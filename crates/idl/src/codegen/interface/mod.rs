@@ -63,6 +63,9 @@ struct Slot<'o> {
     ty: Type,
     /// Optional tag.
     tag: Option<i32>,
+    /// An optional class or proxy with `["rust:optional-null"]`: its Rust
+    /// type tells unset (`None`) from set to null (`Some(None)`).
+    keep_null: bool,
     /// Ties the slot to the operation it describes.
     _op: std::marker::PhantomData<&'o Operation>,
 }
@@ -331,6 +334,7 @@ impl Gen<'_> {
                 var: field_ident(&p.name),
                 ty: p.ty,
                 tag: p.tag,
+                keep_null: keeps_null(&p.metadata),
                 _op: std::marker::PhantomData,
             })
             .collect();
@@ -347,6 +351,7 @@ impl Gen<'_> {
                 var: format_ident!("ret"),
                 ty,
                 tag: op.return_tag,
+                keep_null: keeps_null(&op.metadata),
                 _op: std::marker::PhantomData,
             });
         }
@@ -358,6 +363,7 @@ impl Gen<'_> {
                 ),
                 ty: p.ty,
                 tag: p.tag,
+                keep_null: keeps_null(&p.metadata),
                 _op: std::marker::PhantomData,
             });
         }
@@ -388,10 +394,16 @@ impl Gen<'_> {
         required
     }
 
+    /// Whether optional slot `s` maps unset and null to one `None`: a class
+    /// or proxy (already an `Option`) without `["rust:optional-null"]`.
+    fn collapses_null(&self, s: &Slot) -> bool {
+        self.is_nullable(s.ty) && !s.keep_null
+    }
+
     /// The owned type of a value (`Option<T>` when optional).
     fn owned(&self, from: Option<ModuleId>, s: &Slot) -> TokenStream {
         let t = self.rust_type(from, s.ty);
-        if s.tag.is_some() && !self.is_nullable(s.ty) {
+        if s.tag.is_some() && !self.collapses_null(s) {
             quote!(::core::option::Option<#t>)
         } else {
             t
@@ -431,7 +443,7 @@ impl Gen<'_> {
                 quote!(&#t)
             }
         };
-        if s.tag.is_some() && !self.is_nullable(s.ty) {
+        if s.tag.is_some() && !self.collapses_null(s) {
             (quote!(::core::option::Option<#t>), by_value)
         } else {
             (t, by_value)
@@ -623,6 +635,12 @@ impl Gen<'_> {
             .or_else(|| pick(&|m| interface.has_metadata(m)))
             .flatten()
     }
+}
+
+/// Whether metadata asks an optional class or proxy to tell unset from
+/// null (`["rust:optional-null"]`: `Option<Option<..>>`).
+pub(crate) fn keeps_null(metadata: &[String]) -> bool {
+    metadata.iter().any(|m| m == "rust:optional-null")
 }
 
 /// `#[allow(clippy::too_many_arguments)]` when a method has more than
