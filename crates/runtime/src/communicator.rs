@@ -381,6 +381,7 @@ impl Communicator {
                 timeout,
                 connection_id.to_string(),
                 self.inner.client_config.clone(),
+                (*e).clone(),
             )
             .await
             {

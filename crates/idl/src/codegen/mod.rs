@@ -379,7 +379,8 @@ impl Gen<'_> {
         } else {
             self.rust_type(from, m.ty)
         };
-        if m.tag.is_some() && !(self.is_nullable(m.ty) && !interface::keeps_null(&m.metadata)) {
+        let collapses_null = self.is_nullable(m.ty) && !interface::keeps_null(&m.metadata);
+        if m.tag.is_some() && !collapses_null {
             quote!(::core::option::Option<#t>)
         } else {
             t

@@ -162,7 +162,15 @@ impl ObjectAdapter {
                         .await
                         .map_err(|e| Error::Socket(format!("cannot listen on {addr}: {e}")))?;
                     let local = l.local_addr().map_err(|e| Error::Socket(e.to_string()))?;
-                    listeners.push(listener::Listener { tcp: l, acceptor });
+                    let endpoint = Endpoint {
+                        port: local.port(),
+                        ..ep.clone()
+                    };
+                    listeners.push(listener::Listener {
+                        tcp: l,
+                        acceptor,
+                        endpoint,
+                    });
                     local
                 }
                 Transport::Udp => {
