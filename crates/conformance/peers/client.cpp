@@ -1239,6 +1239,18 @@ void registerChecks()
             eqs(nullState(b) + ":" + nullState(o), want + ":" + want, "make(" + state + ")");
         }
     });
+
+    // ------------------------------------------------------------ connection info
+    check("info.endpoint", [](const Ctx& c) {
+        auto p = c.prx<InfoPrx>("info");
+        auto info = dynamic_pointer_cast<Ice::TCPEndpointInfo>(p->ice_getConnection()->getEndpoint()->getInfo());
+        expect(info != nullptr, "not a TCP endpoint");
+        eqs(info->host, "127.0.0.1", "host");
+        eqn(info->port, c.port, "port");
+        eqn(info->timeout, 10000, "timeout");
+        expect(!info->compress, "compress");
+        eqs(p->endpointInfo(), "tcp:127.0.0.1:" + to_string(c.port) + ":60000:false", "the server's endpoint");
+    });
 }
 
 struct Config

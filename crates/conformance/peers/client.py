@@ -1097,6 +1097,20 @@ def _(c):
         eq((null_state(b), null_state(o)), (want, want), "make(%s)" % state)
 
 
+# ---------------------------------------------------------------- connection info
+
+
+@check("info.endpoint")
+def _(c):
+    p = c.prx("info", Conf.InfoPrx)
+    port = p.ice_getEndpoints()[0].getInfo().port
+    info = p.ice_getConnection().getEndpoint().getInfo()
+    kind = "tcp" if info.type() == Ice.TCPEndpointType else str(info.type())
+    eq((kind, info.host, info.port, info.timeout, info.compress), ("tcp", "127.0.0.1", port, 10000, False),
+       "the client's endpoint")
+    eq(p.endpointInfo(), "tcp:127.0.0.1:%d:60000:false" % port, "the server's endpoint")
+
+
 CONFIGS = [
     ("1.1", False, False, None),
     ("1.0", True, False, None),

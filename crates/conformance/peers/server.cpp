@@ -634,6 +634,22 @@ public:
     }
 };
 
+class InfoI : public Info
+{
+public:
+    string endpointInfo(const Ice::Current& current) override
+    {
+        auto info = dynamic_pointer_cast<Ice::IPEndpointInfo>(current.con->getEndpoint()->getInfo());
+        if(!info)
+        {
+            return "not an IP endpoint";
+        }
+        string kind = info->type() == Ice::TCPEndpointType ? "tcp" : to_string(info->type());
+        return kind + ":" + info->host + ":" + to_string(info->port) + ":" + to_string(info->timeout) + ":" +
+               (info->compress ? "true" : "false");
+    }
+};
+
 struct Served
 {
     shared_ptr<Ice::Communicator> communicator;
@@ -671,6 +687,7 @@ Served serve(bool cycles)
     adapter->add(make_shared<ObservedI>(), Ice::stringToIdentity("obs"));
     adapter->add(make_shared<DeactivationI>(), Ice::stringToIdentity("deact"));
     adapter->add(make_shared<OptionalNullsI>(), Ice::stringToIdentity("optn"));
+    adapter->add(make_shared<InfoI>(), Ice::stringToIdentity("info"));
     auto state = make_shared<LocatorState>();
     auto locator = make_shared<LocatorI>(make_shared<LocatedI>(state), state);
     adapter->addServantLocator(locator, "loc");

@@ -489,6 +489,16 @@ class OptionalNullsI(Conf.OptionalNulls):
         return (Conf.Base("s"), Conf.OperationsPrx.uncheckedCast(ops))
 
 
+def endpoint_text(info):
+    kind = "tcp" if info.type() == Ice.TCPEndpointType else str(info.type())
+    return "%s:%s:%d:%d:%s" % (kind, info.host, info.port, info.timeout, str(info.compress).lower())
+
+
+class InfoI(Conf.Info):
+    def endpointInfo(self, current):
+        return endpoint_text(current.con.getEndpoint().getInfo())
+
+
 def serve(props):
     data = Ice.InitializationData()
     data.properties = Ice.createProperties()
@@ -502,7 +512,8 @@ def serve(props):
                           ("sobj", SlicedObjectsI()), ("cobj", CompactObjectsI()),
                           ("relaying", RelayingI()), ("vf", ValuesI()),
                           ("cls", LoudGreeterI()), ("obs", ObservedI()),
-                          ("deact", DeactivationI()), ("optn", OptionalNullsI())]:
+                          ("deact", DeactivationI()), ("optn", OptionalNullsI()),
+                          ("info", InfoI())]:
         adapter.add(servant, Ice.stringToIdentity(name))
     state = LocatorState()
     locator = LocatorI(LocatedI(state), state)

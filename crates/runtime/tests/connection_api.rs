@@ -72,12 +72,11 @@ async fn tcp_endpoint_info_on_both_sides() {
     assert_eq!((ours.host.as_str(), ours.port), ("127.0.0.1", port));
     assert_eq!((ours.timeout, ours.compress), (12000, true));
     assert!(conn.info().headers.is_empty());
-    let seen = seen.lock().unwrap();
-    let theirs = seen.endpoint.as_ref().expect("the server's endpoint");
+    let theirs = seen.lock().unwrap().endpoint.clone();
+    let theirs = theirs.expect("the server's endpoint");
     assert_eq!(theirs.transport, Transport::Tcp);
     assert_eq!((theirs.host.as_str(), theirs.port), ("127.0.0.1", port));
     assert_eq!((theirs.timeout, theirs.compress), (15000, false));
-    drop(seen);
     client.destroy().await;
     server.destroy().await;
 }
@@ -105,19 +104,13 @@ async fn ws_connections_keep_the_upgrade_headers() {
         has(response, "sec-websocket-protocol", "ice.zeroc.com"),
         "{response:?}"
     );
-    let seen = seen.lock().unwrap();
-    assert!(
-        has(&seen.headers, "upgrade", "websocket"),
-        "{:?}",
-        seen.headers
-    );
-    assert!(has(
-        &seen.headers,
-        "sec-websocket-protocol",
-        "ice.zeroc.com"
-    ));
-    assert_eq!(seen.endpoint.as_ref().unwrap().resource, "/info");
-    drop(seen);
+    let (headers, endpoint) = {
+        let seen = seen.lock().unwrap();
+        (seen.headers.clone(), seen.endpoint.clone())
+    };
+    assert!(has(&headers, "upgrade", "websocket"), "{headers:?}");
+    assert!(has(&headers, "sec-websocket-protocol", "ice.zeroc.com"));
+    assert_eq!(endpoint.unwrap().resource, "/info");
     client.destroy().await;
     server.destroy().await;
 }

@@ -1751,6 +1751,7 @@ checks! {
     "deact.from_servant" => api::deact_from_servant,
     "optn.sent" => api::optn_sent,
     "optn.returned" => api::optn_returned,
+    "info.endpoint" => api::info_endpoint,
 }
 
 /// Runs every check in the four configurations (see `super::CONFIGS`)

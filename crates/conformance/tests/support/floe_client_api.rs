@@ -7,7 +7,8 @@
 //! operations (`cls.*`, Ice/inheritance), and a servant's own built-in
 //! operations (`bi.*`), and an adapter deactivated by its own servant
 //! (`deact.*`, Ice/adapterDeactivation), and optional classes and proxies
-//! set to null or unset (`optn.*`, Ice/optional).
+//! set to null or unset (`optn.*`, Ice/optional), and the connection's
+//! endpoint (`info.*`, Ice/info).
 //! A child of `floe_client`, whose helpers and `Ctx` it uses.
 
 use floe::codegen::{ClassRef, Current, DispatchError};
@@ -430,4 +431,27 @@ pub(super) async fn optn_returned(c: &Ctx) -> R {
         )?;
     }
     Ok(())
+}
+
+// ------------------------------------------------------------ connection info
+
+pub(super) async fn info_endpoint(c: &Ctx) -> R {
+    let p = InfoPrx::unchecked_cast(c.proxy("info"));
+    let conn = p.ice_get_connection().await?;
+    let e = conn
+        .endpoint()
+        .ok_or_else(|| Fail("the connection has no endpoint".into()))?;
+    eq(
+        (e.transport, e.host.as_str(), e.port, e.timeout, e.compress),
+        (
+            floe::runtime::Transport::Tcp,
+            "127.0.0.1",
+            c.port,
+            10000,
+            false,
+        ),
+        "the client's endpoint",
+    )?;
+    let want = format!("tcp:127.0.0.1:{}:60000:false", c.port);
+    eq(p.endpoint_info().await?, want, "the server's endpoint")
 }

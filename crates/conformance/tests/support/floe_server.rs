@@ -652,6 +652,7 @@ async fn serve(props: Properties) -> (Communicator, u16, u16) {
             id("optn"),
             OptionalNullsDispatcher::new(api::OptionalNullsI),
         ),
+        adapter.add(id("info"), InfoDispatcher::new(api::InfoI)),
     ];
     for a in added {
         a.expect("add a servant");

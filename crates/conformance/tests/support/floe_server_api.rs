@@ -5,8 +5,8 @@
 //! marshaling hooks (`Values`), and a class with operations
 //! (`LoudGreeter`), overridden built-in operations (`Observed`), and an
 //! adapter deactivated by its own servant (`Deactivation`), and optional
-//! classes and proxies set to null or unset (`OptionalNulls`). A child of
-//! `floe_server`.
+//! classes and proxies set to null or unset (`OptionalNulls`), and the
+//! connection's endpoint (`Info`). A child of `floe_server`.
 
 use std::sync::{Arc, Mutex};
 
@@ -324,5 +324,25 @@ impl OptionalNulls for OptionalNullsI {
             }
             _ => (None, None).into(),
         })
+    }
+}
+
+// ------------------------------------------------------------ connection info
+
+/// `<type>:<host>:<port>:<timeout>:<compress>`, as the Ice peers write it.
+fn endpoint_text(e: &floe::runtime::Endpoint) -> String {
+    let kind = match e.transport {
+        floe::runtime::Transport::Tcp => "tcp".to_owned(),
+        other => format!("{other:?}"),
+    };
+    format!("{kind}:{}:{}:{}:{}", e.host, e.port, e.timeout, e.compress)
+}
+
+pub(super) struct InfoI;
+
+impl Info for InfoI {
+    async fn endpoint_info(&self, current: &Current) -> Res<String> {
+        let endpoint = current.connection.as_ref().and_then(|c| c.endpoint());
+        Ok(endpoint.map_or_else(|| "no endpoint".into(), endpoint_text))
     }
 }

@@ -220,7 +220,7 @@ impl Connection {
 
     /// A proxy for `identity` whose calls go through this connection (Ice's
     /// `Connection::createProxy`): no endpoints, fixed to the connection
-    /// (see [`Proxy::ice_fixed`]), in the communicator of the connection's
+    /// (see [`crate::Proxy::ice_fixed`]), in the communicator of the connection's
     /// adapter. A connection without an adapter (an outgoing one never
     /// given one with [`Connection::set_adapter`]) knows no communicator:
     /// calls through the proxy work, but proxies in their results cannot
