@@ -120,28 +120,9 @@ impl Gen<'_> {
         let scoped = &def.scoped;
         // `["preserve-slice"]` keeps unknown derived slices in a field of
         // the class that declares it; classes derived from it delegate.
-        let preserve = def.has_metadata("preserve-slice") && !self.base_preserves(k);
-        let sliced_fns = if preserve {
-            quote! {
-                fn ice_sliced_data(&self) -> ::core::option::Option<&#c::SlicedData> {
-                    self.ice_sliced_data.as_ref()
-                }
-                fn ice_set_sliced_data(&mut self, sliced: #c::SlicedData) {
-                    self.ice_sliced_data = ::core::option::Option::Some(sliced);
-                }
-            }
-        } else if self.base_preserves(k) {
-            quote! {
-                fn ice_sliced_data(&self) -> ::core::option::Option<&#c::SlicedData> {
-                    #c::Value::ice_sliced_data(&self.base)
-                }
-                fn ice_set_sliced_data(&mut self, sliced: #c::SlicedData) {
-                    #c::Value::ice_set_sliced_data(&mut self.base, sliced)
-                }
-            }
-        } else {
-            TokenStream::new()
-        };
+        let base_preserves = self.base_preserves(k);
+        let preserve = def.has_metadata("preserve-slice") && !base_preserves;
+        let sliced_fns = sliced_data_fns(quote!(#c::Value), preserve, base_preserves);
         let SliceMembers {
             base_field,
             fields,
@@ -286,6 +267,39 @@ impl Gen<'_> {
             };
         }
         false
+    }
+}
+
+/// `ice_sliced_data` / `ice_set_sliced_data` of the trait `tr` (`Value`
+/// or `UserException`): from the `ice_sliced_data` field of a type that
+/// declares `["preserve-slice"]` (`preserve`), through the embedded base of
+/// one whose base does (`base_preserves`), else none (the defaults).
+pub(crate) fn sliced_data_fns(
+    tr: TokenStream,
+    preserve: bool,
+    base_preserves: bool,
+) -> TokenStream {
+    let c = codegen_path();
+    if preserve {
+        quote! {
+            fn ice_sliced_data(&self) -> ::core::option::Option<&#c::SlicedData> {
+                self.ice_sliced_data.as_ref()
+            }
+            fn ice_set_sliced_data(&mut self, sliced: #c::SlicedData) {
+                self.ice_sliced_data = ::core::option::Option::Some(sliced);
+            }
+        }
+    } else if base_preserves {
+        quote! {
+            fn ice_sliced_data(&self) -> ::core::option::Option<&#c::SlicedData> {
+                #tr::ice_sliced_data(&self.base)
+            }
+            fn ice_set_sliced_data(&mut self, sliced: #c::SlicedData) {
+                #tr::ice_set_sliced_data(&mut self.base, sliced)
+            }
+        }
+    } else {
+        TokenStream::new()
     }
 }
 

@@ -27,27 +27,8 @@ impl Gen<'_> {
         // exception is relayed.
         let base_preserves = self.preserves_from(x.base);
         let preserve = def.has_metadata("preserve-slice") && !base_preserves;
-        let sliced_fns = if preserve {
-            quote! {
-                fn ice_sliced_data(&self) -> ::core::option::Option<&#c::SlicedData> {
-                    self.ice_sliced_data.as_ref()
-                }
-                fn ice_set_sliced_data(&mut self, sliced: #c::SlicedData) {
-                    self.ice_sliced_data = ::core::option::Option::Some(sliced);
-                }
-            }
-        } else if base_preserves {
-            quote! {
-                fn ice_sliced_data(&self) -> ::core::option::Option<&#c::SlicedData> {
-                    #c::UserException::ice_sliced_data(&self.base)
-                }
-                fn ice_set_sliced_data(&mut self, sliced: #c::SlicedData) {
-                    #c::UserException::ice_set_sliced_data(&mut self.base, sliced)
-                }
-            }
-        } else {
-            TokenStream::new()
-        };
+        let sliced_fns =
+            super::class::sliced_data_fns(quote!(#c::UserException), preserve, base_preserves);
         let SliceMembers {
             base_field,
             fields,
