@@ -2,7 +2,7 @@
 //! a client of `tests/slice/Tour.ice` in one process, one function per
 //! task. `doc_snippets_are_this_code` checks that every Rust snippet of
 //! the page is text of this file (or of the build script it cites, or of
-//! the conformance suite's floe server and client for tasks 16 to 24), so
+//! the conformance suite's floe server and client for tasks 17 to 27), so
 //! the page cannot drift from code that compiles and passes.
 
 use std::sync::atomic::{AtomicI32, Ordering};
