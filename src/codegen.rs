@@ -11,9 +11,9 @@ pub use crate::proxy_arg::ProxyArg;
 pub use crate::slice_export::{SliceParts, SliceType};
 pub use bytes::Bytes;
 pub use floe_runtime::{
-    encode_encapsulation, user_exception_error, Connection, Current, Dispatch, DispatchError,
-    EncodingVersion, Endpoint, Error, InvocationMode, OperationMode, Proxy, Response, Result,
-    Servant, UserError,
+    encode_encapsulation, user_exception_error, Builtins, Connection, Current, Dispatch,
+    DispatchError, EncodingVersion, Endpoint, Error, InvocationMode, OperationMode, Proxy,
+    Response, Result, Servant, UserError, WithBuiltins,
 };
 
 pub use crate::__typed_proxy_variants as typed_proxy_variants;
@@ -88,7 +88,7 @@ macro_rules! __typed_proxy_variants {
         }
     };
 }
-pub use floe_wire::class::{Extends, SlicedData, ValueFactoryRegistry};
+pub use floe_wire::class::{Extends, SlicedData, ValueFactoryRegistry, ValueHooks};
 pub use floe_wire::codec::WireNumber;
 pub use floe_wire::ClassFormat;
 pub use floe_wire::{

@@ -1,7 +1,8 @@
 //! The floe column of `docs/ice-to-floe.md`, compiled and run: a server and
 //! a client of `tests/slice/Tour.ice` in one process, one function per
 //! task. `doc_snippets_are_this_code` checks that every Rust snippet of
-//! the page is text of this file (or of the build script it cites), so
+//! the page is text of this file (or of the build script it cites, or of
+//! the conformance suite's floe server and client for tasks 17 to 27), so
 //! the page cannot drift from code that compiles and passes.
 
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -293,10 +294,18 @@ async fn every_task_of_the_page_runs() {
 fn doc_snippets_are_this_code() {
     let root = env!("CARGO_MANIFEST_DIR");
     let page = std::fs::read_to_string(format!("{root}/docs/ice-to-floe.md")).unwrap();
-    let sources: Vec<String> = ["tests/ice_to_floe.rs", "crates/codegen-tests/build.rs"]
-        .iter()
-        .map(|f| normalize(&std::fs::read_to_string(format!("{root}/{f}")).unwrap()))
-        .collect();
+    let sources: Vec<String> = [
+        "tests/ice_to_floe.rs",
+        "crates/codegen-tests/build.rs",
+        "crates/conformance/build.rs",
+        "crates/conformance/src/lib.rs",
+        "crates/conformance/tests/support/floe_server.rs",
+        "crates/conformance/tests/support/floe_server_api.rs",
+        "crates/conformance/tests/support/floe_client_api.rs",
+    ]
+    .iter()
+    .map(|f| normalize(&std::fs::read_to_string(format!("{root}/{f}")).unwrap()))
+    .collect();
     let mut blocks = 0;
     let mut lines = page.lines();
     while let Some(line) = lines.next() {

@@ -3,9 +3,10 @@
 //!
 //! - the server's view: `slice/ServerOnly.ice` and `slice/Conformance.ice`,
 //!   which it includes, held together by `$OUT_DIR/server/slice.rs`;
-//! - the client's view: `slice/Conformance.ice` alone, in
-//!   `$OUT_DIR/client/`, so that the client never knows the server-only
-//!   types.
+//! - the client's view: `slice/ClientOnly.ice` and `slice/Conformance.ice`,
+//!   which it includes, in `$OUT_DIR/client/` (held together by
+//!   `client/slice.rs`), so that the client never knows the server-only
+//!   types and the server never knows the client-only ones.
 
 use std::path::Path;
 
@@ -22,6 +23,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     floe_idl::Builder::new()
         .include("slice")
         .out_dir(&client)
-        .compile(&["slice/Conformance.ice"])?;
+        .compile(&["slice/ClientOnly.ice"])?;
     Ok(())
 }

@@ -151,6 +151,7 @@ impl Demo {
     pub async fn stop(self) {
         self.site.abort();
         self.adapter.deactivate().await;
+        self.adapter.wait_for_deactivate().await;
     }
 }
 

@@ -141,6 +141,7 @@ async fn fan_in(
     }
     topic.destroy().await?;
     adapter.deactivate().await;
+    adapter.wait_for_deactivate().await;
     Ok(Row {
         kind: run.kind,
         size: run.size,

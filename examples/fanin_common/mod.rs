@@ -423,6 +423,7 @@ async fn run_with(
         .invoke("destroy", OperationMode::Normal, topic.empty_params())
         .await;
     adapter.deactivate().await;
+    adapter.wait_for_deactivate().await;
     result
 }
 

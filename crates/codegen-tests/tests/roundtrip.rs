@@ -353,6 +353,7 @@ mod rich_tests {
             base: rich::BaseError { reason: "r".into() },
             code: 5,
             detail: Some("d".into()),
+            ice_sliced_data: None,
         };
         let mut enc = Encoder::new();
         enc.write_user_exception(&ex);

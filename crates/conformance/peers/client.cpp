@@ -1,13 +1,15 @@
 // Ice 3.7 C++11 client of the floe conformance suite: the same checks, names
 // and output as client.py.
 //
-//     client <port> <cycles port> <server kind: cpp|python|floe>
+//     client <port> <cycles port> <facets port> <server kind: cpp|python|floe>
 //
-// Knows only Conformance.ice. Prints "PASS <config>/<check>" or
+// Knows Conformance.ice and the client-only exceptions of ClientOnly.ice
+// (raised by its Relay servant, on an adapter of its own). Prints "PASS <config>/<check>" or
 // "FAIL <config>/<check>: <detail>" per check, then
 // "SUMMARY <passed> passed, <failed> failed".
 #include <Ice/Ice.h>
 #include <Conformance.h>
+#include <ClientOnly.h>
 
 #include <chrono>
 #include <cmath>
@@ -82,6 +84,7 @@ struct Ctx
 {
     shared_ptr<Ice::Communicator> communicator;
     int port;
+    int facetsPort;
     bool enc10;
     bool cycles;
     string server;
@@ -92,10 +95,29 @@ struct Ctx
     shared_ptr<SlicedExceptionsPrx> sexc;
     shared_ptr<SlicedObjectsPrx> sobj;
     shared_ptr<CompactObjectsPrx> cobj;
+    shared_ptr<RelayingPrx> relaying;
+    shared_ptr<RelayPrx> relay;
+    shared_ptr<ValuesPrx> vf;
 
     template<class P> shared_ptr<P> prx(const string& name) const
     {
         auto base = communicator->stringToProxy(name + ":tcp -h 127.0.0.1 -p " + to_string(port) + " -t 10000");
+        return Ice::uncheckedCast<P>(base->ice_encodingVersion(enc10 ? Ice::Encoding_1_0 : Ice::Encoding_1_1));
+    }
+
+    shared_ptr<FacetedPrx> facet(const string& name, const string& facet = "") const
+    {
+        auto base = communicator->stringToProxy(name + ":tcp -h 127.0.0.1 -p " + to_string(facetsPort) + " -t 10000");
+        return Ice::uncheckedCast<FacetedPrx>(
+            base->ice_encodingVersion(enc10 ? Ice::Encoding_1_0 : Ice::Encoding_1_1)->ice_facet(facet));
+    }
+
+    shared_ptr<LocatedPrx> located(const string& name) const { return prx<LocatedPrx>(name); }
+
+    // `name` on the main adapter through another communicator.
+    template<class P> shared_ptr<P> prxOn(const shared_ptr<Ice::Communicator>& other, const string& name) const
+    {
+        auto base = other->stringToProxy(name + ":tcp -h 127.0.0.1 -p " + to_string(port) + " -t 10000");
         return Ice::uncheckedCast<P>(base->ice_encodingVersion(enc10 ? Ice::Encoding_1_0 : Ice::Encoding_1_1));
     }
 
@@ -108,6 +130,42 @@ struct Ctx
         return kind != "python" && !cycles && (selfLoop || !enc10);
     }
 };
+
+template<class T> string nullState(const Ice::optional<T>& v) { return !v ? "unset" : (*v ? "set" : "null"); }
+
+// Raises exceptions that only clients know, for a server to relay.
+class RelayI : public Relay
+{
+public:
+    void raisePreserved(const Ice::Current&) override
+    {
+        throw ClientPreservedError("pres", "extra", make_shared<Base>("rb"));
+    }
+    void raiseUnpreserved(const Ice::Current&) override { throw ClientDerivedError("plain", 3, "more"); }
+};
+
+class HookedI : public Hooked
+{
+public:
+    using Hooked::Hooked;
+    void ice_preMarshal() override { preMarshalled = true; }
+    void ice_postUnmarshal() override { postUnmarshalled = true; }
+};
+
+void addHookedFactory(const shared_ptr<Ice::Communicator>& communicator)
+{
+    communicator->getValueFactoryManager()->add([](const string&) { return make_shared<HookedI>(); },
+                                                Hooked::ice_staticId());
+}
+
+// An adapter of the client's own on 127.0.0.1 with the Relay servant.
+shared_ptr<RelayPrx> relayProxy(const shared_ptr<Ice::Communicator>& communicator)
+{
+    auto adapter = communicator->createObjectAdapterWithEndpoints("Relay", "tcp -h 127.0.0.1 -p 0");
+    auto prx = adapter->add(make_shared<RelayI>(), Ice::stringToIdentity("relay"));
+    adapter->activate();
+    return Ice::uncheckedCast<RelayPrx>(prx);
+}
 
 using Check = pair<string, function<void(const Ctx&)>>;
 vector<Check> checks;
@@ -991,6 +1049,208 @@ void registerChecks()
     });
 
     check("cobj.known_derived", [](const Ctx& c) { sameDerived(c.cobj->getDerived(), "d", 5, "getDerived"); });
+
+    // ------------------------------------------------------------ relayed exceptions
+    check("relay.preserved", [](const Ctx& c) {
+        if(c.enc10)
+        {
+            // 1.0 has no preserved slices: the server relays what it knows.
+            auto e = raises<PreservedError>([&] { c.relaying->relayPreserved(c.relay); }, "PreservedError");
+            eqs(e.ice_id(), "::Conf::PreservedError", "ice_id");
+            eqs(e.p, "pres", "p");
+        }
+        else
+        {
+            auto e = raises<ClientPreservedError>([&] { c.relaying->relayPreserved(c.relay); },
+                                                  "ClientPreservedError");
+            eqs(e.p, "pres", "p");
+            eqs(e.extra, "extra", "extra");
+            expect(e.obj && e.obj->b == "rb", "obj");
+        }
+    });
+
+    check("relay.unpreserved", [](const Ctx& c) {
+        auto e = raises<DerivedError>([&] { c.relaying->relayUnpreserved(c.relay); }, "DerivedError");
+        eqs(e.ice_id(), "::Conf::DerivedError", "ice_id");
+        eqs(e.reason, "plain", "reason");
+        eqn(e.code, 3, "code");
+    });
+
+    // ------------------------------------------------------------ facets and default servants
+    check("facet.default", [](const Ctx& c) { eqs(c.facet("fct")->which(), "fct:fct:", "fct"); });
+    check("facet.named", [](const Ctx& c) { eqs(c.facet("fct", "b")->which(), "fct-b:fct:b", "fct -f b"); });
+    check("facet.fallback", [](const Ctx& c) {
+        // fct has no facet x: the default servant of category "" answers.
+        eqs(c.facet("fct", "x")->which(), "any:fct:x", "fct -f x");
+    });
+    check("facet.category_default", [](const Ctx& c) {
+        eqs(c.facet("dflt/n")->which(), "dflt:n:", "dflt/n");
+        eqs(c.facet("dflt/n", "x")->which(), "dflt:n:x", "dflt/n -f x");
+    });
+    check("facet.any_default", [](const Ctx& c) {
+        auto p = c.facet("locate", "x");
+        p->ice_ping();
+        eqs(p->which(), "any:locate:x", "locate -f x");
+    });
+
+    // ------------------------------------------------------------ servant locators
+    check("loc.category", [](const Ctx& c) { eqs(c.located("loc/a")->whoAmI(), "loc/a", "loc/a"); });
+    check("loc.default_category", [](const Ctx& c) { eqs(c.located("any-x")->whoAmI(), "/any-x", "any-x"); });
+    check("loc.missing", [](const Ctx& c) {
+        raises<Ice::ObjectNotExistException>([&] { c.located("loc/missing")->ice_ping(); }, "ObjectNotExistException");
+        raises<Ice::ObjectNotExistException>([&] { c.located("nobody")->whoAmI(); }, "ObjectNotExistException");
+    });
+    check("loc.cookie", [](const Ctx& c) {
+        c.located("loc/a")->whoAmI();
+        eqs(c.located("loc/stats")->lastFinished(), "cookie:loc/a", "lastFinished");
+    });
+    check("loc.locate_user", [](const Ctx& c) {
+        auto e = raises<LocatorError>([&] { c.located("loc/locate-user")->op(); }, "LocatorError");
+        eqs(e.where, "locate", "where");
+        raises<Ice::UnknownUserException>([&] { c.located("loc/locate-user")->whoAmI(); }, "UnknownUserException");
+    });
+    check("loc.locate_not_exist", [](const Ctx& c) {
+        raises<Ice::ObjectNotExistException>([&] { c.located("loc/locate-not-exist")->whoAmI(); },
+                                             "ObjectNotExistException");
+    });
+    check("loc.locate_local", [](const Ctx& c) {
+        raises<Ice::UnknownLocalException>([&] { c.located("loc/locate-local")->whoAmI(); }, "UnknownLocalException");
+    });
+    check("loc.locate_other", [](const Ctx& c) {
+        auto e = raises<Ice::UnknownException>([&] { c.located("loc/locate-other")->whoAmI(); }, "UnknownException");
+        eqs(e.ice_id(), "::Ice::UnknownException", "ice_id");
+    });
+    check("loc.servant_user", [](const Ctx& c) {
+        auto e = raises<LocatorError>([&] { c.located("loc/servant-user")->op(); }, "LocatorError");
+        eqs(e.where, "servant", "where");
+        eqs(c.located("loc/stats")->lastFinished(), "cookie:loc/servant-user", "lastFinished");
+    });
+    check("loc.finished_user", [](const Ctx& c) {
+        auto e = raises<LocatorError>([&] { c.located("loc/finished-user")->op(); }, "LocatorError");
+        eqs(e.where, "finished", "where");
+    });
+    check("loc.finished_not_exist", [](const Ctx& c) {
+        raises<Ice::ObjectNotExistException>([&] { c.located("loc/finished-not-exist")->whoAmI(); },
+                                             "ObjectNotExistException");
+    });
+    check("loc.finished_local", [](const Ctx& c) {
+        raises<Ice::UnknownLocalException>([&] { c.located("loc/finished-local")->whoAmI(); },
+                                           "UnknownLocalException");
+    });
+    check("loc.finished_other", [](const Ctx& c) {
+        auto e = raises<Ice::UnknownException>([&] { c.located("loc/finished-other")->whoAmI(); }, "UnknownException");
+        eqs(e.ice_id(), "::Ice::UnknownException", "ice_id");
+    });
+    check("loc.deactivate", [](const Ctx& c) {
+        eqs(c.located("loc/stats")->destroyAdapter(), "gone", "destroyAdapter");
+    });
+
+    // ------------------------------------------------------------ value factories
+    check("vf.interface_by_value", [](const Ctx& c) {
+        // A communicator of its own, with a factory for ::Conf::Marker.
+        Ice::CommunicatorHolder other(Ice::initialize());
+        other->getValueFactoryManager()->add(
+            [](const string&) { return make_shared<Ice::InterfaceByValue<Marker>>(); }, Marker::ice_staticId());
+        auto v = c.prxOn<ValuesPrx>(other.communicator(), "vf")->getMarker();
+        expect(dynamic_pointer_cast<Ice::InterfaceByValue<Marker>>(v) != nullptr, "not an InterfaceByValue");
+        eqs(v->ice_id(), "::Conf::Marker", "ice_id");
+    });
+    check("vf.hooks_returned", [](const Ctx& c) {
+        auto h = c.vf->getHooked();
+        expect(dynamic_pointer_cast<HookedI>(h) != nullptr, "not made by the factory");
+        expect(h->preMarshalled && h->postUnmarshalled, "(preMarshalled, postUnmarshalled)");
+    });
+    check("vf.hooks_sent", [](const Ctx& c) {
+        eqs(c.vf->checkHooked(make_shared<HookedI>(false, false)), "true:true", "checkHooked");
+    });
+
+    // ------------------------------------------------------------ classes with operations
+    check("cls.ops", [](const Ctx& c) {
+        auto p = c.prx<LoudGreeterPrx>("cls");
+        eqs(p->greet("x"), "hello, x", "greet");
+        eqs(p->shout("hey"), "HEY!", "shout");
+    });
+    check("cls.type_ids", [](const Ctx& c) {
+        auto p = c.prx<LoudGreeterPrx>("cls");
+        auto ids = p->ice_ids();
+        expect(ids == vector<string>{"::Conf::Greeter", "::Conf::LoudGreeter", "::Ice::Object"}, "ice_ids");
+        eqs(p->ice_id(), "::Conf::LoudGreeter", "ice_id");
+    });
+    check("cls.checked_cast", [](const Ctx& c) {
+        auto g = Ice::checkedCast<GreeterPrx>(c.prx<GreeterPrx>("cls"));
+        expect(g != nullptr, "checkedCast to GreeterPrx");
+        eqs(g->greet("y"), "hello, y", "greet");
+    });
+
+    // ------------------------------------------------------------ overridden built-in operations
+    check("bi.ping", [](const Ctx& c) {
+        auto p = c.prx<ObservedPrx>("obs");
+        p->pings();
+        p->ice_ping();
+        p->ice_ping();
+        eqs(p->pings(), "2:1", "pings (Nonmutating)");
+    });
+    check("bi.is_a", [](const Ctx& c) {
+        auto p = c.prx<ObservedPrx>("obs");
+        expect(p->ice_isA("::Conf::Extra"), "ice_isA(::Conf::Extra)");
+        expect(p->ice_isA("::Conf::Observed"), "ice_isA(::Conf::Observed)");
+        expect(!p->ice_isA("::Conf::Nope"), "ice_isA(::Conf::Nope)");
+    });
+    check("bi.ids", [](const Ctx& c) {
+        auto p = c.prx<ObservedPrx>("obs");
+        expect(p->ice_ids() == vector<string>{"::Conf::Extra", "::Conf::Observed", "::Ice::Object"}, "ice_ids");
+        eqs(p->ice_id(), "::Conf::Observed", "ice_id");
+    });
+
+    // ------------------------------------------------------------ adapter deactivation
+    check("deact.from_servant", [](const Ctx& c) {
+        auto d = c.prx<DeactivationPrx>("deact");
+        auto own = d->create()->ice_encodingVersion(d->ice_getEncodingVersion());
+        own->ice_ping();
+        own->deactivateSelf();
+        expect(d->waitDeactivated(), "waitDeactivated");
+        try
+        {
+            own->ice_ping();
+            throw Failed("ice_ping after the deactivation: no exception");
+        }
+        catch(const Ice::LocalException&)
+        {
+        }
+    });
+
+    // ------------------------------------------------------------ optional classes and proxies: null vs unset
+    check("optn.sent", [](const Ctx& c) {
+        auto p = c.prx<OptionalNullsPrx>("optn");
+        auto ops = c.prx<OperationsPrx>("ops");
+        auto want = [&](const string& s) { return c.enc10 ? string("unset:unset") : s + ":" + s; };
+        eqs(p->describe(Ice::nullopt, Ice::nullopt), want("unset"), "describe(unset)");
+        eqs(p->describe(shared_ptr<Base>(), shared_ptr<OperationsPrx>()), want("null"), "describe(null)");
+        eqs(p->describe(make_shared<Base>("s"), ops), want("set"), "describe(set)");
+    });
+    check("optn.returned", [](const Ctx& c) {
+        auto p = c.prx<OptionalNullsPrx>("optn");
+        for(const string state : {"unset", "null", "set"})
+        {
+            Ice::optional<shared_ptr<Base>> b;
+            Ice::optional<shared_ptr<OperationsPrx>> o;
+            p->make(state, b, o);
+            string want = c.enc10 ? "unset" : state;
+            eqs(nullState(b) + ":" + nullState(o), want + ":" + want, "make(" + state + ")");
+        }
+    });
+
+    // ------------------------------------------------------------ connection info
+    check("info.endpoint", [](const Ctx& c) {
+        auto p = c.prx<InfoPrx>("info");
+        auto info = dynamic_pointer_cast<Ice::TCPEndpointInfo>(p->ice_getConnection()->getEndpoint()->getInfo());
+        expect(info != nullptr, "not a TCP endpoint");
+        eqs(info->host, "127.0.0.1", "host");
+        eqn(info->port, c.port, "port");
+        eqn(info->timeout, 10000, "timeout");
+        expect(!info->compress, "compress");
+        eqs(p->endpointInfo(), "tcp:127.0.0.1:" + to_string(c.port) + ":60000:false", "the server's endpoint");
+    });
 }
 
 struct Config
@@ -1005,14 +1265,15 @@ struct Config
 
 int main(int argc, char* argv[])
 {
-    if(argc < 4)
+    if(argc < 5)
     {
-        cerr << "usage: client <port> <cycles port> <cpp|python|floe>" << endl;
+        cerr << "usage: client <port> <cycles port> <facets port> <cpp|python|floe>" << endl;
         return 2;
     }
     int port = atoi(argv[1]);
     int cyclesPort = atoi(argv[2]);
-    string server = argv[3];
+    int facetsPort = atoi(argv[3]);
+    string server = argv[4];
     registerChecks();
     int passed = 0, failed = 0;
     Ice::CommunicatorHolder plain(Ice::initialize());
@@ -1020,6 +1281,10 @@ int main(int argc, char* argv[])
     data.properties = Ice::createProperties();
     data.properties->setProperty("Ice.AcceptClassCycles", "1");
     Ice::CommunicatorHolder cyc(Ice::initialize(data));
+    addHookedFactory(plain.communicator());
+    addHookedFactory(cyc.communicator());
+    auto plainRelay = relayProxy(plain.communicator());
+    auto cycRelay = relayProxy(cyc.communicator());
     vector<Config> configs{
         {"1.1", false, false, false},
         {"1.0", true, false, false},
@@ -1031,6 +1296,7 @@ int main(int argc, char* argv[])
         Ctx c;
         c.communicator = config.cycles ? cyc.communicator() : plain.communicator();
         c.port = config.cycles ? cyclesPort : port;
+        c.facetsPort = facetsPort;
         c.enc10 = config.enc10;
         c.cycles = config.cycles;
         c.server = server;
@@ -1041,6 +1307,10 @@ int main(int argc, char* argv[])
         c.sexc = c.prx<SlicedExceptionsPrx>("sexc");
         c.sobj = c.prx<SlicedObjectsPrx>("sobj");
         c.cobj = c.prx<CompactObjectsPrx>("cobj");
+        c.relaying = c.prx<RelayingPrx>("relaying");
+        c.vf = c.prx<ValuesPrx>("vf");
+        c.relay = (config.cycles ? cycRelay : plainRelay)
+                      ->ice_encodingVersion(config.enc10 ? Ice::Encoding_1_0 : Ice::Encoding_1_1);
         for(const auto& ch : checks)
         {
             if(config.objectsOnly && ch.first.compare(0, 4, "obj.") != 0)

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Ice 3.7 Python client of the floe conformance suite.
 
-    /usr/bin/python3 client.py <slice dir> <port> <cycles port> <server kind: cpp|python|floe>
+    /usr/bin/python3 client.py <slice dir> <port> <cycles port> <facets port> <server kind: cpp|python|floe>
 
-Knows only Conformance.ice. Runs every check in four configurations
+Knows Conformance.ice and the client-only exceptions of ClientOnly.ice
+(raised by its Relay servant, on an adapter of its own). Runs every check in four configurations
 against a server on 127.0.0.1 (see CONFIGS), printing "PASS <config>/<check>"
 or "FAIL <config>/<check>: <detail>" for each, then
 "SUMMARY <passed> passed, <failed> failed"."""
@@ -16,7 +17,7 @@ import time
 import Ice
 
 SLICE = sys.argv[1]
-Ice.loadSlice("", ["-I" + SLICE, os.path.join(SLICE, "Conformance.ice")])
+Ice.loadSlice("", ["-I" + SLICE, "--all", os.path.join(SLICE, "ClientOnly.ice")])
 import Conf  # noqa: E402
 
 
@@ -49,8 +50,34 @@ def f32(v):
     return struct.unpack("<f", struct.pack("<f", v))[0]
 
 
+class RelayI(Conf.Relay):
+    """Raises exceptions that only clients know, for a server to relay."""
+
+    def raisePreserved(self, current):
+        raise Conf.ClientPreservedError("pres", "extra", Conf.Base("rb"))
+
+    def raiseUnpreserved(self, current):
+        raise Conf.ClientDerivedError("plain", 3, "more")
+
+
+class HookedI(Conf.Hooked):
+    def ice_preMarshal(self):
+        self.preMarshalled = True
+
+    def ice_postUnmarshal(self):
+        self.postUnmarshalled = True
+
+
+def relay_proxy(communicator):
+    """An adapter of the client's own on 127.0.0.1 with the Relay servant."""
+    adapter = communicator.createObjectAdapterWithEndpoints("Relay", "tcp -h 127.0.0.1 -p 0")
+    prx = adapter.add(RelayI(), Ice.stringToIdentity("relay"))
+    adapter.activate()
+    return Conf.RelayPrx.uncheckedCast(prx)
+
+
 class Ctx:
-    def __init__(self, communicator, port, enc10, cycles, server):
+    def __init__(self, communicator, port, facets_port, enc10, cycles, server, relay):
         self.communicator = communicator
         self.server = server
         self.enc10 = enc10
@@ -69,6 +96,18 @@ class Ctx:
         self.sexc = prx("sexc", Conf.SlicedExceptionsPrx)
         self.sobj = prx("sobj", Conf.SlicedObjectsPrx)
         self.cobj = prx("cobj", Conf.CompactObjectsPrx)
+        self.relaying = prx("relaying", Conf.RelayingPrx)
+        self.relay = relay.ice_encodingVersion(encoding)
+
+        def facet(name, facet=""):
+            base = communicator.stringToProxy("%s:tcp -h 127.0.0.1 -p %d -t 10000" % (name, facets_port))
+            return Conf.FacetedPrx.uncheckedCast(base.ice_encodingVersion(encoding).ice_facet(facet))
+
+        self.facet = facet
+        self.located = lambda name: prx(name, Conf.LocatedPrx)
+        self.vf = prx("vf", Conf.ValuesPrx)
+        self.prx_on = lambda comm, name, cls: cls.uncheckedCast(
+            comm.stringToProxy("%s:tcp -h 127.0.0.1 -p %d -t 10000" % (name, port)).ice_encodingVersion(encoding))
 
     @staticmethod
     def chain(n):
@@ -807,6 +846,271 @@ def _(c):
 # ---------------------------------------------------------------- driver
 
 # name, encoding 1.0?, cycles accepted?, check-name prefixes run
+# ---------------------------------------------------------------- relayed exceptions
+
+
+@check("relay.preserved")
+def _(c):
+    if c.enc10:
+        # 1.0 has no preserved slices: the server relays what it knows.
+        e = raises(Conf.PreservedError, c.relaying.relayPreserved, c.relay)
+        eq((e.ice_id(), e.p), ("::Conf::PreservedError", "pres"), "PreservedError")
+    else:
+        e = raises(Conf.ClientPreservedError, c.relaying.relayPreserved, c.relay)
+        eq((e.p, e.extra, e.obj and e.obj.b), ("pres", "extra", "rb"), "ClientPreservedError")
+
+
+@check("relay.unpreserved")
+def _(c):
+    e = raises(Conf.DerivedError, c.relaying.relayUnpreserved, c.relay)
+    eq((e.ice_id(), e.reason, e.code), ("::Conf::DerivedError", "plain", 3), "DerivedError")
+
+
+# ---------------------------------------------------------------- facets and default servants
+
+
+@check("facet.default")
+def _(c):
+    eq(c.facet("fct").which(), "fct:fct:", "fct")
+
+
+@check("facet.named")
+def _(c):
+    eq(c.facet("fct", "b").which(), "fct-b:fct:b", "fct -f b")
+
+
+@check("facet.fallback")
+def _(c):
+    # fct has no facet x: the default servant of category "" answers.
+    eq(c.facet("fct", "x").which(), "any:fct:x", "fct -f x")
+
+
+@check("facet.category_default")
+def _(c):
+    eq(c.facet("dflt/n").which(), "dflt:n:", "dflt/n")
+    eq(c.facet("dflt/n", "x").which(), "dflt:n:x", "dflt/n -f x")
+
+
+@check("facet.any_default")
+def _(c):
+    p = c.facet("locate", "x")
+    p.ice_ping()
+    eq(p.which(), "any:locate:x", "locate -f x")
+
+
+# ---------------------------------------------------------------- servant locators
+
+
+@check("loc.category")
+def _(c):
+    eq(c.located("loc/a").whoAmI(), "loc/a", "loc/a")
+
+
+@check("loc.default_category")
+def _(c):
+    eq(c.located("any-x").whoAmI(), "/any-x", "any-x")
+
+
+@check("loc.missing")
+def _(c):
+    raises(Ice.ObjectNotExistException, c.located("loc/missing").ice_ping)
+    raises(Ice.ObjectNotExistException, c.located("nobody").whoAmI)
+
+
+@check("loc.cookie")
+def _(c):
+    c.located("loc/a").whoAmI()
+    eq(c.located("loc/stats").lastFinished(), "cookie:loc/a", "lastFinished")
+
+
+@check("loc.locate_user")
+def _(c):
+    e = raises(Conf.LocatorError, c.located("loc/locate-user").op)
+    eq(e.where, "locate", "where")
+    raises(Ice.UnknownUserException, c.located("loc/locate-user").whoAmI)
+
+
+@check("loc.locate_not_exist")
+def _(c):
+    raises(Ice.ObjectNotExistException, c.located("loc/locate-not-exist").whoAmI)
+
+
+@check("loc.locate_local")
+def _(c):
+    raises(Ice.UnknownLocalException, c.located("loc/locate-local").whoAmI)
+
+
+@check("loc.locate_other")
+def _(c):
+    e = raises(Ice.UnknownException, c.located("loc/locate-other").whoAmI)
+    eq(type(e).__name__, "UnknownException", "type")
+
+
+@check("loc.servant_user")
+def _(c):
+    e = raises(Conf.LocatorError, c.located("loc/servant-user").op)
+    eq(e.where, "servant", "where")
+    eq(c.located("loc/stats").lastFinished(), "cookie:loc/servant-user", "lastFinished")
+
+
+@check("loc.finished_user")
+def _(c):
+    e = raises(Conf.LocatorError, c.located("loc/finished-user").op)
+    eq(e.where, "finished", "where")
+
+
+@check("loc.finished_not_exist")
+def _(c):
+    raises(Ice.ObjectNotExistException, c.located("loc/finished-not-exist").whoAmI)
+
+
+@check("loc.finished_local")
+def _(c):
+    raises(Ice.UnknownLocalException, c.located("loc/finished-local").whoAmI)
+
+
+@check("loc.finished_other")
+def _(c):
+    e = raises(Ice.UnknownException, c.located("loc/finished-other").whoAmI)
+    eq(type(e).__name__, "UnknownException", "type")
+
+
+@check("loc.deactivate")
+def _(c):
+    eq(c.located("loc/stats").destroyAdapter(), "gone", "destroyAdapter")
+
+
+# ---------------------------------------------------------------- value factories
+
+
+@check("vf.interface_by_value")
+def _(c):
+    # A communicator of its own, with a factory for ::Conf::Marker.
+    other = Ice.initialize([])
+    try:
+        other.getValueFactoryManager().add(lambda t: Ice.InterfaceByValue(t), Conf.Marker.ice_staticId())
+        v = c.prx_on(other, "vf", Conf.ValuesPrx).getMarker()
+        expect(isinstance(v, Ice.InterfaceByValue), "not an InterfaceByValue: %r" % (v,))
+        eq(v.ice_id(), "::Conf::Marker", "ice_id")
+    finally:
+        other.destroy()
+
+
+@check("vf.hooks_returned")
+def _(c):
+    h = c.vf.getHooked()
+    expect(isinstance(h, HookedI), "not made by the factory: %r" % (h,))
+    eq((h.preMarshalled, h.postUnmarshalled), (True, True), "(preMarshalled, postUnmarshalled)")
+
+
+@check("vf.hooks_sent")
+def _(c):
+    eq(c.vf.checkHooked(HookedI(False, False)), "true:true", "checkHooked")
+
+
+# ---------------------------------------------------------------- classes with operations
+
+
+@check("cls.ops")
+def _(c):
+    p = c.prx("cls", Conf.LoudGreeterPrx)
+    eq(p.greet("x"), "hello, x", "greet")
+    eq(p.shout("hey"), "HEY!", "shout")
+
+
+@check("cls.type_ids")
+def _(c):
+    p = c.prx("cls", Conf.LoudGreeterPrx)
+    eq(p.ice_ids(), ["::Conf::Greeter", "::Conf::LoudGreeter", "::Ice::Object"], "ice_ids")
+    eq(p.ice_id(), "::Conf::LoudGreeter", "ice_id")
+
+
+@check("cls.checked_cast")
+def _(c):
+    g = Conf.GreeterPrx.checkedCast(c.prx("cls", Conf.GreeterPrx))
+    expect(g is not None, "checkedCast to GreeterPrx")
+    eq(g.greet("y"), "hello, y", "greet")
+
+
+# ---------------------------------------------------------------- overridden built-in operations
+
+
+@check("bi.ping")
+def _(c):
+    p = c.prx("obs", Conf.ObservedPrx)
+    p.pings()
+    p.ice_ping()
+    p.ice_ping()
+    eq(p.pings(), "2:1", "pings (Nonmutating)")
+
+
+@check("bi.is_a")
+def _(c):
+    p = c.prx("obs", Conf.ObservedPrx)
+    eq(p.ice_isA("::Conf::Extra"), True, "ice_isA(::Conf::Extra)")
+    eq(p.ice_isA("::Conf::Observed"), True, "ice_isA(::Conf::Observed)")
+    eq(p.ice_isA("::Conf::Nope"), False, "ice_isA(::Conf::Nope)")
+
+
+@check("bi.ids")
+def _(c):
+    p = c.prx("obs", Conf.ObservedPrx)
+    eq(p.ice_ids(), ["::Conf::Extra", "::Conf::Observed", "::Ice::Object"], "ice_ids")
+    eq(p.ice_id(), "::Conf::Observed", "ice_id")
+
+
+# ---------------------------------------------------------------- adapter deactivation
+
+
+@check("deact.from_servant")
+def _(c):
+    d = c.prx("deact", Conf.DeactivationPrx)
+    own = d.create().ice_encodingVersion(c.prx("deact", Conf.DeactivationPrx).ice_getEncodingVersion())
+    own.ice_ping()
+    own.deactivateSelf()
+    eq(d.waitDeactivated(), True, "waitDeactivated")
+    raises(Ice.LocalException, own.ice_ping)
+
+
+# ---------------------------------------------------------------- optional classes and proxies: null vs unset
+
+
+def null_state(v):
+    return "unset" if v is Ice.Unset else ("null" if v is None else "set")
+
+
+@check("optn.sent")
+def _(c):
+    p = c.prx("optn", Conf.OptionalNullsPrx)
+    ops = c.prx("ops", Conf.OperationsPrx)
+    for state, b, o in [("unset", Ice.Unset, Ice.Unset), ("null", None, None), ("set", Conf.Base("s"), ops)]:
+        want = "unset:unset" if c.enc10 else "%s:%s" % (state, state)
+        eq(p.describe(b, o), want, "describe(%s)" % state)
+
+
+@check("optn.returned")
+def _(c):
+    p = c.prx("optn", Conf.OptionalNullsPrx)
+    for state in ["unset", "null", "set"]:
+        b, o = p.make(state)
+        want = "unset" if c.enc10 else state
+        eq((null_state(b), null_state(o)), (want, want), "make(%s)" % state)
+
+
+# ---------------------------------------------------------------- connection info
+
+
+@check("info.endpoint")
+def _(c):
+    p = c.prx("info", Conf.InfoPrx)
+    port = p.ice_getEndpoints()[0].getInfo().port
+    info = p.ice_getConnection().getEndpoint().getInfo()
+    kind = "tcp" if info.type() == Ice.TCPEndpointType else str(info.type())
+    eq((kind, info.host, info.port, info.timeout, info.compress), ("tcp", "127.0.0.1", port, 10000, False),
+       "the client's endpoint")
+    eq(p.endpointInfo(), "tcp:127.0.0.1:%d:60000:false" % port, "the server's endpoint")
+
+
 CONFIGS = [
     ("1.1", False, False, None),
     ("1.0", True, False, None),
@@ -816,16 +1120,22 @@ CONFIGS = [
 
 
 def main():
-    port, cycles_port, server = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    port, cycles_port, facets_port = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    server = sys.argv[5]
     passed = failed = 0
     plain = Ice.initialize([])
     data = Ice.InitializationData()
     data.properties = Ice.createProperties()
     data.properties.setProperty("Ice.AcceptClassCycles", "1")
     cyc = Ice.initialize(data)
+    for communicator in (plain, cyc):
+        communicator.getValueFactoryManager().add(lambda t: HookedI(), Conf.Hooked.ice_staticId())
+    relays = {id(plain): relay_proxy(plain), id(cyc): relay_proxy(cyc)}
     try:
         for name, enc10, cycles, only in CONFIGS:
-            ctx = Ctx(cyc if cycles else plain, cycles_port if cycles else port, enc10, cycles, server)
+            communicator = cyc if cycles else plain
+            ctx = Ctx(communicator, cycles_port if cycles else port, facets_port, enc10, cycles, server,
+                      relays[id(communicator)])
             for check_name, fn in CHECKS:
                 if only and not check_name.startswith(only):
                     continue

@@ -5,8 +5,10 @@
 //
 // Serves every interface of Conformance.ice (with ServerOnly.ice's types) on
 // two communicators, one with default properties and one with
-// Ice.AcceptClassCycles=1, each on a free port of 127.0.0.1. Prints
-// "READY <port> <cycles port>" and serves until stdin closes.
+// Ice.AcceptClassCycles=1, each on a free port of 127.0.0.1, with servant
+// locators (Located); the first also has a second adapter of facets and
+// default servants (Faceted). Prints "READY <port> <cycles port> <facets port>"
+// and serves until stdin closes.
 #include <Ice/Ice.h>
 #include <Conformance.h>
 #include <ServerOnly.h>
@@ -14,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <iostream>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 
@@ -372,11 +375,292 @@ public:
     shared_ptr<Base> getDerived(const Ice::Current&) override { return derived(); }
 };
 
+class RelayingI : public Relaying
+{
+public:
+    void relayPreserved(shared_ptr<RelayPrx> r, const Ice::Current&) override { r->raisePreserved(); }
+    void relayUnpreserved(shared_ptr<RelayPrx> r, const Ice::Current&) override { r->raiseUnpreserved(); }
+};
+
+class FacetedI : public Faceted
+{
+public:
+    explicit FacetedI(string name) : _name(move(name)) {}
+    string which(const Ice::Current& current) override { return _name + ":" + current.id.name + ":" + current.facet; }
+
+private:
+    const string _name;
+};
+
+struct LocatorState
+{
+    mutex lock;
+    string last;
+};
+
+class GoneLocator : public Ice::ServantLocator
+{
+public:
+    explicit GoneLocator(vector<string>& got) : _got(got) {}
+    shared_ptr<Ice::Object> locate(const Ice::Current&, shared_ptr<void>&) override { return nullptr; }
+    void finished(const Ice::Current&, const shared_ptr<Ice::Object>&, const shared_ptr<void>&) override {}
+    void deactivate(const string& category) override { _got.push_back(category); }
+
+private:
+    vector<string>& _got;
+};
+
+class LocatedI : public Located
+{
+public:
+    explicit LocatedI(shared_ptr<LocatorState> state) : _state(move(state)) {}
+    string whoAmI(const Ice::Current& current) override { return current.id.category + "/" + current.id.name; }
+    void op(const Ice::Current& current) override
+    {
+        if(current.id.name == "servant-user")
+        {
+            throw LocatorError("servant");
+        }
+    }
+    string lastFinished(const Ice::Current&) override
+    {
+        lock_guard<mutex> guard(_state->lock);
+        return _state->last;
+    }
+    string destroyAdapter(const Ice::Current& current) override
+    {
+        vector<string> got;
+        // No endpoints: destroying an adapter that listens needs the server
+        // thread pool this dispatch holds.
+        auto adapter = current.adapter->getCommunicator()->createObjectAdapter("");
+        adapter->addServantLocator(make_shared<GoneLocator>(got), "gone");
+        adapter->destroy();
+        string out;
+        for(const auto& c : got)
+        {
+            out += (out.empty() ? "" : ",") + c;
+        }
+        return out;
+    }
+
+private:
+    shared_ptr<LocatorState> _state;
+};
+
+// What a locator raises for an identity named `<where>-<kind>`.
+void fail(const string& name, const string& where)
+{
+    if(name == where + "-user")
+    {
+        throw LocatorError(where);
+    }
+    if(name == where + "-not-exist")
+    {
+        throw Ice::ObjectNotExistException(__FILE__, __LINE__);
+    }
+    if(name == where + "-local")
+    {
+        throw Ice::SocketException(__FILE__, __LINE__);
+    }
+    if(name == where + "-other")
+    {
+        throw runtime_error(where);
+    }
+}
+
+class LocatorI : public Ice::ServantLocator
+{
+public:
+    LocatorI(shared_ptr<Ice::Object> servant, shared_ptr<LocatorState> state) :
+        _servant(move(servant)), _state(move(state))
+    {
+    }
+
+    shared_ptr<Ice::Object> locate(const Ice::Current& current, shared_ptr<void>& cookie) override
+    {
+        const string& name = current.id.name;
+        if(name == "missing" || (current.id.category.empty() && name.compare(0, 4, "any-") != 0))
+        {
+            return nullptr;
+        }
+        fail(name, "locate");
+        cookie = make_shared<string>("cookie:" + current.id.category + "/" + name);
+        return _servant;
+    }
+
+    void finished(const Ice::Current& current, const shared_ptr<Ice::Object>&, const shared_ptr<void>& cookie) override
+    {
+        {
+            lock_guard<mutex> guard(_state->lock);
+            _state->last = *static_pointer_cast<string>(cookie);
+        }
+        fail(current.id.name, "finished");
+    }
+
+    void deactivate(const string&) override {}
+
+private:
+    shared_ptr<Ice::Object> _servant;
+    shared_ptr<LocatorState> _state;
+};
+
+class HookedI : public Hooked
+{
+public:
+    using Hooked::Hooked;
+    void ice_preMarshal() override { preMarshalled = true; }
+    void ice_postUnmarshal() override { postUnmarshalled = true; }
+};
+
+class ValuesI : public Values
+{
+public:
+    shared_ptr<Ice::Value> getMarker(const Ice::Current&) override
+    {
+        return make_shared<Ice::InterfaceByValue<Marker>>();
+    }
+    shared_ptr<Hooked> getHooked(const Ice::Current&) override { return make_shared<HookedI>(false, false); }
+    string checkHooked(shared_ptr<Hooked> h, const Ice::Current&) override
+    {
+        if(!h)
+        {
+            return "null";
+        }
+        return string(h->preMarshalled ? "true" : "false") + ":" + (h->postUnmarshalled ? "true" : "false");
+    }
+};
+
+class LoudGreeterI : public LoudGreeterDisp
+{
+public:
+    string greet(string name, const Ice::Current&) override { return "hello, " + name; }
+    string shout(string s, const Ice::Current&) override
+    {
+        transform(s.begin(), s.end(), s.begin(), [](char ch) { return ch >= 'a' && ch <= 'z' ? ch - 32 : ch; });
+        return s + "!";
+    }
+};
+
+class ObservedI : public Observed
+{
+public:
+    void ice_ping(const Ice::Current& current) const override
+    {
+        lock_guard<mutex> guard(_lock);
+        ++_count;
+        _mode = static_cast<int>(current.mode);
+    }
+    bool ice_isA(string id, const Ice::Current& current) const override
+    {
+        return id == "::Conf::Extra" || Observed::ice_isA(move(id), current);
+    }
+    vector<string> ice_ids(const Ice::Current& current) const override
+    {
+        auto ids = Observed::ice_ids(current);
+        ids.push_back("::Conf::Extra");
+        sort(ids.begin(), ids.end());
+        return ids;
+    }
+    string pings(const Ice::Current&) override
+    {
+        lock_guard<mutex> guard(_lock);
+        auto out = to_string(_count) + ":" + to_string(_mode);
+        _count = 0;
+        _mode = -1;
+        return out;
+    }
+
+private:
+    mutable mutex _lock;
+    mutable int _count = 0;
+    mutable int _mode = -1;
+};
+
+class DeactivatingI : public Deactivating
+{
+public:
+    void deactivateSelf(const Ice::Current& current) override { current.adapter->deactivate(); }
+};
+
+class DeactivationI : public Deactivation
+{
+public:
+    shared_ptr<DeactivatingPrx> create(const Ice::Current& current) override
+    {
+        auto communicator = current.adapter->getCommunicator();
+        // A thread pool of its own: waitDeactivated waits in a dispatch of
+        // the server thread pool for its connections to close.
+        communicator->getProperties()->setProperty("Own.ThreadPool.Size", "1");
+        _own = communicator->createObjectAdapterWithEndpoints("Own", "tcp -h 127.0.0.1 -p 0");
+        auto prx = _own->add(make_shared<DeactivatingI>(), Ice::stringToIdentity("own"));
+        _own->activate();
+        return Ice::uncheckedCast<DeactivatingPrx>(prx);
+    }
+    bool waitDeactivated(const Ice::Current&) override
+    {
+        _own->waitForDeactivate();
+        _own->destroy();
+        _own = nullptr;
+        return true;
+    }
+
+private:
+    shared_ptr<Ice::ObjectAdapter> _own;
+};
+
+template<class T> string nullState(const Ice::optional<T>& v) { return !v ? "unset" : (*v ? "set" : "null"); }
+
+class OptionalNullsI : public OptionalNulls
+{
+public:
+    string describe(Ice::optional<shared_ptr<Base>> b, Ice::optional<shared_ptr<OperationsPrx>> p,
+                    const Ice::Current&) override
+    {
+        return nullState(b) + ":" + nullState(p);
+    }
+    void make(string state, Ice::optional<shared_ptr<Base>>& b, Ice::optional<shared_ptr<OperationsPrx>>& p,
+              const Ice::Current& current) override
+    {
+        if(state == "null")
+        {
+            b = shared_ptr<Base>();
+            p = shared_ptr<OperationsPrx>();
+        }
+        else if(state == "set")
+        {
+            b = make_shared<Base>("s");
+            p = Ice::uncheckedCast<OperationsPrx>(current.adapter->createProxy(Ice::stringToIdentity("ops")));
+        }
+    }
+};
+
+class InfoI : public Info
+{
+public:
+    string endpointInfo(const Ice::Current& current) override
+    {
+        auto info = dynamic_pointer_cast<Ice::IPEndpointInfo>(current.con->getEndpoint()->getInfo());
+        if(!info)
+        {
+            return "not an IP endpoint";
+        }
+        string kind = info->type() == Ice::TCPEndpointType ? "tcp" : to_string(info->type());
+        return kind + ":" + info->host + ":" + to_string(info->port) + ":" + to_string(info->timeout) + ":" +
+               (info->compress ? "true" : "false");
+    }
+};
+
 struct Served
 {
     shared_ptr<Ice::Communicator> communicator;
     int port;
+    int facetsPort;
 };
+
+int portOf(const shared_ptr<Ice::ObjectAdapter>& adapter)
+{
+    return dynamic_pointer_cast<Ice::TCPEndpointInfo>(adapter->getEndpoints()[0]->getInfo())->port;
+}
 
 Served serve(bool cycles)
 {
@@ -387,6 +671,8 @@ Served serve(bool cycles)
         data.properties->setProperty("Ice.AcceptClassCycles", "1");
     }
     auto communicator = Ice::initialize(data);
+    communicator->getValueFactoryManager()->add([](const string&) { return make_shared<HookedI>(); },
+                                                Hooked::ice_staticId());
     auto adapter = communicator->createObjectAdapterWithEndpoints("Conf", "tcp -h 127.0.0.1 -p 0");
     adapter->add(make_shared<OperationsI>(), Ice::stringToIdentity("ops"));
     adapter->add(make_shared<OptionalsI>(), Ice::stringToIdentity("opt"));
@@ -395,9 +681,26 @@ Served serve(bool cycles)
     adapter->add(make_shared<SlicedExceptionsI>(), Ice::stringToIdentity("sexc"));
     adapter->add(make_shared<SlicedObjectsI>(), Ice::stringToIdentity("sobj"));
     adapter->add(make_shared<CompactObjectsI>(), Ice::stringToIdentity("cobj"));
+    adapter->add(make_shared<RelayingI>(), Ice::stringToIdentity("relaying"));
+    adapter->add(make_shared<ValuesI>(), Ice::stringToIdentity("vf"));
+    adapter->add(make_shared<LoudGreeterI>(), Ice::stringToIdentity("cls"));
+    adapter->add(make_shared<ObservedI>(), Ice::stringToIdentity("obs"));
+    adapter->add(make_shared<DeactivationI>(), Ice::stringToIdentity("deact"));
+    adapter->add(make_shared<OptionalNullsI>(), Ice::stringToIdentity("optn"));
+    adapter->add(make_shared<InfoI>(), Ice::stringToIdentity("info"));
+    auto state = make_shared<LocatorState>();
+    auto locator = make_shared<LocatorI>(make_shared<LocatedI>(state), state);
+    adapter->addServantLocator(locator, "loc");
+    adapter->addServantLocator(locator, "");
     adapter->activate();
-    auto info = dynamic_pointer_cast<Ice::TCPEndpointInfo>(adapter->getEndpoints()[0]->getInfo());
-    return Served{communicator, info->port};
+    auto facets = communicator->createObjectAdapterWithEndpoints("Facets", "tcp -h 127.0.0.1 -p 0");
+    auto fct = Ice::stringToIdentity("fct");
+    facets->add(make_shared<FacetedI>("fct"), fct);
+    facets->addFacet(make_shared<FacetedI>("fct-b"), fct, "b");
+    facets->addDefaultServant(make_shared<FacetedI>("dflt"), "dflt");
+    facets->addDefaultServant(make_shared<FacetedI>("any"), "");
+    facets->activate();
+    return Served{communicator, portOf(adapter), portOf(facets)};
 }
 
 }
@@ -408,7 +711,7 @@ int main()
     {
         auto plain = serve(false);
         auto cycles = serve(true);
-        cout << "READY " << plain.port << " " << cycles.port << endl;
+        cout << "READY " << plain.port << " " << cycles.port << " " << plain.facetsPort << endl;
         string line;
         while(getline(cin, line))
         {

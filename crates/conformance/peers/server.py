@@ -5,8 +5,10 @@
 
 Serves every interface of Conformance.ice (with the server-only types of
 ServerOnly.ice) on two communicators: one with the default properties and
-one with Ice.AcceptClassCycles=1, each on its own port of 127.0.0.1. Prints
-"READY <port> <cycles port>" and serves until stdin closes."""
+one with Ice.AcceptClassCycles=1, each on its own port of 127.0.0.1, with
+servant locators (Located); the first also has a second adapter of facets
+and default servants (Faceted). Prints
+"READY <port> <cycles port> <facets port>" and serves until stdin closes."""
 import os
 import sys
 
@@ -308,25 +310,231 @@ class CompactObjectsI(Conf.CompactObjects):
         return derived()
 
 
+class RelayingI(Conf.Relaying):
+    def relayPreserved(self, r, current):
+        r.raisePreserved()
+
+    def relayUnpreserved(self, r, current):
+        r.raiseUnpreserved()
+
+
+class FacetedI(Conf.Faceted):
+    def __init__(self, name):
+        self.name = name
+
+    def which(self, current):
+        return "%s:%s:%s" % (self.name, current.id.name, current.facet)
+
+
+class LocatorState:
+    def __init__(self):
+        self.last = ""
+
+
+class LocatedI(Conf.Located):
+    def __init__(self, state):
+        self.state = state
+
+    def whoAmI(self, current):
+        return "%s/%s" % (current.id.category, current.id.name)
+
+    def op(self, current):
+        if current.id.name == "servant-user":
+            raise Conf.LocatorError("servant")
+
+    def lastFinished(self, current):
+        return self.state.last
+
+    def destroyAdapter(self, current):
+        got = []
+
+        class GoneLocator(Ice.ServantLocator):
+            def locate(self, current):
+                return None
+
+            def finished(self, current, servant, cookie):
+                pass
+
+            def deactivate(self, category):
+                got.append(category)
+
+        # No endpoints: destroying an adapter that listens needs the server
+        # thread pool this dispatch holds.
+        adapter = current.adapter.getCommunicator().createObjectAdapter("")
+        adapter.addServantLocator(GoneLocator(), "gone")
+        adapter.destroy()
+        return ",".join(got)
+
+
+def fail(name, where):
+    """What a locator raises for an identity named `<where>-<kind>`."""
+    if name == where + "-user":
+        raise Conf.LocatorError(where)
+    if name == where + "-not-exist":
+        raise Ice.ObjectNotExistException()
+    if name == where + "-local":
+        raise Ice.SocketException()
+    if name == where + "-other":
+        raise RuntimeError(where)
+
+
+class LocatorI(Ice.ServantLocator):
+    def __init__(self, servant, state):
+        self.servant = servant
+        self.state = state
+
+    def locate(self, current):
+        name = current.id.name
+        if name == "missing" or (current.id.category == "" and not name.startswith("any-")):
+            return None
+        fail(name, "locate")
+        return (self.servant, "cookie:%s/%s" % (current.id.category, name))
+
+    def finished(self, current, servant, cookie):
+        self.state.last = cookie
+        fail(current.id.name, "finished")
+
+    def deactivate(self, category):
+        pass
+
+
+class HookedI(Conf.Hooked):
+    def ice_preMarshal(self):
+        self.preMarshalled = True
+
+    def ice_postUnmarshal(self):
+        self.postUnmarshalled = True
+
+
+class ValuesI(Conf.Values):
+    def getMarker(self, current):
+        return Ice.InterfaceByValue(Conf.Marker.ice_staticId())
+
+    def getHooked(self, current):
+        return HookedI(False, False)
+
+    def checkHooked(self, h, current):
+        return "%s:%s" % (str(h.preMarshalled).lower(), str(h.postUnmarshalled).lower())
+
+
+class LoudGreeterI(Conf.LoudGreeterDisp):
+    def greet(self, name, current):
+        return "hello, " + name
+
+    def shout(self, s, current):
+        return s.upper() + "!"
+
+
+class ObservedI(Conf.Observed):
+    def __init__(self):
+        self.count = 0
+        self.mode = -1
+
+    def ice_ping(self, current=None):
+        self.count += 1
+        self.mode = current.mode.value
+
+    def ice_isA(self, id, current=None):
+        return id in self.ice_ids(current)
+
+    def ice_ids(self, current=None):
+        return ["::Conf::Extra", "::Conf::Observed", "::Ice::Object"]
+
+    def pings(self, current):
+        out = "%d:%d" % (self.count, self.mode)
+        self.count, self.mode = 0, -1
+        return out
+
+
+class DeactivatingI(Conf.Deactivating):
+    def deactivateSelf(self, current):
+        current.adapter.deactivate()
+
+
+class DeactivationI(Conf.Deactivation):
+    def __init__(self):
+        self.own = None
+
+    def create(self, current):
+        communicator = current.adapter.getCommunicator()
+        # A thread pool of its own: waitDeactivated waits in a dispatch of
+        # the server thread pool for its connections to close.
+        communicator.getProperties().setProperty("Own.ThreadPool.Size", "1")
+        self.own = communicator.createObjectAdapterWithEndpoints("Own", "tcp -h 127.0.0.1 -p 0")
+        prx = self.own.add(DeactivatingI(), Ice.stringToIdentity("own"))
+        self.own.activate()
+        return Conf.DeactivatingPrx.uncheckedCast(prx)
+
+    def waitDeactivated(self, current):
+        self.own.waitForDeactivate()
+        self.own.destroy()
+        self.own = None
+        return True
+
+
+def null_state(v):
+    return "unset" if v is Ice.Unset else ("null" if v is None else "set")
+
+
+class OptionalNullsI(Conf.OptionalNulls):
+    def describe(self, b, p, current):
+        return "%s:%s" % (null_state(b), null_state(p))
+
+    def make(self, state, current):
+        if state == "unset":
+            return (Ice.Unset, Ice.Unset)
+        if state == "null":
+            return (None, None)
+        ops = current.adapter.createProxy(Ice.stringToIdentity("ops"))
+        return (Conf.Base("s"), Conf.OperationsPrx.uncheckedCast(ops))
+
+
+def endpoint_text(info):
+    kind = "tcp" if info.type() == Ice.TCPEndpointType else str(info.type())
+    return "%s:%s:%d:%d:%s" % (kind, info.host, info.port, info.timeout, str(info.compress).lower())
+
+
+class InfoI(Conf.Info):
+    def endpointInfo(self, current):
+        return endpoint_text(current.con.getEndpoint().getInfo())
+
+
 def serve(props):
     data = Ice.InitializationData()
     data.properties = Ice.createProperties()
     for k, v in props.items():
         data.properties.setProperty(k, v)
     communicator = Ice.initialize(data)
+    communicator.getValueFactoryManager().add(lambda t: HookedI(), Conf.Hooked.ice_staticId())
     adapter = communicator.createObjectAdapterWithEndpoints("Conf", "tcp -h 127.0.0.1 -p 0")
     for name, servant in [("ops", OperationsI()), ("opt", OptionalsI()), ("obj", ObjectsI()),
                           ("exc", ExceptionsI()), ("sexc", SlicedExceptionsI()),
-                          ("sobj", SlicedObjectsI()), ("cobj", CompactObjectsI())]:
+                          ("sobj", SlicedObjectsI()), ("cobj", CompactObjectsI()),
+                          ("relaying", RelayingI()), ("vf", ValuesI()),
+                          ("cls", LoudGreeterI()), ("obs", ObservedI()),
+                          ("deact", DeactivationI()), ("optn", OptionalNullsI()),
+                          ("info", InfoI())]:
         adapter.add(servant, Ice.stringToIdentity(name))
+    state = LocatorState()
+    locator = LocatorI(LocatedI(state), state)
+    adapter.addServantLocator(locator, "loc")
+    adapter.addServantLocator(locator, "")
     adapter.activate()
-    return communicator, adapter.getEndpoints()[0].getInfo().port
+    facets = communicator.createObjectAdapterWithEndpoints("Facets", "tcp -h 127.0.0.1 -p 0")
+    fct = Ice.stringToIdentity("fct")
+    facets.add(FacetedI("fct"), fct)
+    facets.addFacet(FacetedI("fct-b"), fct, "b")
+    facets.addDefaultServant(FacetedI("dflt"), "dflt")
+    facets.addDefaultServant(FacetedI("any"), "")
+    facets.activate()
+    port = adapter.getEndpoints()[0].getInfo().port
+    return communicator, port, facets.getEndpoints()[0].getInfo().port
 
 
 def main():
-    plain, port = serve({})
-    cycles, cycles_port = serve({"Ice.AcceptClassCycles": "1"})
-    print("READY %d %d" % (port, cycles_port), flush=True)
+    plain, port, facets_port = serve({})
+    cycles, cycles_port, _ = serve({"Ice.AcceptClassCycles": "1"})
+    print("READY %d %d %d" % (port, cycles_port, facets_port), flush=True)
     sys.stdin.read()
     plain.destroy()
     cycles.destroy()

@@ -86,8 +86,8 @@ async fn python_client_to_floe_server() {
     }
     let reference = blocking(reference).await;
     let server = FloeServer::start().await;
-    let (port, cycles_port) = (server.port, server.cycles_port);
-    let report = blocking(move || support::run_python_client(port, cycles_port, "floe")).await;
+    let ports = server.ports;
+    let report = blocking(move || support::run_python_client(ports, "floe")).await;
     server.stop().await;
     compare(&report, &reference.python_to_cpp, known_gaps(&report.name));
 }
@@ -99,8 +99,8 @@ async fn cpp_client_to_floe_server() {
     }
     let reference = blocking(reference).await;
     let server = FloeServer::start().await;
-    let (port, cycles_port) = (server.port, server.cycles_port);
-    let report = blocking(move || support::run_cpp_client(port, cycles_port, "floe")).await;
+    let ports = server.ports;
+    let report = blocking(move || support::run_cpp_client(ports, "floe")).await;
     server.stop().await;
     compare(&report, &reference.cpp_to_python, known_gaps(&report.name));
 }
@@ -112,7 +112,7 @@ async fn floe_client_to_python_server() {
     }
     let reference = blocking(reference).await;
     let server = blocking(support::start_python_server).await;
-    let report = support::floe_client::run(server.port, server.cycles_port, "python").await;
+    let report = support::floe_client::run(server.ports(), "python").await;
     drop(server);
     compare(&report, &reference.cpp_to_python, known_gaps(&report.name));
 }
@@ -124,7 +124,7 @@ async fn floe_client_to_cpp_server() {
     }
     let reference = blocking(reference).await;
     let server = blocking(support::start_cpp_server).await;
-    let report = support::floe_client::run(server.port, server.cycles_port, "cpp").await;
+    let report = support::floe_client::run(server.ports(), "cpp").await;
     drop(server);
     compare(&report, &reference.python_to_cpp, known_gaps(&report.name));
 }
@@ -132,7 +132,7 @@ async fn floe_client_to_cpp_server() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn floe_client_to_floe_server() {
     let server = FloeServer::start().await;
-    let report: Report = support::floe_client::run(server.port, server.cycles_port, "floe").await;
+    let report: Report = support::floe_client::run(server.ports, "floe").await;
     server.stop().await;
     report.assert_complete();
     report.print();

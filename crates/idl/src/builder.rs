@@ -59,6 +59,19 @@ pub enum BuildError {
     Io(PathBuf, std::io::Error),
     /// The generator produced invalid Rust (a bug in floe-idl).
     Codegen(String),
+    /// An earlier [`Builder::compile`] of this build wrote the same file
+    /// into the same directory from another set of Slice files (they
+    /// share an included file, or both have a module file): the second
+    /// would overwrite the first's code. Give each set its own
+    /// [`Builder::out_dir`], or compile the files in one call.
+    Overwrite {
+        /// The generated file both would write.
+        path: PathBuf,
+        /// The Slice files of the earlier call.
+        first: Vec<PathBuf>,
+        /// The Slice files of this call.
+        second: Vec<PathBuf>,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -68,11 +81,56 @@ impl fmt::Display for BuildError {
             BuildError::NoOutDir => f.write_str("no output directory: OUT_DIR is not set"),
             BuildError::Io(p, e) => write!(f, "cannot write {}: {e}", p.display()),
             BuildError::Codegen(s) => write!(f, "code generation failed: {s}"),
+            BuildError::Overwrite {
+                path,
+                first,
+                second,
+            } => write!(
+                f,
+                "{} would be written twice: by the compile of {} and by the compile of {}; \
+                 give each set of Slice files its own out_dir (or compile them in one call)",
+                path.display(),
+                list(first),
+                list(second)
+            ),
         }
     }
 }
 
 impl std::error::Error for BuildError {}
+
+fn list(files: &[PathBuf]) -> String {
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    format!("[{}]", names.join(", "))
+}
+
+/// The files [`Builder::compile`] wrote in this process (one build script
+/// run), each with the Slice files of the call that wrote it.
+static WRITTEN: std::sync::Mutex<Vec<(PathBuf, Vec<PathBuf>)>> = std::sync::Mutex::new(Vec::new());
+
+/// Claims `paths` for the call compiling `sources`: refuses a path that
+/// another call (with other Slice files) wrote before.
+fn claim(paths: &[PathBuf], sources: &[PathBuf]) -> Result<(), BuildError> {
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut sources: Vec<PathBuf> = sources.iter().map(|p| canonical(p)).collect();
+    sources.sort();
+    let mut written = WRITTEN.lock().unwrap_or_else(|p| p.into_inner());
+    for path in paths {
+        if let Some((_, first)) = written.iter().find(|(p, s)| p == path && *s != sources) {
+            return Err(BuildError::Overwrite {
+                path: path.clone(),
+                first: first.clone(),
+                second: sources,
+            });
+        }
+    }
+    for path in paths {
+        if !written.iter().any(|(p, _)| p == path) {
+            written.push((path.clone(), sources.clone()));
+        }
+    }
+    Ok(())
+}
 
 impl Builder {
     /// A builder with the defaults: no include directories, output to
@@ -171,6 +229,14 @@ impl Builder {
     /// include!(concat!(env!("OUT_DIR"), "/slice.rs"));
     /// ```
     ///
+    /// Each call writes its own files: two calls into one directory must
+    /// not write the same file (two sets of Slice files that include one
+    /// shared file would each write its `.rs`, and each its own module
+    /// file), or the second would replace the first's code. Such a
+    /// second call fails with [`BuildError::Overwrite`]; give each set its
+    /// own [`Builder::out_dir`] (as a client's and a server's view of the
+    /// same files need), or compile the files in one call.
+    ///
     /// ZeroC's own Slice files that the files include (`Ice/Identity.ice`,
     /// ...) are not generated; the types floe has (`Identity`, `Context`)
     /// map to floe's. Their directory (`/usr/share/ice/slice`) is searched
@@ -210,19 +276,26 @@ impl Builder {
         let wanted = codegen::set::generated_files(&out.model);
         let set = codegen::set::generate_set(&out.model, &self.settings, &wanted)
             .map_err(BuildError::Codegen)?;
+        let module_name = set.module_file.as_ref().map(|code| {
+            (
+                format!("{}.rs", self.module_file.as_deref().unwrap_or("slice")),
+                code,
+            )
+        });
+        let outputs: Vec<(String, &String)> = set
+            .files
+            .iter()
+            .map(|f| (f.name.clone(), &f.code))
+            .chain(module_name)
+            .collect();
+        let dir = std::fs::canonicalize(&out_dir).unwrap_or_else(|_| out_dir.clone());
+        let paths: Vec<PathBuf> = outputs.iter().map(|(name, _)| dir.join(name)).collect();
+        claim(&paths, &files)?;
         let mut written = Vec::new();
-        let mut write = |name: &str, code: &str| -> Result<(), BuildError> {
+        for (name, code) in outputs {
             let path = out_dir.join(name);
             std::fs::write(&path, code).map_err(|e| BuildError::Io(path.clone(), e))?;
             written.push(path);
-            Ok(())
-        };
-        for file in &set.files {
-            write(&file.name, &file.code)?;
-        }
-        if let Some(code) = &set.module_file {
-            let name = self.module_file.as_deref().unwrap_or("slice");
-            write(&format!("{name}.rs"), code)?;
         }
         Ok(written)
     }

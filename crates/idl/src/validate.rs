@@ -185,10 +185,12 @@ pub fn validate_except(model: &Model, skip: &HashSet<DefId>, diags: &mut Diagnos
             }
             DefKind::Dictionary(d) => match legal_key(model, d.key, &mut key_memo) {
                 KeyCheck::Legal => {}
-                KeyCheck::Deprecated => diags.warning(
-                    def.span,
-                    "use of sequences in dictionary keys has been deprecated",
-                ),
+                KeyCheck::Deprecated if !model.suppresses_warning(def.span, "deprecated") => diags
+                    .warning(
+                        def.span,
+                        "use of sequences in dictionary keys has been deprecated",
+                    ),
+                KeyCheck::Deprecated => {}
                 KeyCheck::Illegal => diags.error(
                     def.span,
                     format!("dictionary `{}' uses an illegal key type", def.name),

@@ -251,3 +251,34 @@ fn constants_and_defaults_are_converted() {
     };
     assert!(s.starts_with("tab\there \"quoted\" AA\u{e9}\u{1F600} \\ ?"));
 }
+
+/// `[["suppress-warning:deprecated"]]` silences deprecation warnings (as
+/// slice2cpp does); other files keep them.
+#[test]
+fn suppress_warning_deprecated() {
+    let body =
+        "module M { interface I {} class C { int x; int op(); } interface J { I byValue(); } }";
+    let warnings = |source: &str| {
+        let out = floe_idl::compile_source(Path::new("W.ice"), source, &Default::default())
+            .unwrap_or_else(|f| panic!("{}", f.rendered()));
+        out.diagnostics.list.len()
+    };
+    assert_eq!(
+        warnings(body),
+        2,
+        "classes with operations, interface by value"
+    );
+    for meta in [
+        "suppress-warning:deprecated",
+        "suppress-warning",
+        "suppress-warning:all",
+    ] {
+        assert_eq!(warnings(&format!("[[\"{meta}\"]]\n{body}")), 0, "{meta}");
+    }
+    assert_eq!(
+        warnings(&format!(
+            "[[\"suppress-warning:invalid-metadata\"]]\n{body}"
+        )),
+        2
+    );
+}

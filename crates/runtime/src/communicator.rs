@@ -50,7 +50,7 @@ pub(crate) struct CommunicatorInner {
     connecting: Mutex<HashMap<ConnectionKey, Arc<tokio::sync::Mutex<()>>>>,
     pub(crate) datagram: Mutex<HashMap<String, Arc<DatagramSender>>>,
     pub(crate) datagram_batches: Mutex<HashMap<String, (BatchBuilder, bool)>>,
-    adapters: Mutex<Vec<ObjectAdapter>>,
+    pub(crate) adapters: Mutex<Vec<ObjectAdapter>>,
     shutdown: watch::Sender<bool>,
     destroyed: AtomicBool,
     /// `Ice.Default.Locator` and the locators' caches.
@@ -59,6 +59,8 @@ pub(crate) struct CommunicatorInner {
     pub(crate) admin: crate::admin::AdminState,
     /// `Ice.Default.Router` and the routers' state.
     pub(crate) routers: crate::router::RouterManager,
+    /// The application's value factories (see `add_value_factory`).
+    pub(crate) value_factories: crate::value_factory::Slot,
 }
 
 /// The communicator; clones share it.
@@ -147,6 +149,7 @@ impl Communicator {
                 datagram: Mutex::new(HashMap::new()),
                 datagram_batches: Mutex::new(HashMap::new()),
                 adapters: Mutex::new(Vec::new()),
+                value_factories: Mutex::new(None),
                 shutdown,
                 destroyed: AtomicBool::new(false),
             }),
@@ -174,13 +177,15 @@ impl Communicator {
     }
 
     /// Prepares `dec` as this communicator's decoders are: proxies decode
-    /// as live proxies ([`Communicator::decoder_context`]), and
+    /// as live proxies ([`Communicator::decoder_context`]), the value
+    /// factories ([`Communicator::add_value_factory`]) make instances, and
     /// `Ice.AcceptClassCycles`, `Ice.ClassGraphDepthMax` and
     /// `Floe.ClassGraphMemoryFactor` apply.
     pub fn configure_decoder(&self, dec: &mut floe_wire::Decoder) {
         dec.set_accept_class_cycles(self.inner.accept_class_cycles);
         dec.set_class_graph_depth_max(self.inner.class_graph_depth_max);
         dec.set_class_graph_memory_factor(self.inner.class_graph_memory_factor);
+        self.configure_value_factories(dec);
         dec.set_context(self.inner.clone());
     }
 
@@ -376,6 +381,7 @@ impl Communicator {
                 timeout,
                 connection_id.to_string(),
                 self.inner.client_config.clone(),
+                (*e).clone(),
             )
             .await
             {
@@ -478,8 +484,10 @@ impl Communicator {
         }
     }
 
-    /// Shuts down, then closes every outgoing connection gracefully; later
-    /// calls fail with [`Error::CommunicatorDestroyed`].
+    /// Shuts down, destroying every object adapter
+    /// ([`ObjectAdapter::destroy`]: servant locators are deactivated and
+    /// servants dropped), then closes every outgoing connection
+    /// gracefully; later calls fail with [`Error::CommunicatorDestroyed`].
     pub async fn destroy(&self) {
         if self.inner.destroyed.swap(true, Ordering::AcqRel) {
             return;
@@ -493,7 +501,7 @@ impl Communicator {
             .collect();
         self.inner.shutdown.send_replace(true);
         for a in &adapters {
-            a.deactivate().await;
+            a.destroy().await;
         }
         let conns: Vec<Connection> = self
             .inner

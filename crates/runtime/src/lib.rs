@@ -87,6 +87,7 @@
 #![deny(missing_docs)]
 
 mod admin;
+pub mod builtins;
 pub mod communicator;
 pub mod connection;
 pub mod current;
@@ -107,7 +108,9 @@ pub mod spans;
 pub mod trace;
 mod transport;
 mod user_error;
+mod value_factory;
 
+pub use builtins::{Builtins, WithBuiltins};
 pub use communicator::Communicator;
 pub use connection::core::acm::{AcmClose, AcmConfig, AcmHeartbeat};
 pub use connection::core::idle::IdleConfig;
@@ -118,7 +121,7 @@ pub use error::{Error, Result};
 pub use floe_wire::protocol::{OperationMode, ReplyStatus};
 pub use floe_wire::{Context, Encapsulation, EncodingVersion, Identity};
 pub use locator::EndpointSelection;
-pub use object_adapter::ObjectAdapter;
+pub use object_adapter::{ObjectAdapter, ServantLocator};
 pub use properties::Properties;
 pub use proxy::{InvocationMode, Proxy, Response};
 pub use router::session::Glacier2Session;

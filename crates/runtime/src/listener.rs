@@ -28,6 +28,9 @@ pub(crate) struct Listener {
     pub(crate) tcp: TcpListener,
     /// Plain TCP, or a TLS handshake and/or WebSocket upgrade first.
     pub(crate) acceptor: Acceptor,
+    /// The endpoint it listens on (the port bound), for the connections'
+    /// info.
+    pub(crate) endpoint: crate::endpoint::Endpoint,
 }
 
 /// The acceptors of one adapter's endpoints: the TLS server configuration
@@ -125,6 +128,7 @@ pub(crate) async fn accept_loop(listener: Listener, adapter: ObjectAdapter) {
     let Listener {
         tcp: listener,
         acceptor,
+        endpoint,
     } = listener;
     let max_connections = adapter
         .communicator()
@@ -164,7 +168,8 @@ pub(crate) async fn accept_loop(listener: Listener, adapter: ObjectAdapter) {
                 match acceptor.is_plain() {
                     true => {
                         let config = adapter.inner.config.clone();
-                        match Connection::accept_tcp(stream, adapter.clone(), config) {
+                        let endpoint = endpoint.clone();
+                        match Connection::accept_tcp(stream, adapter.clone(), config, endpoint) {
                             Ok(conn) => adapter.track(conn),
                             Err(e) => tracing::debug!("accept failed: {e}"),
                         }
@@ -172,11 +177,17 @@ pub(crate) async fn accept_loop(listener: Listener, adapter: ObjectAdapter) {
                     false => {
                         let adapter = adapter.clone();
                         let acceptor = acceptor.clone();
+                        let endpoint = endpoint.clone();
                         tokio::spawn(async move {
                             let config = adapter.inner.config.clone();
-                            match Connection::accept(stream, &acceptor, adapter.clone(), config)
-                                .await
-                            {
+                            let accepting = Connection::accept(
+                                stream,
+                                &acceptor,
+                                adapter.clone(),
+                                config,
+                                endpoint,
+                            );
+                            match accepting.await {
                                 Ok(conn) => adapter.track(conn),
                                 Err(e) => tracing::debug!("accept failed: {e}"),
                             }

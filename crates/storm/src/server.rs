@@ -420,7 +420,10 @@ impl Server {
         // below gives up (an adapter's deactivation must not be dropped
         // half-way).
         let publish = self.publish.clone();
-        let deactivating = tokio::spawn(async move { publish.deactivate().await });
+        let deactivating = tokio::spawn(async move {
+            publish.deactivate().await;
+            publish.wait_for_deactivate().await;
+        });
         let drain = async {
             let _ = deactivating.await;
             self.broker.drained().await;
@@ -437,7 +440,9 @@ impl Server {
         }
         self.broker.close();
         self.topic_manager.deactivate().await;
+        self.topic_manager.wait_for_deactivate().await;
         self.publish.deactivate().await;
+        self.publish.wait_for_deactivate().await;
         // The adapters keep their servants, which hold the broker: remove
         // them so the store is closed when this returns (a restart in the
         // same process can then reopen it).

@@ -73,6 +73,8 @@ pub struct Decoder {
     pub(crate) encapsulation_size: usize,
     /// Factories for class instances, by type id and compact id.
     pub(crate) value_factories: Option<std::sync::Arc<crate::class::ValueFactoryRegistry>>,
+    /// The application's factories, asked first.
+    pub(crate) value_factory_manager: Option<std::sync::Arc<crate::class::ValueFactoryManager>>,
     /// What the I/O layer gives the values it decodes (floe-runtime: its
     /// communicator, so that a decoded proxy is a live one), opaque here.
     context: Option<DecoderContext>,
@@ -100,6 +102,7 @@ impl Decoder {
             accept_class_cycles: false,
             class_graph_memory_factor: crate::class::CLASS_GRAPH_MEMORY_FACTOR,
             value_factories: None,
+            value_factory_manager: None,
             context: None,
         }
     }
@@ -161,6 +164,32 @@ impl Decoder {
     /// The factories set with [`Decoder::set_value_factories`].
     pub fn value_factories(&self) -> Option<&std::sync::Arc<crate::class::ValueFactoryRegistry>> {
         self.value_factories.as_ref()
+    }
+
+    /// Sets the application's value factories (Ice's
+    /// `ValueFactoryManager`), asked before the generated ones set with
+    /// [`Decoder::set_value_factories`].
+    pub fn set_value_factory_manager(
+        &mut self,
+        manager: std::sync::Arc<crate::class::ValueFactoryManager>,
+    ) {
+        self.value_factory_manager = Some(manager);
+    }
+
+    /// A new instance for `type_id`: from the application's factories,
+    /// else the generated registry.
+    pub(crate) fn new_value(&self, type_id: &str) -> Option<Box<dyn crate::class::Value>> {
+        if let Some(v) = self
+            .value_factory_manager
+            .as_ref()
+            .and_then(|m| m.create(type_id))
+        {
+            return Some(v);
+        }
+        self.value_factories
+            .as_ref()
+            .and_then(|f| f.find(type_id))
+            .map(|f| f())
     }
 
     /// Sets the context the decoded types may use: floe-runtime gives its

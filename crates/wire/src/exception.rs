@@ -129,6 +129,23 @@ pub trait UserException: Any + Send + Sync + fmt::Debug {
     fn ice_uses_classes(&self) -> bool {
         false
     }
+
+    /// The slices of more-derived types this side did not know, kept when
+    /// the exception was decoded (`["preserve-slice"]` on the exception or
+    /// a base). [`Encoder::write_user_exception`] writes them back in front
+    /// of the known slices in the sliced format, so that an exception a
+    /// server relays reaches the caller as the caller's own most-derived
+    /// type (as Ice does). `None` for types without `["preserve-slice"]`.
+    fn ice_sliced_data(&self) -> Option<&crate::class::SlicedData> {
+        None
+    }
+
+    /// Keeps `sliced` (the unknown most-derived slices, in wire order) for
+    /// [`UserException::ice_sliced_data`]. Types without
+    /// `["preserve-slice"]` drop them, as Ice does.
+    fn ice_set_sliced_data(&mut self, sliced: crate::class::SlicedData) {
+        let _ = sliced;
+    }
 }
 
 /// Static facts about a concrete exception type, for the registry.
@@ -194,6 +211,8 @@ impl Encoder {
     /// "uses classes" flag, the slices, and the class instances they
     /// reference (see [`crate::class::v10`]).
     pub fn write_user_exception(&mut self, ex: &dyn UserException) {
-        self.write_exception_frame(ex.ice_uses_classes(), |enc| ex.write_slices(enc));
+        self.write_exception_frame(ex.ice_uses_classes(), ex.ice_sliced_data(), |enc| {
+            ex.write_slices(enc)
+        });
     }
 }

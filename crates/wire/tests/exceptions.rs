@@ -214,3 +214,74 @@ fn exceptions_with_class_members_match_cpp() {
         assert_eq!(write(format, &built), expected);
     }
 }
+
+/// `BaseErr` with `["preserve-slice"]`, as generated code writes it.
+#[derive(Debug, Default)]
+struct PreservedBaseErr {
+    reason: String,
+    sliced: Option<floe_wire::class::SlicedData>,
+}
+
+impl floe_wire::exception::UserExceptionType for PreservedBaseErr {
+    const TYPE_ID: &'static str = "::Cap::BaseErr";
+}
+
+impl UserException for PreservedBaseErr {
+    fn ice_id(&self) -> &'static str {
+        "::Cap::BaseErr"
+    }
+    fn ice_ids(&self) -> &'static [&'static str] {
+        &["::Cap::BaseErr"]
+    }
+    fn write_slices(&self, enc: &mut floe_wire::Encoder) {
+        enc.start_slice("::Cap::BaseErr", None, true);
+        enc.write_string(&self.reason);
+        enc.end_slice();
+    }
+    fn read_slices(&mut self, dec: &mut Decoder) -> floe_wire::Result<()> {
+        dec.start_slice()?;
+        self.reason = dec.read_string()?;
+        dec.end_slice()
+    }
+    fn ice_sliced_data(&self) -> Option<&floe_wire::class::SlicedData> {
+        self.sliced.as_ref()
+    }
+    fn ice_set_sliced_data(&mut self, sliced: floe_wire::class::SlicedData) {
+        self.sliced = Some(sliced);
+    }
+}
+
+#[test]
+fn preserved_unknown_slices_are_relayed_in_the_sliced_format() {
+    // A relaying server that knows only a preserved BaseErr keeps
+    // DerivedErr's slice and sends it on: the caller gets DerivedErr back.
+    let mut reg = UserExceptionRegistry::new();
+    reg.register::<PreservedBaseErr>();
+    for capture in [DERIVED_SLICED_PY, DERIVED_SLICED_CPP] {
+        let ex = read(capture, &reg).unwrap();
+        assert_eq!(ex.ice_id(), "::Cap::BaseErr");
+        let sliced = ex.ice_sliced_data().expect("the unknown slice is kept");
+        assert_eq!(sliced.slices.len(), 1);
+        let relayed = write(ClassFormat::Sliced, &*ex);
+        assert_eq!(relayed, hex(DERIVED_SLICED_PY));
+        let mut dec = decoder(&relayed, &all_classes());
+        let again = dec.read_user_exception(&all_exceptions()).unwrap();
+        let d = again
+            .downcast_ref::<DerivedErr>()
+            .expect("the caller's own type");
+        assert_eq!((d.code, d.base.reason.as_str()), (42, "deriv"));
+        // The compact format drops preserved slices, as Ice does.
+        let base = BaseErr {
+            reason: "deriv".into(),
+        };
+        assert_eq!(
+            write(ClassFormat::Compact, &*ex),
+            write(ClassFormat::Compact, &base)
+        );
+    }
+    // Without ["preserve-slice"] nothing is kept.
+    let mut reg = UserExceptionRegistry::new();
+    reg.register::<BaseErr>();
+    let ex = read(DERIVED_SLICED_PY, &reg).unwrap();
+    assert!(ex.ice_sliced_data().is_none());
+}

@@ -78,6 +78,7 @@ impl rich::Echo for Echo {
                 },
                 code: 2,
                 detail: Some("d".into()),
+                ice_sliced_data: None,
             }
             .into()),
             // Not declared by describe: the client sees UnknownUserException.

@@ -15,6 +15,9 @@ use floe_conformance::client_gen::conf::*;
 
 use super::Report;
 
+#[path = "floe_client_api.rs"]
+mod api;
+
 /// A failed check's detail.
 #[derive(Debug)]
 pub struct Fail(String);
@@ -212,6 +215,8 @@ fn cycle() -> Shared<Node> {
 pub struct Ctx {
     communicator: Communicator,
     port: u16,
+    /// The server's adapter of facets and default servants.
+    facets_port: u16,
     enc10: bool,
     cycles: bool,
     /// The server's kind: `cpp`, `python` or `floe`.
@@ -223,6 +228,10 @@ pub struct Ctx {
     sexc: SlicedExceptionsPrx,
     sobj: SlicedObjectsPrx,
     cobj: CompactObjectsPrx,
+    relaying: RelayingPrx,
+    vf: ValuesPrx,
+    /// The client's own Relay servant, in the configuration's encoding.
+    relay: RelayPrx,
 }
 
 impl Ctx {
@@ -1575,7 +1584,7 @@ async fn cobj_known_derived(c: &Ctx) -> R {
 // ------------------------------------------------------------ driver
 
 macro_rules! checks {
-    ($($name:literal => $f:ident,)*) => {
+    ($($name:literal => $f:path,)*) => {
         /// Every check, in the order the Python and C++ clients run them.
         pub const CHECKS: &[&str] = &[$($name),*];
 
@@ -1709,15 +1718,56 @@ checks! {
     "cobj.unknown" => cobj_unknown,
     "cobj.circle_sliced" => cobj_circle_sliced,
     "cobj.known_derived" => cobj_known_derived,
+    "relay.preserved" => api::relay_preserved,
+    "relay.unpreserved" => api::relay_unpreserved,
+    "facet.default" => api::facet_default,
+    "facet.named" => api::facet_named,
+    "facet.fallback" => api::facet_fallback,
+    "facet.category_default" => api::facet_category_default,
+    "facet.any_default" => api::facet_any_default,
+    "loc.category" => api::loc_category,
+    "loc.default_category" => api::loc_default_category,
+    "loc.missing" => api::loc_missing,
+    "loc.cookie" => api::loc_cookie,
+    "loc.locate_user" => api::loc_locate_user,
+    "loc.locate_not_exist" => api::loc_locate_not_exist,
+    "loc.locate_local" => api::loc_locate_local,
+    "loc.locate_other" => api::loc_locate_other,
+    "loc.servant_user" => api::loc_servant_user,
+    "loc.finished_user" => api::loc_finished_user,
+    "loc.finished_not_exist" => api::loc_finished_not_exist,
+    "loc.finished_local" => api::loc_finished_local,
+    "loc.finished_other" => api::loc_finished_other,
+    "loc.deactivate" => api::loc_deactivate,
+    "vf.interface_by_value" => api::vf_interface_by_value,
+    "vf.hooks_returned" => api::vf_hooks_returned,
+    "vf.hooks_sent" => api::vf_hooks_sent,
+    "cls.ops" => api::cls_ops,
+    "cls.type_ids" => api::cls_type_ids,
+    "cls.checked_cast" => api::cls_checked_cast,
+    "bi.ping" => api::bi_ping,
+    "bi.is_a" => api::bi_is_a,
+    "bi.ids" => api::bi_ids,
+    "deact.from_servant" => api::deact_from_servant,
+    "optn.sent" => api::optn_sent,
+    "optn.returned" => api::optn_returned,
+    "info.endpoint" => api::info_endpoint,
 }
 
 /// Runs every check in the four configurations (see `super::CONFIGS`)
-/// against a server of `server_kind` on `port` / `cycles_port`.
-pub async fn run(port: u16, cycles_port: u16, server_kind: &str) -> Report {
+/// against a server of `server_kind` on `ports`.
+pub async fn run(ports: super::Ports, server_kind: &str) -> Report {
+    let super::Ports {
+        port,
+        cycles_port,
+        facets_port,
+    } = ports;
     let plain = Communicator::new();
     let props = Properties::new();
     props.set("Ice.AcceptClassCycles", "1");
     let cyc = Communicator::with_properties(props);
+    let plain_relay = api::relay_proxy(&plain).await;
+    let cyc_relay = api::relay_proxy(&cyc).await;
     let name = format!("floe client -> {} server", super::display(server_kind));
     let mut report = Report::new(&name);
     for &(config, enc10, cycles, objects_only) in super::CONFIGS {
@@ -1732,8 +1782,16 @@ pub async fn run(port: u16, cycles_port: u16, server_kind: &str) -> Report {
             sexc: SlicedExceptionsPrx::unchecked_cast(p("sexc")),
             sobj: SlicedObjectsPrx::unchecked_cast(p("sobj")),
             cobj: CompactObjectsPrx::unchecked_cast(p("cobj")),
+            relaying: RelayingPrx::unchecked_cast(p("relaying")),
+            vf: ValuesPrx::unchecked_cast(p("vf")),
+            relay: RelayPrx::unchecked_cast(
+                if cycles { &cyc_relay } else { &plain_relay }
+                    .proxy()
+                    .ice_encoding_version(if enc10 { ENCODING_1_0 } else { ENCODING_1_1 }),
+            ),
             communicator,
             port,
+            facets_port,
             enc10,
             cycles,
             server: server_kind.to_owned(),

@@ -11,6 +11,11 @@ use floe::runtime::{Communicator, Properties};
 use floe::Identity;
 use floe_conformance::server_gen::conf::*;
 
+use super::Ports;
+
+#[path = "floe_server_api.rs"]
+mod api;
+
 type Res<T> = Result<T, DispatchError>;
 type UserRes = Res<()>;
 type Shared<T> = Option<ClassRef<T>>;
@@ -603,13 +608,13 @@ impl CompactObjects for CompactObjectsI {
 /// and C++ servers: default properties, and `Ice.AcceptClassCycles=1`.
 pub struct FloeServer {
     communicators: Vec<Communicator>,
-    /// The port of the default communicator's adapter.
-    pub port: u16,
-    /// The port of the `Ice.AcceptClassCycles=1` communicator's adapter.
-    pub cycles_port: u16,
+    /// Its ports.
+    pub ports: Ports,
 }
 
-async fn serve(props: Properties) -> (Communicator, u16) {
+/// A communicator serving everything: its main adapter's port and its
+/// Facets adapter's.
+async fn serve(props: Properties) -> (Communicator, u16, u16) {
     let communicator = Communicator::with_properties(props);
     let adapter = communicator
         .create_object_adapter_with_endpoints("Conf", "tcp -h 127.0.0.1 -p 0")
@@ -632,26 +637,55 @@ async fn serve(props: Properties) -> (Communicator, u16) {
         ),
         adapter.add(id("sobj"), SlicedObjectsDispatcher::new(SlicedObjectsI)),
         adapter.add(id("cobj"), CompactObjectsDispatcher::new(CompactObjectsI)),
+        adapter.add(id("relaying"), RelayingDispatcher::new(api::RelayingI)),
+        adapter.add(id("vf"), ValuesDispatcher::new(api::ValuesI)),
+        adapter.add(id("cls"), LoudGreeterDispatcher::new(api::LoudGreeterI)),
+        adapter.add(
+            id("obs"),
+            ObservedDispatcher::with_builtins(api::ObservedI::default()),
+        ),
+        adapter.add(
+            id("deact"),
+            DeactivationDispatcher::new(api::DeactivationI::default()),
+        ),
+        adapter.add(
+            id("optn"),
+            OptionalNullsDispatcher::new(api::OptionalNullsI),
+        ),
+        adapter.add(id("info"), InfoDispatcher::new(api::InfoI)),
     ];
     for a in added {
         a.expect("add a servant");
     }
+    api::add_locators(&adapter);
     adapter.activate();
-    let port = adapter.endpoints()[0].port;
-    (communicator, port)
+    let facets = communicator
+        .create_object_adapter_with_endpoints("Facets", "tcp -h 127.0.0.1 -p 0")
+        .await
+        .expect("create the Facets adapter");
+    api::facets_adapter(&facets);
+    facets.activate();
+    (
+        communicator,
+        adapter.endpoints()[0].port,
+        facets.endpoints()[0].port,
+    )
 }
 
 impl FloeServer {
     /// Starts both communicators on free ports of 127.0.0.1.
     pub async fn start() -> FloeServer {
-        let (plain, port) = serve(Properties::new()).await;
+        let (plain, port, facets_port) = serve(Properties::new()).await;
         let props = Properties::new();
         props.set("Ice.AcceptClassCycles", "1");
-        let (cycles, cycles_port) = serve(props).await;
+        let (cycles, cycles_port, _) = serve(props).await;
         FloeServer {
             communicators: vec![plain, cycles],
-            port,
-            cycles_port,
+            ports: Ports {
+                port,
+                cycles_port,
+                facets_port,
+            },
         }
     }
 

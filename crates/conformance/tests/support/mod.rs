@@ -313,13 +313,16 @@ impl Drop for Peer {
     }
 }
 
-/// A running Ice server (Python or C++) and its two ports.
+/// A running Ice server (Python or C++) and its three ports.
 pub struct Server {
     _peer: Peer,
     /// The port of the communicator with default properties.
     pub port: u16,
     /// The port of the communicator with `Ice.AcceptClassCycles=1`.
     pub cycles_port: u16,
+    /// The port of the default communicator's adapter of facets and
+    /// default servants.
+    pub facets_port: u16,
 }
 
 impl Server {
@@ -330,13 +333,14 @@ impl Server {
             .split_whitespace()
             .filter_map(|p| p.parse().ok())
             .collect();
-        let [port, cycles_port] = ports[..] else {
+        let [port, cycles_port, facets_port] = ports[..] else {
             panic!("{name}: bad ready line `READY {ready}`");
         };
         Server {
             _peer: peer,
             port,
             cycles_port,
+            facets_port,
         }
     }
 }
@@ -377,24 +381,48 @@ pub fn start_cpp_server() -> Server {
     Server::start("C++ server", Command::new(&cpp_peers().server))
 }
 
+/// The ports of a server: see [`Server`].
+#[derive(Clone, Copy, Debug)]
+pub struct Ports {
+    /// The default communicator's main adapter.
+    pub port: u16,
+    /// The `Ice.AcceptClassCycles=1` communicator's main adapter.
+    pub cycles_port: u16,
+    /// The default communicator's adapter of facets and default servants.
+    pub facets_port: u16,
+}
+
+impl Server {
+    /// The server's ports.
+    pub fn ports(&self) -> Ports {
+        Ports {
+            port: self.port,
+            cycles_port: self.cycles_port,
+            facets_port: self.facets_port,
+        }
+    }
+}
+
 /// Runs `peers/client.py` against a server of `kind` to completion.
-pub fn run_python_client(port: u16, cycles_port: u16, kind: &str) -> Report {
+pub fn run_python_client(ports: Ports, kind: &str) -> Report {
     require_python_ice();
     let mut cmd = Command::new(PYTHON);
     cmd.arg(peers_dir().join("client.py"))
         .arg(slice_dir())
-        .arg(port.to_string())
-        .arg(cycles_port.to_string())
+        .arg(ports.port.to_string())
+        .arg(ports.cycles_port.to_string())
+        .arg(ports.facets_port.to_string())
         .arg(kind);
     let name = format!("Python client -> {} server", display(kind));
     Report::parse(&name, Peer::spawn(&name, cmd).wait_output(CLIENT_TIMEOUT))
 }
 
 /// Runs the C++ client against a server of `kind` to completion.
-pub fn run_cpp_client(port: u16, cycles_port: u16, kind: &str) -> Report {
+pub fn run_cpp_client(ports: Ports, kind: &str) -> Report {
     let mut cmd = Command::new(&cpp_peers().client);
-    cmd.arg(port.to_string())
-        .arg(cycles_port.to_string())
+    cmd.arg(ports.port.to_string())
+        .arg(ports.cycles_port.to_string())
+        .arg(ports.facets_port.to_string())
         .arg(kind);
     let name = format!("C++ client -> {} server", display(kind));
     Report::parse(&name, Peer::spawn(&name, cmd).wait_output(CLIENT_TIMEOUT))
@@ -444,6 +472,7 @@ fn build_cpp_peers() -> Result<CppPeers, String> {
     let sources = [
         slice_dir().join("Conformance.ice"),
         slice_dir().join("ServerOnly.ice"),
+        slice_dir().join("ClientOnly.ice"),
         peers_dir().join("server.cpp"),
         peers_dir().join("client.cpp"),
     ];
@@ -475,7 +504,8 @@ fn build_cpp_peers() -> Result<CppPeers, String> {
             .arg("--output-dir")
             .arg(&work)
             .arg(&sources[0])
-            .arg(&sources[1]),
+            .arg(&sources[1])
+            .arg(&sources[2]),
     )?;
     let compile = |source: &Path, object: &str| {
         let mut cmd = Command::new("g++");
@@ -490,8 +520,9 @@ fn build_cpp_peers() -> Result<CppPeers, String> {
     run_parallel(vec![
         compile(&work.join("Conformance.cpp"), "Conformance.o"),
         compile(&work.join("ServerOnly.cpp"), "ServerOnly.o"),
-        compile(&sources[2], "server.o"),
-        compile(&sources[3], "client.o"),
+        compile(&work.join("ClientOnly.cpp"), "ClientOnly.o"),
+        compile(&sources[3], "server.o"),
+        compile(&sources[4], "client.o"),
     ])?;
     let link = |objects: &[&str], output: &str| {
         let mut cmd = Command::new("g++");
@@ -504,7 +535,7 @@ fn build_cpp_peers() -> Result<CppPeers, String> {
     };
     run_parallel(vec![
         link(&["server.o", "Conformance.o", "ServerOnly.o"], "server"),
-        link(&["client.o", "Conformance.o"], "client"),
+        link(&["client.o", "Conformance.o", "ClientOnly.o"], "client"),
     ])?;
     for bin in ["server", "client"] {
         std::fs::rename(work.join(bin), out.join(bin))
@@ -564,9 +595,10 @@ pub fn reference() -> &'static Reference {
         cpp_peers();
         let cpp = start_cpp_server();
         let python = start_python_server();
+        let (cpp_ports, python_ports) = (cpp.ports(), python.ports());
         let (python_to_cpp, cpp_to_python) = thread::scope(|s| {
-            let a = s.spawn(|| run_python_client(cpp.port, cpp.cycles_port, "cpp"));
-            let b = s.spawn(|| run_cpp_client(python.port, python.cycles_port, "python"));
+            let a = s.spawn(move || run_python_client(cpp_ports, "cpp"));
+            let b = s.spawn(move || run_cpp_client(python_ports, "python"));
             (
                 a.join().expect("python client thread"),
                 b.join().expect("C++ client thread"),

@@ -3,7 +3,6 @@
 //! compact id) and `Value` (`write_slices` / `read_slices`: own slice with
 //! required members in order and optionals by tag, then the base's).
 //! Factories are registered by the root-level `register_value_factories`.
-//! Operations on classes (deprecated in Slice) generate nothing.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -121,28 +120,9 @@ impl Gen<'_> {
         let scoped = &def.scoped;
         // `["preserve-slice"]` keeps unknown derived slices in a field of
         // the class that declares it; classes derived from it delegate.
-        let preserve = def.has_metadata("preserve-slice") && !self.base_preserves(k);
-        let sliced_fns = if preserve {
-            quote! {
-                fn ice_sliced_data(&self) -> ::core::option::Option<&#c::SlicedData> {
-                    self.ice_sliced_data.as_ref()
-                }
-                fn ice_set_sliced_data(&mut self, sliced: #c::SlicedData) {
-                    self.ice_sliced_data = ::core::option::Option::Some(sliced);
-                }
-            }
-        } else if self.base_preserves(k) {
-            quote! {
-                fn ice_sliced_data(&self) -> ::core::option::Option<&#c::SlicedData> {
-                    #c::Value::ice_sliced_data(&self.base)
-                }
-                fn ice_set_sliced_data(&mut self, sliced: #c::SlicedData) {
-                    #c::Value::ice_set_sliced_data(&mut self.base, sliced)
-                }
-            }
-        } else {
-            TokenStream::new()
-        };
+        let base_preserves = self.base_preserves(k);
+        let preserve = def.has_metadata("preserve-slice") && !base_preserves;
+        let sliced_fns = sliced_data_fns(quote!(#c::Value), preserve, base_preserves);
         let SliceMembers {
             base_field,
             fields,
@@ -198,6 +178,23 @@ impl Gen<'_> {
                 _ => None,
             };
         }
+        // `["rust:hooks"]`: Ice's `ice_preMarshal` / `ice_postUnmarshal`,
+        // implemented by the application as `ValueHooks` for the class.
+        let hook_fns = if def.has_metadata("rust:hooks") {
+            quote! {
+                fn ice_pre_marshal(&mut self) {
+                    #c::ValueHooks::ice_pre_marshal(self)
+                }
+                fn ice_has_pre_marshal(&self) -> bool {
+                    true
+                }
+                fn ice_post_unmarshal(&mut self) {
+                    #c::ValueHooks::ice_post_unmarshal(self)
+                }
+            }
+        } else {
+            TokenStream::new()
+        };
         quote! {
             #doc
             #[derive(Clone, Debug, #derive_default PartialEq)]
@@ -239,13 +236,20 @@ impl Gen<'_> {
                 }
                 #base_fns
                 #sliced_fns
+                #hook_fns
             }
         }
     }
 
     /// Whether a base class of `k` (transitively) has `["preserve-slice"]`.
     fn base_preserves(&self, k: &Class) -> bool {
-        let mut cur = k.base;
+        self.preserves_from(k.base)
+    }
+
+    /// Whether `base` or one of its bases (a class or exception chain)
+    /// has `["preserve-slice"]`.
+    pub(crate) fn preserves_from(&self, base: Option<DefId>) -> bool {
+        let mut cur = base;
         let mut steps = 0;
         while let Some(id) = cur {
             steps += 1;
@@ -258,10 +262,44 @@ impl Gen<'_> {
             }
             cur = match &d.kind {
                 DefKind::Class(b) => b.base,
+                DefKind::Exception(b) => b.base,
                 _ => None,
             };
         }
         false
+    }
+}
+
+/// `ice_sliced_data` / `ice_set_sliced_data` of the trait `tr` (`Value`
+/// or `UserException`): from the `ice_sliced_data` field of a type that
+/// declares `["preserve-slice"]` (`preserve`), through the embedded base of
+/// one whose base does (`base_preserves`), else none (the defaults).
+pub(crate) fn sliced_data_fns(
+    tr: TokenStream,
+    preserve: bool,
+    base_preserves: bool,
+) -> TokenStream {
+    let c = codegen_path();
+    if preserve {
+        quote! {
+            fn ice_sliced_data(&self) -> ::core::option::Option<&#c::SlicedData> {
+                self.ice_sliced_data.as_ref()
+            }
+            fn ice_set_sliced_data(&mut self, sliced: #c::SlicedData) {
+                self.ice_sliced_data = ::core::option::Option::Some(sliced);
+            }
+        }
+    } else if base_preserves {
+        quote! {
+            fn ice_sliced_data(&self) -> ::core::option::Option<&#c::SlicedData> {
+                #tr::ice_sliced_data(&self.base)
+            }
+            fn ice_set_sliced_data(&mut self, sliced: #c::SlicedData) {
+                #tr::ice_set_sliced_data(&mut self.base, sliced)
+            }
+        }
+    } else {
+        TokenStream::new()
     }
 }
 

@@ -21,6 +21,14 @@ impl Gen<'_> {
             &format!("Slice exception `{}`.", def.scoped),
         );
         let scoped = &def.scoped;
+        // `["preserve-slice"]` keeps the slices of unknown more-derived
+        // exceptions in a field of the exception that declares it (derived
+        // ones delegate to their base), to write them back when the
+        // exception is relayed.
+        let base_preserves = self.preserves_from(x.base);
+        let preserve = def.has_metadata("preserve-slice") && !base_preserves;
+        let sliced_fns =
+            super::class::sliced_data_fns(quote!(#c::UserException), preserve, base_preserves);
         let SliceMembers {
             base_field,
             fields,
@@ -32,7 +40,7 @@ impl Gen<'_> {
             x.base,
             &x.members,
             " The base exception's members.",
-            false,
+            preserve,
         );
         let ids = self.slice_chain(def);
         let last = x.base.is_none();
@@ -105,6 +113,7 @@ impl Gen<'_> {
                 }
                 #base_fn
                 #uses_classes_fn
+                #sliced_fns
             }
 
             impl ::core::fmt::Display for #name {

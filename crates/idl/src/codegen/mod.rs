@@ -268,7 +268,15 @@ impl Gen<'_> {
             DefKind::Sequence(s) => self.sequence_def(def, s),
             DefKind::Dictionary(d) => self.dictionary_def(def, d),
             DefKind::Const(c) => self.const_def(def, c),
-            DefKind::Class(c) => self.class_def(def, c),
+            DefKind::Class(c) => {
+                let mut out = self.class_def(def, c);
+                // A class with operations (deprecated) is also a remote
+                // object type: proxy, servant trait `<Name>Disp`, dispatcher.
+                if self.settings.interfaces && self.model.is_remote(def.id) {
+                    out.extend(self.remote_def(def));
+                }
+                out
+            }
             DefKind::Exception(e) => self.exception_def(def, e),
             DefKind::Interface(i) => self.interface_def(def, i),
         }
@@ -333,10 +341,11 @@ impl Gen<'_> {
         quote!(#(#parts)::*)
     }
 
-    /// The expression reading optional value `ty` with `tag` from `dec`.
-    pub(crate) fn read_optional(&self, ty: Type, tag: u32) -> TokenStream {
+    /// The expression reading optional value `ty` with `tag` from `dec`
+    /// (`keep_null`: a class or proxy read as `Option<Option<..>>`).
+    pub(crate) fn read_optional(&self, ty: Type, tag: u32, keep_null: bool) -> TokenStream {
         let tag = proc_macro2::Literal::u32_unsuffixed(tag);
-        if self.is_nullable(ty) {
+        if self.is_nullable(ty) && !keep_null {
             quote!(dec.read_optional_nullable(#tag)?)
         } else {
             quote!(dec.read_optional_value(#tag)?)
@@ -351,9 +360,10 @@ impl Gen<'_> {
         ty: Type,
         tag: u32,
         value: TokenStream,
+        keep_null: bool,
     ) -> TokenStream {
         let tag = proc_macro2::Literal::u32_unsuffixed(tag);
-        if self.is_nullable(ty) {
+        if self.is_nullable(ty) && !keep_null {
             quote!(#enc.write_optional_nullable(#tag, &#value);)
         } else {
             quote!(#enc.write_optional(#tag, #value.as_ref());)
@@ -369,7 +379,8 @@ impl Gen<'_> {
         } else {
             self.rust_type(from, m.ty)
         };
-        if m.tag.is_some() && !self.is_nullable(m.ty) {
+        let collapses_null = self.is_nullable(m.ty) && !interface::keeps_null(&m.metadata);
+        if m.tag.is_some() && !collapses_null {
             quote!(::core::option::Option<#t>)
         } else {
             t
@@ -417,7 +428,13 @@ impl Gen<'_> {
             let f = ident::field_ident(&m.name);
             out.extend(match m.tag {
                 None => quote!(enc.write(&#this.#f);),
-                Some(tag) => self.write_optional(quote!(enc), m.ty, tag as u32, quote!(#this.#f)),
+                Some(tag) => self.write_optional(
+                    quote!(enc),
+                    m.ty,
+                    tag as u32,
+                    quote!(#this.#f),
+                    interface::keeps_null(&m.metadata),
+                ),
             });
         }
         out
@@ -431,7 +448,8 @@ impl Gen<'_> {
             out.extend(match m.tag {
                 None => quote!(#this.#f = dec.read()?;),
                 Some(tag) => {
-                    let read = self.read_optional(m.ty, tag as u32);
+                    let read =
+                        self.read_optional(m.ty, tag as u32, interface::keeps_null(&m.metadata));
                     quote!(#this.#f = #read;)
                 }
             });
@@ -466,6 +484,7 @@ impl Gen<'_> {
                 /// Registers a factory for every class of this Slice file (by
                 /// type id and, where declared, compact id). Give the registry
                 /// to decoders (`Decoder::set_value_factories`).
+                #[allow(dead_code)]
                 pub fn register_value_factories(registry: &mut #c::ValueFactoryRegistry) {
                     #(registry.register::<#classes>();)*
                 }
@@ -479,6 +498,7 @@ impl Gen<'_> {
         if !exceptions.is_empty() {
             out.extend(quote! {
                 /// Registers every user exception of this Slice file.
+                #[allow(dead_code)]
                 pub fn register_user_exceptions(registry: &mut #c::UserExceptionRegistry) {
                     #(registry.register::<#exceptions>();)*
                 }
@@ -489,11 +509,15 @@ impl Gen<'_> {
 }
 
 /// `user_exceptions()`: the registry `register_user_exceptions` fills,
-/// built once (for one file, or for a set's module file).
+/// built once (for one file, or for a set's module file). The registry
+/// functions are public API a program may never call (its operations may
+/// use no class or exception): `#[allow(dead_code)]` keeps a user's crate
+/// that includes the code in a private module free of warnings.
 pub(crate) fn user_exceptions_fn(doc: &str) -> TokenStream {
     let c = codegen_path();
     quote! {
         #[doc = #doc]
+        #[allow(dead_code)]
         pub fn user_exceptions() -> &'static #c::UserExceptionRegistry {
             static EXCEPTIONS: ::std::sync::OnceLock<#c::UserExceptionRegistry> =
                 ::std::sync::OnceLock::new();
@@ -512,6 +536,7 @@ pub(crate) fn value_factories_fn(doc: &str) -> TokenStream {
     let c = codegen_path();
     quote! {
         #[doc = #doc]
+        #[allow(dead_code)]
         pub fn value_factories() -> ::std::sync::Arc<#c::ValueFactoryRegistry> {
             static FACTORIES: ::std::sync::OnceLock<::std::sync::Arc<#c::ValueFactoryRegistry>> =
                 ::std::sync::OnceLock::new();

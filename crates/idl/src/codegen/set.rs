@@ -250,6 +250,11 @@ fn referenced(model: &Model, id: DefId) -> Vec<DefId> {
                 .into_iter()
                 .chain(c.implements.iter().copied())
                 .for_each(|b| ty(Type::Named(b)));
+            for op in &c.operations {
+                op.params.iter().for_each(|p| ty(p.ty));
+                op.return_type.into_iter().for_each(&mut ty);
+                op.throws.iter().for_each(|t| ty(Type::Named(*t)));
+            }
         }
         DefKind::Exception(e) => {
             e.members.iter().for_each(|m| ty(m.ty));
@@ -337,6 +342,7 @@ fn module_file(
         ));
         registries.extend(quote! {
             /// Registers a factory for every class of every file of the set.
+            #[allow(dead_code)]
             pub fn register_value_factories(registry: &mut #c::ValueFactoryRegistry) {
                 #(#with_classes)*
             }
@@ -360,6 +366,7 @@ fn module_file(
         ));
         registries.extend(quote! {
             /// Registers every user exception of every file of the set.
+            #[allow(dead_code)]
             pub fn register_user_exceptions(registry: &mut #c::UserExceptionRegistry) {
                 #(#with_exceptions)*
             }

@@ -56,14 +56,12 @@ impl Gen<'_> {
         }
     }
 
-    /// Whether interface `id` has a generated typed proxy (`IPrx`): it is
-    /// defined (here or in an included file), not local, and interfaces
-    /// are generated.
+    /// Whether interface `id` (or class with operations) has a generated
+    /// typed proxy (`IPrx`): it is defined (here or in an included file),
+    /// not local, and interfaces are generated.
     pub(crate) fn has_typed_proxy(&self, id: DefId) -> bool {
         let def = self.model.def(id);
-        self.settings.live_proxies()
-            && !def.local
-            && matches!(&def.kind, DefKind::Interface(i) if i.defined)
+        self.settings.live_proxies() && !def.local && self.model.is_remote(id)
     }
 
     /// Whether values of `ty` may hold proxies (classes may: their

@@ -70,21 +70,84 @@ impl Model {
     }
 
     /// Every interface `id` inherits from, transitively, each once, in
-    /// depth-first order (not including `id`).
+    /// depth-first order (not including `id`). For a class (a remote
+    /// object when it has operations, deprecated in Slice): its base
+    /// classes and the interfaces they implement.
     pub fn all_bases(&self, id: DefId) -> Vec<DefId> {
         let mut out = Vec::new();
         let mut stack = vec![id];
         while let Some(c) = stack.pop() {
-            if let DefKind::Interface(i) = &self.def(c).kind {
-                for b in i.bases.iter().rev() {
-                    if !out.contains(b) && *b != id {
-                        out.push(*b);
-                        stack.push(*b);
-                    }
+            for b in self.direct_bases(c).iter().rev() {
+                if !out.contains(b) && *b != id {
+                    out.push(*b);
+                    stack.push(*b);
                 }
             }
         }
         out
+    }
+
+    /// Whether the file of `span` suppresses warnings of `category`
+    /// (`deprecated`, `invalid-metadata`, `invalid-comment`) with Ice's
+    /// file metadata `[["suppress-warning:<category>"]]`;
+    /// `[["suppress-warning"]]` and `[["suppress-warning:all"]]` suppress
+    /// every warning.
+    pub fn suppresses_warning(&self, span: crate::diagnostic::Span, category: &str) -> bool {
+        let Some(file) = self.files.get(span.file.0 as usize) else {
+            return false;
+        };
+        file.metadata.iter().any(|m| {
+            let m = m.trim();
+            match m.strip_prefix("suppress-warning") {
+                Some("") => true,
+                Some(rest) => rest.strip_prefix(':').is_some_and(|cats| {
+                    cats.split(',')
+                        .any(|c| c.trim() == category || c.trim() == "all")
+                }),
+                None => false,
+            }
+        })
+    }
+
+    /// The direct bases of an interface, or of a class its base class
+    /// then the interfaces it implements.
+    pub fn direct_bases(&self, id: DefId) -> Vec<DefId> {
+        match &self.def(id).kind {
+            DefKind::Interface(i) => i.bases.clone(),
+            DefKind::Class(k) => k
+                .base
+                .into_iter()
+                .chain(k.implements.iter().copied())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The operations an interface or a class declares itself.
+    pub fn own_operations(&self, id: DefId) -> &[super::Operation] {
+        match &self.def(id).kind {
+            DefKind::Interface(i) => &i.operations,
+            DefKind::Class(k) => &k.operations,
+            _ => &[],
+        }
+    }
+
+    /// Whether `id` is a remote object type: a defined interface, or a
+    /// class that declares or inherits operations (deprecated in Slice;
+    /// Ice generates a proxy and a servant for it).
+    pub fn is_remote(&self, id: DefId) -> bool {
+        match &self.def(id).kind {
+            DefKind::Interface(i) => i.defined,
+            DefKind::Class(k) => {
+                k.defined
+                    && (!k.operations.is_empty()
+                        || self
+                            .all_bases(id)
+                            .iter()
+                            .any(|b| !self.own_operations(*b).is_empty()))
+            }
+            _ => false,
+        }
     }
 
     /// Ice type ids an interface supports (`ice_ids`): itself, its bases

@@ -153,9 +153,22 @@ impl Resolver<'_> {
         self.diags.error(s, msg);
     }
 
+    /// A warning, unless the file suppresses every warning
+    /// (`[["suppress-warning"]]` or `[["suppress-warning:all"]]`).
     fn warn(&mut self, pos: Pos, msg: impl Into<String>) {
         let s = self.span(pos);
-        self.diags.warning(s, msg);
+        if !self.model.suppresses_warning(s, "all") {
+            self.diags.warning(s, msg);
+        }
+    }
+
+    /// A deprecation warning, unless the file says
+    /// `[["suppress-warning:deprecated"]]` (or suppresses all warnings).
+    fn warn_deprecated(&mut self, pos: Pos, msg: impl Into<String>) {
+        let s = self.span(pos);
+        if !self.model.suppresses_warning(s, "deprecated") {
+            self.diags.warning(s, msg);
+        }
     }
 
     fn rules(&self, pos: Pos) -> IdentRules {
@@ -366,10 +379,13 @@ impl Resolver<'_> {
                     }
                 } else {
                     if !implements.is_empty() {
-                        self.warn(d.pos, "classes implementing interfaces are deprecated");
+                        self.warn_deprecated(
+                            d.pos,
+                            "classes implementing interfaces are deprecated",
+                        );
                     }
                     if !operations.is_empty() && !d.local {
-                        self.warn(d.pos, "classes with operations are deprecated");
+                        self.warn_deprecated(d.pos, "classes with operations are deprecated");
                     }
                 }
                 let compact_id = compact_id

@@ -392,7 +392,7 @@ impl Resolver<'_> {
                 _ => None,
             });
             if let Some((id, i)) = found {
-                self.warn(
+                self.warn_deprecated(
                     n.pos,
                     format!("referencing enumerator `{last}' in its enumeration's enclosing scope is deprecated"),
                 );

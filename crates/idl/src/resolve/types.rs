@@ -141,7 +141,7 @@ impl Resolver<'_> {
                     }
                     "class" | "interface" if proxy => {
                         if kind == "class" {
-                            self.warn(n.pos, "proxies to classes are deprecated");
+                            self.warn_deprecated(n.pos, "proxies to classes are deprecated");
                         }
                         Some(Type::Proxy(id))
                     }
@@ -154,7 +154,7 @@ impl Resolver<'_> {
                     }
                     "interface" => {
                         if !self.model.def(id).local {
-                            self.warn(n.pos, "interface by value is deprecated");
+                            self.warn_deprecated(n.pos, "interface by value is deprecated");
                         }
                         Some(Type::Named(id))
                     }

@@ -210,6 +210,20 @@ pub mod demo {
             ::std::sync::Arc::new(Self(::std::sync::Arc::new(servant)))
         }
     }
+    impl<T: Hello + ::floe::codegen::Builtins> HelloDispatcher<T> {
+        /// A dispatcher whose built-in operations (`ice_ping`,
+        /// `ice_isA`, `ice_id`, `ice_ids`) `servant` answers itself
+        /// (`Builtins`), as an Ice servant that overrides them.
+        pub fn with_builtins(
+            servant: T,
+        ) -> ::std::sync::Arc<::floe::codegen::WithBuiltins<Self, T>> {
+            let servant = ::std::sync::Arc::new(servant);
+            ::floe::codegen::WithBuiltins::new(
+                ::std::sync::Arc::new(Self(servant.clone())),
+                servant,
+            )
+        }
+    }
     impl<T: Hello> ::floe::codegen::Servant for HelloDispatcher<T> {
         fn dispatch(
             self: ::std::sync::Arc<Self>,

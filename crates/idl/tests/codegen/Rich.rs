@@ -1648,6 +1648,20 @@ pub mod rich {
             ::std::sync::Arc::new(Self(::std::sync::Arc::new(servant)))
         }
     }
+    impl<T: Echo + ::floe::codegen::Builtins> EchoDispatcher<T> {
+        /// A dispatcher whose built-in operations (`ice_ping`,
+        /// `ice_isA`, `ice_id`, `ice_ids`) `servant` answers itself
+        /// (`Builtins`), as an Ice servant that overrides them.
+        pub fn with_builtins(
+            servant: T,
+        ) -> ::std::sync::Arc<::floe::codegen::WithBuiltins<Self, T>> {
+            let servant = ::std::sync::Arc::new(servant);
+            ::floe::codegen::WithBuiltins::new(
+                ::std::sync::Arc::new(Self(servant.clone())),
+                servant,
+            )
+        }
+    }
     impl<T: Echo> ::floe::codegen::Servant for EchoDispatcher<T> {
         fn dispatch(
             self: ::std::sync::Arc<Self>,
@@ -2206,6 +2220,10 @@ pub mod rich {
         pub code: i32,
         /// Slice member `detail`.
         pub detail: ::core::option::Option<::std::string::String>,
+        /// Slices of more-derived types unknown here, kept from
+        /// decoding (`["preserve-slice"]`) and written back when the
+        /// instance is sent again.
+        pub ice_sliced_data: ::core::option::Option<::floe::codegen::SlicedData>,
     }
     impl ::floe::codegen::UserExceptionType for DerivedError {
         const TYPE_ID: &'static str = "::Rich::DerivedError";
@@ -2242,6 +2260,14 @@ pub mod rich {
             &self,
         ) -> ::core::option::Option<&dyn ::floe::codegen::UserException> {
             ::core::option::Option::Some(&self.base)
+        }
+        fn ice_sliced_data(
+            &self,
+        ) -> ::core::option::Option<&::floe::codegen::SlicedData> {
+            self.ice_sliced_data.as_ref()
+        }
+        fn ice_set_sliced_data(&mut self, sliced: ::floe::codegen::SlicedData) {
+            self.ice_sliced_data = ::core::option::Option::Some(sliced);
         }
     }
     impl ::core::fmt::Display for DerivedError {
@@ -2496,6 +2522,20 @@ pub mod rich {
         /// A dispatcher for `servant`, ready for `ObjectAdapter::add`.
         pub fn new(servant: T) -> ::std::sync::Arc<Self> {
             ::std::sync::Arc::new(Self(::std::sync::Arc::new(servant)))
+        }
+    }
+    impl<T: SubEcho + ::floe::codegen::Builtins> SubEchoDispatcher<T> {
+        /// A dispatcher whose built-in operations (`ice_ping`,
+        /// `ice_isA`, `ice_id`, `ice_ids`) `servant` answers itself
+        /// (`Builtins`), as an Ice servant that overrides them.
+        pub fn with_builtins(
+            servant: T,
+        ) -> ::std::sync::Arc<::floe::codegen::WithBuiltins<Self, T>> {
+            let servant = ::std::sync::Arc::new(servant);
+            ::floe::codegen::WithBuiltins::new(
+                ::std::sync::Arc::new(Self(servant.clone())),
+                servant,
+            )
         }
     }
     impl<T: SubEcho> ::floe::codegen::Servant for SubEchoDispatcher<T> {
@@ -3270,6 +3310,20 @@ pub mod rich {
             ::std::sync::Arc::new(Self(::std::sync::Arc::new(servant)))
         }
     }
+    impl<T: Names + ::floe::codegen::Builtins> NamesDispatcher<T> {
+        /// A dispatcher whose built-in operations (`ice_ping`,
+        /// `ice_isA`, `ice_id`, `ice_ids`) `servant` answers itself
+        /// (`Builtins`), as an Ice servant that overrides them.
+        pub fn with_builtins(
+            servant: T,
+        ) -> ::std::sync::Arc<::floe::codegen::WithBuiltins<Self, T>> {
+            let servant = ::std::sync::Arc::new(servant);
+            ::floe::codegen::WithBuiltins::new(
+                ::std::sync::Arc::new(Self(servant.clone())),
+                servant,
+            )
+        }
+    }
     impl<T: Names> ::floe::codegen::Servant for NamesDispatcher<T> {
         fn dispatch(
             self: ::std::sync::Arc<Self>,
@@ -3384,6 +3438,7 @@ pub mod rich {
     }
 }
 /// The factories of [`register_value_factories`], built once.
+#[allow(dead_code)]
 pub fn value_factories() -> ::std::sync::Arc<::floe::codegen::ValueFactoryRegistry> {
     static FACTORIES: ::std::sync::OnceLock<
         ::std::sync::Arc<::floe::codegen::ValueFactoryRegistry>,
@@ -3399,6 +3454,7 @@ pub fn value_factories() -> ::std::sync::Arc<::floe::codegen::ValueFactoryRegist
 /// Registers a factory for every class of this Slice file (by
 /// type id and, where declared, compact id). Give the registry
 /// to decoders (`Decoder::set_value_factories`).
+#[allow(dead_code)]
 pub fn register_value_factories(registry: &mut ::floe::codegen::ValueFactoryRegistry) {
     registry.register::<rich::Shape>();
     registry.register::<rich::Circle>();
@@ -3406,6 +3462,7 @@ pub fn register_value_factories(registry: &mut ::floe::codegen::ValueFactoryRegi
     registry.register::<rich::Container>();
 }
 /// The user exceptions of [`register_user_exceptions`], built once.
+#[allow(dead_code)]
 pub fn user_exceptions() -> &'static ::floe::codegen::UserExceptionRegistry {
     static EXCEPTIONS: ::std::sync::OnceLock<::floe::codegen::UserExceptionRegistry> = ::std::sync::OnceLock::new();
     EXCEPTIONS
@@ -3416,6 +3473,7 @@ pub fn user_exceptions() -> &'static ::floe::codegen::UserExceptionRegistry {
         })
 }
 /// Registers every user exception of this Slice file.
+#[allow(dead_code)]
 pub fn register_user_exceptions(registry: &mut ::floe::codegen::UserExceptionRegistry) {
     registry.register::<rich::BaseError>();
     registry.register::<rich::DerivedError>();

@@ -2,6 +2,7 @@
 //! handshake, then the server's ValidateConnection, §1.3) and accepting.
 
 use super::*;
+use crate::endpoint::Endpoint;
 use crate::transport::{Acceptor, Connector, Established};
 
 impl Connection {
@@ -14,6 +15,7 @@ impl Connection {
         timeout: Option<Duration>,
         connection_id: String,
         config: ConnectionConfig,
+        endpoint: Endpoint,
     ) -> Result<Connection> {
         let establish = async {
             let stream = TcpStream::connect(addr)
@@ -55,6 +57,8 @@ impl Connection {
             transport: established.transport,
             id: crate::spans::next_connection_id(),
             tls: established.tls,
+            endpoint: Some(endpoint),
+            headers: established.headers,
         };
         event_if!(config.trace.network >= 1, info, debug, remote = ?info.remote, "connection established");
         Self::start(established.io, info, config, None, false)
@@ -67,11 +71,12 @@ impl Connection {
         stream: TcpStream,
         adapter: ObjectAdapter,
         config: ConnectionConfig,
+        endpoint: Endpoint,
     ) -> Result<Connection> {
         stream
             .set_nodelay(true)
             .map_err(|e| Error::Socket(e.to_string()))?;
-        Self::accepted(Established::tcp(stream), adapter, config)
+        Self::accepted(Established::tcp(stream), adapter, config, endpoint)
     }
 
     /// Takes an accepted socket and sets up the transport `acceptor` says
@@ -82,6 +87,7 @@ impl Connection {
         acceptor: &Acceptor,
         adapter: ObjectAdapter,
         config: ConnectionConfig,
+        endpoint: Endpoint,
     ) -> Result<Connection> {
         stream
             .set_nodelay(true)
@@ -95,13 +101,14 @@ impl Connection {
                 .map_err(|_| Error::ConnectTimeout)??,
             None => establish.await?,
         };
-        Self::accepted(established, adapter, config)
+        Self::accepted(established, adapter, config, endpoint)
     }
 
     fn accepted(
         established: Established,
         adapter: ObjectAdapter,
         config: ConnectionConfig,
+        endpoint: Endpoint,
     ) -> Result<Connection> {
         let info = ConnectionInfo {
             local: established.local,
@@ -112,6 +119,8 @@ impl Connection {
             transport: established.transport,
             id: crate::spans::next_connection_id(),
             tls: established.tls,
+            endpoint: Some(endpoint),
+            headers: established.headers,
         };
         event_if!(
             config.trace.network >= 1,

@@ -99,6 +99,15 @@ pub struct ConnectionInfo {
     /// The TLS side of an `ssl` connection (cipher, the peer's
     /// certificates), as `IceSSL::ConnectionInfo`; `None` over `tcp`.
     pub tls: Option<TlsInfo>,
+    /// The endpoint the connection was made to (outgoing) or accepted on
+    /// (incoming, with the port bound), as Ice's `Connection::getEndpoint`:
+    /// transport, host, port, timeout, compress.
+    pub endpoint: Option<crate::endpoint::Endpoint>,
+    /// A `ws`/`wss` connection's upgrade headers, as Ice's
+    /// `WSConnectionInfo::headers`: the request's on the server side, the
+    /// response's on the client side (names in lower case); empty for
+    /// other transports.
+    pub headers: Vec<(String, String)>,
 }
 
 pub(crate) struct ConnectionInner {
@@ -166,6 +175,13 @@ impl Connection {
         Ok(Connection { inner })
     }
 
+    /// The endpoint of the connection (Ice's `Connection::getEndpoint`
+    /// and its `EndpointInfo`: transport, host, port, timeout, compress):
+    /// the one connected to, or the adapter's endpoint that accepted it.
+    pub fn endpoint(&self) -> Option<&crate::endpoint::Endpoint> {
+        self.inner.info.endpoint.as_ref()
+    }
+
     /// Endpoint addresses and direction.
     pub fn info(&self) -> &ConnectionInfo {
         &self.inner.info
@@ -200,6 +216,22 @@ impl Connection {
     /// The adapter dispatching incoming requests, if any.
     pub fn adapter(&self) -> Option<ObjectAdapter> {
         self.inner.adapter()
+    }
+
+    /// A proxy for `identity` whose calls go through this connection (Ice's
+    /// `Connection::createProxy`): no endpoints, fixed to the connection
+    /// (see [`crate::Proxy::ice_fixed`]), in the communicator of the connection's
+    /// adapter. A connection without an adapter (an outgoing one never
+    /// given one with [`Connection::set_adapter`]) knows no communicator:
+    /// calls through the proxy work, but proxies in their results cannot
+    /// be decoded as live ones; use `ice_fixed` on a proxy of the
+    /// communicator instead.
+    pub fn create_proxy(&self, identity: floe_wire::Identity) -> crate::proxy::Proxy {
+        let communicator = self
+            .adapter()
+            .map(|a| a.inner.communicator.clone())
+            .unwrap_or_default();
+        crate::proxy::Proxy::new_internal(communicator, identity, Vec::new()).ice_fixed(self)
     }
 
     /// Sends a heartbeat (a ValidateConnection frame) now.

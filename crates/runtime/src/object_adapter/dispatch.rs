@@ -8,7 +8,9 @@
 use bytes::Bytes;
 use floe_wire::protocol::{Request, RequestFailed};
 
-use super::ObjectAdapter;
+use std::sync::Arc;
+
+use super::{DynServantLocator, ObjectAdapter};
 use crate::connection::Connection;
 use crate::current::Current;
 use crate::servant::{Dispatch, DispatchError, DispatchResult, ReplyData, Servant};
@@ -20,9 +22,11 @@ impl ObjectAdapter {
     /// 1. an invalid mode byte is a `MarshalException`
     ///    (`UnknownLocalException`), an unsupported parameters encoding an
     ///    `UnsupportedEncodingException`;
-    /// 2. the servant: identity, then facet, else a default servant
-    ///    ([`ObjectAdapter::find_servant`]); `ObjectNotExistException` or
-    ///    `FacetNotExistException` when there is none;
+    /// 2. the servant: identity and facet, else a default servant
+    ///    ([`ObjectAdapter::find_servant`]), else the servant locator of
+    ///    the category or of `""` ([`super::ServantLocator`]);
+    ///    `ObjectNotExistException` or `FacetNotExistException` when there
+    ///    is none;
     /// 3. while the adapter holds, the request waits until it is activated
     ///    (the returned dispatch is pending);
     /// 4. `ice_ping`, `ice_isA`, `ice_id` and `ice_ids` are answered from
@@ -36,11 +40,6 @@ impl ObjectAdapter {
         request: Request,
         connection: Option<Connection>,
     ) -> Dispatch {
-        let failed = |request: Request| RequestFailed {
-            identity: request.identity,
-            facet: request.facet,
-            operation: request.operation,
-        };
         let Some(mode) = request.mode() else {
             let text = format!(
                 "::Ice::MarshalException:\nunexpected operation mode {}",
@@ -55,17 +54,6 @@ impl ObjectAdapter {
             };
             return Dispatch::Ready(Err(e.into()));
         }
-        let servant = match self.find_servant(&request.identity, &request.facet) {
-            Ok(s) => s,
-            Err(facet_missing) => {
-                let f = failed(request);
-                return Dispatch::Ready(Err(if facet_missing {
-                    DispatchError::FacetNotExist(f)
-                } else {
-                    DispatchError::ObjectNotExist(f)
-                }));
-            }
-        };
         let current = Current {
             adapter: self.clone(),
             connection,
@@ -78,6 +66,21 @@ impl ObjectAdapter {
             encoding: request.params.encoding,
         };
         let params = request.params;
+        let servant = match self.find_servant(&current.id, &current.facet) {
+            Ok(s) => s,
+            Err(facet_missing) => {
+                let Some(locator) = self.servant_locator(&current.id.category) else {
+                    return Dispatch::Ready(Err(not_found(&current, facet_missing)));
+                };
+                let adapter = self.clone();
+                return Dispatch::future(async move {
+                    if adapter.is_holding() {
+                        adapter.wait_until_released().await;
+                    }
+                    located(locator, current, params).await
+                });
+            }
+        };
         if self.is_holding() {
             // ObjectAdapter::hold: the request (built-ins included) waits
             // until the adapter is activated.
@@ -94,12 +97,71 @@ impl ObjectAdapter {
     }
 }
 
-/// Rules 4 and 5 of [`ObjectAdapter::dispatch_request`].
-fn call(
-    servant: std::sync::Arc<dyn Servant>,
+/// `ObjectNotExistException`, or `FacetNotExistException` when the
+/// identity has servants for other facets, for the request of `current`.
+fn not_found(current: &Current, facet_missing: bool) -> DispatchError {
+    let f = RequestFailed {
+        identity: current.id.clone(),
+        facet: current.facet.clone(),
+        operation: current.operation.clone(),
+    };
+    if facet_missing {
+        DispatchError::FacetNotExist(f)
+    } else {
+        DispatchError::ObjectNotExist(f)
+    }
+}
+
+/// A user exception raised by a servant locator, encoded for the reply in
+/// the request's encoding and the adapter's class format.
+fn locator_error(current: &Current, e: DispatchError) -> DispatchError {
+    current.encode_user_exception(e, None)
+}
+
+/// Rule 2's servant locator: `locate`, the dispatch, then `finished`,
+/// whose error replaces the dispatch's result. A panic of the servant
+/// becomes status 7 here, so that `finished` still runs.
+async fn located(
+    locator: Arc<dyn DynServantLocator>,
     current: Current,
     params: floe_wire::Encapsulation,
-) -> Dispatch {
+) -> DispatchResult {
+    let found = locator
+        .locate(&current)
+        .await
+        .map_err(|e| locator_error(&current, e))?;
+    let Some((servant, cookie)) = found else {
+        let facet_missing = current.adapter.has_servant(&current.id);
+        return Err(not_found(&current, facet_missing));
+    };
+    let result = match call(servant.clone(), current.clone(), params) {
+        Dispatch::Ready(result) => result,
+        Dispatch::Pending(fut) => CatchPanic(fut).await,
+    };
+    match locator.finished(&current, servant, cookie).await {
+        Ok(()) => result,
+        Err(e) => Err(locator_error(&current, e)),
+    }
+}
+
+/// A dispatch future whose panic becomes status 7.
+struct CatchPanic(crate::servant::DispatchFuture);
+
+impl std::future::Future for CatchPanic {
+    type Output = DispatchResult;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<DispatchResult> {
+        let fut = &mut self.0;
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fut.as_mut().poll(cx)))
+            .unwrap_or_else(|p| std::task::Poll::Ready(Err(panic_error(p))))
+    }
+}
+
+/// Rules 4 and 5 of [`ObjectAdapter::dispatch_request`].
+fn call(servant: Arc<dyn Servant>, current: Current, params: floe_wire::Encapsulation) -> Dispatch {
     if current.operation.starts_with("ice_") && !servant.handles_builtins() {
         if let Some(result) = builtin(&*servant, &current, &params) {
             return Dispatch::Ready(result);

@@ -24,7 +24,10 @@ use crate::proxy::Proxy;
 use crate::servant::Servant;
 
 mod dispatch;
+mod servant_locator;
 pub(crate) use dispatch::panic_error;
+use servant_locator::DynServantLocator;
+pub use servant_locator::{Located, ServantLocator};
 
 const HOLDING: u8 = 0;
 const ACTIVE: u8 = 1;
@@ -37,6 +40,8 @@ struct ServantMap {
     active: HashMap<Identity, Facets>,
     /// category → default servant ("" matches every category).
     defaults: HashMap<String, Arc<dyn Servant>>,
+    /// category → servant locator ("" matches every category).
+    locators: HashMap<String, Arc<dyn DynServantLocator>>,
 }
 
 /// The servants of one identity, by facet. The default facet (`""`), which
@@ -157,7 +162,15 @@ impl ObjectAdapter {
                         .await
                         .map_err(|e| Error::Socket(format!("cannot listen on {addr}: {e}")))?;
                     let local = l.local_addr().map_err(|e| Error::Socket(e.to_string()))?;
-                    listeners.push(listener::Listener { tcp: l, acceptor });
+                    let endpoint = Endpoint {
+                        port: local.port(),
+                        ..ep.clone()
+                    };
+                    listeners.push(listener::Listener {
+                        tcp: l,
+                        acceptor,
+                        endpoint,
+                    });
                     local
                 }
                 Transport::Udp => {
@@ -389,9 +402,14 @@ impl ObjectAdapter {
         map.defaults.remove(category)
     }
 
-    /// The servant for `identity` and `facet`: `Err(false)` if no servant
-    /// has the identity (ObjectNotExist), `Err(true)` if the identity exists
-    /// but not the facet (FacetNotExist).
+    /// The servant for `identity` and `facet`, as Ice's
+    /// `ServantManager::findServant`: the servant registered for both;
+    /// else the default servant of the identity's category, else the one
+    /// of category `""` (a default servant answers every facet, and also
+    /// stands in for an identity that has servants, but none for `facet`).
+    /// `Err(false)` when there is none and no servant has the identity
+    /// (ObjectNotExist), `Err(true)` when the identity has servants for
+    /// other facets only (FacetNotExist).
     pub fn find_servant(
         &self,
         identity: &Identity,
@@ -402,18 +420,99 @@ impl ObjectAdapter {
             .servants
             .read()
             .unwrap_or_else(|p| p.into_inner());
-        if let Some(facets) = map.active.get(identity) {
-            return facets.get(facet).cloned().ok_or(true);
+        let facets = map.active.get(identity);
+        if let Some(s) = facets.and_then(|f| f.get(facet)) {
+            return Ok(s.clone());
         }
         let default = map
             .defaults
             .get(&identity.category)
             .or_else(|| map.defaults.get(""));
         match default {
-            Some(s) if facet.is_empty() => Ok(s.clone()),
-            Some(_) => Err(true),
-            None => Err(false),
+            Some(s) => Ok(s.clone()),
+            None => Err(facets.is_some()),
         }
+    }
+
+    /// Registers a servant locator for the identities of `category` (`""`:
+    /// every category without a locator of its own), asked when no
+    /// servant and no default servant answers a request (see
+    /// [`ServantLocator`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::AlreadyRegistered`] if `category` has a locator.
+    pub fn add_servant_locator<L: ServantLocator>(&self, locator: L, category: &str) -> Result<()> {
+        let mut map = self
+            .inner
+            .servants
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        if map.locators.contains_key(category) {
+            return Err(Error::AlreadyRegistered(format!(
+                "servant locator for category `{category}`"
+            )));
+        }
+        map.locators.insert(category.to_string(), Arc::new(locator));
+        Ok(())
+    }
+
+    /// Removes the servant locator of `category` (its `deactivate` is not
+    /// called, as in Ice).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotRegistered`] if `category` has none.
+    pub fn remove_servant_locator(&self, category: &str) -> Result<()> {
+        let mut map = self
+            .inner
+            .servants
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        match map.locators.remove(category) {
+            Some(_) => Ok(()),
+            None => Err(Error::NotRegistered {
+                kind: "servant locator".into(),
+                id: category.to_string(),
+            }),
+        }
+    }
+
+    /// Whether a servant locator is registered for exactly `category`.
+    pub fn has_servant_locator(&self, category: &str) -> bool {
+        self.inner
+            .servants
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .locators
+            .contains_key(category)
+    }
+
+    /// The locator asked for an identity of `category`: its own, else the
+    /// one of `""`.
+    fn servant_locator(&self, category: &str) -> Option<Arc<dyn DynServantLocator>> {
+        let map = self
+            .inner
+            .servants
+            .read()
+            .unwrap_or_else(|p| p.into_inner());
+        map.locators
+            .get(category)
+            .or_else(|| map.locators.get(""))
+            .cloned()
+    }
+
+    /// Whether some servant (of any facet) is registered for `identity`
+    /// (Ice's `ServantManager::hasServant`): what makes a request that
+    /// finds no servant `FacetNotExistException` rather than
+    /// `ObjectNotExistException`.
+    pub fn has_servant(&self, identity: &Identity) -> bool {
+        self.inner
+            .servants
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .active
+            .contains_key(identity)
     }
 
     /// A proxy for `identity`: with the adapter's published endpoints, or,
@@ -456,14 +555,17 @@ impl ObjectAdapter {
         lock(&self.inner.connections).map.remove(&key);
     }
 
-    /// Stops accepting, closes every connection gracefully (running
-    /// dispatches finish and reply first, §1.4) and waits until they are
-    /// closed.
+    /// Starts the deactivation and returns, as Ice's `deactivate`: the
+    /// adapter leaves the locator registry, stops accepting, and tells
+    /// every connection to close gracefully (running dispatches finish and
+    /// reply first, §1.4); [`ObjectAdapter::wait_for_deactivate`] waits
+    /// until they are closed. So a servant may deactivate its own adapter
+    /// (its dispatch is one of those the close waits for). Calling it
+    /// again does nothing.
     pub async fn deactivate(&self) {
         let prev = self.inner.state.swap(DEACTIVATING, Ordering::AcqRel);
         if prev == DEACTIVATING || prev == DEACTIVATED {
             self.inner.state.store(prev, Ordering::Release);
-            self.wait_for_deactivate().await;
             return;
         }
         // Off the registry first, as Ice does: clients stop coming.
@@ -482,12 +584,77 @@ impl ObjectAdapter {
         for c in &conns {
             c.inner.begin_close(false);
         }
-        for c in &conns {
-            c.closed().await;
+        let inner = self.inner.clone();
+        let finish = async move {
+            for c in &conns {
+                c.closed().await;
+            }
+            inner.state.store(DEACTIVATED, Ordering::Release);
+            inner.deactivated.send_replace(true);
+            tracing::debug!(adapter = %inner.name, "adapter deactivated");
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => drop(handle.spawn(finish)),
+            // Not on a tokio runtime: finish here.
+            Err(_) => finish.await,
         }
-        self.inner.state.store(DEACTIVATED, Ordering::Release);
-        self.inner.deactivated.send_replace(true);
-        tracing::debug!(adapter = %self.inner.name, "adapter deactivated");
+    }
+
+    /// Adds `servant` with a new identity, a UUID with no category (Ice's
+    /// `addWithUUID`), and returns its proxy.
+    ///
+    /// # Errors
+    ///
+    /// As [`ObjectAdapter::add`] (never in practice: the UUID is new).
+    pub fn add_with_uuid(&self, servant: Arc<dyn Servant>) -> Result<Proxy> {
+        let identity = Identity {
+            name: crate::locator::selection::random_uuid(),
+            category: String::new(),
+        };
+        self.add(identity, servant)
+    }
+
+    /// Adds `servant` for `facet` with a new identity, a UUID with no
+    /// category (Ice's `addFacetWithUUID`), and returns its proxy.
+    ///
+    /// # Errors
+    ///
+    /// As [`ObjectAdapter::add_facet`] (never in practice).
+    pub fn add_facet_with_uuid(&self, servant: Arc<dyn Servant>, facet: &str) -> Result<Proxy> {
+        let identity = Identity {
+            name: crate::locator::selection::random_uuid(),
+            category: String::new(),
+        };
+        self.add_facet(identity, facet, servant)
+    }
+
+    /// Deactivates the adapter and waits for the end of its deactivation,
+    /// then calls each servant locator's
+    /// [`deactivate`](ServantLocator::deactivate) with its category and
+    /// forgets every servant, default servant and locator (which drops
+    /// them), as Ice's `ObjectAdapter::destroy`. [`Communicator::destroy`]
+    /// destroys every adapter of the communicator.
+    pub async fn destroy(&self) {
+        self.deactivate().await;
+        self.wait_for_deactivate().await;
+        let map = std::mem::take(
+            &mut *self
+                .inner
+                .servants
+                .write()
+                .unwrap_or_else(|p| p.into_inner()),
+        );
+        for (category, locator) in &map.locators {
+            locator.deactivate(category);
+        }
+        drop(map);
+        if let Some(communicator) = self.inner.communicator.upgrade() {
+            communicator
+                .adapters
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .retain(|a| !Arc::ptr_eq(&a.inner, &self.inner));
+        }
     }
 
     /// Waits until [`ObjectAdapter::deactivate`] has finished.

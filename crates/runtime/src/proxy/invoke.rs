@@ -314,9 +314,10 @@ impl Proxy {
     }
 
     /// A decoder for a results (or user exception) encapsulation received
-    /// by this proxy, carrying the communicator so that proxies in it
-    /// decode as live ones and `Ice.AcceptClassCycles`, `Ice.ClassGraphDepthMax` and
-    /// `Floe.ClassGraphMemoryFactor` apply (generated
+    /// by this proxy, configured by its communicator
+    /// ([`crate::Communicator::configure_decoder`]: live proxies, value
+    /// factories, `Ice.AcceptClassCycles`, `Ice.ClassGraphDepthMax`,
+    /// `Floe.ClassGraphMemoryFactor`) (generated
     /// code uses it for operations whose results may hold proxies or
     /// classes; the others skip the upgrade of the weak communicator
     /// reference).
@@ -328,10 +329,7 @@ impl Proxy {
     pub fn reply_decoder(&self, encaps: Encapsulation) -> floe_wire::Result<floe_wire::Decoder> {
         let mut dec = floe_wire::Decoder::from_encapsulation(encaps)?;
         if let Some(inner) = self.inner.communicator.upgrade() {
-            dec.set_accept_class_cycles(inner.accept_class_cycles);
-            dec.set_class_graph_depth_max(inner.class_graph_depth_max);
-            dec.set_class_graph_memory_factor(inner.class_graph_memory_factor);
-            dec.set_context(inner);
+            crate::Communicator { inner }.configure_decoder(&mut dec);
         }
         Ok(dec)
     }

@@ -72,6 +72,9 @@ pub(crate) struct Established {
     pub(crate) tls: Option<TlsInfo>,
     pub(crate) local: Option<std::net::SocketAddr>,
     pub(crate) remote: Option<std::net::SocketAddr>,
+    /// The WebSocket upgrade's headers (the request's on the server side,
+    /// the response's on the client side); empty for other transports.
+    pub(crate) headers: Vec<(String, String)>,
 }
 
 impl Established {
@@ -82,6 +85,7 @@ impl Established {
             remote: stream.peer_addr().ok(),
             io: Io::Tcp(Arc::new(stream)),
             transport: "tcp",
+            headers: Vec::new(),
             tls: None,
         }
     }
@@ -104,20 +108,21 @@ impl Connector {
         }
         let local = stream.local_addr().ok();
         let remote = stream.peer_addr().ok();
-        let (io, tls, transport) = match (&self.tls, &self.ws) {
+        let (io, tls, transport, headers) = match (&self.tls, &self.ws) {
             (Some(client), None) => {
                 let (s, info) = client.connect(stream, &self.host).await?;
-                (StreamIo::new(s), Some(info), "ssl")
+                (StreamIo::new(s), Some(info), "ssl", Vec::new())
             }
             (Some(client), Some(resource)) => {
                 let (s, info) = client.connect(stream, &self.host).await?;
-                let s = ws::connect(s, &self.host, self.port, resource, message_size_max).await?;
-                (StreamIo::new(s), Some(info), "wss")
+                let (s, headers) =
+                    ws::connect(s, &self.host, self.port, resource, message_size_max).await?;
+                (StreamIo::new(s), Some(info), "wss", headers)
             }
             (None, Some(resource)) => {
-                let s =
+                let (s, headers) =
                     ws::connect(stream, &self.host, self.port, resource, message_size_max).await?;
-                (StreamIo::new(s), None, "ws")
+                (StreamIo::new(s), None, "ws", headers)
             }
             (None, None) => unreachable!("plain tcp returned above"),
         };
@@ -127,6 +132,7 @@ impl Connector {
             tls,
             local,
             remote,
+            headers,
         })
     }
 }
@@ -140,25 +146,21 @@ impl Acceptor {
     ) -> Result<Established> {
         let local = stream.local_addr().ok();
         let remote = stream.peer_addr().ok();
-        let (io, tls, transport) = match (&self.tls, self.ws) {
+        let (io, tls, transport, headers) = match (&self.tls, self.ws) {
             (None, false) => return Ok(Established::tcp(stream)),
             (Some(server), false) => {
                 let (s, info) = server.accept(stream).await?;
-                (StreamIo::new(s), Some(info), "ssl")
+                (StreamIo::new(s), Some(info), "ssl", Vec::new())
             }
             (Some(server), true) => {
                 let (s, info) = server.accept(stream).await?;
-                (
-                    StreamIo::new(ws::accept(s, message_size_max).await?),
-                    Some(info),
-                    "wss",
-                )
+                let (s, headers) = ws::accept(s, message_size_max).await?;
+                (StreamIo::new(s), Some(info), "wss", headers)
             }
-            (None, true) => (
-                StreamIo::new(ws::accept(stream, message_size_max).await?),
-                None,
-                "ws",
-            ),
+            (None, true) => {
+                let (s, headers) = ws::accept(stream, message_size_max).await?;
+                (StreamIo::new(s), None, "ws", headers)
+            }
         };
         Ok(Established {
             io: Io::Stream(Arc::new(io)),
@@ -166,6 +168,7 @@ impl Acceptor {
             tls,
             local,
             remote,
+            headers,
         })
     }
 }

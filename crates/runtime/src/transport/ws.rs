@@ -215,7 +215,7 @@ pub(crate) async fn connect<S>(
     port: u16,
     resource: &str,
     message_size_max: usize,
-) -> Result<WsStream<S>>
+) -> Result<(WsStream<S>, Vec<(String, String)>)>
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
@@ -254,7 +254,21 @@ where
             "the WebSocket server did not accept the {SUBPROTOCOL} subprotocol"
         )));
     }
-    Ok(WsStream::new(ws))
+    Ok((WsStream::new(ws), header_list(response.headers())))
+}
+
+/// The headers of an upgrade request or response, as Ice's
+/// `WSConnectionInfo::headers` has them (names in lower case).
+fn header_list(headers: &tokio_tungstenite::tungstenite::http::HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect()
 }
 
 /// The upgrade's response: the `ice.zeroc.com` subprotocol granted, or a
@@ -287,18 +301,30 @@ fn grant_subprotocol(
 
 /// The server's side of the upgrade: a request must offer the
 /// `ice.zeroc.com` subprotocol, which the response grants.
-pub(crate) async fn accept<S>(stream: S, message_size_max: usize) -> Result<WsStream<S>>
+pub(crate) async fn accept<S>(
+    stream: S,
+    message_size_max: usize,
+) -> Result<(WsStream<S>, Vec<(String, String)>)>
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
+    // The request's headers, for the connection's info.
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    #[allow(clippy::result_large_err)]
+    let callback = move |request: &HttpRequest, response: HttpResponse| {
+        *record.lock().unwrap_or_else(|p| p.into_inner()) = header_list(request.headers());
+        grant_subprotocol(request, response)
+    };
     let ws = tokio_tungstenite::accept_hdr_async_with_config(
         stream,
-        grant_subprotocol,
+        callback,
         Some(config(message_size_max)),
     )
     .await
     .map_err(handshake_error)?;
-    Ok(WsStream::new(ws))
+    let headers = std::mem::take(&mut *seen.lock().unwrap_or_else(|p| p.into_inner()));
+    Ok((WsStream::new(ws), headers))
 }
 
 #[cfg(test)]

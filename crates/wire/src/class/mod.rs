@@ -150,6 +150,7 @@
 
 mod budget;
 mod codec;
+mod factories;
 mod reader;
 mod registry;
 mod slice;
@@ -158,6 +159,7 @@ mod value;
 mod writer;
 
 pub use budget::{CLASS_GRAPH_MEMORY_ALLOWANCE, CLASS_GRAPH_MEMORY_FACTOR};
+pub use factories::{InterfaceByValue, UserValueFactory, ValueFactoryManager, ValueHooks};
 pub(crate) use reader::skip_instance_reference;
 pub use reader::ClassReader;
 pub use registry::{ValueFactory, ValueFactoryRegistry};

@@ -289,12 +289,15 @@ impl Decoder {
                 return Err(Error::marshal("class slice without a type id"));
             };
             let most_derived = most_derived.get_or_insert_with(|| type_id.clone());
-            let factory = self.value_factories.as_ref().and_then(|f| match &type_id {
-                SliceTypeId::Name(s) => f.find(s),
-                SliceTypeId::Compact(c) => f.find_compact(*c),
-            });
-            if let Some(factory) = factory {
-                let mut value = factory();
+            let made = match &type_id {
+                SliceTypeId::Name(s) => self.new_value(s),
+                SliceTypeId::Compact(c) => self
+                    .value_factories
+                    .as_ref()
+                    .and_then(|f| f.find_compact(*c))
+                    .map(|f| f()),
+            };
+            if let Some(mut value) = made {
                 self.charge_class_memory(budget::value_cost(&*value))?;
                 let ids = value.ice_ids();
                 ptr.set_type_ids(ids);
@@ -312,6 +315,7 @@ impl Decoder {
                     skipped.shrink_to_fit();
                     value.ice_set_sliced_data(SlicedData { slices: skipped });
                 }
+                value.ice_post_unmarshal();
                 return Ok(value);
             }
             if slice_flags & flags::HAS_SLICE_SIZE == 0 {
@@ -567,6 +571,9 @@ impl Decoder {
         registry: &UserExceptionRegistry,
     ) -> Result<Box<dyn UserException>> {
         let mut most_derived: Option<String> = None;
+        // Unknown slices skipped on the way to a known one, kept for an
+        // exception type with `["preserve-slice"]`.
+        let mut skipped: Vec<SliceInfo> = Vec::new();
         loop {
             self.read_slice_header()?;
             let (type_id, slice_flags) = match self.top_frame()?.slice.as_ref() {
@@ -587,6 +594,9 @@ impl Decoder {
                         "UserException::read_slices of `{type_id}` did not read its slice"
                     )));
                 }
+                if !skipped.is_empty() {
+                    ex.ice_set_sliced_data(SlicedData { slices: skipped });
+                }
                 return Ok(ex);
             }
             let unknown = || Error::UnknownUserException {
@@ -599,6 +609,7 @@ impl Decoder {
             if info.is_last {
                 return Err(unknown());
             }
+            skipped.push(info);
             // Ice 3.7 C++11 peers never set the last-slice flag on
             // exceptions: an Ice client then reads on past the end and
             // raises `UnmarshalOutOfBoundsException`, and so does floe.

@@ -61,6 +61,28 @@ pub trait Value: Any + Send + Sync + fmt::Debug {
     fn ice_set_sliced_data(&mut self, sliced: SlicedData) {
         let _ = sliced;
     }
+
+    /// Ice's `ice_preMarshal`: called just before the instance is
+    /// encoded, under a write lock, when [`Value::ice_has_pre_marshal`]
+    /// says so. The default does nothing; generated classes with
+    /// `["rust:hooks"]` call [`super::ValueHooks::ice_pre_marshal`].
+    fn ice_pre_marshal(&mut self) {}
+
+    /// Whether the encoder must call [`Value::ice_pre_marshal`] (which
+    /// takes the instance's write lock: a caller that holds a read guard
+    /// of such an instance while sending it would wait for itself).
+    /// `false` by default; `true` for generated classes with
+    /// `["rust:hooks"]`.
+    fn ice_has_pre_marshal(&self) -> bool {
+        false
+    }
+
+    /// Ice's `ice_postUnmarshal`: called just after the instance's slices
+    /// were decoded (instances it refers to that come later in the
+    /// stream may still be empty stand-ins then). The default does
+    /// nothing; generated classes with `["rust:hooks"]` call
+    /// [`super::ValueHooks::ice_post_unmarshal`].
+    fn ice_post_unmarshal(&mut self) {}
 }
 
 /// Static facts about a concrete class type, for factories and typed handles.

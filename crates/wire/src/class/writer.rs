@@ -140,6 +140,7 @@ impl Encoder {
             slice: None,
         });
         self.write_size(1);
+        pre_marshal(value);
         let guard = value.read();
         let unknown = (&**guard as &dyn Any).is::<UnknownSlicedValue>();
         if let Some(sliced) = guard.ice_sliced_data() {
@@ -157,10 +158,14 @@ impl Encoder {
 
     /// Runs `write` (which writes an exception's slices) in an exception
     /// frame. `uses_classes` is whether the exception's type has class
-    /// members (encoding 1.0 says so in front of the slices).
+    /// members (encoding 1.0 says so in front of the slices). `preserved`
+    /// are slices of unknown more-derived types kept from decoding
+    /// (`["preserve-slice"]`): written first in the sliced format, dropped
+    /// in the compact format and in 1.0, as Ice does.
     pub(crate) fn write_exception_frame(
         &mut self,
         uses_classes: bool,
+        preserved: Option<&SlicedData>,
         write: impl FnOnce(&mut Encoder),
     ) {
         if self.encoding() == ENCODING_1_0 {
@@ -171,6 +176,11 @@ impl Encoder {
             first_slice: true,
             slice: None,
         });
+        if let Some(sliced) = preserved {
+            if self.class_format() == ClassFormat::Sliced {
+                self.write_sliced_data(sliced);
+            }
+        }
         write(self);
         self.class_writer().frames.pop();
     }
@@ -286,13 +296,23 @@ impl Encoder {
         self.buffer_mut()[pos..pos + 4].copy_from_slice(&size.to_le_bytes());
     }
 
-    /// Writes preserved slices back as they were received.
+    /// Writes preserved slices back as they were received (in an exception
+    /// frame, every type id as a plain string with no type-id flag bits).
     fn write_sliced_data(&mut self, sliced: &SlicedData) {
+        let exception = self
+            .class_writer()
+            .frames
+            .last()
+            .is_some_and(|f| f.exception);
         for info in &sliced.slices {
             let flags_pos = self.len();
             self.write_u8(0);
             let mut f = flags::HAS_SLICE_SIZE;
             let id = match &info.type_id {
+                SliceTypeId::Name(s) if exception => {
+                    self.write_string(s);
+                    TypeIdWrite::None
+                }
                 SliceTypeId::Name(s) => self.class_writer().type_id_write(s, None),
                 SliceTypeId::Compact(c) => TypeIdWrite::Compact(*c),
             };
@@ -335,6 +355,15 @@ impl Encoder {
                 frame.first_slice = false;
             }
         }
+    }
+}
+
+/// Calls the instance's `ice_preMarshal` hook, if it has one, before it
+/// is encoded.
+pub(super) fn pre_marshal(value: &ValuePtr) {
+    let wants = value.read().ice_has_pre_marshal();
+    if wants {
+        value.write().ice_pre_marshal();
     }
 }
 

@@ -63,16 +63,48 @@ struct Slot<'o> {
     ty: Type,
     /// Optional tag.
     tag: Option<i32>,
+    /// An optional class or proxy with `["rust:optional-null"]`: its Rust
+    /// type tells unset (`None`) from set to null (`Some(None)`).
+    keep_null: bool,
     /// Ties the slot to the operation it describes.
     _op: std::marker::PhantomData<&'o Operation>,
 }
 
 impl Gen<'_> {
     pub(crate) fn interface_def(&self, def: &Definition, _i: &Interface) -> TokenStream {
+        self.remote_def(def)
+    }
+
+    /// The name suffix of the servant trait of remote type `id`: none for
+    /// an interface, `Disp` for a class with operations (whose own name is
+    /// its value struct's), as Ice for C++11 and Python name it.
+    pub(crate) fn servant_suffix(&self, id: DefId) -> &'static str {
+        match self.model.def(id).kind {
+            DefKind::Class(_) => "Disp",
+            _ => "",
+        }
+    }
+
+    /// The direct bases of remote type `id` that are remote types too
+    /// (a base class without operations has no proxy or servant).
+    fn remote_direct_bases(&self, id: DefId) -> Vec<DefId> {
+        self.model
+            .direct_bases(id)
+            .into_iter()
+            .filter(|b| self.model.is_remote(*b))
+            .collect()
+    }
+
+    /// Proxy, servant trait and dispatcher of an interface or of a class
+    /// with operations.
+    pub(crate) fn remote_def(&self, def: &Definition) -> TokenStream {
         let c = codegen_path();
         let from = Some(def.module);
         let prx = suffixed_type_ident(&def.name, "Prx");
-        let tr = type_ident(&def.name);
+        let tr = match self.servant_suffix(def.id) {
+            "" => type_ident(&def.name),
+            suffix => suffixed_type_ident(&def.name, suffix),
+        };
         let disp = suffixed_type_ident(&def.name, "Dispatcher");
         let scoped = &def.scoped;
         let type_ids = self.model.type_ids(def.id);
@@ -80,37 +112,37 @@ impl Gen<'_> {
             def.doc.as_ref(),
             &format!("Slice interface `{}`.", def.scoped),
         );
+        let doc = if matches!(def.kind, DefKind::Class(_)) {
+            let text = format!(
+                " The operations of Slice class `{scoped}` (classes with operations are deprecated in Slice): a servant implements them, and [`{disp}`] dispatches to it."
+            );
+            quote!(#[doc = #text])
+        } else {
+            doc
+        };
         let prx_doc = format!(" Typed proxy for `{scoped}`.");
         let disp_doc = format!(
-            " Dispatches requests for `{scoped}` to a [`{}`] implementation; add it to an object adapter.",
-            def.name
+            " Dispatches requests for `{scoped}` to a [`{tr}`] implementation; add it to an object adapter."
         );
 
-        // Every operation, own and inherited, with the interface declaring it.
+        // Every operation, own and inherited, with the type declaring it.
         let mut ops: Vec<(DefId, &Operation)> = Vec::new();
         let mut owners = vec![def.id];
         owners.extend(self.model.all_bases(def.id));
         for owner in &owners {
-            if let DefKind::Interface(i) = &self.model.def(*owner).kind {
-                for op in &i.operations {
-                    if !ops.iter().any(|(_, o)| o.name == op.name) {
-                        ops.push((*owner, op));
-                    }
+            for op in self.model.own_operations(*owner) {
+                if !ops.iter().any(|(_, o)| o.name == op.name) {
+                    ops.push((*owner, op));
                 }
             }
         }
 
-        let own_ops: Vec<&Operation> = match &def.kind {
-            DefKind::Interface(i) => i.operations.iter().collect(),
-            _ => Vec::new(),
-        };
+        let own_ops: Vec<&Operation> = self.model.own_operations(def.id).iter().collect();
+        let direct = self.remote_direct_bases(def.id);
         // The proxy dereferences to its first base's proxy, which has that
         // base's operations and its ancestors' (down to `Proxy`): only the
         // operations of this interface and of its other bases are emitted.
-        let first_base = match &def.kind {
-            DefKind::Interface(i) => i.bases.first().copied(),
-            _ => None,
-        };
+        let first_base = direct.first().copied();
         let via_first: Vec<DefId> = first_base
             .map(|b| {
                 let mut v = vec![b];
@@ -131,10 +163,10 @@ impl Gen<'_> {
         };
         let trait_methods = own_ops.iter().map(|op| self.trait_method(from, def.id, op));
         let outputs = own_ops.iter().map(|op| self.outputs_struct(from, def, op));
-        let supertraits: Vec<TokenStream> = match &def.kind {
-            DefKind::Interface(i) => i.bases.iter().map(|b| self.path_to(from, *b, "")).collect(),
-            _ => Vec::new(),
-        };
+        let supertraits: Vec<TokenStream> = direct
+            .iter()
+            .map(|b| self.path_to(from, *b, self.servant_suffix(*b)))
+            .collect();
         let supertraits = if supertraits.is_empty() {
             quote!(::core::marker::Send + ::core::marker::Sync + 'static)
         } else {
@@ -143,7 +175,30 @@ impl Gen<'_> {
         let arms = ops
             .iter()
             .map(|(owner, op)| self.dispatch_arm(from, *owner, op));
-        let upcasts = self.model.all_bases(def.id).into_iter().map(|b| {
+        // An interface without operations (its own or inherited) has no
+        // operation to look up.
+        let dispatch_body = if ops.is_empty() {
+            quote!(#c::Dispatch::error(#c::DispatchError::operation_not_exist()))
+        } else {
+            quote! {
+                match current.operation.as_str() {
+                    #(#arms)*
+                    _ => #c::Dispatch::error(#c::DispatchError::operation_not_exist()),
+                }
+            }
+        };
+        let (current_name, params_name) = if ops.is_empty() {
+            (format_ident!("_current"), format_ident!("_params"))
+        } else {
+            (format_ident!("current"), format_ident!("params"))
+        };
+        let remote_bases: Vec<DefId> = self
+            .model
+            .all_bases(def.id)
+            .into_iter()
+            .filter(|b| self.model.is_remote(*b))
+            .collect();
+        let upcasts = remote_bases.into_iter().map(|b| {
             let base = self.path_to(from, b, "Prx");
             quote! {
                 impl ::core::convert::From<#prx> for #base {
@@ -243,16 +298,23 @@ impl Gen<'_> {
                 }
             }
 
+            impl<T: #tr + #c::Builtins> #disp<T> {
+                /// A dispatcher whose built-in operations (`ice_ping`,
+                /// `ice_isA`, `ice_id`, `ice_ids`) `servant` answers itself
+                /// (`Builtins`), as an Ice servant that overrides them.
+                pub fn with_builtins(servant: T) -> ::std::sync::Arc<#c::WithBuiltins<Self, T>> {
+                    let servant = ::std::sync::Arc::new(servant);
+                    #c::WithBuiltins::new(::std::sync::Arc::new(Self(servant.clone())), servant)
+                }
+            }
+
             impl<T: #tr> #c::Servant for #disp<T> {
                 fn dispatch(
                     self: ::std::sync::Arc<Self>,
-                    current: #c::Current,
-                    params: #c::Encapsulation,
+                    #current_name: #c::Current,
+                    #params_name: #c::Encapsulation,
                 ) -> #c::Dispatch {
-                    match current.operation.as_str() {
-                        #(#arms)*
-                        _ => #c::Dispatch::error(#c::DispatchError::operation_not_exist()),
-                    }
+                    #dispatch_body
                 }
                 fn ice_id(&self) -> &str {
                     #scoped
@@ -272,6 +334,7 @@ impl Gen<'_> {
                 var: field_ident(&p.name),
                 ty: p.ty,
                 tag: p.tag,
+                keep_null: keeps_null(&p.metadata),
                 _op: std::marker::PhantomData,
             })
             .collect();
@@ -288,6 +351,7 @@ impl Gen<'_> {
                 var: format_ident!("ret"),
                 ty,
                 tag: op.return_tag,
+                keep_null: keeps_null(&op.metadata),
                 _op: std::marker::PhantomData,
             });
         }
@@ -299,6 +363,7 @@ impl Gen<'_> {
                 ),
                 ty: p.ty,
                 tag: p.tag,
+                keep_null: keeps_null(&p.metadata),
                 _op: std::marker::PhantomData,
             });
         }
@@ -329,10 +394,16 @@ impl Gen<'_> {
         required
     }
 
+    /// Whether optional slot `s` maps unset and null to one `None`: a class
+    /// or proxy (already an `Option`) without `["rust:optional-null"]`.
+    fn collapses_null(&self, s: &Slot) -> bool {
+        self.is_nullable(s.ty) && !s.keep_null
+    }
+
     /// The owned type of a value (`Option<T>` when optional).
     fn owned(&self, from: Option<ModuleId>, s: &Slot) -> TokenStream {
         let t = self.rust_type(from, s.ty);
-        if s.tag.is_some() && !self.is_nullable(s.ty) {
+        if s.tag.is_some() && !self.collapses_null(s) {
             quote!(::core::option::Option<#t>)
         } else {
             t
@@ -372,7 +443,7 @@ impl Gen<'_> {
                 quote!(&#t)
             }
         };
-        if s.tag.is_some() && !self.is_nullable(s.ty) {
+        if s.tag.is_some() && !self.collapses_null(s) {
             (quote!(::core::option::Option<#t>), by_value)
         } else {
             (t, by_value)
@@ -564,6 +635,12 @@ impl Gen<'_> {
             .or_else(|| pick(&|m| interface.has_metadata(m)))
             .flatten()
     }
+}
+
+/// Whether metadata asks an optional class or proxy to tell unset from
+/// null (`["rust:optional-null"]`: `Option<Option<..>>`).
+pub(crate) fn keeps_null(metadata: &[String]) -> bool {
+    metadata.iter().any(|m| m == "rust:optional-null")
 }
 
 /// `#[allow(clippy::too_many_arguments)]` when a method has more than

@@ -29,6 +29,7 @@ impl Gen<'_> {
                 var: field_ident(&p.name),
                 ty: p.ty,
                 tag: p.tag,
+                keep_null: super::keeps_null(&p.metadata),
                 _op: std::marker::PhantomData,
             };
             let (t, _) = self.borrowed(from, &s);
@@ -73,7 +74,7 @@ impl Gen<'_> {
                 match s.tag {
                     None if by_value => quote!(enc_.write(&#v);),
                     None => quote!(enc_.write(#v);),
-                    Some(tag) if self.is_nullable(s.ty) => {
+                    Some(tag) if self.collapses_null(s) => {
                         // Taken as `&Option<T>`, as a required proxy.
                         let tag = proc_macro2::Literal::u32_unsuffixed(tag as u32);
                         quote!(enc_.write_optional_nullable(#tag, #v);)
@@ -155,7 +156,7 @@ impl Gen<'_> {
             match s.tag {
                 None => quote!(let #v = dec.read()?;),
                 Some(tag) => {
-                    let read = self.read_optional(s.ty, tag as u32);
+                    let read = self.read_optional(s.ty, tag as u32, s.keep_null);
                     quote!(let #v = #read;)
                 }
             }

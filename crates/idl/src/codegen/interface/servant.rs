@@ -25,6 +25,7 @@ impl Gen<'_> {
                 var: field_ident(&p.name),
                 ty: p.ty,
                 tag: p.tag,
+                keep_null: super::keeps_null(&p.metadata),
                 _op: std::marker::PhantomData,
             };
             let v = &s.var;
@@ -60,7 +61,7 @@ impl Gen<'_> {
         let c = codegen_path();
         let wire_name = &op.name;
         let method = field_ident(&op.name);
-        let tr = self.path_to(from, owner, "");
+        let tr = self.path_to(from, owner, self.servant_suffix(owner));
         let ins = self.in_slots(op);
         let factories = self.factories_stmt(from, op);
         // Locals end with `_`, which no Slice name can, so they never clash
@@ -76,7 +77,7 @@ impl Gen<'_> {
             match s.tag {
                 None => quote!(let #v = dec.read()?;),
                 Some(tag) => {
-                    let read = self.read_optional(s.ty, tag as u32);
+                    let read = self.read_optional(s.ty, tag as u32, s.keep_null);
                     quote!(let #v = #read;)
                 }
             }
@@ -99,7 +100,9 @@ impl Gen<'_> {
             let v = &s.var;
             match s.tag {
                 None => quote!(enc.write(&#v);),
-                Some(tag) => self.write_optional(quote!(enc), s.ty, tag as u32, quote!(#v)),
+                Some(tag) => {
+                    self.write_optional(quote!(enc), s.ty, tag as u32, quote!(#v), s.keep_null)
+                }
             }
         };
         // A trailing `sequence<byte>` result goes beside the reply head,

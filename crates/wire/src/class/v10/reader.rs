@@ -276,16 +276,11 @@ impl Decoder {
                     type_id: most_derived.clone(),
                 });
             }
-            let factory = self
-                .value_factories
-                .as_ref()
-                .and_then(|f| f.find(&slice.type_id));
-            let Some(factory) = factory else {
+            let Some(mut value) = self.new_value(&slice.type_id) else {
                 // Sliced off, as Ice does (1.0 keeps no sliced data).
                 self.skip_to_remaining(slice.end)?;
                 continue;
             };
-            let mut value = factory();
             self.charge_class_memory(budget::value_cost(&*value))?;
             let ids = value.ice_ids();
             // Checked first: a reference of another type keeps its stand-in.
@@ -302,6 +297,7 @@ impl Decoder {
                 )));
             }
             self.read_object_slice_10()?;
+            value.ice_post_unmarshal();
             return Ok(value);
         }
     }

@@ -128,6 +128,7 @@ impl Encoder {
         });
         // Preserved slices (`ice_sliced_data`) are not written in 1.0, as
         // Ice does: the format has no way to keep them.
+        super::super::writer::pre_marshal(value);
         value.read().write_slices(self);
         self.start_slice_10(OBJECT_TYPE_ID);
         self.write_size(0);
