@@ -1,8 +1,9 @@
 //! The floe column of `docs/ice-to-floe.md`, compiled and run: a server and
 //! a client of `tests/slice/Tour.ice` in one process, one function per
 //! task. `doc_snippets_are_this_code` checks that every Rust snippet of
-//! the page is text of this file (or of the build script it cites, or of
-//! the conformance suite's floe server and client for tasks 17 to 27), so
+//! the page is text of this file (or of the build script it cites, of the
+//! Ice 3.8 tests for task 16, or of the conformance suite's floe server and
+//! client for tasks 17 to 27), so
 //! the page cannot drift from code that compiles and passes.
 
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -297,6 +298,8 @@ fn doc_snippets_are_this_code() {
     let sources: Vec<String> = [
         "tests/ice_to_floe.rs",
         "crates/codegen-tests/build.rs",
+        "crates/codegen-tests/tests/ice38/floe_peers.rs",
+        "crates/codegen-tests/tests/ice38/main.rs",
         "crates/conformance/build.rs",
         "crates/conformance/src/lib.rs",
         "crates/conformance/tests/support/floe_server.rs",
