@@ -46,7 +46,7 @@ impl Current {
         } else if self.encoding == floe_wire::ENCODING_1_1 {
             Bytes::from_static(&[6, 0, 0, 0, 1, 1])
         } else {
-            Bytes::from(vec![6, 0, 0, 0, self.encoding.major, self.encoding.minor])
+            Bytes::copy_from_slice(&floe_wire::Encapsulation::header(6, self.encoding))
         }
     }
 
@@ -171,12 +171,13 @@ impl Current {
         let mut head = enc.into_inner();
         // The encapsulation's size counts the payload sent after the head.
         let size = head.len() + payload.len();
-        let size = i32::try_from(size).map_err(|_| {
-            DispatchError::UnknownLocalException(format!(
+        if i32::try_from(size).is_err() {
+            return Err(DispatchError::UnknownLocalException(format!(
                 "::Ice::MemoryLimitException:\nreply encapsulation of {size} bytes exceeds 2 GB"
-            ))
-        })?;
-        head[..4].copy_from_slice(&size.to_le_bytes());
+            )));
+        }
+        head[..floe_wire::Encapsulation::HEADER_SIZE]
+            .copy_from_slice(&floe_wire::Encapsulation::header(size, self.encoding));
         Ok(ReplyData::split(head.freeze(), payload.clone()))
     }
 }
@@ -184,11 +185,7 @@ impl Current {
 /// The wire bytes of an encapsulation (6-byte header then data), e.g. to
 /// forward received parameters unchanged with [`crate::Proxy::invoke`].
 pub fn encapsulation_bytes(encaps: &floe_wire::Encapsulation) -> Bytes {
-    let mut b = BytesMut::with_capacity(encaps.wire_size());
-    b.extend_from_slice(&(encaps.wire_size() as i32).to_le_bytes());
-    b.extend_from_slice(&[encaps.encoding.major, encaps.encoding.minor]);
-    b.extend_from_slice(&encaps.data);
-    b.freeze()
+    encaps.to_wire()
 }
 
 /// Encodes an encapsulation (header included) in `encoding`.

@@ -64,7 +64,7 @@ impl Event {
             operation: data.op,
             mode: crate::link::operation_mode(data.mode),
             context: data.context,
-            params: parse_encapsulation(data.data)?,
+            params: Encapsulation::from_wire(data.data)?,
             cost,
             from_link: true,
         }))
@@ -74,31 +74,13 @@ impl Event {
     /// a link's `EventData` carries it (one copy per link forward; links
     /// are few, subscribers get the shared body).
     pub fn wire_params(&self) -> Bytes {
-        floe::runtime::encapsulation_bytes(&self.params)
+        self.params.to_wire()
     }
 
     /// Approximate memory held by the event (for queue accounting).
     pub fn size(&self) -> usize {
         self.params.data.len() + self.operation.len() + 64
     }
-}
-
-/// Parses a whole encapsulation (size, version, data) held in `bytes`.
-///
-/// # Errors
-///
-/// Out of bounds if the size does not match the bytes.
-fn parse_encapsulation(bytes: Bytes) -> floe::wire::Result<Encapsulation> {
-    let len = bytes.len();
-    let mut dec = floe::wire::Decoder::new(bytes);
-    let e = dec.read_encapsulation()?;
-    if !dec.is_empty() {
-        return Err(floe::wire::Error::encapsulation(format!(
-            "encapsulation of {} bytes in a buffer of {len}",
-            e.wire_size()
-        )));
-    }
-    Ok(e)
 }
 
 #[cfg(test)]

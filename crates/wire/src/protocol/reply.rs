@@ -211,9 +211,7 @@ impl ReplyBody {
         enc.write_u8(self.status().to_u8());
         match self {
             ReplyBody::Ok(e) | ReplyBody::UserException(e) => {
-                enc.write_i32(e.wire_size() as i32);
-                enc.write_u8(e.encoding.major);
-                enc.write_u8(e.encoding.minor);
+                enc.write_raw(&e.wire_header());
                 enc.write_raw(&e.data);
             }
             ReplyBody::ObjectNotExist(f)

@@ -67,10 +67,8 @@ pub(crate) fn request<'a>(
     // everything below fits one.
     head.try_encode_head(&mut buf, id, params.len(), CompressionStatus::NotSupported)?;
     if let Some(encoding) = encoding {
-        // Size as an i32: the body came in a frame bounded by
-        // Ice.MessageSizeMax, or was built here.
-        buf.extend_from_slice(&(params.len() as i32).to_le_bytes());
-        buf.extend_from_slice(&[encoding.major, encoding.minor]);
+        // The size fits an i32: `try_encode_head` checked the frame's.
+        buf.extend_from_slice(&floe_wire::Encapsulation::header(params.len(), encoding));
         buf.extend_from_slice(prefix);
     }
     if copied {

@@ -62,8 +62,7 @@ impl<'a> Params<'a> {
         };
         let size = prefix.len() + data.len() + 6;
         let mut buf = BytesMut::with_capacity(size);
-        buf.extend_from_slice(&(size as i32).to_le_bytes());
-        buf.extend_from_slice(&[encoding.major, encoding.minor]);
+        buf.extend_from_slice(&floe_wire::Encapsulation::header(size, encoding));
         buf.extend_from_slice(prefix);
         buf.extend_from_slice(data);
         buf.freeze()
