@@ -182,6 +182,22 @@ fn size_len(n: usize) -> usize {
     }
 }
 
+/// Writes a size (§4.1), as `Encoder::write_size` does.
+fn put_size(buf: &mut BytesMut, n: usize) {
+    if n < 255 {
+        buf.put_u8(n as u8);
+    } else {
+        buf.put_u8(0xff);
+        buf.put_i32_le(i32::try_from(n).unwrap_or(i32::MAX));
+    }
+}
+
+/// Writes a string (§4.3), as `Encoder::write_string` does.
+fn put_string(buf: &mut BytesMut, s: &str) {
+    put_size(buf, s.len());
+    buf.put_slice(s.as_bytes());
+}
+
 /// Bytes of an encoded string.
 fn string_len(s: &str) -> usize {
     size_len(s.len()) + s.len()
@@ -228,13 +244,24 @@ impl RequestHead<'_> {
     /// Writes the request fields (identity to context), without requestId
     /// and without the parameters: the batch-request form.
     pub fn encode_fields(&self, buf: &mut BytesMut) {
-        let mut enc = Encoder::with_buffer(std::mem::take(buf), crate::ENCODING_1_1);
-        enc.write(self.identity);
-        write_facet(&mut enc, self.facet);
-        enc.write_string(self.operation);
-        enc.write_u8(self.mode);
-        enc.write(self.context);
-        *buf = enc.into_inner();
+        // Written straight into `buf` (no `Encoder`): these fields are on
+        // every request's path. A size over `i32::MAX` cannot come out of a
+        // frame: `try_encode_head` refuses the frame afterwards.
+        put_string(buf, &self.identity.name);
+        put_string(buf, &self.identity.category);
+        if self.facet.is_empty() {
+            buf.put_u8(0);
+        } else {
+            buf.put_u8(1);
+            put_string(buf, self.facet);
+        }
+        put_string(buf, self.operation);
+        buf.put_u8(self.mode);
+        put_size(buf, self.context.len());
+        for (k, v) in self.context {
+            put_string(buf, k);
+            put_string(buf, v);
+        }
     }
 
     /// Writes a whole Request frame header and fields, with the frame size
