@@ -45,7 +45,7 @@ pub(crate) struct Policy {
 }
 
 /// A oneway invocation returns only once at most this many bytes wait in
-/// the connection's write queue ([`Policy::send_high_water`]); it is the
+/// the connection's write queue; it is the
 /// `max_queued` of
 /// [`Proxy::try_send_oneway_now`](crate::Proxy::try_send_oneway_now) that
 /// sends the same way without waiting.
