@@ -24,10 +24,12 @@ use floe::runtime::{DispatchError, UserError};
 use floe::wire::Identity;
 
 use crate::admission::{self, Admission};
+use crate::command::{Command, Rejection};
 use crate::event::Event;
 use crate::instance::Instance;
 use crate::link::{crosses, linked_topic_name};
 use crate::qos::Qos;
+use crate::replica::ReplicaError;
 use crate::store::{StoreError, TopicRecord};
 use crate::subscriber::{
     identity_to_string, DeliveryStyle, RemovalHook, RemovalReason, Subscriber, SubscriberState,
@@ -37,6 +39,10 @@ use crate::types::{
     AlreadySubscribed, BadQoS, InvalidSubscriber, LinkExists, LinkInfo, NoSuchLink, NoSuchTopic,
     ProxyData, QosDict, TopicExists,
 };
+
+/// How often a replica proposes a failed subscriber's removal again while
+/// no majority takes it.
+const REMOVAL_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A subscriber of this topic.
 struct SubscriberEntry {
@@ -75,6 +81,21 @@ pub enum TopicError {
     /// A failure reported as status 7, as IceStorm does for a null link.
     #[error("{0}")]
     Unknown(String),
+    /// The topic was destroyed meanwhile (`ObjectNotExistException`).
+    #[error("topic `{0}' no longer exists")]
+    Gone(String),
+    /// A replicated broker could not make the change (no majority).
+    #[error(transparent)]
+    Replica(#[from] ReplicaError),
+}
+
+impl From<Rejection> for TopicError {
+    fn from(r: Rejection) -> Self {
+        match r {
+            Rejection::Gone(name) => TopicError::Gone(name),
+            r => TopicError::User(r.to_user_error()),
+        }
+    }
 }
 
 macro_rules! user_exceptions {
@@ -108,6 +129,8 @@ impl From<TopicError> for DispatchError {
             TopicError::Store(e) => DispatchError::UnknownException(e.to_string()),
             TopicError::Local(m) => DispatchError::UnknownLocalException(m),
             TopicError::Unknown(m) => DispatchError::UnknownException(m),
+            TopicError::Gone(_) => DispatchError::object_not_exist(),
+            TopicError::Replica(e) => DispatchError::UnknownLocalException(e.to_string()),
         }
     }
 }
@@ -372,30 +395,48 @@ impl Topic {
                 ?reason,
                 "removing failed subscriber"
             );
-            tokio::spawn(async move {
-                let _guard = inst.mutation.lock().await;
-                let name = topic.name.clone();
-                let removed = if is_link {
-                    topic.take_link(&id, Some(seq)).is_some()
+            let cmd = Command::RemoveFailed {
+                topic: topic.name.clone(),
+                id: id.clone(),
+                seq,
+                link: is_link,
+            };
+            let replicated = inst.replica.get().is_some();
+            if replicated {
+                // A replica stops delivering at once; every replica forgets
+                // the subscriber once a majority commits the removal.
+                if is_link {
+                    topic.take_link(&id, Some(seq));
                 } else {
-                    topic.take_subscriber(&id, Some(seq)).is_some()
-                };
-                if removed {
-                    let r = if is_link {
-                        inst.with_store(move |s| s.remove_link(&name, &id)).await
-                    } else {
-                        inst.with_store(move |s| s.remove_subscriber(&name, &id))
-                            .await
-                    };
-                    if let Err(e) = r {
-                        tracing::error!(error = %e, "cannot remove subscriber from the store");
+                    topic.take_subscriber(&id, Some(seq));
+                }
+            }
+            let weak = Arc::downgrade(&inst);
+            drop(inst);
+            tokio::spawn(async move {
+                while let Some(inst) = weak.upgrade() {
+                    match inst.commit(cmd.clone()).await {
+                        Ok(_) => return,
+                        Err(e) if replicated => {
+                            tracing::warn!(
+                                error = %e,
+                                "the removal of a failed subscriber is not committed yet; retrying"
+                            );
+                        }
+                        Err(e) => {
+                            tracing::error!(error = %e, "cannot remove subscriber from the store");
+                            return;
+                        }
                     }
+                    drop(inst);
+                    tokio::time::sleep(REMOVAL_RETRY).await;
                 }
             });
         })
     }
 
-    fn add_subscriber(
+    /// Starts delivery to a subscriber (a committed subscription).
+    pub(crate) fn add_subscriber(
         self: &Arc<Topic>,
         inst: &Arc<Instance>,
         proxy: ProxyData,
@@ -420,7 +461,8 @@ impl Topic {
         });
     }
 
-    fn add_link(
+    /// Starts forwarding over a link (a committed link).
+    pub(crate) fn add_link(
         self: &Arc<Topic>,
         inst: &Arc<Instance>,
         name: String,
@@ -453,7 +495,7 @@ impl Topic {
 
     /// Removes a subscriber from memory (if `seq` is given, only that
     /// subscription, not a later one with the same identity).
-    fn take_subscriber(&self, id: &Identity, seq: Option<u64>) -> Option<ProxyData> {
+    pub(crate) fn take_subscriber(&self, id: &Identity, seq: Option<u64>) -> Option<ProxyData> {
         let mut state = self.write();
         let i = state
             .subscribers
@@ -462,7 +504,8 @@ impl Topic {
         Some(state.subscribers.remove(i).proxy)
     }
 
-    fn take_link(&self, id: &Identity, seq: Option<u64>) -> Option<String> {
+    /// Removes a link from memory (if `seq` is given, only that one).
+    pub(crate) fn take_link(&self, id: &Identity, seq: Option<u64>) -> Option<String> {
         let mut state = self.write();
         let i = state
             .links
@@ -471,12 +514,21 @@ impl Topic {
         Some(state.links.remove(i).name)
     }
 
-    /// `subscribeAndGetPublisher`: validates, stores, starts delivery, and
-    /// returns the per-subscriber publisher proxy.
+    /// Whether a subscriber or a link has this identity.
+    fn is_taken(&self, id: &Identity) -> bool {
+        let state = self.read();
+        state.subscribers.iter().any(|s| &s.proxy.identity == id)
+            || state.links.iter().any(|l| &l.topic.identity == id)
+    }
+
+    /// `subscribeAndGetPublisher`: validates, commits the subscription
+    /// (which starts delivery), and returns the per-subscriber publisher
+    /// proxy.
     ///
     /// # Errors
     ///
-    /// `InvalidSubscriber`, `AlreadySubscribed`, `BadQoS`, or a store failure.
+    /// `InvalidSubscriber`, `AlreadySubscribed`, `BadQoS`, or the commit's
+    /// failure.
     pub async fn subscribe(
         self: &Arc<Topic>,
         inst: &Arc<Instance>,
@@ -484,37 +536,19 @@ impl Topic {
         subscriber: Option<ProxyData>,
     ) -> Result<ProxyData, TopicError> {
         let proxy = subscriber.ok_or_else(null_subscriber)?;
-        let _guard = inst.mutation.lock().await;
-        let taken = {
-            let state = self.read();
-            state
-                .subscribers
-                .iter()
-                .any(|s| s.proxy.identity == proxy.identity)
-                || state
-                    .links
-                    .iter()
-                    .any(|l| l.topic.identity == proxy.identity)
-        };
-        if taken {
+        // IceStorm answers AlreadySubscribed before looking at the QoS;
+        // the commit checks again against the durable state.
+        if self.is_taken(&proxy.identity) {
             return Err(AlreadySubscribed {}.into());
         }
-        let parsed = Qos::parse(&qos, &proxy)?;
-        let (name, p) = (self.name.clone(), proxy.clone());
-        let seq = inst
-            .with_store(move |s| s.put_subscriber(&name, &p, &qos))
-            .await?;
+        Qos::parse(&qos, &proxy)?;
         let publisher = inst.subscriber_publisher_proxy(&self.name, &proxy.identity);
-        if inst.config.trace_subscriber > 0 {
-            tracing::info!(
-                topic = %self.name,
-                subscriber = %identity_to_string(&proxy.identity),
-                mode = ?proxy.mode,
-                qos = ?parsed,
-                "subscribed"
-            );
-        }
-        self.add_subscriber(inst, proxy, &parsed, seq);
+        inst.commit(Command::Subscribe {
+            topic: self.name.clone(),
+            proxy,
+            qos,
+        })
+        .await?;
         Ok(publisher)
     }
 
@@ -522,14 +556,13 @@ impl Topic {
     ///
     /// # Errors
     ///
-    /// `InvalidSubscriber` for a null proxy, or a store failure.
+    /// `InvalidSubscriber` for a null proxy, or the commit's failure.
     pub async fn unsubscribe(
         self: &Arc<Topic>,
         inst: &Arc<Instance>,
         subscriber: Option<ProxyData>,
     ) -> Result<(), TopicError> {
         let proxy = subscriber.ok_or_else(null_subscriber)?;
-        let _guard = inst.mutation.lock().await;
         let id = proxy.identity;
         if !self
             .read()
@@ -539,13 +572,11 @@ impl Topic {
         {
             return Ok(());
         }
-        let (name, id2) = (self.name.clone(), id.clone());
-        inst.with_store(move |s| s.remove_subscriber(&name, &id2))
-            .await?;
-        self.take_subscriber(&id, None);
-        if inst.config.trace_subscriber > 0 {
-            tracing::info!(topic = %self.name, subscriber = %identity_to_string(&id), "unsubscribed");
-        }
+        inst.commit(Command::Unsubscribe {
+            topic: self.name.clone(),
+            subscriber: id,
+        })
+        .await?;
         Ok(())
     }
 
@@ -554,7 +585,7 @@ impl Topic {
     /// # Errors
     ///
     /// `LinkExists`, a failure resolving a remote topic's link object, a
-    /// null `link_to` (status 7), or a store failure.
+    /// null `link_to` (status 7), or the commit's failure.
     pub async fn link(
         self: &Arc<Topic>,
         inst: &Arc<Instance>,
@@ -562,7 +593,6 @@ impl Topic {
         cost: i32,
     ) -> Result<(), TopicError> {
         let to = link_to.ok_or_else(|| TopicError::Unknown("link: null topic proxy".into()))?;
-        let _guard = inst.mutation.lock().await;
         let name = linked_topic_name(&to.identity);
         if self
             .read()
@@ -581,14 +611,14 @@ impl Topic {
                 .map_err(TopicError::Local)?
                 .ok_or_else(|| TopicError::Unknown("getLinkProxy returned a null proxy".into()))?,
         };
-        let (tname, n2, to2, l2) = (self.name.clone(), name.clone(), to.clone(), link.clone());
-        let seq = inst
-            .with_store(move |s| s.put_link(&tname, &n2, cost, &to2, &l2))
-            .await?;
-        if inst.config.trace_topic > 0 {
-            tracing::info!(topic = %self.name, to = %name, cost, "linked");
-        }
-        self.add_link(inst, name, cost, to, &link, seq);
+        inst.commit(Command::Link {
+            topic: self.name.clone(),
+            name,
+            cost,
+            linked: to,
+            link,
+        })
+        .await?;
         Ok(())
     }
 
@@ -596,14 +626,13 @@ impl Topic {
     ///
     /// # Errors
     ///
-    /// `NoSuchLink`, a null `link_to` (status 7), or a store failure.
+    /// `NoSuchLink`, a null `link_to` (status 7), or the commit's failure.
     pub async fn unlink(
         self: &Arc<Topic>,
         inst: &Arc<Instance>,
         link_to: Option<ProxyData>,
     ) -> Result<(), TopicError> {
         let to = link_to.ok_or_else(|| TopicError::Unknown("unlink: null topic proxy".into()))?;
-        let _guard = inst.mutation.lock().await;
         let id = to.identity;
         if !self.read().links.iter().any(|l| l.topic.identity == id) {
             return Err(NoSuchLink {
@@ -611,11 +640,54 @@ impl Topic {
             }
             .into());
         }
-        let (tname, id2) = (self.name.clone(), id.clone());
-        inst.with_store(move |s| s.remove_link(&tname, &id2))
-            .await?;
-        self.take_link(&id, None);
+        inst.commit(Command::Unlink {
+            topic: self.name.clone(),
+            linked: id,
+        })
+        .await?;
         Ok(())
+    }
+
+    /// Makes the running subscribers and links match `record` (a replica
+    /// installing a snapshot): those not in it stop, new ones start, those
+    /// that stay (same identity and sequence number) keep delivering.
+    pub(crate) fn reconcile(self: &Arc<Topic>, inst: &Arc<Instance>, record: TopicRecord) {
+        {
+            let mut state = self.write();
+            state.subscribers.retain(|s| {
+                record
+                    .subscribers
+                    .iter()
+                    .any(|r| r.seq == s.seq && r.proxy.identity == s.proxy.identity)
+            });
+            state.links.retain(|l| {
+                record
+                    .links
+                    .iter()
+                    .any(|r| r.seq == l.seq && r.topic.identity == l.topic.identity)
+            });
+        }
+        for s in record.subscribers {
+            let running = self
+                .read()
+                .subscribers
+                .iter()
+                .any(|e| e.seq == s.seq && e.proxy.identity == s.proxy.identity);
+            if !running {
+                let qos = Qos::parse(&s.qos, &s.proxy).unwrap_or_default();
+                self.add_subscriber(inst, s.proxy, &qos, s.seq);
+            }
+        }
+        for l in record.links {
+            let running = self
+                .read()
+                .links
+                .iter()
+                .any(|e| e.seq == l.seq && e.topic.identity == l.topic.identity);
+            if !running {
+                self.add_link(inst, l.name, l.cost, l.topic, &l.link, l.seq);
+            }
+        }
     }
 
     /// Stops every subscriber and link task (used by `destroy`).
