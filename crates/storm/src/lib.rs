@@ -19,8 +19,13 @@
 //! - [`link`]: federation: the `TopicLink` servant, `EventData`, cost filtering.
 //! - [`store`]: redb persistence, one durable commit per mutation.
 //! - [`config`]: settings from Ice properties.
-//! - [`topic_manager`], [`topic`], [`finder`]: implementations of the
-//!   generated servant traits; [`publisher`]: the raw publisher objects.
+//! - [`command`]: every change to the durable state as a value;
+//!   [`state`]: committing one and applying it to the running topics.
+//! - [`topic_manager`], [`topic`], [`finder`]: implementations of the generated servant traits;
+//!   [`publisher`]: the raw publisher objects.
+//! - [`replica`]: replication on openraft (`IceStorm.NodeId`,
+//!   `IceStorm.Nodes.<id>`): the Raft log and state machine on the store,
+//!   Raft over floe RPC (`slice/Replica.ice`).
 //! - [`instance`] (shared state) and [`broker`] ([`Broker`]: load, restore,
 //!   route requests to the generated dispatchers).
 //! - [`admin`]: `floe-storm admin`, an `icestormadmin` work-alike.

@@ -17,9 +17,9 @@
 //!   `subscribeAndGetPublisher` returns.
 //! - **No majority**: an update fails with `UnknownLocalException` and a
 //!   message saying why ([`ReplicaError`]) after at most
-//!   `floe.Storm.Replica.UpdateTimeout`; a leader that has not heard from
-//!   a majority for an election timeout refuses at once, without writing
-//!   the update to its log. Reads and publishing go on with what the
+//!   `floe.Storm.Replica.UpdateTimeout`; a leader first confirms with a
+//!   round of heartbeats that a majority still follows it, and refuses
+//!   without writing the update to its log when none does. Reads and publishing go on with what the
 //!   replica knows.
 //! - **Committed updates are never rolled back**: Raft elects only a
 //!   replica whose log holds every committed entry, and a replica's vote
@@ -50,7 +50,7 @@ use std::time::{Duration, Instant};
 
 use floe::runtime::{Communicator, Error as RtError};
 use floe::wire::Identity;
-use openraft::error::{ClientWriteError, RaftError};
+use openraft::error::{CheckIsLeaderError, ClientWriteError, RaftError};
 use openraft::{BasicNode, Raft, ServerState, SnapshotPolicy};
 
 pub use config::ReplicaConfig;
@@ -86,10 +86,11 @@ const RETRY_PAUSE: Duration = Duration::from_millis(50);
 /// Why an update could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplicaError {
-    /// No leader is known: this replica cannot reach a majority.
+    /// No leader is known or reachable: this replica cannot reach a
+    /// majority.
     #[error(
-        "floe-storm replica {id}: no leader elected within {waited:?} (no majority of the {count} \
-         replicas reachable); the update was not applied"
+        "floe-storm replica {id}: no leader reachable within {waited:?} (no majority of the \
+         {count} replicas); the update was not applied"
     )]
     NoLeader {
         /// This replica.
@@ -99,18 +100,18 @@ pub enum ReplicaError {
         /// How long it waited.
         waited: Duration,
     },
-    /// This replica leads but a majority has not answered it recently.
+    /// This replica leads but cannot reach a majority.
     #[error(
-        "floe-storm replica {id} leads but has not heard from a majority of the {count} replicas \
-         for {silent_ms} ms; the update was not applied"
+        "floe-storm replica {id} leads but cannot reach a majority of the {count} replicas \
+         ({detail}); the update was not applied"
     )]
     NoQuorum {
         /// This replica.
         id: NodeId,
         /// The replicas.
         count: usize,
-        /// Since when.
-        silent_ms: u64,
+        /// What failed.
+        detail: String,
     },
     /// The update was sent but not confirmed in time: a majority may
     /// still take it.
@@ -287,6 +288,9 @@ impl Replica {
         let deadline = began + self.config.update_timeout;
         let encoded = cmd.encode();
         loop {
+            if Instant::now() >= deadline {
+                return Err(self.no_leader(began).into());
+            }
             let leader = self.wait_for_leader(deadline, began).await?;
             let (index, outcome) = if leader == self.id {
                 match self.lead(cmd.clone()).await {
@@ -344,11 +348,15 @@ impl Replica {
                     reason: "shut down".into(),
                 })
             }
-            None => Err(ReplicaError::NoLeader {
-                id: self.id,
-                count: self.config.nodes.len(),
-                waited: began.elapsed(),
-            }),
+            None => Err(self.no_leader(began)),
+        }
+    }
+
+    fn no_leader(&self, began: Instant) -> ReplicaError {
+        ReplicaError::NoLeader {
+            id: self.id,
+            count: self.config.nodes.len(),
+            waited: began.elapsed(),
         }
     }
 
@@ -383,13 +391,14 @@ impl Replica {
                     Err(ReplicaError::Leader { leader, reason })
                 }
             }
-            // Not sent: ask again, the leader may be moving.
+            // Not sent: ask again (until the deadline), the leader may be
+            // moving.
             Err(
                 RtError::ConnectionRefused(_)
                 | RtError::ConnectFailed(_)
                 | RtError::ConnectTimeout
                 | RtError::NotRegistered { .. },
-            ) if Instant::now() < deadline => Ok(None),
+            ) => Ok(None),
             Err(e) => Err(ReplicaError::Unconfirmed {
                 id: self.id,
                 waited: began.elapsed(),
@@ -406,21 +415,39 @@ impl Replica {
     /// # Errors
     ///
     /// [`LeadError::NotLeader`] when this replica does not lead;
-    /// `NoQuorum` when it has not heard from a majority for an election
-    /// timeout (nothing is appended then); `Unconfirmed` when the entry
-    /// was appended but not committed within `UpdateTimeout`.
+    /// `NoQuorum` when a majority does not confirm its leadership within
+    /// an election timeout (nothing is appended then); `Unconfirmed` when
+    /// the entry was appended but not committed within `UpdateTimeout`.
     pub async fn lead(&self, cmd: Command) -> Result<(u64, Outcome), LeadError> {
         let m = self.raft.metrics().borrow().clone();
         if m.state != ServerState::Leader {
             return Err(LeadError::NotLeader(m.current_leader));
         }
-        if let Some(silent_ms) = m.millis_since_quorum_ack {
-            if silent_ms > millis(self.config.election_timeout) {
+        // A leader cut off from the majority refuses before appending
+        // anything: it confirms its leadership with a round of heartbeats.
+        let confirmed = tokio::time::timeout(
+            self.config.election_timeout,
+            self.raft.ensure_linearizable(),
+        )
+        .await;
+        match confirmed {
+            Ok(Ok(_)) => {}
+            Ok(Err(RaftError::APIError(CheckIsLeaderError::ForwardToLeader(f)))) => {
+                return Err(LeadError::NotLeader(f.leader_id))
+            }
+            Ok(Err(e)) => {
                 return Err(LeadError::Failed(ReplicaError::NoQuorum {
                     id: self.id,
                     count: self.config.nodes.len(),
-                    silent_ms,
-                }));
+                    detail: e.to_string(),
+                }))
+            }
+            Err(_) => {
+                return Err(LeadError::Failed(ReplicaError::NoQuorum {
+                    id: self.id,
+                    count: self.config.nodes.len(),
+                    detail: format!("no answer within {:?}", self.config.election_timeout),
+                }))
             }
         }
         let before = m.last_log_index;

@@ -79,13 +79,13 @@ fn call_error<E: std::error::Error>(e: RtError) -> RPCError<NodeId, BasicNode, E
 
 impl Peer {
     /// The peer's proxy with the call's time limit.
-    fn proxy<E: std::error::Error>(&self, option: &RPCOption) -> Rpc<ReplicaPrx, E> {
+    fn proxy(&self, option: &RPCOption) -> Result<ReplicaPrx, Unreachable> {
         let ttl: Duration = option.hard_ttl();
         match &self.proxy {
             Ok(p) => Ok(ReplicaPrx::unchecked_cast(
                 p.proxy().ice_invocation_timeout(Some(ttl)),
             )),
-            Err(e) => Err(RPCError::Unreachable(Unreachable::new(&AnyError::error(e)))),
+            Err(e) => Err(Unreachable::new(&AnyError::error(e))),
         }
     }
 }

@@ -206,10 +206,10 @@ pub struct SnapshotBuilder {
 impl RaftSnapshotBuilder<TypeConfig> for SnapshotBuilder {
     async fn build_snapshot(&mut self) -> Result<Snapshot<TypeConfig>, StorageError<NodeId>> {
         // The topics and the applied position, read in one transaction.
-        let (topics, values) = blocking(&self.store, |s| s.state_with_meta(&[APPLIED]))
+        let (topics, applied) = blocking(&self.store, |s| s.state_with_meta(APPLIED))
             .await
             .map_err(snapshot_err)?;
-        let mut meta = match values.into_iter().next().flatten() {
+        let mut meta = match applied {
             Some(b) => from_bytes::<s::SnapshotMeta>(&b)
                 .and_then(|m| convert::from_snapshot_meta(&m))
                 .map_err(snapshot_err)?,

@@ -144,24 +144,21 @@ impl Store {
         txn.commit().map_err(dberr)
     }
 
-    /// The topics and the replica values under `keys`, read together (what
-    /// a snapshot is built from).
+    /// The topics and the replica value under `key`, read together (what a
+    /// snapshot is built from).
     ///
     /// # Errors
     ///
     /// Database failures and undecodable records.
     pub fn state_with_meta(
         &self,
-        keys: &[&str],
-    ) -> Result<(Vec<TopicRecord>, Vec<Option<Vec<u8>>>), StoreError> {
+        key: &str,
+    ) -> Result<(Vec<TopicRecord>, Option<Vec<u8>>), StoreError> {
         let txn = self.db.begin_read().map_err(dberr)?;
         let topics = load_in(&txn)?;
         let t = txn.open_table(RAFT).map_err(dberr)?;
-        let mut values = Vec::with_capacity(keys.len());
-        for k in keys {
-            values.push(t.get(*k).map_err(dberr)?.map(|v| v.value().to_vec()));
-        }
-        Ok((topics, values))
+        let value = t.get(key).map_err(dberr)?.map(|v| v.value().to_vec());
+        Ok((topics, value))
     }
 
     /// Replaces every topic, subscriber and link by `topics` and stores
