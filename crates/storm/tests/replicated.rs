@@ -357,3 +357,80 @@ fn acknowledged_updates_survive_leader_failures() {
     }
     println!("acked {}, failed {:?}", acked.len(), failed);
 }
+
+/// `args` run by `icestormadmin`, or by `floe-storm admin` when `floe`.
+fn admin(floe: bool, tm: &str, commands: &str) -> String {
+    let mut cmd = if floe {
+        let mut c = Command::new(floe_storm_binary());
+        c.arg("admin");
+        c
+    } else {
+        Command::new("icestormadmin")
+    };
+    let out = cmd
+        .arg(format!("--IceStormAdmin.TopicManager.Default={tm}"))
+        .args(["-e", commands])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{commands}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn admin_shows_replicas_roles_and_log_positions() {
+    if !peers_available() {
+        return;
+    }
+    let mut cluster = Cluster::new(3, &[]);
+    cluster.start_all();
+    let c = Client::new();
+    c.create(&cluster.tm_proxy(), "t").unwrap();
+    let l = leader(&cluster, &c).expect("a leader");
+    let down = (1..=3).find(|id| *id != l).unwrap();
+    cluster.kill(down);
+    let live = (1..=3).find(|id| *id != l && *id != down).unwrap();
+    let tm = cluster.tm_proxy_of(live);
+    // Real icestormadmin reads floe-storm's replicas as IceStorm's.
+    let ice = admin(false, &tm, "replica");
+    let floe = admin(true, &tm, "replica");
+    println!("icestormadmin replica:\n{ice}\nfloe-storm admin replica:\n{floe}");
+    assert!(ice.starts_with("replica count: 3\n"), "{ice}");
+    assert!(
+        ice.contains(&format!("{down}: ::Ice::ConnectionRefusedException")),
+        "{ice}"
+    );
+    for id in [l, live] {
+        assert!(ice.contains(&format!("{id}: coord:      {l}\n")), "{ice}");
+        assert!(
+            ice.contains(&format!("{id}: state:      normal\n")),
+            "{ice}"
+        );
+    }
+    // floe-storm admin prints the same, and each replica's role and log.
+    for line in ice.lines() {
+        assert!(floe.contains(line), "{line:?} missing from\n{floe}");
+    }
+    assert!(
+        floe.contains(&format!("{l}: role:       leader (term ")),
+        "{floe}"
+    );
+    assert!(
+        floe.contains(&format!("{live}: role:       follower (term ")),
+        "{floe}"
+    );
+    let last = c.status(&cluster.node_proxy_of(l)).unwrap().last_log_index;
+    assert!(
+        floe.contains(&format!(
+            "{live}: log:        last {last}, applied {last}, snapshot"
+        )),
+        "{floe}"
+    );
+    assert!(
+        floe.contains(&format!("{l}: follower:   replica {live} holds {last}")),
+        "{floe}"
+    );
+}
