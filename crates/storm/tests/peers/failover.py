@@ -7,12 +7,15 @@ usage:
       Subscribes a servant with identity NAME to TOPIC (created if needed)
       through the topic manager proxy TM_PROXY (every replica's endpoints);
       MODE is oneway, twoway or ordered (twoway, reliability=ordered).
-      Prints "ready", then, for each line "report" on stdin, one JSON line
-      with what it received so far; at the end of stdin, a last one:
-        {"received": N, "pubs": {"<id>": {"count": C, "distinct": D,
-         "missing": [[a, b], ...], "duplicates": P, "backwards": B}}}
-      (missing: sequence numbers never received, as ranges up to the
-      highest seen; backwards: events older than one received before).
+      Prints "ready", then, for each line "report" on stdin, what it
+      received so far; at the end of stdin, a last report. A report is one
+      line per publisher and a last one:
+        publisher=ID count=C distinct=D highest=H missing=M ranges=a-b,c-d
+            duplicates=P backwards=B
+        report received=N
+      (missing: sequence numbers up to the highest seen never received,
+      with their ranges; backwards: events older than one received
+      before).
 
   failover.py pub TM_PROXY TOPIC ID COUNT MODE INTERVAL_MS FIRST
       Publishes events 0..COUNT-1 (params: ID and the sequence number, two
@@ -24,9 +27,11 @@ usage:
         {"id": ID, "sent": COUNT, "retries": R, "outages": [{"seq": S,
          "at": T, "seconds": D, "error": E}, ...]}
       (an outage: from the first failed call to the next call that
-      succeeded; T in seconds since the start).
+      succeeded; T in seconds since the start; D is -1 for an outage it
+      gave up on, after 30 s), as one line:
+        published id=ID sent=COUNT gave_up=SEQ retries=R seconds=S outages=T:D:E,...
+      (gave_up: the event it stopped at, -1 when it sent them all).
 """
-import json
 import struct
 import sys
 import threading
@@ -34,6 +39,9 @@ import time
 
 import Ice
 import IceStorm
+
+# A publisher gives up after an outage this long (seconds).
+GIVE_UP = 30
 
 
 def communicator(extra=None):
@@ -93,7 +101,7 @@ class Recorder(Ice.Blobject):
 
     def report(self):
         with self.lock:
-            pubs = {}
+            lines = []
             for k, p in sorted(self.pubs.items()):
                 seen = p["seen"]
                 missing, start = [], None
@@ -101,11 +109,15 @@ class Recorder(Ice.Blobject):
                     if s not in seen and start is None:
                         start = s
                     elif s in seen and start is not None:
-                        missing.append([start, s - 1])
+                        missing.append((start, s - 1))
                         start = None
-                pubs[str(k)] = {"count": p["count"], "distinct": len(seen), "missing": missing,
-                                "duplicates": p["count"] - len(seen), "backwards": p["backwards"]}
-            return json.dumps({"received": self.received, "pubs": pubs})
+                lines.append("publisher=%d count=%d distinct=%d highest=%d missing=%d ranges=%s "
+                             "duplicates=%d backwards=%d" % (
+                                 k, p["count"], len(seen), p["last"], sum(b - a + 1 for a, b in missing),
+                                 ",".join("%d-%d" % r for r in missing) or "-",
+                                 p["count"] - len(seen), p["backwards"]))
+            lines.append("report received=%d" % self.received)
+            return "\n".join(lines)
 
 
 def subscribe(tm_proxy, topic_name, name, mode):
@@ -150,7 +162,7 @@ def publish(tm_proxy, topic_name, pub_id, count, mode, interval_ms, first):
         publisher = publisher.ice_endpoints(endpoints[first:] + endpoints[:first]) \
             .ice_endpointSelection(Ice.EndpointSelectionType.Ordered)
         publisher = publisher.ice_oneway() if mode == "oneway" else publisher.ice_twoway()
-        outages, retries, outage = [], 0, None
+        outages, retries, outage, gave_up = [], 0, None, -1
         next_at = time.time()
         for seq in range(count):
             params = encaps(struct.pack("<II", pub_id, seq))
@@ -166,13 +178,22 @@ def publish(tm_proxy, topic_name, pub_id, count, mode, interval_ms, first):
                     retries += 1
                     if outage is None:
                         outage = {"seq": seq, "at": round(time.time() - start, 3), "error": type(e).__name__}
+                    elif time.time() - start - outage["at"] > GIVE_UP:
+                        break
                     time.sleep(0.01)
+            if outage is not None and time.time() - start - outage["at"] > GIVE_UP:
+                gave_up = seq
+                outage["seconds"] = -1
+                outages.append(outage)
+                break
             next_at += interval_ms / 1000.0
             pause = next_at - time.time()
             if pause > 0:
                 time.sleep(pause)
-        print(json.dumps({"id": pub_id, "sent": count, "retries": retries, "outages": outages,
-                          "seconds": round(time.time() - start, 3)}), flush=True)
+        print("published id=%d sent=%d gave_up=%d retries=%d seconds=%.3f outages=%s" % (
+            pub_id, count, gave_up, retries, time.time() - start,
+            ",".join("%.3f:%.3f:%s" % (o["at"], o["seconds"], o["error"]) for o in outages) or "-"),
+            flush=True)
     finally:
         ic.destroy()
 

@@ -6,6 +6,8 @@
 #![allow(dead_code)]
 
 pub mod cluster;
+pub mod failover;
+pub mod icestorm_ha;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
