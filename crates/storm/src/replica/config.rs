@@ -9,8 +9,8 @@
 //! | `IceStorm.Node.Endpoints` | – | the adapter of this replica's node object (Raft traffic between replicas) |
 //! | `IceStorm.ReplicatedTopicManagerEndpoints` | this replica's | the endpoints the topic manager and topic proxies handed out carry: every replica's TopicManager endpoints |
 //! | `IceStorm.ReplicatedPublishEndpoints` | this replica's | the same for publisher and link proxies (every replica's Publish endpoints) |
-//! | `floe.Storm.Raft.HeartbeatInterval` | 150 ms | how often the leader reaches every replica |
-//! | `floe.Storm.Raft.ElectionTimeout` | 1000 ms | a follower that hears no leader for a random time between this and twice this starts an election |
+//! | `floe.Storm.Raft.HeartbeatInterval` | 100 ms | how often the leader reaches every replica |
+//! | `floe.Storm.Raft.ElectionTimeout` | 500 ms | a follower that hears no leader for a random time between this and 1.5 times this starts an election; a replica grants no vote while it heard from a leader within 1.5 times this (so a new leader is elected 0.75–1.5 s after the leader dies) |
 //! | `floe.Storm.Raft.SnapshotLogs` | 1000 | a snapshot is taken after this many log entries |
 //! | `floe.Storm.Raft.KeepLogs` | 200 | entries kept in the log behind a snapshot (a replica further behind gets the snapshot) |
 //! | `floe.Storm.Replica.UpdateTimeout` | 5000 ms | how long an update waits for a leader and a majority before it fails |
@@ -115,11 +115,11 @@ impl ReplicaConfig {
                 .filter(|v| !v.is_empty())
                 .map(str::to_owned)
         };
-        let heartbeat = millis(props, "floe.Storm.Raft.HeartbeatInterval", 150)?;
-        let election_timeout = millis(props, "floe.Storm.Raft.ElectionTimeout", 1000)?;
-        if heartbeat.is_zero() || election_timeout <= heartbeat {
+        let heartbeat = millis(props, "floe.Storm.Raft.HeartbeatInterval", 100)?;
+        let election_timeout = millis(props, "floe.Storm.Raft.ElectionTimeout", 500)?;
+        if heartbeat.is_zero() || election_timeout <= heartbeat * 2 {
             return Err(bad(
-                "floe.Storm.Raft.ElectionTimeout (must exceed HeartbeatInterval > 0)",
+                "floe.Storm.Raft.ElectionTimeout (must exceed twice HeartbeatInterval > 0)",
                 &format!("{election_timeout:?}"),
             ));
         }
@@ -167,7 +167,7 @@ mod tests {
         assert_eq!(c.node_id, 2);
         assert_eq!(c.nodes[&2], "S/node2:tcp -p 2");
         assert_eq!(c.election_timeout, Duration::from_millis(800));
-        assert_eq!(c.heartbeat, Duration::from_millis(150));
+        assert_eq!(c.heartbeat, Duration::from_millis(100));
         assert_eq!(c.update_timeout, Duration::from_secs(5));
     }
 

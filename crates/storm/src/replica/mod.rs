@@ -205,7 +205,7 @@ impl Replica {
             cluster_name: inst.name().to_owned(),
             heartbeat_interval: millis(config.heartbeat),
             election_timeout_min: millis(config.election_timeout),
-            election_timeout_max: millis(config.election_timeout) * 2,
+            election_timeout_max: millis(config.election_timeout) * 3 / 2,
             install_snapshot_timeout: millis(config.election_timeout).max(2000),
             snapshot_policy: SnapshotPolicy::LogsSinceLast(config.snapshot_logs),
             max_in_snapshot_log_to_keep: config.keep_logs,
@@ -372,6 +372,16 @@ impl Replica {
         let Some(peer) = self.peers.get(&leader) else {
             return Ok(None);
         };
+        // A leader that does not answer within an election timeout (dead,
+        // stopped, cut off) is not sent the update, which would then be in
+        // doubt: this replica waits for another leader instead.
+        let probe = ReplicaPrx::unchecked_cast(
+            peer.proxy()
+                .ice_invocation_timeout(Some(self.config.election_timeout)),
+        );
+        if probe.status().await.is_err() {
+            return Ok(None);
+        }
         let limit = deadline.saturating_duration_since(Instant::now()) + self.config.sync_timeout;
         let peer = ReplicaPrx::unchecked_cast(peer.proxy().ice_invocation_timeout(Some(limit)));
         match peer.propose(cmd.clone()).await {

@@ -31,7 +31,12 @@ usage:
       gave up on, after 30 s), as one line:
         published id=ID sent=COUNT gave_up=SEQ retries=R seconds=S outages=T:D:E,...
       (gave_up: the event it stopped at, -1 when it sent them all).
+
+  With FAILOVER_LOCATOR set (an IceGrid locator), TM_PROXY may be a
+  well-known proxy, and a publisher proxy naming a replica group is
+  resolved to every replica's endpoints first.
 """
+import os
 import struct
 import sys
 import threading
@@ -52,6 +57,8 @@ def communicator(extra=None):
     # A replica that died is noticed at once (connection refused); one that
     # is stopped is given up on after 2 s.
     props.setProperty("Ice.Override.ConnectTimeout", "2000")
+    if os.environ.get("FAILOVER_LOCATOR"):
+        props.setProperty("Ice.Default.Locator", os.environ["FAILOVER_LOCATOR"])
     for k, v in (extra or {}).items():
         props.setProperty(k, v)
     init = Ice.InitializationData()
@@ -158,6 +165,12 @@ def publish(tm_proxy, topic_name, pub_id, count, mode, interval_ms, first):
         topic = topic_of(ic, tm_proxy, topic_name, start + 30)
         publisher = topic.getPublisher()
         endpoints = list(publisher.ice_getEndpoints())
+        if not endpoints:
+            # An indirect proxy (an IceGrid replica group): every replica's
+            # endpoints, as the registry resolves them.
+            resolved = ic.getDefaultLocator().findAdapterById(publisher.ice_getAdapterId())
+            endpoints = list(resolved.ice_getEndpoints())
+            publisher = publisher.ice_adapterId("")
         first %= max(1, len(endpoints))
         publisher = publisher.ice_endpoints(endpoints[first:] + endpoints[:first]) \
             .ice_endpointSelection(Ice.EndpointSelectionType.Ordered)

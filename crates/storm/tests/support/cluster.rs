@@ -58,7 +58,7 @@ pub struct Cluster {
 
 impl Cluster {
     /// `n` replicas (none started) with `props` (`Name=value`) besides the
-    /// replication settings; fast Raft timings unless `props` set them.
+    /// replication settings.
     pub fn new(n: usize, props: &[&str]) -> Cluster {
         let members = (0..n)
             .map(|_| Member {
@@ -148,13 +148,6 @@ impl Cluster {
         for n in 1..=self.members.len() {
             cmd.arg(format!("--IceStorm.Nodes.{n}={}", self.node_proxy_of(n)));
         }
-        let has = |key: &str| self.props.iter().any(|p| p.starts_with(key));
-        if !has("floe.Storm.Raft.HeartbeatInterval") {
-            cmd.arg("--floe.Storm.Raft.HeartbeatInterval=100");
-        }
-        if !has("floe.Storm.Raft.ElectionTimeout") {
-            cmd.arg("--floe.Storm.Raft.ElectionTimeout=600");
-        }
         for p in &self.props {
             cmd.arg(format!("--{p}"));
         }
@@ -230,12 +223,21 @@ impl Default for Client {
 
 impl Client {
     pub fn new() -> Client {
+        Self::with_locator(None)
+    }
+
+    /// A client that resolves indirect proxies with `locator`.
+    pub fn with_locator(locator: Option<&str>) -> Client {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()
             .unwrap();
-        let comm = rt.block_on(async { Communicator::new() });
+        let properties = floe::runtime::Properties::new();
+        if let Some(l) = locator {
+            properties.set("Ice.Default.Locator", l);
+        }
+        let comm = rt.block_on(async { Communicator::with_properties(properties) });
         Client { rt, comm }
     }
 

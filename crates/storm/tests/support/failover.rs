@@ -74,6 +74,15 @@ fn script() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers/failover.py")
 }
 
+/// The Python interpreter with Ice 3.7, told the brokers' locator.
+fn python(brokers: &dyn Replicated) -> Command {
+    let mut cmd = Command::new(PYTHON);
+    if let Some(l) = brokers.locator() {
+        cmd.env("FAILOVER_LOCATOR", l);
+    }
+    cmd
+}
+
 /// Runs the scenario on `brokers` (every replica running).
 pub fn run(brokers: &mut dyn Replicated, client: &Client, s: &Schedule) -> Report {
     let tm = brokers.tm_proxy();
@@ -89,7 +98,7 @@ pub fn run(brokers: &mut dyn Replicated, client: &Client, s: &Schedule) -> Repor
     let mut subs: Vec<(&'static str, Proc)> = SUBSCRIBERS
         .iter()
         .map(|mode| {
-            let mut cmd = Command::new(PYTHON);
+            let mut cmd = python(brokers);
             cmd.arg(script())
                 .args(["sub", &tm, TOPIC, &format!("sub-{mode}"), mode]);
             let p = Proc::spawn(&format!("subscriber {mode}"), cmd);
@@ -103,7 +112,7 @@ pub fn run(brokers: &mut dyn Replicated, client: &Client, s: &Schedule) -> Repor
         .zip(firsts)
         .enumerate()
         .map(|(i, (mode, first))| {
-            let mut cmd = Command::new(PYTHON);
+            let mut cmd = python(brokers);
             cmd.arg(script()).args([
                 "pub",
                 &tm,
@@ -123,8 +132,9 @@ pub fn run(brokers: &mut dyn Replicated, client: &Client, s: &Schedule) -> Repor
     let killed = Instant::now();
     // Updates through a client of its own while the publishers run.
     let probe_tm = tm.clone();
+    let locator = brokers.locator();
     let probe = std::thread::spawn(move || {
-        let c = Client::new();
+        let c = Client::with_locator(locator.as_deref());
         let mut n = 0;
         while killed.elapsed() < Duration::from_secs(30) {
             n += 1;

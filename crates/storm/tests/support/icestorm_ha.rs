@@ -20,6 +20,10 @@ pub trait Replicated {
     fn tm_proxy(&self) -> String;
     /// Replica `id`'s node object (IceStorm's `Node` interface).
     fn node_proxy_of(&self, id: usize) -> String;
+    /// The locator clients need (IceGrid), if any.
+    fn locator(&self) -> Option<String> {
+        None
+    }
     /// Whether replica `id` runs.
     fn running(&self, id: usize) -> bool;
     /// `SIGKILL`s replica `id`.

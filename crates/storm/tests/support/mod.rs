@@ -7,6 +7,7 @@
 
 pub mod cluster;
 pub mod failover;
+pub mod grid;
 pub mod icestorm_ha;
 
 use std::collections::BTreeMap;
