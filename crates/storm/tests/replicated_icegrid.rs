@@ -222,6 +222,9 @@ fn within(d: Option<Duration>) -> String {
     })
 }
 
+/// One cell of the side-by-side table.
+type Cell = dyn Fn(&Outcome) -> String;
+
 fn table(outcomes: &[&Outcome]) -> String {
     let mut out = String::from("| step |");
     for o in outcomes {
@@ -232,7 +235,7 @@ fn table(outcomes: &[&Outcome]) -> String {
         out.push_str("---|");
     }
     out.push('\n');
-    let rows: [(&str, &dyn Fn(&Outcome) -> String); 9] = [
+    let rows: [(&str, &Cell); 9] = [
         ("update with 2 of 3 started", &|o| show(&o.two_of_three)),
         ("third started: caught up", &|o| within(o.third_caught_up)),
         ("killed replicas restarted: caught up", &|o| {
