@@ -48,6 +48,7 @@ use std::path::PathBuf;
 
 use broker::Broker;
 pub use doc::{document_section, replace_json_member, replace_section};
+pub use replicated::{replicated_columns, REPLICATED_COLUMNS};
 pub use report::{Report, Results};
 
 use crate::{cargo, install, on_path, run_checked, workspace_root, DynError};
@@ -165,38 +166,6 @@ pub const COLUMNS: [Column; 8] = [
     column("icestorm/ice-cpp", BrokerKind::IceStorm, Client::IceCpp),
     column("ice-relay/ice-cpp", BrokerKind::IceRelay, Client::IceCpp),
 ];
-
-/// The replicated columns (`--replicated`; not part of a full run): three
-/// replicas of each broker, the clients given every replica's endpoints.
-pub const REPLICATED_COLUMNS: [Column; 4] = [
-    column(
-        "floe-storm-x3",
-        BrokerKind::FloeStormReplicated,
-        Client::Floe,
-    ),
-    column("icestorm-x3", BrokerKind::IceStormReplicated, Client::Floe),
-    column(
-        "floe-storm-x3/ice-cpp",
-        BrokerKind::FloeStormReplicated,
-        Client::IceCpp,
-    ),
-    column(
-        "icestorm-x3/ice-cpp",
-        BrokerKind::IceStormReplicated,
-        Client::IceCpp,
-    ),
-];
-
-/// What `--replicated` runs: the replicated columns beside single
-/// floe-storm (the 0.9× target's base), with both clients.
-pub fn replicated_columns() -> Vec<Column> {
-    COLUMNS
-        .iter()
-        .filter(|c| c.broker == BrokerKind::FloeStorm)
-        .chain(&REPLICATED_COLUMNS)
-        .copied()
-        .collect()
-}
 
 /// Every column, the replicated ones last.
 pub fn all_columns() -> impl Iterator<Item = &'static Column> {

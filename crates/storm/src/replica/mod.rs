@@ -35,8 +35,10 @@
 //! [`network`] carries Raft over floe's RPC; [`ReplicaServant`] serves
 //! the peers, and `icestormadmin replica` (`nodes`, `query`).
 
+mod bootstrap;
 mod config;
 mod convert;
+mod error;
 mod log_store;
 mod network;
 mod servant;
@@ -55,6 +57,7 @@ use openraft::{BasicNode, Raft, ServerState, SnapshotPolicy};
 
 pub use config::ReplicaConfig;
 pub use convert::ConvertError;
+pub use error::{LeadError, ReplicaError};
 pub use servant::ReplicaServant;
 
 use crate::command::{Command, Outcome, Rejection};
@@ -82,80 +85,6 @@ const SNAPSHOT_CHUNK: u64 = 256 * 1024;
 
 /// How long a replica waits before asking again when the leader moved.
 const RETRY_PAUSE: Duration = Duration::from_millis(50);
-
-/// Why an update could not be made.
-#[derive(Debug, thiserror::Error)]
-pub enum ReplicaError {
-    /// No leader is known or reachable: this replica cannot reach a
-    /// majority.
-    #[error(
-        "floe-storm replica {id}: no leader reachable within {waited:?} (no majority of the \
-         {count} replicas); the update was not applied"
-    )]
-    NoLeader {
-        /// This replica.
-        id: NodeId,
-        /// The replicas.
-        count: usize,
-        /// How long it waited.
-        waited: Duration,
-    },
-    /// This replica leads but cannot reach a majority.
-    #[error(
-        "floe-storm replica {id} leads but cannot reach a majority of the {count} replicas \
-         ({detail}); the update was not applied"
-    )]
-    NoQuorum {
-        /// This replica.
-        id: NodeId,
-        /// The replicas.
-        count: usize,
-        /// What failed.
-        detail: String,
-    },
-    /// The update was sent but not confirmed in time: a majority may
-    /// still take it.
-    #[error(
-        "floe-storm replica {id}: the update was not confirmed by a majority within {waited:?} \
-         ({detail}); it may still take effect if the leader reaches a majority"
-    )]
-    Unconfirmed {
-        /// This replica.
-        id: NodeId,
-        /// How long it waited.
-        waited: Duration,
-        /// What happened.
-        detail: String,
-    },
-    /// The leader failed to handle the update.
-    #[error("floe-storm replica {leader} (the leader) failed the update: {reason}")]
-    Leader {
-        /// The leader.
-        leader: NodeId,
-        /// Its reason.
-        reason: String,
-    },
-    /// The Raft node stopped (shutdown, or a fatal store error).
-    #[error("floe-storm replica {id} is stopped: {reason}")]
-    Stopped {
-        /// This replica.
-        id: NodeId,
-        /// Why.
-        reason: String,
-    },
-    /// The replica could not start.
-    #[error("floe-storm replica cannot start: {0}")]
-    Start(String),
-}
-
-/// What [`Replica::lead`] answers besides a verdict.
-#[derive(Debug)]
-pub enum LeadError {
-    /// This replica does not lead; the leader it knows.
-    NotLeader(Option<NodeId>),
-    /// The update failed.
-    Failed(ReplicaError),
-}
 
 /// One replica: its Raft node, its peers and settings.
 pub struct Replica {
@@ -234,14 +163,14 @@ impl Replica {
                 .iter()
                 .map(|(id, text)| (*id, BasicNode::new(text)))
                 .collect();
-            tokio::spawn(initialize(
+            tokio::spawn(bootstrap::initialize(
                 raft.clone(),
                 peers.values().cloned().collect(),
                 members,
                 config.election_timeout,
             ));
         }
-        tokio::spawn(log_changes(raft.clone()));
+        tokio::spawn(bootstrap::log_changes(raft.clone()));
         let topic_manager = crate::types::direct_proxy(
             Identity::new("TopicManager", inst.name()),
             inst.endpoints.topic_manager.clone(),
@@ -528,68 +457,6 @@ impl Replica {
     pub async fn shutdown(&self) {
         if let Err(e) = self.raft.shutdown().await {
             tracing::warn!(error = %e, "replica: Raft did not stop cleanly");
-        }
-    }
-}
-
-/// Initializes the cluster with `members` (the same on every replica)
-/// unless a peer already holds a log: a replica that joins a running
-/// cluster (first start, or a lost disk) waits for the leader instead of
-/// calling an election. Several replicas initializing together is safe.
-async fn initialize(
-    raft: Raft<TypeConfig>,
-    peers: Vec<ReplicaPrx>,
-    members: BTreeMap<NodeId, BasicNode>,
-    election_timeout: Duration,
-) {
-    loop {
-        match raft.is_initialized().await {
-            Ok(false) => {}
-            Ok(true) | Err(_) => return,
-        }
-        let mut asks = tokio::task::JoinSet::new();
-        for p in &peers {
-            let p = ReplicaPrx::unchecked_cast(
-                p.proxy().ice_invocation_timeout(Some(election_timeout)),
-            );
-            asks.spawn(async move { p.status().await.is_ok_and(|s| s.last_log_index >= 0) });
-        }
-        let mut running = false;
-        while let Some(r) = asks.join_next().await {
-            running |= r.unwrap_or(false);
-        }
-        if !running {
-            if let Err(e) = raft.initialize(members.clone()).await {
-                tracing::debug!(error = %e, "replica: cluster already initialized");
-            }
-            return;
-        }
-        tracing::info!("replica: joining the running cluster; waiting for its leader");
-        tokio::time::sleep(election_timeout * 2).await;
-    }
-}
-
-/// Logs who leads, as it changes.
-async fn log_changes(raft: Raft<TypeConfig>) {
-    let mut metrics = raft.metrics();
-    let mut last = (None, 0, ServerState::Learner);
-    loop {
-        let now = {
-            let m = metrics.borrow_and_update();
-            (m.current_leader, m.current_term, m.state)
-        };
-        if now != last {
-            let (leader, term, state) = now;
-            match (state, leader) {
-                (ServerState::Shutdown, _) => return,
-                (ServerState::Leader, _) => tracing::info!(term, "replica: this replica leads"),
-                (_, Some(leader)) => tracing::info!(leader, term, "replica: following"),
-                (_, None) => tracing::info!(term, ?state, "replica: no leader"),
-            }
-            last = now;
-        }
-        if metrics.changed().await.is_err() {
-            return;
         }
     }
 }

@@ -4,7 +4,11 @@
 //! updates forwarded to the leader, status, and IceStorm's `nodes`/`query`.
 //!
 //! Peers are trusted no more than any client: a message that does not
-//! convert is answered with `RaftFailure` and changes nothing.
+//! convert is answered with `RaftFailure` and changes nothing, and a
+//! snapshot is at most [`MAX_SNAPSHOT_BYTES`]. What a well-formed message
+//! says is believed, as IceStorm's replicas believe theirs: the
+//! `IceStorm.Node` endpoints are for the replicas only (a firewall or a
+//! private network, as for IceStorm's).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,6 +28,11 @@ use crate::slice::ice_storm_election::{self as election, NodeInfo, QueryInfo};
 
 /// The longest `awaitApplied` waits, whatever a peer asks.
 const MAX_AWAIT: Duration = Duration::from_secs(10);
+
+/// The largest snapshot a replica receives (a chunk past it is refused, so
+/// that a peer cannot make it allocate more): every topic, subscriber and
+/// link, at about 100 bytes a subscriber.
+pub const MAX_SNAPSHOT_BYTES: u64 = 256 << 20;
 
 /// The node object of a replica.
 pub struct ReplicaServant {
@@ -120,10 +129,17 @@ impl s::Replica for ReplicaServant {
         chunk: s::SnapshotChunk,
         _: &Current,
     ) -> Result<s::Vote, DispatchError> {
+        let offset =
+            u64::try_from(chunk.offset).map_err(|_| failure("negative snapshot offset"))?;
+        if offset.saturating_add(chunk.data.len() as u64) > MAX_SNAPSHOT_BYTES {
+            return Err(failure(format!(
+                "snapshot chunk past {MAX_SNAPSHOT_BYTES} bytes"
+            )));
+        }
         let req = InstallSnapshotRequest {
             vote: convert::from_vote(&chunk.vote).map_err(bad)?,
             meta: convert::from_snapshot_meta(&chunk.meta).map_err(bad)?,
-            offset: u64::try_from(chunk.offset).map_err(|_| failure("negative snapshot offset"))?,
+            offset,
             data: chunk.data.to_vec(),
             done: chunk.done,
         };

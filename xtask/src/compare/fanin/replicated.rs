@@ -22,8 +22,40 @@ use super::super::process::{free_port, run_program, Server};
 use super::super::report::fmt_opt;
 use super::broker::{Broker, MESSAGE_SIZE_MAX};
 use super::report::{cell, Cell, Results};
-use super::{Binaries, BrokerKind, Client, ROW_CLIENTS};
+use super::{column, Binaries, BrokerKind, Client, Column, COLUMNS, ROW_CLIENTS};
 use crate::DynError;
+
+/// The replicated columns (`--replicated`; not part of a full run): three
+/// replicas of each broker, the clients given every replica's endpoints.
+pub const REPLICATED_COLUMNS: [Column; 4] = [
+    column(
+        "floe-storm-x3",
+        BrokerKind::FloeStormReplicated,
+        Client::Floe,
+    ),
+    column("icestorm-x3", BrokerKind::IceStormReplicated, Client::Floe),
+    column(
+        "floe-storm-x3/ice-cpp",
+        BrokerKind::FloeStormReplicated,
+        Client::IceCpp,
+    ),
+    column(
+        "icestorm-x3/ice-cpp",
+        BrokerKind::IceStormReplicated,
+        Client::IceCpp,
+    ),
+];
+
+/// What `--replicated` runs: the replicated columns beside single
+/// floe-storm (the 0.9× target's base), with both clients.
+pub fn replicated_columns() -> Vec<Column> {
+    COLUMNS
+        .iter()
+        .filter(|c| c.broker == BrokerKind::FloeStorm)
+        .chain(&REPLICATED_COLUMNS)
+        .copied()
+        .collect()
+}
 
 /// Replicas of a replicated broker.
 pub const REPLICAS: usize = 3;
