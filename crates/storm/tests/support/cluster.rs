@@ -41,6 +41,14 @@ pub fn fixed_port() -> u16 {
     }
 }
 
+/// `tcp -h 127.0.0.1 -p P:...` for `ports`.
+pub fn endpoints(ports: impl Iterator<Item = u16>) -> String {
+    ports
+        .map(|p| format!("tcp -h 127.0.0.1 -p {p}"))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
 /// One replica's ports and process.
 pub struct Member {
     pub tm: u16,
@@ -81,11 +89,7 @@ impl Cluster {
 
     /// `tcp -h 127.0.0.1 -p P:...` for every replica's `port`.
     fn endpoints(&self, port: impl Fn(&Member) -> u16) -> String {
-        self.members
-            .iter()
-            .map(|m| format!("tcp -h 127.0.0.1 -p {}", port(m)))
-            .collect::<Vec<_>>()
-            .join(":")
+        endpoints(self.members.iter().map(port))
     }
 
     /// Every replica's TopicManager endpoints.

@@ -1,5 +1,6 @@
 //! Replicated brokers deployed by a real IceGrid: an `icegridnode` with a
-//! collocated registry on 127.0.0.1 ([`Grid`]), and three replicas of
+//! collocated registry on 127.0.0.1 ([`Grid`], started by the runtime's
+//! interop harness), and three replicas of
 //! floe-storm (`deploy/icegrid-replicated.xml`) or of IceStorm 3.7.8
 //! (IceBox servers as Ice's `IceStorm-HA` template deploys them, with
 //! manual activation) in replica groups ([`GridApp`]). Replicas are started
@@ -10,14 +11,14 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use super::cluster::fixed_port;
+use super::harness::IceGridNode;
 use super::icestorm_ha::Replicated;
-use super::Proc;
 
-/// An `icegridnode` with its registry.
+/// An `icegridnode` with its registry (the runtime's interop harness) and a
+/// data directory its servers (run as `nobody` when the node runs as root)
+/// can write.
 pub struct Grid {
-    _node: Proc,
-    pub port: u16,
+    node: IceGridNode,
     pub dir: tempfile::TempDir,
 }
 
@@ -25,62 +26,27 @@ impl Grid {
     /// Starts it and waits until the node answers.
     pub fn start() -> Grid {
         let dir = tempfile::tempdir().unwrap();
-        let port = fixed_port();
-        let d = dir.path();
-        for sub in ["registry", "node", "data"] {
-            std::fs::create_dir(d.join(sub)).unwrap();
-        }
-        // The node runs its servers as `nobody` when it runs as root.
+        std::fs::create_dir(dir.path().join("data")).unwrap();
         {
             use std::os::unix::fs::PermissionsExt;
-            for p in [d, &d.join("data")] {
+            for p in [dir.path(), &dir.path().join("data")] {
                 std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o777)).unwrap();
             }
         }
-        let config = format!(
-            "IceGrid.InstanceName=IceGrid\n\
-             IceGrid.Registry.Client.Endpoints=tcp -h 127.0.0.1 -p {port}\n\
-             IceGrid.Registry.Server.Endpoints=tcp -h 127.0.0.1\n\
-             IceGrid.Registry.Internal.Endpoints=tcp -h 127.0.0.1\n\
-             IceGrid.Registry.LMDB.Path={}\n\
-             IceGrid.Registry.AdminPermissionsVerifier=IceGrid/NullPermissionsVerifier\n\
-             IceGrid.Node.CollocateRegistry=1\n\
-             IceGrid.Node.Name=node1\n\
-             IceGrid.Node.Endpoints=tcp -h 127.0.0.1\n\
-             IceGrid.Node.Data={}\n\
-             Ice.Default.Locator=IceGrid/Locator:tcp -h 127.0.0.1 -p {port}\n",
-            d.join("registry").display(),
-            d.join("node").display(),
-        );
-        let cfg = d.join("grid.cfg");
-        std::fs::write(&cfg, config).unwrap();
-        let mut cmd = Command::new("icegridnode");
-        cmd.arg(format!("--Ice.Config={}", cfg.display()));
-        let grid = Grid {
-            _node: Proc::spawn("icegridnode", cmd),
-            port,
+        Grid {
+            node: IceGridNode::start(),
             dir,
-        };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while grid.try_admin("node ping node1").is_err() {
-            assert!(Instant::now() < deadline, "icegridnode not up");
-            std::thread::sleep(Duration::from_millis(50));
         }
-        grid
     }
 
     /// The registry's locator.
     pub fn locator(&self) -> String {
-        format!("IceGrid/Locator:tcp -h 127.0.0.1 -p {}", self.port)
+        self.node.locator()
     }
 
     /// `icegridadmin -e command`: its stdout, or its stderr.
     pub fn try_admin(&self, command: &str) -> Result<String, String> {
-        let out = Command::new("icegridadmin")
-            .arg(format!("--Ice.Default.Locator={}", self.locator()))
-            .args(["-u", "test", "-p", "test", "-e", command])
-            .output()
-            .unwrap();
+        let out = self.node.admin_command(command).output().unwrap();
         if out.status.success() {
             Ok(String::from_utf8_lossy(&out.stdout).into_owned())
         } else {
@@ -90,8 +56,7 @@ impl Grid {
 
     /// `icegridadmin -e command`; panics if it fails.
     pub fn admin(&self, command: &str) -> String {
-        self.try_admin(command)
-            .unwrap_or_else(|e| panic!("icegridadmin -e {command}: {e}"))
+        self.node.admin(command)
     }
 
     /// `icestormadmin` with the grid's locator and `tm` as its topic

@@ -7,7 +7,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use super::cluster::{fixed_port, Client, Cluster};
+use super::cluster::{endpoints, fixed_port, Client, Cluster};
 use super::Proc;
 
 /// What the failover scenario does with a replicated broker.
@@ -112,11 +112,7 @@ impl IceStormCluster {
     }
 
     fn endpoints(&self, port: impl Fn(&IceStormMember) -> u16) -> String {
-        self.members
-            .iter()
-            .map(|m| format!("tcp -h 127.0.0.1 -p {}", port(m)))
-            .collect::<Vec<_>>()
-            .join(":")
+        endpoints(self.members.iter().map(port))
     }
 
     /// Starts every replica (IceStorm serves only once all are up).
