@@ -440,3 +440,31 @@ fn admin_shows_replicas_roles_and_log_positions() {
         "{floe}"
     );
 }
+
+#[test]
+fn a_standalone_store_does_not_become_a_replica() {
+    let cluster = Cluster::new(3, &[]);
+    let data = cluster.dir.path().join("db1");
+    let port = support::cluster::fixed_port();
+    let mut standalone = Command::new(floe_storm_binary());
+    standalone
+        .arg(format!(
+            "--IceStorm.TopicManager.Endpoints=tcp -h 127.0.0.1 -p {port}"
+        ))
+        .arg("--IceStorm.Publish.Endpoints=tcp -h 127.0.0.1 -p 0")
+        .arg(format!("--data-dir={}", data.display()));
+    let p = Proc::spawn("standalone", standalone);
+    p.expect_line("floe-storm ready", Duration::from_secs(30));
+    let c = Client::new();
+    c.create(
+        &format!("IceStorm/TopicManager:tcp -h 127.0.0.1 -p {port}"),
+        "t",
+    )
+    .unwrap();
+    drop(p);
+    let mut replica = Proc::spawn("replica 1", cluster.command(1));
+    let status = replica.wait_exit(Duration::from_secs(30));
+    assert!(!status.success());
+    let err = replica.err.wait_end(Duration::from_secs(5)).join("\n");
+    assert!(err.contains("holds a standalone broker's topics"), "{err}");
+}

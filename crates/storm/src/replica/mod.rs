@@ -144,6 +144,24 @@ impl Replica {
         .validate()
         .map_err(|e| start(&e))?;
         let store = inst.store.clone();
+        // A replica's topics come from its log: a store with topics and no
+        // applied log position is a standalone broker's.
+        let standalone = !inst
+            .topics
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_empty()
+            && state_machine::applied_position(&store)
+                .await
+                .map_err(|e| start(&e))?
+                .is_none();
+        if standalone {
+            return Err(start(&format!(
+                "{} holds a standalone broker's topics; a replica starts with an empty data \
+                 directory and gets them from its peers",
+                store.path().display()
+            )));
+        }
         let log = log_store::LogStore::new(store.clone());
         let sm = state_machine::StateMachine::open(store, inst)
             .await

@@ -48,6 +48,25 @@ pub struct StateMachine {
     applied: Meta,
 }
 
+/// What `store` holds as a replica's state machine: the applied log id and
+/// membership (`None` for a store no replica has applied anything to).
+///
+/// # Errors
+///
+/// If the store cannot be read or the value does not decode.
+pub async fn applied_position(store: &Arc<Store>) -> Result<Option<Meta>, StorageError<NodeId>> {
+    let bytes = blocking(store, |s| s.raft_meta(APPLIED))
+        .await
+        .map_err(sm_err)?;
+    bytes
+        .map(|b| {
+            from_bytes::<s::SnapshotMeta>(&b)
+                .and_then(|m| convert::from_snapshot_meta(&m))
+                .map_err(sm_err)
+        })
+        .transpose()
+}
+
 impl StateMachine {
     /// The state machine of `inst`, positioned where its store is.
     ///
@@ -58,15 +77,7 @@ impl StateMachine {
         store: Arc<Store>,
         inst: &Arc<Instance>,
     ) -> Result<StateMachine, StorageError<NodeId>> {
-        let bytes = blocking(&store, |s| s.raft_meta(APPLIED))
-            .await
-            .map_err(sm_err)?;
-        let applied = match bytes {
-            Some(b) => from_bytes::<s::SnapshotMeta>(&b)
-                .and_then(|m| convert::from_snapshot_meta(&m))
-                .map_err(sm_err)?,
-            None => Meta::default(),
-        };
+        let applied = applied_position(&store).await?.unwrap_or_default();
         Ok(StateMachine {
             store,
             inst: Arc::downgrade(inst),
