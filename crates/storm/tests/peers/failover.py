@@ -34,7 +34,8 @@ usage:
 
   With FAILOVER_LOCATOR set (an IceGrid locator), TM_PROXY may be a
   well-known proxy, and a publisher proxy naming a replica group is
-  resolved to every replica's endpoints first.
+  resolved to every replica's endpoints first, from the adapters listed in
+  FAILOVER_PUBLISH_ADAPTERS (comma-separated, in replica order).
 """
 import os
 import struct
@@ -167,9 +168,12 @@ def publish(tm_proxy, topic_name, pub_id, count, mode, interval_ms, first):
         endpoints = list(publisher.ice_getEndpoints())
         if not endpoints:
             # An indirect proxy (an IceGrid replica group): every replica's
-            # endpoints, as the registry resolves them.
-            resolved = ic.getDefaultLocator().findAdapterById(publisher.ice_getAdapterId())
-            endpoints = list(resolved.ice_getEndpoints())
+            # endpoints, resolved through the registry replica by replica
+            # (FAILOVER_PUBLISH_ADAPTERS, in replica order) so that FIRST
+            # names a replica.
+            locator = ic.getDefaultLocator()
+            for adapter in os.environ["FAILOVER_PUBLISH_ADAPTERS"].split(","):
+                endpoints += list(locator.findAdapterById(adapter).ice_getEndpoints())
             publisher = publisher.ice_adapterId("")
         first %= max(1, len(endpoints))
         publisher = publisher.ice_endpoints(endpoints[first:] + endpoints[:first]) \

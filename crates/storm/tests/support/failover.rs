@@ -78,7 +78,10 @@ fn script() -> PathBuf {
 fn python(brokers: &dyn Replicated) -> Command {
     let mut cmd = Command::new(PYTHON);
     if let Some(l) = brokers.locator() {
-        cmd.env("FAILOVER_LOCATOR", l);
+        cmd.env("FAILOVER_LOCATOR", l).env(
+            "FAILOVER_PUBLISH_ADAPTERS",
+            brokers.publish_adapters().join(","),
+        );
     }
     cmd
 }

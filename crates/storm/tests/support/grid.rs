@@ -175,6 +175,12 @@ impl Replicated for GridApp<'_> {
         Some(self.grid.locator())
     }
 
+    fn publish_adapters(&self) -> Vec<String> {
+        (1..=3)
+            .map(|id| format!("{}{id}.Publish", self.instance()))
+            .collect()
+    }
+
     fn running(&self, id: usize) -> bool {
         self.running[id - 1]
     }

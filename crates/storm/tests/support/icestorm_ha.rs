@@ -24,6 +24,10 @@ pub trait Replicated {
     fn locator(&self) -> Option<String> {
         None
     }
+    /// With a locator: each replica's Publish adapter id, in replica order.
+    fn publish_adapters(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// Whether replica `id` runs.
     fn running(&self, id: usize) -> bool;
     /// `SIGKILL`s replica `id`.
