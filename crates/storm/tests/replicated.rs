@@ -83,6 +83,17 @@ fn three_replicas_share_topics_subscribers_and_links() {
         );
     }
 
+    // Ice 3.8's createOrRetrieve, through another replica: the existing
+    // topic, then a new one everywhere.
+    let m = c.manager(&cluster.tm_proxy_of(3));
+    c.block_on(async { m.create_or_retrieve("a").await })
+        .unwrap();
+    c.block_on(async { m.create_or_retrieve("c").await })
+        .unwrap();
+    for id in 1..=3 {
+        assert_eq!(c.topics(&cluster.tm_proxy_of(id)), ["a", "b", "c"]);
+    }
+
     // Verdicts are IceStorm's, whichever replica is asked.
     let e = c.create(&cluster.tm_proxy_of(1), "a").unwrap_err();
     assert!(
