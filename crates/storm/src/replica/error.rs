@@ -70,7 +70,7 @@ pub enum ReplicaError {
     Start(String),
 }
 
-/// What [`Replica::lead`] answers besides a verdict.
+/// What [`Replica::lead`](super::Replica::lead) answers besides a verdict.
 #[derive(Debug)]
 pub enum LeadError {
     /// This replica does not lead; the leader it knows.

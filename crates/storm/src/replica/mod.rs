@@ -4,8 +4,8 @@
 //! - **State**: the broker's durable state (topics, subscribers with their
 //!   QoS, links) changes only by [`Command`]s appended to a Raft log and
 //!   applied by every replica once a majority holds them
-//!   ([`state_machine`]: the broker is the state machine). The log, the
-//!   vote and snapshots live in the broker's redb store ([`log_store`]).
+//!   (`state_machine.rs`: the broker is the state machine). The log, the
+//!   vote and snapshots live in the broker's redb store (`log_store.rs`).
 //! - **Updates** (create, destroy, subscribe, unsubscribe, link, unlink,
 //!   and the removal of a failed subscriber) reach any replica; a follower
 //!   forwards them to the leader (`Replica::propose` of
@@ -32,7 +32,7 @@
 //! - **Events** are not replicated: a replica delivers what publishers send
 //!   it to every subscriber it knows (as IceStorm does).
 //!
-//! [`network`] carries Raft over floe's RPC; [`ReplicaServant`] serves
+//! `network.rs` carries Raft over floe's RPC; [`ReplicaServant`] serves
 //! the peers, and `icestormadmin replica` (`nodes`, `query`).
 
 mod bootstrap;

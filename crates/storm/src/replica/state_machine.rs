@@ -58,13 +58,13 @@ pub async fn applied_position(store: &Arc<Store>) -> Result<Option<Meta>, Storag
     let bytes = blocking(store, |s| s.raft_meta(APPLIED))
         .await
         .map_err(sm_err)?;
-    bytes
-        .map(|b| {
-            from_bytes::<s::SnapshotMeta>(&b)
-                .and_then(|m| convert::from_snapshot_meta(&m))
-                .map_err(sm_err)
-        })
-        .transpose()
+    let Some(b) = bytes else {
+        return Ok(None);
+    };
+    let meta = from_bytes::<s::SnapshotMeta>(&b)
+        .and_then(|m| convert::from_snapshot_meta(&m))
+        .map_err(sm_err)?;
+    Ok(Some(meta))
 }
 
 impl StateMachine {
