@@ -475,6 +475,7 @@ impl Server {
         if let Some((node, replica)) = &self.replica {
             replica.shutdown().await;
             node.deactivate().await;
+            node.wait_for_deactivate().await;
             if let Some(id) = replica.node_proxy().map(|p| p.identity) {
                 node.remove(&id);
             }
