@@ -18,8 +18,10 @@ use support::*;
 
 fn schedule() -> Schedule {
     Schedule {
-        events: 1400,
-        interval_ms: 5,
+        // 100 events/s per publisher: the Python subscribers keep up even
+        // on a loaded machine, so what is lost is what was in flight.
+        events: 700,
+        interval_ms: 10,
         first_kill: Duration::from_millis(2000),
         second_kill: Duration::from_millis(4500),
     }

@@ -154,8 +154,10 @@ fn run(grid: &Grid, broker: Broker) -> Outcome {
     assert!(ok, "{}: icestormadmin: {err}", app.name());
 
     let schedule = Schedule {
-        events: 1400,
-        interval_ms: 5,
+        // 100 events/s per publisher: the Python subscribers keep up even
+        // on a loaded machine, so what is lost is what was in flight.
+        events: 700,
+        interval_ms: 10,
         first_kill: Duration::from_millis(2000),
         second_kill: Duration::from_millis(4500),
     };
@@ -310,7 +312,7 @@ fn three_replicas_under_icegrid_with_icestorm_as_the_reference() {
     let f = &floe.failover;
     for (sub, got) in &f.subscribers {
         for (id, g) in got {
-            assert_eq!(g.highest, 1399, "{sub} lost the end of publisher {id}");
+            assert_eq!(g.highest, 699, "{sub} lost the end of publisher {id}");
             assert_eq!(g.backwards, 0, "{sub} from publisher {id}: {g:?}");
             assert!(g.missing <= 10, "{sub} from publisher {id}: {g:?}");
         }
