@@ -107,7 +107,7 @@ usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
                            [--impls I[,I...]] [--scale F] [--write-doc] [--no-build]
        cargo xtask compare --fanin [--rounds N] [--workloads W[,W...]] [--scale F]
                            [--impls C[,C...]] [--events N] [--floe-storm PATH]
-                           [--write-doc] [--no-build]
+                           [--replicated] [--write-doc] [--no-build]
        cargo xtask compare --grid|--glacier2 [--rounds N] [--scale F] [--no-build]
 
   --quick       a subset, 1 round, BENCH_SCALE=0.05 (smoke test)
@@ -135,6 +135,13 @@ usage: cargo xtask compare [--quick] [--rounds N] [--workloads W[,W...]]
                 floe-storm, icestorm, raw-relay, ice-relay, queued-relay,
                 floe-storm/ice-cpp, icestorm/ice-cpp, ice-relay/ice-cpp, or a
                 client (floe, ice-cpp, raw) or broker name for all of its columns
+  --replicated  fan-in: three replicas of each broker (floe-storm-x3,
+                icestorm-x3, with floe's and the Ice C++ client) beside a single
+                floe-storm; targets: replicated floe-storm >= 0.9x single and
+                >= 1.5x replicated IceStorm; then the subscribe/unsubscribe
+                latency of every broker run. Workloads default to
+                fanin_bytes_10000,fanin_bytes_100000. Not part of a full run;
+                --impls may name the replicated columns instead
   --events N    fan-in: events per publisher for every workload (default: 10,000
                 / 1,500 / 150 by size times --scale, and at least 12,000 for
                 fanin_bytes_10000); also read from FANIN_EVENTS
@@ -189,6 +196,7 @@ impl Options {
         let mut build = true;
         let mut default_malloc = false;
         let mut fanin_only = false;
+        let mut replicated = false;
         let mut groups: Vec<String> = Vec::new();
         let mut storm = None;
         let mut events = match std::env::var("FANIN_EVENTS") {
@@ -217,6 +225,10 @@ impl Options {
                 "--no-build" => build = false,
                 "--default-malloc" => default_malloc = true,
                 "--fanin" => fanin_only = true,
+                "--replicated" => {
+                    fanin_only = true;
+                    replicated = true;
+                }
                 "--transports" => groups.extend(transport::WORKLOADS.iter().map(|s| s.to_string())),
                 "--concurrency" => groups.extend(concurrency_workloads()),
                 "--rounds" => {
@@ -243,12 +255,19 @@ impl Options {
         }
         if fanin_only {
             let known = fanin::all_workloads();
-            let w = workloads.unwrap_or_else(|| known.clone());
+            let w = workloads.unwrap_or_else(|| {
+                if replicated {
+                    vec!["fanin_bytes_10000".into(), "fanin_bytes_100000".into()]
+                } else {
+                    known.clone()
+                }
+            });
             if let Some(bad) = w.iter().find(|w| !known.contains(w)) {
                 return Err(format!("unknown fan-in workload `{bad}`").into());
             }
             let fanin_columns = match &impls {
                 Some(sel) => fanin::select_columns(sel)?,
+                None if replicated => fanin::replicated_columns(),
                 None => fanin::COLUMNS.to_vec(),
             };
             return Ok(Options {
@@ -633,6 +652,29 @@ mod tests {
         assert_eq!(o.events, Some(12000));
         assert!(Options::parse(&args("--fanin --impls nope")).is_err());
         assert!(Options::parse(&args("--fanin --events 0")).is_err());
+        // The replicated columns only when asked.
+        let o = Options::parse(&args("--replicated")).unwrap();
+        assert!(!o.pairs);
+        assert_eq!(
+            o.fanin.unwrap(),
+            ["fanin_bytes_10000", "fanin_bytes_100000"]
+        );
+        let names: Vec<&str> = o.fanin_columns.iter().map(|c| c.name).collect();
+        assert_eq!(
+            names,
+            [
+                "floe-storm",
+                "floe-storm/ice-cpp",
+                "floe-storm-x3",
+                "icestorm-x3",
+                "floe-storm-x3/ice-cpp",
+                "icestorm-x3/ice-cpp"
+            ]
+        );
+        assert_eq!(
+            o_columns("--fanin --impls floe-storm-x3,icestorm-x3/ice-cpp"),
+            3
+        );
         // A partial client/server run does not include the fan-in.
         assert!(Options::parse(&args("--workloads latency"))
             .unwrap()

@@ -6,6 +6,12 @@
 //!
 //! Commands are separated by `;` or newlines; words by blanks; single or
 //! double quotes keep blanks inside a word.
+//!
+//! `replica` prints what `icestormadmin` prints for each replica
+//! (`id`, `coord`, `group name`, `state`, `group`, `max`) and, for a
+//! floe-storm replica, its Raft `role` (and term), its `log` position (last
+//! index, applied index, snapshot index) and, on the leader, the index
+//! each follower holds (`follower:` lines).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -14,7 +20,9 @@ use floe::runtime::UserError;
 use floe::runtime::{Communicator, Proxy};
 use floe::wire::{Identity, ProxyData};
 
-use crate::slice::ice_storm::{FinderPrx, TopicManagerPrx, TopicPrx};
+use crate::slice::floe_storm::ReplicaPrx;
+use crate::slice::ice_storm::{FinderPrx, TopicManagerInternalPrx, TopicManagerPrx, TopicPrx};
+use crate::slice::ice_storm_election::{NodePrx, NodeState};
 use crate::types::{LinkExists, NoSuchLink, NoSuchTopic, TopicExists};
 
 /// The help text, as `icestormadmin` prints it.
@@ -438,7 +446,16 @@ impl<O: Write, E: Write> Admin<O, E> {
                 }
             }
             "replica" => {
-                self.error("This topic is not replicated");
+                if args.len() > 1 {
+                    self.usage("replica", "at most one argument");
+                    return true;
+                }
+                let Some(mgr) = self.manager(args.first().copied()) else {
+                    return true;
+                };
+                if let Err(e) = self.replica(mgr).await {
+                    self.report(e, false);
+                }
             }
             other => {
                 let _ = writeln!(self.err, "error: syntax error");
@@ -451,6 +468,77 @@ impl<O: Write, E: Write> Admin<O, E> {
         }
         let _ = self.out.flush();
         true
+    }
+
+    /// `replica`: every replica as `icestormadmin` prints it (from the
+    /// replicas' `query`), and for floe-storm replicas their role, term and
+    /// log position (from `status`).
+    async fn replica(&mut self, mgr: Proxy) -> Result<(), CallError> {
+        let node = TopicManagerInternalPrx::unchecked_cast(mgr)
+            .get_replica_node()
+            .await?;
+        let Some(node) = node else {
+            self.error("This topic is not replicated");
+            return Ok(());
+        };
+        let nodes = NodePrx::unchecked_cast(Proxy::from_data(&self.comm, node))
+            .nodes()
+            .await?;
+        let _ = writeln!(self.out, "replica count: {}", nodes.len());
+        for info in nodes {
+            let Some(data) = info.n else { continue };
+            let proxy = Proxy::from_data(&self.comm, data);
+            let id = info.id;
+            match NodePrx::unchecked_cast(proxy.clone()).query().await {
+                Ok(q) => {
+                    let up: Vec<String> = q.up.iter().map(|g| g.id.to_string()).collect();
+                    let state = match q.state {
+                        NodeState::NodeStateInactive => "inactive",
+                        NodeState::NodeStateElection => "election",
+                        NodeState::NodeStateReorganization => "reorganization",
+                        NodeState::NodeStateNormal => "normal",
+                    };
+                    for (label, value) in [
+                        ("id:", q.id.to_string()),
+                        ("coord:", q.coord.to_string()),
+                        ("group name:", q.group),
+                        ("state:", state.to_owned()),
+                        ("group:", up.join(",")),
+                        ("max:", q.max.to_string()),
+                    ] {
+                        let _ = writeln!(self.out, "{id}: {label:<12}{value}");
+                    }
+                }
+                Err(e) => {
+                    let _ = writeln!(self.out, "{id}: {}", e.ice_name());
+                    continue;
+                }
+            }
+            // A floe-storm replica also tells its Raft role and log.
+            if let Ok(s) = ReplicaPrx::unchecked_cast(proxy).status().await {
+                let lines = [
+                    ("role:", format!("{} (term {})", s.role, s.term)),
+                    (
+                        "log:",
+                        format!(
+                            "last {}, applied {}, snapshot {}",
+                            s.last_log_index, s.applied, s.snapshot
+                        ),
+                    ),
+                ];
+                for (label, value) in lines {
+                    let _ = writeln!(self.out, "{id}: {label:<12}{value}");
+                }
+                for p in s.peers {
+                    let _ = writeln!(
+                        self.out,
+                        "{id}: {:<12}replica {} holds {}",
+                        "follower:", p.id, p.matched
+                    );
+                }
+            }
+        }
+        Ok(())
     }
 
     async fn links(&mut self, topic: &TopicPrx) -> Result<Vec<(String, i32)>, CallError> {

@@ -74,6 +74,7 @@ impl Broker {
             endpoints,
             mutation: tokio::sync::Mutex::new(()),
             topics: Default::default(),
+            replica: Default::default(),
         });
         let mut subscribers = 0;
         for rec in records {

@@ -21,11 +21,15 @@
 //! | `IceStorm.Trace.TopicManager` / `.Topic` / `.Subscriber` | 0 | trace levels |
 //! | `Ice.MessageSizeMax` | 1024 KB | largest accepted frame |
 //! | `IceStorm.LMDB.Path` (or `--data-dir`) | `./floe-storm-data` | database directory |
+//!
+//! A replicated broker's settings (`IceStorm.NodeId`, `IceStorm.Nodes.<id>`,
+//! ...) are in [`ReplicaConfig`].
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::replica::ReplicaConfig;
 use crate::subscriber::{DeliveryConfig, OverflowPolicy};
 
 /// floe's property for a subscriber's byte budget.
@@ -97,6 +101,9 @@ pub struct StormConfig {
     pub message_size_max: usize,
     /// Database directory.
     pub data_dir: PathBuf,
+    /// A replicated broker's settings (`IceStorm.NodeId`, ...); `None`
+    /// for a standalone broker.
+    pub replica: Option<ReplicaConfig>,
     /// Every property, for the runtime (adapters, ACM, …).
     pub properties: HashMap<String, String>,
 }
@@ -190,6 +197,7 @@ impl StormConfig {
                 (size_kb as usize).saturating_mul(1024)
             },
             data_dir: PathBuf::from(s("IceStorm.LMDB.Path", "floe-storm-data")),
+            replica: ReplicaConfig::from_properties(props)?,
             properties: props.clone(),
         })
     }

@@ -19,8 +19,13 @@
 //! - [`link`]: federation: the `TopicLink` servant, `EventData`, cost filtering.
 //! - [`store`]: redb persistence, one durable commit per mutation.
 //! - [`config`]: settings from Ice properties.
-//! - [`topic_manager`], [`topic`], [`finder`]: implementations of the
-//!   generated servant traits; [`publisher`]: the raw publisher objects.
+//! - [`command`]: every change to the durable state as a value;
+//!   [`state`]: committing one and applying it to the running topics.
+//! - [`topic_manager`], [`topic`], [`finder`]: implementations of the generated servant traits;
+//!   [`publisher`]: the raw publisher objects.
+//! - [`replica`]: replication on openraft (`IceStorm.NodeId`,
+//!   `IceStorm.Nodes.<id>`): the Raft log and state machine on the store,
+//!   Raft over floe RPC (`slice/Replica.ice`).
 //! - [`instance`] (shared state) and [`broker`] ([`Broker`]: load, restore,
 //!   route requests to the generated dispatchers).
 //! - [`admin`]: `floe-storm admin`, an `icestormadmin` work-alike.
@@ -31,6 +36,7 @@
 pub mod admin;
 pub mod admission;
 pub mod broker;
+pub mod command;
 pub mod config;
 pub mod event;
 pub mod finder;
@@ -38,9 +44,11 @@ pub mod instance;
 pub mod link;
 pub mod publisher;
 pub mod qos;
+pub mod replica;
 pub mod server;
 pub mod sink;
 pub mod slice;
+pub mod state;
 pub mod store;
 pub mod subscriber;
 pub mod topic;

@@ -25,10 +25,12 @@ use floe::wire::Encapsulation;
 use crate::broker::Broker;
 use crate::config::StormConfig;
 use crate::event::Event;
-use crate::instance::AdapterEndpoints;
+use crate::instance::{AdapterEndpoints, ObjectAddress, ReplicatedAddresses};
 use crate::link::event_data;
 use crate::qos::Qos;
+use crate::replica::{Replica, ReplicaError, ReplicaServant};
 use crate::sink::{DeliveryError, DeliveryFuture, ResolveFuture, SinkFactory, SubscriberSink};
+use crate::slice::floe_storm::ReplicaDispatcher;
 use crate::slice::ice_storm::{TopicInternalPrx, TopicLinkPrx};
 use crate::store::StoreError;
 use crate::types::{EndpointData, ProxyData, ProxyExt};
@@ -42,6 +44,9 @@ pub enum ServerError {
     /// The store could not be opened or read.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A replicated broker's Raft node could not start.
+    #[error(transparent)]
+    Replica(#[from] ReplicaError),
 }
 
 /// floe-wire's endpoint data for a runtime endpoint.
@@ -245,6 +250,8 @@ pub struct Server {
     topic_manager: ObjectAdapter,
     publish: ObjectAdapter,
     broker: Broker,
+    /// A replica's `IceStorm.Node` adapter and Raft node.
+    replica: Option<(ObjectAdapter, Arc<Replica>)>,
     /// Logs topic statistics periodically when `IceStorm.Trace.Topic` > 0.
     reporter: Option<tokio::task::JoinHandle<()>>,
     /// `floe.Storm.DrainTimeout`.
@@ -333,12 +340,38 @@ impl Server {
                 .iter()
                 .map(endpoint_data)
                 .collect(),
+            replicated: None,
         };
+        let endpoints = AdapterEndpoints {
+            replicated: match &config.replica {
+                Some(rc) => Some(ReplicatedAddresses {
+                    topic_manager: address(
+                        &communicator,
+                        "IceStorm.TopicManager",
+                        rc.replicated_topic_manager_endpoints.as_deref(),
+                        &endpoints.topic_manager,
+                    )?,
+                    publish: address(
+                        &communicator,
+                        "IceStorm.Publish",
+                        rc.replicated_publish_endpoints.as_deref(),
+                        &endpoints.publish,
+                    )?,
+                }),
+                None => None,
+            },
+            ..endpoints
+        };
+        let replica_config = config.replica.clone();
         let sinks = Arc::new(RuntimeSinks::new(communicator.clone(), config.send_timeout));
         let instance = config.instance_name.clone();
         let trace_topic = config.trace_topic;
         let drain_timeout = config.drain_timeout;
         let broker = Broker::open(config, endpoints, sinks)?;
+        let replica = match replica_config {
+            Some(rc) => Some(start_replica(&communicator, rc, &broker).await?),
+            None => None,
+        };
         let reporter = (trace_topic > 0).then(|| {
             let b = broker.clone();
             tokio::spawn(async move {
@@ -363,6 +396,7 @@ impl Server {
             topic_manager,
             publish,
             broker,
+            replica,
             reporter,
             drain_timeout,
         })
@@ -438,6 +472,14 @@ impl Server {
                  discarding the rest (floe.Storm.DrainTimeout)"
             );
         }
+        if let Some((node, replica)) = &self.replica {
+            replica.shutdown().await;
+            node.deactivate().await;
+            node.wait_for_deactivate().await;
+            if let Some(id) = replica.node_proxy().map(|p| p.identity) {
+                node.remove(&id);
+            }
+        }
         self.broker.close();
         self.topic_manager.deactivate().await;
         self.topic_manager.wait_for_deactivate().await;
@@ -462,6 +504,66 @@ impl Server {
         }
         tracing::warn!("broker still referenced after shutdown");
     }
+}
+
+/// Where a replicated broker's proxies on `adapter` point: its IceGrid
+/// replica group (`<adapter>.ReplicaGroupId`), else the replicated
+/// endpoints property, else the adapter's own endpoints.
+fn address(
+    communicator: &Communicator,
+    adapter: &str,
+    replicated: Option<&str>,
+    own: &[EndpointData],
+) -> Result<ObjectAddress, ServerError> {
+    let group = communicator
+        .properties()
+        .get(&format!("{adapter}.ReplicaGroupId"))
+        .filter(|g| !g.trim().is_empty());
+    if let Some(group) = group {
+        return Ok(ObjectAddress {
+            endpoints: Vec::new(),
+            adapter_id: group.trim().to_owned(),
+        });
+    }
+    let endpoints = match replicated {
+        Some(text) => {
+            communicator
+                .string_to_proxy(&format!("x:{text}"))?
+                .to_data()
+                .endpoints
+        }
+        None => own.to_vec(),
+    };
+    Ok(ObjectAddress {
+        endpoints,
+        adapter_id: String::new(),
+    })
+}
+
+/// Starts the Raft node of a replica and its node object on the
+/// `IceStorm.Node` adapter.
+async fn start_replica(
+    communicator: &Communicator,
+    config: crate::replica::ReplicaConfig,
+    broker: &Broker,
+) -> Result<(ObjectAdapter, Arc<Replica>), ServerError> {
+    let node = communicator.create_object_adapter("IceStorm.Node").await?;
+    let own = config
+        .nodes
+        .get(&config.node_id)
+        .cloned()
+        .unwrap_or_default();
+    let identity = communicator.string_to_proxy(&own)?.identity().clone();
+    let replica = Replica::start(config, communicator, broker.instance()).await?;
+    if broker.instance().replica.set(replica.clone()).is_err() {
+        tracing::warn!("replica: the broker already had a Raft node");
+    }
+    node.add(
+        identity,
+        ReplicaDispatcher::new(ReplicaServant::new(replica.clone())),
+    )?;
+    node.activate();
+    Ok((node, replica))
 }
 
 /// Runs floe-storm until `shutdown` resolves: starts the server, prints

@@ -4,4 +4,4 @@
 //! `TopicLinkPrx`, …), servant traits and dispatchers; [`ice`] the few
 //! `Ice` module types the Slice declares (`OperationMode`).
 
-include!(concat!(env!("OUT_DIR"), "/IceStorm.rs"));
+include!(concat!(env!("OUT_DIR"), "/storm_slice.rs"));

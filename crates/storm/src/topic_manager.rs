@@ -7,32 +7,35 @@
 //! the empty name and names with `/` or blanks; `retrieveAll` is a
 //! dictionary sorted by name; `getSliceChecksums` returns an empty
 //! dictionary; `ice_ids` includes `::IceStorm::TopicManagerInternal`, whose
-//! `getReplicaNode` returns a null proxy on a non-replicated broker.
+//! `getReplicaNode` returns a null proxy on a non-replicated broker, and
+//! the replica's node object on a replicated one.
 
 use std::sync::Arc;
 
 use floe::runtime::{Current, DispatchError};
 
+use crate::command::Command;
 use crate::instance::Instance;
 use crate::slice::ice_storm;
-use crate::topic::{Topic, TopicError};
+use crate::topic::TopicError;
 use crate::types::{NoSuchTopic, ProxyData, TopicExists};
 
 /// `create(name)`: a new, empty, durable topic.
 ///
 /// # Errors
 ///
-/// `TopicExists`, or a store failure.
+/// `TopicExists`, or the commit's failure.
 pub async fn create(inst: &Arc<Instance>, name: &str) -> Result<ProxyData, TopicError> {
     create_if(inst, name, true).await
 }
 
 /// `createOrRetrieve(name)` (Ice 3.8): the topic, created first if it does
-/// not exist; atomic with other creations.
+/// not exist; atomic with other creations (the commit decides which one
+/// creates it).
 ///
 /// # Errors
 ///
-/// A store failure.
+/// The commit's failure.
 pub async fn create_or_retrieve(inst: &Arc<Instance>, name: &str) -> Result<ProxyData, TopicError> {
     create_if(inst, name, false).await
 }
@@ -44,7 +47,6 @@ async fn create_if(
     name: &str,
     exclusive: bool,
 ) -> Result<ProxyData, TopicError> {
-    let _guard = inst.mutation.lock().await;
     if inst.topic(name).is_some() {
         if !exclusive {
             return Ok(inst.topic_proxy(name));
@@ -54,16 +56,18 @@ async fn create_if(
         }
         .into());
     }
-    let n = name.to_owned();
-    inst.with_store(move |s| s.create_topic(&n)).await?;
-    inst.topics
-        .write()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(name.to_owned(), Topic::new(name));
-    if inst.config.trace_topic_manager > 0 {
-        tracing::info!(topic = name, "topic created");
+    let created = inst
+        .commit(Command::CreateTopic {
+            name: name.to_owned(),
+        })
+        .await;
+    match created {
+        Ok(_) => Ok(inst.topic_proxy(name)),
+        Err(TopicError::User(e)) if !exclusive && e.downcast_ref::<TopicExists>().is_some() => {
+            Ok(inst.topic_proxy(name))
+        }
+        Err(e) => Err(e),
     }
-    Ok(inst.topic_proxy(name))
 }
 
 /// `retrieve(name)`.
@@ -85,25 +89,15 @@ pub fn retrieve(inst: &Instance, name: &str) -> Result<ProxyData, NoSuchTopic> {
 ///
 /// # Errors
 ///
-/// A store failure (the topic then stays).
+/// The commit's failure (the topic then stays).
 pub async fn destroy(inst: &Arc<Instance>, name: &str) -> Result<(), TopicError> {
-    let _guard = inst.mutation.lock().await;
     if inst.topic(name).is_none() {
         return Ok(());
     }
-    let n = name.to_owned();
-    inst.with_store(move |s| s.destroy_topic(&n)).await?;
-    let topic = inst
-        .topics
-        .write()
-        .unwrap_or_else(|p| p.into_inner())
-        .remove(name);
-    if let Some(t) = topic {
-        t.shut_down();
-    }
-    if inst.config.trace_topic_manager > 0 {
-        tracing::info!(topic = name, "topic destroyed");
-    }
+    inst.commit(Command::DestroyTopic {
+        name: name.to_owned(),
+    })
+    .await?;
     Ok(())
 }
 
@@ -159,8 +153,9 @@ impl ice_storm::TopicManager for TopicManagerServant {
 }
 
 impl ice_storm::TopicManagerInternal for TopicManagerServant {
-    /// Null: floe-storm is not replicated.
+    /// This replica's node object (`icestormadmin replica` asks it about
+    /// every replica); null when the broker is not replicated.
     async fn get_replica_node(&self, _: &Current) -> Result<Option<ProxyData>, DispatchError> {
-        Ok(None)
+        Ok(self.inst.replica.get().and_then(|r| r.node_proxy()))
     }
 }

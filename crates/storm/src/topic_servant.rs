@@ -38,7 +38,9 @@ impl ice_storm::Topic for TopicServant {
         &self,
         _: &Current,
     ) -> Result<Option<ProxyData>, DispatchError> {
-        Ok(Some(self.inst.publisher_proxy(self.topic.name())))
+        Ok(Some(
+            self.inst.non_replicated_publisher_proxy(self.topic.name()),
+        ))
     }
 
     async fn subscribe_and_get_publisher(

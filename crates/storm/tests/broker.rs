@@ -270,6 +270,7 @@ fn capture_endpoints() -> AdapterEndpoints {
     AdapterEndpoints {
         topic_manager: vec![tcp_endpoint("127.0.0.1", 24000, 60000)],
         publish: vec![tcp_endpoint("127.0.0.1", 24001, 60000)],
+        replicated: None,
     }
 }
 
@@ -679,6 +680,7 @@ async fn links_forward_with_cost_filter_and_one_hop_between_two_brokers() {
         AdapterEndpoints {
             topic_manager: vec![tcp_endpoint("127.0.0.1", 34000, 60000)],
             publish: vec![tcp_endpoint("127.0.0.1", 34001, 60000)],
+            replicated: None,
         },
         sinks_b.clone(),
     )

@@ -41,12 +41,14 @@
 
 mod broker;
 mod doc;
+mod replicated;
 mod report;
 
 use std::path::PathBuf;
 
 use broker::Broker;
 pub use doc::{document_section, replace_json_member, replace_section};
+pub use replicated::{replicated_columns, REPLICATED_COLUMNS};
 pub use report::{Report, Results};
 
 use crate::{cargo, install, on_path, run_checked, workspace_root, DynError};
@@ -90,10 +92,15 @@ pub enum BrokerKind {
     /// `raw_fanin ice-relay-queued`: that relay with a queue and a writer
     /// thread in front of the subscriber.
     QueuedRelay,
+    /// Three `floe-storm` replicas (`--replicated`).
+    FloeStormReplicated,
+    /// Three IceStorm 3.7 replicas in icebox (`--replicated`).
+    IceStormReplicated,
 }
 
 impl BrokerKind {
-    /// Every kind, in report order.
+    /// The kinds of the main table, in report order (the replicated ones
+    /// have a table of their own, [`replicated`]).
     pub const ALL: [BrokerKind; 5] = [
         BrokerKind::FloeStorm,
         BrokerKind::IceStorm,
@@ -110,6 +117,8 @@ impl BrokerKind {
             BrokerKind::RawRelay => "raw-relay",
             BrokerKind::IceRelay => "ice-relay",
             BrokerKind::QueuedRelay => "queued-relay",
+            BrokerKind::FloeStormReplicated => "floe-storm-x3",
+            BrokerKind::IceStormReplicated => "icestorm-x3",
         }
     }
 
@@ -121,6 +130,8 @@ impl BrokerKind {
             BrokerKind::RawRelay => "raw relay",
             BrokerKind::IceRelay => "ice relay",
             BrokerKind::QueuedRelay => "queued relay",
+            BrokerKind::FloeStormReplicated => "floe-storm ×3",
+            BrokerKind::IceStormReplicated => "IceStorm ×3",
         }
     }
 }
@@ -156,11 +167,15 @@ pub const COLUMNS: [Column; 8] = [
     column("ice-relay/ice-cpp", BrokerKind::IceRelay, Client::IceCpp),
 ];
 
+/// Every column, the replicated ones last.
+pub fn all_columns() -> impl Iterator<Item = &'static Column> {
+    COLUMNS.iter().chain(&REPLICATED_COLUMNS)
+}
+
 /// The column of `broker` in a row of `client`: the raw relay's (own
 /// client) for every row, else the one with that client, if any.
 pub fn column_of(broker: BrokerKind, client: Client) -> Option<&'static Column> {
-    COLUMNS
-        .iter()
+    all_columns()
         .find(|c| c.broker == broker && (c.client == client || broker == BrokerKind::RawRelay))
 }
 
@@ -172,18 +187,26 @@ pub fn select_columns(selectors: &[String]) -> Result<Vec<Column>, DynError> {
     let picks = |s: &str, c: &Column| c.name == s || c.client.name() == s || c.broker.name() == s;
     if let Some(bad) = selectors
         .iter()
-        .find(|s| !COLUMNS.iter().any(|c| picks(s, c)))
+        .find(|s| !all_columns().any(|c| picks(s, c)))
     {
-        let names: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();
+        let names: Vec<&str> = all_columns().map(|c| c.name).collect();
         return Err(format!(
             "unknown fan-in column `{bad}` (columns: {}; or a client: floe, ice-cpp, raw)",
             names.join(", ")
         )
         .into());
     }
+    // A client's name picks its replicated columns only when asked by name.
+    let picks_replicated = |s: &str, c: &Column| c.name == s || c.broker.name() == s;
     Ok(COLUMNS
-        .into_iter()
+        .iter()
         .filter(|c| selectors.iter().any(|s| picks(s, c)))
+        .chain(
+            REPLICATED_COLUMNS
+                .iter()
+                .filter(|c| selectors.iter().any(|s| picks_replicated(s, c))),
+        )
+        .copied()
         .collect())
 }
 
@@ -270,6 +293,8 @@ pub struct Binaries {
     pub storm: PathBuf,
     /// `benches/raw/relay.rs` (relays and raw client).
     pub raw: PathBuf,
+    /// `examples/storm_update_latency.rs`.
+    pub latency: PathBuf,
 }
 
 impl Binaries {
@@ -297,6 +322,8 @@ fn build(opts: &Options) -> Result<(Binaries, Option<String>), DynError> {
             "fanin_client",
             "--example",
             "raw_fanin",
+            "--example",
+            "storm_update_latency",
         ]))?;
         if opts.storm.is_none() {
             run_checked(cargo().args([
@@ -331,6 +358,7 @@ fn build(opts: &Options) -> Result<(Binaries, Option<String>), DynError> {
             .clone()
             .unwrap_or_else(|| root.join("target/release/floe-storm")),
         raw: root.join("target/release/examples/raw_fanin"),
+        latency: root.join("target/release/examples/storm_update_latency"),
     };
     for bin in [&bins.floe, &bins.storm, &bins.raw] {
         if !bin.is_file() {
@@ -440,13 +468,23 @@ pub fn run(opts: &Options) -> Result<Report, DynError> {
             }
         }
     }
+    let latency = if columns.iter().any(|c| REPLICATED_COLUMNS.contains(c)) {
+        let running: Vec<(BrokerKind, &Broker)> = kinds.iter().copied().zip(&brokers).collect();
+        Some(replicated::latency(&running, &bins.latency, &mut failures))
+    } else {
+        None
+    };
     drop(brokers);
-    Ok(Report::new(
+    let mut report = Report::new(
         results,
         failures,
         opts.clone(),
         (load_before, load_average()),
-    ))
+    );
+    if let Some(l) = latency {
+        report.table.push_str(&l);
+    }
+    Ok(report)
 }
 
 #[cfg(test)]
@@ -540,9 +578,17 @@ mod tests {
             );
         }
         assert!(column_of(BrokerKind::QueuedRelay, Client::IceCpp).is_none());
-        let mut names: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();
+        let mut names: Vec<&str> = all_columns().map(|c| c.name).collect();
+        names.sort();
         names.dedup();
-        assert_eq!(names.len(), COLUMNS.len());
+        assert_eq!(names.len(), COLUMNS.len() + REPLICATED_COLUMNS.len());
+        // Replicated brokers are found by their client's rows too.
+        assert_eq!(
+            column_of(BrokerKind::IceStormReplicated, Client::IceCpp)
+                .unwrap()
+                .name,
+            "icestorm-x3/ice-cpp"
+        );
         assert_eq!(message_size("fanin_data_1000000"), 1_000_000);
         assert_eq!(all_workloads().len(), 9);
     }

@@ -230,6 +230,8 @@ pub struct Sample {
     pub lost: Option<u64>,
     /// `calls_s` field (calls per second; the bench clients).
     pub calls_s: Option<f64>,
+    /// 99th percentile µs per call, when given (`p99_us`).
+    pub p99_us: Option<f64>,
 }
 
 /// Runs `pair`'s client against `port` for `workloads`, with `args` after
@@ -318,6 +320,7 @@ pub fn parse_line(line: &str) -> Option<Sample> {
         received: count_field(line, "received"),
         lost: count_field(line, "lost"),
         calls_s: number_field(line, "calls_s"),
+        p99_us: number_field(line, "p99_us"),
     })
 }
 

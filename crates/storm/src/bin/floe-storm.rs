@@ -175,7 +175,13 @@ fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-                tracing_subscriber::EnvFilter::new(if is_admin { "error" } else { "info" })
+                tracing_subscriber::EnvFilter::new(if is_admin {
+                    "error"
+                } else {
+                    // openraft reports every failed call to a replica that
+                    // is down; the replica logs leadership changes itself.
+                    "info,openraft=off"
+                })
             }),
         )
         .with_writer(std::io::stderr)

@@ -1,8 +1,16 @@
 //! Process helpers shared by the broker tests that run real Ice peers
-//! (`lossless.rs`, `restart.rs`): child processes with their output
-//! collected line by line, the `floe-storm` binary, free ports, log fields.
+//! (`lossless.rs`, `restart.rs`, `replicated.rs`): child processes with
+//! their output collected line by line, the `floe-storm` binary, free
+//! ports, log fields; replicated floe-storm in [`cluster`].
 
 #![allow(dead_code)]
+
+pub mod cluster;
+pub mod failover;
+pub mod grid;
+#[path = "../../../runtime/tests/interop/harness.rs"]
+pub mod harness;
+pub mod icestorm_ha;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};

@@ -1,6 +1,7 @@
 //! The fan-in brokers as child processes ([`Server`]s that are killed and
 //! reaped however the comparison ends), each with its default settings on
-//! free loopback ports, and one client run through a broker.
+//! free loopback ports (three processes for a replicated broker,
+//! [`super::replicated`]), and one client run through a broker.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,11 +17,14 @@ const CLIENT_LIMIT: Duration = Duration::from_secs(300);
 /// Broker setting for both brokers: the 1 MB events need a larger
 /// `Ice.MessageSizeMax` than the 1 MB default once framed. Nothing else is
 /// changed from the defaults.
-const MESSAGE_SIZE_MAX: &str = "Ice.MessageSizeMax=102400";
+pub const MESSAGE_SIZE_MAX: &str = "Ice.MessageSizeMax=102400";
 
 /// A running broker.
 pub struct Broker {
-    server: Server,
+    /// Its processes (one, or one per replica).
+    servers: Vec<Server>,
+    /// The topic manager proxy the clients get (every replica's endpoints).
+    topic_manager: String,
     kind: BrokerKind,
     /// Its data directory, kept for the broker's lifetime.
     _dir: PathBuf,
@@ -40,7 +44,7 @@ pub struct Outcome {
 }
 
 /// A fresh, empty directory under `target/fanin/`.
-fn fresh_dir(name: &str) -> Result<PathBuf, DynError> {
+pub fn fresh_dir(name: &str) -> Result<PathBuf, DynError> {
     let dir = workspace_root().join("target/fanin").join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
@@ -53,6 +57,18 @@ impl Broker {
     pub fn start(kind: BrokerKind, bins: &Binaries, logs: &Path) -> Result<Broker, DynError> {
         let name = kind.name();
         let dir = fresh_dir(name)?;
+        if matches!(
+            kind,
+            BrokerKind::FloeStormReplicated | BrokerKind::IceStormReplicated
+        ) {
+            let (servers, topic_manager) = super::replicated::start(kind, bins, logs, &dir)?;
+            return Ok(Broker {
+                servers,
+                topic_manager,
+                kind,
+                _dir: dir,
+            });
+        }
         let log = logs.join(format!("{name}.log"));
         let port = free_port()?;
         let mut cmd = match kind {
@@ -71,7 +87,7 @@ impl Broker {
                 cmd
             }
             BrokerKind::IceStorm => icebox(&dir, port)?,
-            BrokerKind::RawRelay | BrokerKind::IceRelay | BrokerKind::QueuedRelay => {
+            _ => {
                 let mode = match kind {
                     BrokerKind::RawRelay => "relay",
                     BrokerKind::IceRelay => "ice-relay",
@@ -84,20 +100,27 @@ impl Broker {
         };
         let server = Server::listening(&mut cmd, port, name, &log)?;
         Ok(Broker {
-            server,
+            servers: vec![server],
+            topic_manager: format!("IceStorm/TopicManager:tcp -h 127.0.0.1 -p {port}"),
             kind,
             _dir: dir,
         })
     }
 
-    /// Whether the process is still running.
+    /// Whether every process is still running.
     pub fn is_running(&mut self) -> bool {
-        self.server.is_running()
+        self.servers.iter_mut().all(Server::is_running)
     }
 
-    /// The broker's CPU time so far (user + system), in seconds.
+    /// The broker's CPU time so far (user + system, every replica), in
+    /// seconds.
     pub fn cpu_seconds(&self) -> Option<f64> {
-        self.server.cpu_seconds()
+        self.servers.iter().map(Server::cpu_seconds).sum()
+    }
+
+    /// The topic manager proxy clients use.
+    pub fn topic_manager(&self) -> &str {
+        &self.topic_manager
     }
 
     /// Runs `column`'s client (`program`) once through this broker for
@@ -110,14 +133,13 @@ impl Broker {
         scale: f64,
         events: u64,
     ) -> Result<Outcome, DynError> {
-        let port = self.server.port.to_string();
         let mut cmd = Command::new(program);
         match column.client {
             Client::Floe | Client::IceCpp => {
-                cmd.arg(format!("IceStorm/TopicManager:tcp -h 127.0.0.1 -p {port}"));
+                cmd.arg(&self.topic_manager);
             }
             Client::Raw => {
-                cmd.args(["client", &port]);
+                cmd.args(["client", &self.servers[0].port.to_string()]);
             }
         }
         cmd.args([column.name, workload])

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::super::report::{esc, fmt_opt, json_num, json_nums, median};
-use super::{column_of, BrokerKind, Client, Options, COLUMNS, ROW_CLIENTS};
+use super::{all_columns, column_of, BrokerKind, Client, Options, ROW_CLIENTS};
 
 /// The share of the relay's MB/s that counts as reaching it.
 pub const RAW_SHARE: f64 = 0.95;
@@ -175,6 +175,12 @@ pub fn lost_events(results: &Results) -> Vec<String> {
 /// The brokers of a row's columns, in table order.
 const TABLE_BROKERS: [BrokerKind; 5] = BrokerKind::ALL;
 
+/// The brokers of the replicated table ([`super::replicated`]).
+const REPLICATED_BROKERS: [BrokerKind; 2] = [
+    BrokerKind::FloeStormReplicated,
+    BrokerKind::IceStormReplicated,
+];
+
 /// The rows to render, in order: a (workload, client) pair for every
 /// client with a column measured in that workload (the raw relay alone, with
 /// its own client, shows in the floe row).
@@ -185,8 +191,7 @@ fn rows<'a>(
     workloads.iter().flat_map(move |w| {
         let row = results.get(w);
         let has = move |c: Client| {
-            COLUMNS
-                .iter()
+            all_columns()
                 .any(|col| col.client == c && row.is_some_and(|r| r.contains_key(col.name)))
         };
         let only_raw = has(Client::Raw) && !ROW_CLIENTS.into_iter().any(has);
@@ -286,7 +291,7 @@ pub fn json(results: &Results, workloads: &[String], opts: &Options) -> String {
         }
         last_w = Some(w);
         let _ = write!(s, "\"{}\": {{", client.name());
-        for b in TABLE_BROKERS {
+        for b in TABLE_BROKERS.iter().chain(&REPLICATED_BROKERS).copied() {
             let Some(c) = cell(results, w, client, b) else {
                 continue;
             };
@@ -350,8 +355,12 @@ impl Report {
         options: Options,
         load: (String, String),
     ) -> Report {
+        let mut table = table(&results, &options.workloads);
+        if let Some(r) = super::replicated::table(&results, &options.workloads) {
+            table.push_str(&r);
+        }
         Report {
-            table: table(&results, &options.workloads),
+            table,
             json: json(&results, &options.workloads, &options),
             lost: lost_events(&results),
             failures,

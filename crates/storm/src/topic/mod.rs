@@ -24,10 +24,12 @@ use floe::runtime::{DispatchError, UserError};
 use floe::wire::Identity;
 
 use crate::admission::{self, Admission};
+use crate::command::{Command, Rejection};
 use crate::event::Event;
 use crate::instance::Instance;
-use crate::link::{crosses, linked_topic_name};
+use crate::link::crosses;
 use crate::qos::Qos;
+use crate::replica::ReplicaError;
 use crate::store::{StoreError, TopicRecord};
 use crate::subscriber::{
     identity_to_string, DeliveryStyle, RemovalHook, RemovalReason, Subscriber, SubscriberState,
@@ -35,8 +37,12 @@ use crate::subscriber::{
 };
 use crate::types::{
     AlreadySubscribed, BadQoS, InvalidSubscriber, LinkExists, LinkInfo, NoSuchLink, NoSuchTopic,
-    ProxyData, QosDict, TopicExists,
+    ProxyData, TopicExists,
 };
+
+/// How often a replica proposes a failed subscriber's removal again while
+/// no majority takes it.
+const REMOVAL_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A subscriber of this topic.
 struct SubscriberEntry {
@@ -75,6 +81,21 @@ pub enum TopicError {
     /// A failure reported as status 7, as IceStorm does for a null link.
     #[error("{0}")]
     Unknown(String),
+    /// The topic was destroyed meanwhile (`ObjectNotExistException`).
+    #[error("topic `{0}' no longer exists")]
+    Gone(String),
+    /// A replicated broker could not make the change (no majority).
+    #[error(transparent)]
+    Replica(#[from] ReplicaError),
+}
+
+impl From<Rejection> for TopicError {
+    fn from(r: Rejection) -> Self {
+        match r {
+            Rejection::Gone(name) => TopicError::Gone(name),
+            r => TopicError::User(r.to_user_error()),
+        }
+    }
 }
 
 macro_rules! user_exceptions {
@@ -96,6 +117,8 @@ user_exceptions!(
     TopicExists
 );
 
+mod ops;
+
 pub use crate::topic_servant::TopicServant;
 
 impl From<TopicError> for DispatchError {
@@ -108,6 +131,8 @@ impl From<TopicError> for DispatchError {
             TopicError::Store(e) => DispatchError::UnknownException(e.to_string()),
             TopicError::Local(m) => DispatchError::UnknownLocalException(m),
             TopicError::Unknown(m) => DispatchError::UnknownException(m),
+            TopicError::Gone(_) => DispatchError::object_not_exist(),
+            TopicError::Replica(e) => DispatchError::UnknownLocalException(e.to_string()),
         }
     }
 }
@@ -372,30 +397,48 @@ impl Topic {
                 ?reason,
                 "removing failed subscriber"
             );
-            tokio::spawn(async move {
-                let _guard = inst.mutation.lock().await;
-                let name = topic.name.clone();
-                let removed = if is_link {
-                    topic.take_link(&id, Some(seq)).is_some()
+            let cmd = Command::RemoveFailed {
+                topic: topic.name.clone(),
+                id: id.clone(),
+                seq,
+                link: is_link,
+            };
+            let replicated = inst.replica.get().is_some();
+            if replicated {
+                // A replica stops delivering at once; every replica forgets
+                // the subscriber once a majority commits the removal.
+                if is_link {
+                    topic.take_link(&id, Some(seq));
                 } else {
-                    topic.take_subscriber(&id, Some(seq)).is_some()
-                };
-                if removed {
-                    let r = if is_link {
-                        inst.with_store(move |s| s.remove_link(&name, &id)).await
-                    } else {
-                        inst.with_store(move |s| s.remove_subscriber(&name, &id))
-                            .await
-                    };
-                    if let Err(e) = r {
-                        tracing::error!(error = %e, "cannot remove subscriber from the store");
+                    topic.take_subscriber(&id, Some(seq));
+                }
+            }
+            let weak = Arc::downgrade(&inst);
+            drop(inst);
+            tokio::spawn(async move {
+                while let Some(inst) = weak.upgrade() {
+                    match inst.commit(cmd.clone()).await {
+                        Ok(_) => return,
+                        Err(e) if replicated => {
+                            tracing::warn!(
+                                error = %e,
+                                "the removal of a failed subscriber is not committed yet; retrying"
+                            );
+                        }
+                        Err(e) => {
+                            tracing::error!(error = %e, "cannot remove subscriber from the store");
+                            return;
+                        }
                     }
+                    drop(inst);
+                    tokio::time::sleep(REMOVAL_RETRY).await;
                 }
             });
         })
     }
 
-    fn add_subscriber(
+    /// Starts delivery to a subscriber (a committed subscription).
+    pub(crate) fn add_subscriber(
         self: &Arc<Topic>,
         inst: &Arc<Instance>,
         proxy: ProxyData,
@@ -420,7 +463,8 @@ impl Topic {
         });
     }
 
-    fn add_link(
+    /// Starts forwarding over a link (a committed link).
+    pub(crate) fn add_link(
         self: &Arc<Topic>,
         inst: &Arc<Instance>,
         name: String,
@@ -453,7 +497,7 @@ impl Topic {
 
     /// Removes a subscriber from memory (if `seq` is given, only that
     /// subscription, not a later one with the same identity).
-    fn take_subscriber(&self, id: &Identity, seq: Option<u64>) -> Option<ProxyData> {
+    pub(crate) fn take_subscriber(&self, id: &Identity, seq: Option<u64>) -> Option<ProxyData> {
         let mut state = self.write();
         let i = state
             .subscribers
@@ -462,160 +506,14 @@ impl Topic {
         Some(state.subscribers.remove(i).proxy)
     }
 
-    fn take_link(&self, id: &Identity, seq: Option<u64>) -> Option<String> {
+    /// Removes a link from memory (if `seq` is given, only that one).
+    pub(crate) fn take_link(&self, id: &Identity, seq: Option<u64>) -> Option<String> {
         let mut state = self.write();
         let i = state
             .links
             .iter()
             .position(|l| &l.topic.identity == id && seq.is_none_or(|q| q == l.seq))?;
         Some(state.links.remove(i).name)
-    }
-
-    /// `subscribeAndGetPublisher`: validates, stores, starts delivery, and
-    /// returns the per-subscriber publisher proxy.
-    ///
-    /// # Errors
-    ///
-    /// `InvalidSubscriber`, `AlreadySubscribed`, `BadQoS`, or a store failure.
-    pub async fn subscribe(
-        self: &Arc<Topic>,
-        inst: &Arc<Instance>,
-        qos: QosDict,
-        subscriber: Option<ProxyData>,
-    ) -> Result<ProxyData, TopicError> {
-        let proxy = subscriber.ok_or_else(null_subscriber)?;
-        let _guard = inst.mutation.lock().await;
-        let taken = {
-            let state = self.read();
-            state
-                .subscribers
-                .iter()
-                .any(|s| s.proxy.identity == proxy.identity)
-                || state
-                    .links
-                    .iter()
-                    .any(|l| l.topic.identity == proxy.identity)
-        };
-        if taken {
-            return Err(AlreadySubscribed {}.into());
-        }
-        let parsed = Qos::parse(&qos, &proxy)?;
-        let (name, p) = (self.name.clone(), proxy.clone());
-        let seq = inst
-            .with_store(move |s| s.put_subscriber(&name, &p, &qos))
-            .await?;
-        let publisher = inst.subscriber_publisher_proxy(&self.name, &proxy.identity);
-        if inst.config.trace_subscriber > 0 {
-            tracing::info!(
-                topic = %self.name,
-                subscriber = %identity_to_string(&proxy.identity),
-                mode = ?proxy.mode,
-                qos = ?parsed,
-                "subscribed"
-            );
-        }
-        self.add_subscriber(inst, proxy, &parsed, seq);
-        Ok(publisher)
-    }
-
-    /// `unsubscribe`.
-    ///
-    /// # Errors
-    ///
-    /// `InvalidSubscriber` for a null proxy, or a store failure.
-    pub async fn unsubscribe(
-        self: &Arc<Topic>,
-        inst: &Arc<Instance>,
-        subscriber: Option<ProxyData>,
-    ) -> Result<(), TopicError> {
-        let proxy = subscriber.ok_or_else(null_subscriber)?;
-        let _guard = inst.mutation.lock().await;
-        let id = proxy.identity;
-        if !self
-            .read()
-            .subscribers
-            .iter()
-            .any(|s| s.proxy.identity == id)
-        {
-            return Ok(());
-        }
-        let (name, id2) = (self.name.clone(), id.clone());
-        inst.with_store(move |s| s.remove_subscriber(&name, &id2))
-            .await?;
-        self.take_subscriber(&id, None);
-        if inst.config.trace_subscriber > 0 {
-            tracing::info!(topic = %self.name, subscriber = %identity_to_string(&id), "unsubscribed");
-        }
-        Ok(())
-    }
-
-    /// `link`.
-    ///
-    /// # Errors
-    ///
-    /// `LinkExists`, a failure resolving a remote topic's link object, a
-    /// null `link_to` (status 7), or a store failure.
-    pub async fn link(
-        self: &Arc<Topic>,
-        inst: &Arc<Instance>,
-        link_to: Option<ProxyData>,
-        cost: i32,
-    ) -> Result<(), TopicError> {
-        let to = link_to.ok_or_else(|| TopicError::Unknown("link: null topic proxy".into()))?;
-        let _guard = inst.mutation.lock().await;
-        let name = linked_topic_name(&to.identity);
-        if self
-            .read()
-            .links
-            .iter()
-            .any(|l| l.topic.identity == to.identity)
-        {
-            return Err(LinkExists { name }.into());
-        }
-        let link = match inst.local_topic_name(&to) {
-            Some(local) => inst.link_proxy(&local),
-            None => inst
-                .sinks
-                .resolve_link(&to)
-                .await
-                .map_err(TopicError::Local)?
-                .ok_or_else(|| TopicError::Unknown("getLinkProxy returned a null proxy".into()))?,
-        };
-        let (tname, n2, to2, l2) = (self.name.clone(), name.clone(), to.clone(), link.clone());
-        let seq = inst
-            .with_store(move |s| s.put_link(&tname, &n2, cost, &to2, &l2))
-            .await?;
-        if inst.config.trace_topic > 0 {
-            tracing::info!(topic = %self.name, to = %name, cost, "linked");
-        }
-        self.add_link(inst, name, cost, to, &link, seq);
-        Ok(())
-    }
-
-    /// `unlink`.
-    ///
-    /// # Errors
-    ///
-    /// `NoSuchLink`, a null `link_to` (status 7), or a store failure.
-    pub async fn unlink(
-        self: &Arc<Topic>,
-        inst: &Arc<Instance>,
-        link_to: Option<ProxyData>,
-    ) -> Result<(), TopicError> {
-        let to = link_to.ok_or_else(|| TopicError::Unknown("unlink: null topic proxy".into()))?;
-        let _guard = inst.mutation.lock().await;
-        let id = to.identity;
-        if !self.read().links.iter().any(|l| l.topic.identity == id) {
-            return Err(NoSuchLink {
-                name: linked_topic_name(&id),
-            }
-            .into());
-        }
-        let (tname, id2) = (self.name.clone(), id.clone());
-        inst.with_store(move |s| s.remove_link(&tname, &id2))
-            .await?;
-        self.take_link(&id, None);
-        Ok(())
     }
 
     /// Stops every subscriber and link task (used by `destroy`).
@@ -653,11 +551,5 @@ impl Topic {
         };
         self.shut_down();
         self.log_statistics(subscribers, links);
-    }
-}
-
-fn null_subscriber() -> InvalidSubscriber {
-    InvalidSubscriber {
-        reason: "subscriber is a null proxy".into(),
     }
 }

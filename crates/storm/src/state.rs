@@ -1,0 +1,150 @@
+//! Changing the broker's durable state. [`Instance::commit`] makes a
+//! [`Command`] durable (the store of a standalone broker, or a majority of
+//! replicas) and [`apply`] then reflects it in the running topics: their
+//! subscriber and link tasks start and stop here. [`reload`] makes the
+//! running topics match a whole state (a replica installing a snapshot).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::command::{Command, Outcome};
+use crate::instance::Instance;
+use crate::qos::Qos;
+use crate::store::TopicRecord;
+use crate::subscriber::identity_to_string;
+use crate::topic::{Topic, TopicError};
+
+impl Instance {
+    /// Makes `cmd` durable and applies it to the running topics: on a
+    /// standalone broker, in the store under [`Instance::mutation`]; on a
+    /// replica, through the replicated log ([`crate::replica::Replica::propose`],
+    /// applied by the state machine). The sequence number it was applied
+    /// at.
+    ///
+    /// # Errors
+    ///
+    /// The command's rejection (`TopicExists`, ...), a store failure, or,
+    /// on a replica, why no majority took it.
+    pub async fn commit(self: &Arc<Self>, cmd: Command) -> Result<u64, TopicError> {
+        if let Some(replica) = self.replica.get() {
+            return replica.propose(cmd).await;
+        }
+        let _guard = self.mutation.lock().await;
+        let c = cmd.clone();
+        let outcome = self.with_store(move |s| s.apply(&c)).await?;
+        apply(self, &cmd, &outcome);
+        outcome.map_err(TopicError::from)
+    }
+}
+
+/// Reflects `cmd`, which the store applied with `outcome`, in the running
+/// topics (nothing for a rejected command).
+pub fn apply(inst: &Arc<Instance>, cmd: &Command, outcome: &Outcome) {
+    let Ok(seq) = *outcome else { return };
+    let topic = || inst.topic(cmd.topic());
+    match cmd {
+        Command::CreateTopic { name } => {
+            inst.topics
+                .write()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(name.clone())
+                .or_insert_with(|| Topic::new(name));
+            if inst.config.trace_topic_manager > 0 {
+                tracing::info!(topic = %name, "topic created");
+            }
+        }
+        Command::DestroyTopic { name } => {
+            let gone = inst
+                .topics
+                .write()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(name);
+            if let Some(t) = gone {
+                t.shut_down();
+            }
+            if inst.config.trace_topic_manager > 0 {
+                tracing::info!(topic = %name, "topic destroyed");
+            }
+        }
+        Command::Subscribe { proxy, qos, .. } => {
+            let Some(t) = topic() else { return };
+            // Validated before it was committed; the defaults if the
+            // rules changed since.
+            let parsed = Qos::parse(qos, proxy).unwrap_or_default();
+            if inst.config.trace_subscriber > 0 {
+                tracing::info!(
+                    topic = %t.name(),
+                    subscriber = %identity_to_string(&proxy.identity),
+                    mode = ?proxy.mode,
+                    qos = ?parsed,
+                    "subscribed"
+                );
+            }
+            t.add_subscriber(inst, proxy.clone(), &parsed, seq);
+        }
+        Command::Unsubscribe { subscriber, .. } => {
+            let Some(t) = topic() else { return };
+            if t.take_subscriber(subscriber, None).is_some() && inst.config.trace_subscriber > 0 {
+                tracing::info!(
+                    topic = %t.name(),
+                    subscriber = %identity_to_string(subscriber),
+                    "unsubscribed"
+                );
+            }
+        }
+        Command::Link {
+            name,
+            cost,
+            linked,
+            link,
+            ..
+        } => {
+            let Some(t) = topic() else { return };
+            if inst.config.trace_topic > 0 {
+                tracing::info!(topic = %t.name(), to = %name, cost, "linked");
+            }
+            t.add_link(inst, name.clone(), *cost, linked.clone(), link, seq);
+        }
+        Command::Unlink { linked, .. } => {
+            if let Some(t) = topic() {
+                t.take_link(linked, None);
+            }
+        }
+        Command::RemoveFailed { id, seq, link, .. } => {
+            let Some(t) = topic() else { return };
+            if *link {
+                t.take_link(id, Some(*seq));
+            } else {
+                t.take_subscriber(id, Some(*seq));
+            }
+        }
+    }
+}
+
+/// Makes the running topics match `records`: topics that are not there
+/// stop, new ones start, and each kept topic keeps the subscribers and
+/// links it already runs (same identity and sequence number), so their
+/// delivery goes on.
+pub fn reload(inst: &Arc<Instance>, records: Vec<TopicRecord>) {
+    let mut wanted: BTreeMap<String, TopicRecord> =
+        records.into_iter().map(|r| (r.name.clone(), r)).collect();
+    let mut topics = inst.topics.write().unwrap_or_else(|p| p.into_inner());
+    let stale: Vec<String> = topics
+        .keys()
+        .filter(|n| !wanted.contains_key(*n))
+        .cloned()
+        .collect();
+    for name in stale {
+        if let Some(t) = topics.remove(&name) {
+            t.shut_down();
+        }
+    }
+    for (name, rec) in std::mem::take(&mut wanted) {
+        match topics.get(&name) {
+            Some(t) => t.reconcile(inst, rec),
+            None => {
+                topics.insert(name, Topic::restore(inst, rec));
+            }
+        }
+    }
+}
