@@ -4,22 +4,19 @@
 //! request, its reply, a batch of 1,000 oneway `o()`).
 //!
 //! `cargo bench --bench codec`. The types' encoding is the bench pair's
-//! (`examples/bench_common/`), so these numbers explain the wire share of
+//! (`floe_bench`, benches/programs/), so these numbers explain the wire share of
 //! `cargo xtask compare`'s rows.
-
-#[path = "../examples/bench_common/mod.rs"]
-mod bench_common;
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use bench_common::*;
 use bytes::{Bytes, BytesMut};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use floe::wire::protocol::{
     BatchBuilder, CompressionStatus, Message, Reply, ReplyStatus, RequestHead,
 };
 use floe::wire::{Context, Decoder, Encoder, Identity, ENCODING_1_1};
+use floe_bench::*;
 
 /// Encodes `write`'s output as a parameters encapsulation, as a proxy does.
 fn encaps(write: impl FnOnce(&mut Encoder)) -> Bytes {

@@ -96,6 +96,23 @@ fn workspace_root() -> std::path::PathBuf {
         .to_path_buf()
 }
 
+/// Where `cargo build --release` puts the workspace's programs.
+fn release_dir() -> std::path::PathBuf {
+    workspace_root().join("target/release")
+}
+
+/// Builds programs in release with one `cargo build`: `bins` of the
+/// floe-bench crate (the benchmark programs, `benches/programs/`), and
+/// what `more` selects (e.g. `-p floe-storm --bin floe-storm`).
+fn build_programs(bins: &[&str], more: &[&str]) -> Result<(), DynError> {
+    let mut cmd = cargo();
+    cmd.args(["build", "--release", "-p", "floe-bench"]);
+    for bin in bins {
+        cmd.args(["--bin", bin]);
+    }
+    run_checked(cmd.args(more))
+}
+
 /// The `cargo` that started us (so rustup toolchain overrides carry over).
 fn cargo() -> std::process::Command {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());

@@ -1,7 +1,7 @@
 //! `cargo xtask soak [--minutes N] [--clients C]` (not run by CI): builds
-//! `floe-storm` and `examples/soak` in release, starts the soak server and
+//! `floe-storm` and the `soak` program (benches/programs/) in release, starts the soak server and
 //! floe-storm on free 127.0.0.1 ports, then the soak client with C tasks of
-//! mixed operations for N minutes (see examples/soak/main.rs).
+//! mixed operations for N minutes (see benches/programs/src/bin/soak/main.rs).
 //!
 //! Every 10 s the client prints its cumulative counts; at each such line the
 //! VmRSS of the server, the broker and the client is read from
@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::{cargo, run_checked, workspace_root, DynError};
+use crate::{build_programs, release_dir, workspace_root, DynError};
 
 /// Allowed RSS growth after the warm-up, in percent.
 const MAX_GROWTH_PERCENT: f64 = 5.0;
@@ -322,17 +322,9 @@ fn log_file(dir: &Path, name: &str) -> Result<std::fs::File, DynError> {
 /// Runs `cargo xtask soak`.
 pub fn run(args: &[String]) -> Result<(), DynError> {
     let opts = Options::parse(args)?;
-    run_checked(cargo().args([
-        "build",
-        "--release",
-        "-p",
-        "floe-storm",
-        "--bin",
-        "floe-storm",
-    ]))?;
-    run_checked(cargo().args(["build", "--release", "--example", "soak"]))?;
+    build_programs(&["soak"], &["-p", "floe-storm", "--bin", "floe-storm"])?;
     let root = workspace_root();
-    let release = root.join("target/release");
+    let release = release_dir();
     let dir: PathBuf = root.join("target/soak");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
@@ -341,7 +333,7 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
         libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
     }
 
-    let soak = release.join("examples/soak");
+    let soak = release.join("soak");
     let port = free_port()?;
     let mut server = Proc::spawn(
         "soak server",

@@ -1,8 +1,8 @@
 //! Builds the bench pairs `cargo xtask compare` runs: floe's
-//! (`examples/bench_{server,client}.rs`, also run with `--current-thread`,
+//! (`bench_{server,client}` of `benches/programs/`, also run with `--current-thread`,
 //! with `--current-thread --floe.BusyPoll=50`, and with its `tracing` spans
 //! recorded, `floe-traced`), the raw TCP baseline
-//! (`benches/raw/`, also with `--spin` and with `--tokio`), both in release, and the Ice for
+//! (`raw_bench_{server,client}`, also with `--spin` and with `--tokio`), both in release, and the Ice for
 //! C++ 3.7 pair (`benches/cpp/bench_{server,client}.cpp`, slice2cpp and
 //! g++ -O2 into `target/bench-cpp/`), installing Debian's Ice packages
 //! first if they are missing, and the tonic (gRPC) pair (`benches/tonic/`,
@@ -15,7 +15,9 @@ use std::process::Command;
 use std::time::SystemTime;
 
 use super::process::Pair;
-use crate::{cargo, install, on_path, run_checked, workspace_root, DynError};
+use crate::{
+    build_programs, cargo, install, on_path, release_dir, run_checked, workspace_root, DynError,
+};
 
 /// Workloads the raw baseline has an equivalent for.
 pub const RAW_WORKLOADS: &[&str] = &["latency", "oneway", "byteseq_send", "byteseq_recv"];
@@ -36,7 +38,7 @@ fn raw_tokio_runs(workload: &str) -> bool {
 /// The `tracing` filter of the `floe-traced` column: floe's spans (one
 /// per connection, invocation and dispatch) enabled, with a subscriber
 /// that formats them (see `install_bench_tracing` in
-/// examples/bench_common).
+/// benches/programs/src/lib.rs).
 pub const TRACED_FILTER: &str = "floe_runtime=debug";
 
 /// `floe-traced` runs the per-call workloads, where a span per call shows.
@@ -53,46 +55,33 @@ pub const TONIC_WORKLOADS: &[&str] = &["latency", "byteseq_send", "byteseq_recv"
 /// Builds every pair that can be built; a pair that cannot is left out with
 /// a printed reason, so one missing implementation does not stop the rest.
 pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
-    let root = workspace_root();
-    let examples = root.join("target/release/examples");
-    let has_floe = root.join("examples/bench_client.rs").is_file()
-        && root.join("examples/bench_server.rs").is_file();
+    let bin = release_dir();
     if build {
-        let mut cmd = cargo();
-        cmd.args(["build", "--release", "-p", "floe"]);
-        if has_floe {
-            cmd.args(["--example", "bench_server", "--example", "bench_client"]);
-        }
-        cmd.args([
-            "--example",
-            "raw_bench_server",
-            "--example",
-            "raw_bench_client",
-        ]);
-        run_checked(&mut cmd)?;
+        build_programs(
+            &[
+                "bench_server",
+                "bench_client",
+                "raw_bench_server",
+                "raw_bench_client",
+            ],
+            &[],
+        )?;
     }
-    let mut pairs = Vec::new();
-    if has_floe {
-        let floe = Pair {
-            name: "floe",
-            server: examples.join("bench_server"),
-            client: examples.join("bench_client"),
-            extra_args: Vec::new(),
-            workloads: None,
-        };
-        pairs.push(floe.clone());
-        pairs.push(Pair {
+    let floe = floe_pair();
+    let mut pairs = vec![
+        floe.clone(),
+        Pair {
             name: "floe-ct",
             extra_args: vec!["--current-thread".into()],
             ..floe.clone()
-        });
-        pairs.push(Pair {
+        },
+        Pair {
             name: "floe-traced",
             extra_args: vec![format!("--Bench.Trace={TRACED_FILTER}")],
             workloads: Some(traced_runs),
             ..floe.clone()
-        });
-        pairs.push(Pair {
+        },
+        Pair {
             name: "floe-poll",
             extra_args: vec![
                 "--current-thread".into(),
@@ -102,18 +91,16 @@ pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
             // every target is evaluated for it (busy polling changes only
             // the rows where someone waits for an answer).
             ..floe
-        });
-    } else {
-        println!("xtask: examples/bench_client.rs not found; no floe columns");
-    }
+        },
+    ];
     match cpp_pair(build) {
         Ok(p) => pairs.push(p),
         Err(e) => println!("xtask: no ice-cpp column: {e}"),
     }
     let raw = Pair {
         name: "raw",
-        server: examples.join("raw_bench_server"),
-        client: examples.join("raw_bench_client"),
+        server: bin.join("raw_bench_server"),
+        client: bin.join("raw_bench_client"),
         extra_args: Vec::new(),
         workloads: Some(|w| RAW_WORKLOADS.contains(&w)),
     };
@@ -144,6 +131,19 @@ pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
         missing.is_none()
     });
     Ok(pairs)
+}
+
+/// floe's pair with its default settings (the `floe` column), built by
+/// [`pairs`].
+pub fn floe_pair() -> Pair {
+    let bin = release_dir();
+    Pair {
+        name: "floe",
+        server: bin.join("bench_server"),
+        client: bin.join("bench_client"),
+        extra_args: Vec::new(),
+        workloads: None,
+    }
 }
 
 /// The Ice C++ pair, compiled into `target/bench-cpp/` when its sources are

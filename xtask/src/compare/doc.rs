@@ -113,14 +113,14 @@ pub(super) fn document(
         d,
         "\n## Method\n\n\
          Eight columns, each a server and a client process implementing \
-         `benches/Bench.ice` on 127.0.0.1: **floe** (`examples/bench_{{server,client}}.rs`, tokio multi-thread \
+         `benches/Bench.ice` on 127.0.0.1: **floe** (`benches/programs/src/bin/bench_{{server,client}}.rs`, tokio multi-thread \
          runtime, default settings), **floe-ct** (the same with `--current-thread` on both sides), \
          **floe-poll** (current-thread and `floe.BusyPoll={}` on both sides: after a write a \
          connection polls its socket for the answer for up to {} µs instead of sleeping, \
          trading CPU for latency; every workload, though only those where someone waits for \
          an answer change), **ice-cpp** \
          (Ice for C++ 3.7, C++11 mapping, `benches/cpp/`, g++ -O2), **raw** (blocking \
-         std TCP, `benches/raw/`, messages of the same sizes as Ice's; only the workloads \
+         std TCP, `benches/programs/src/bin/raw_bench_{{server,client}}.rs`, messages of the same sizes as Ice's; only the workloads \
          that make sense without an RPC layer), **raw-spin** (the raw pair with `--spin`: \
          non-blocking sockets read in a busy loop, the floor for floe-poll; `latency` only), \
          **raw-tokio** (the raw pair with `--tokio`: each side waits for its socket through a \

@@ -28,7 +28,7 @@ use std::time::Duration;
 use super::build;
 use super::process::{run_program, Server};
 use super::report::{median, Cell};
-use crate::{cargo, run_checked, workspace_root, DynError};
+use crate::{build_programs, release_dir, workspace_root, DynError};
 
 const USAGE: &str = "\
 usage: cargo xtask compare --grid|--glacier2 [--rounds N] [--scale F] [--no-build]
@@ -97,23 +97,15 @@ struct Section {
 pub fn run(args: &[String]) -> Result<(), DynError> {
     let opts = Options::parse(args)?;
     let root = workspace_root();
-    let examples = root.join("target/release/examples");
     if opts.build {
-        run_checked(cargo().args([
-            "build",
-            "--release",
-            "-p",
-            "floe",
-            "--example",
-            "bench_server",
-            "--example",
-            "bench_client",
-            "--example",
-            "grid_server",
-        ]))?;
+        build_programs(
+            &["bench_server", "bench_client"],
+            &["-p", "floe", "--example", "grid_server"],
+        )?;
     }
     let cpp = build::cpp_pair(opts.build)?;
-    let floe_client = examples.join("bench_client");
+    let floe_pair = build::floe_pair();
+    let floe_client = floe_pair.client.clone();
     let logs = root.join("target/compare-logs");
     std::fs::create_dir_all(&logs)?;
     let dir = services::run_dir(&logs)?;
@@ -121,18 +113,11 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
     // The services and servers, killed when dropped.
     let registry = services::Registry::start(&dir, &logs.join("grid-registry.log"))?;
     let (_grid, grid_port) = services::grid_server(
-        &examples.join("grid_server"),
+        &release_dir().join("examples/grid_server"),
         &registry,
         &logs.join("grid-server.log"),
     )?;
     let (_router, router) = services::router(&logs.join("grid-glacier2router.log"))?;
-    let floe_pair = super::process::Pair {
-        name: "floe",
-        server: examples.join("bench_server"),
-        client: floe_client.clone(),
-        extra_args: Vec::new(),
-        workloads: None,
-    };
     let floe_server = Server::start(&floe_pair, &logs.join("grid-floe-server.log"))?;
     let cpp_server = Server::start(&cpp, &logs.join("grid-ice-cpp-server.log"))?;
 

@@ -6,14 +6,11 @@
 //! `data_decode` (DataMessage 1 MB). Instructions per operation =
 //! (count(N) − count(0)) / N.
 
-#[path = "bench_common/mod.rs"]
-mod bench_common;
-
 use std::hint::black_box;
 
-use bench_common::*;
 use bytes::Bytes;
 use floe::wire::{Decoder, Encoder, ENCODING_1_1};
+use floe_bench::*;
 
 /// `write`'s output as a parameters encapsulation, as a proxy sends it.
 fn encaps(write: impl FnOnce(&mut Encoder)) -> Bytes {
