@@ -6,7 +6,9 @@
 //! C++ 3.7 pair (`benches/cpp/bench_{server,client}.cpp`, slice2cpp and
 //! g++ -O2 into `target/bench-cpp/`), installing Debian's Ice packages
 //! first if they are missing, and the tonic (gRPC) pair (`benches/tonic/`,
-//! a standalone crate outside the workspace, into `target/bench-tonic/`).
+//! a standalone crate outside the workspace, into `target/bench-tonic/`),
+//! and the Java RMI pair (`benches/java/`, javac into
+//! `target/bench-java/`, run by the `java` on `PATH`).
 //! The Ice C++ fan-in client of [`super::fanin`]
 //! (`benches/cpp/fanin_client.cpp`) is compiled the same way.
 
@@ -52,6 +54,9 @@ pub const BUSY_POLL_US: u32 = 50;
 /// Workloads the tonic (gRPC) pair has an equivalent for.
 pub const TONIC_WORKLOADS: &[&str] = &["latency", "byteseq_send", "byteseq_recv"];
 
+/// Workloads the Java RMI pair has an equivalent for.
+pub const RMI_WORKLOADS: &[&str] = &["latency", "byteseq_send", "byteseq_recv"];
+
 /// Builds every pair that can be built; a pair that cannot is left out with
 /// a printed reason, so one missing implementation does not stop the rest.
 pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
@@ -96,6 +101,10 @@ pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
     match cpp_pair(build) {
         Ok(p) => pairs.push(p),
         Err(e) => println!("xtask: no ice-cpp column: {e}"),
+    }
+    match rmi_pair(build) {
+        Ok(p) => pairs.push(p),
+        Err(e) => println!("xtask: no rmi column: {e}"),
     }
     let raw = Pair {
         name: "raw",
@@ -292,6 +301,77 @@ fn tonic_pair(build: bool) -> Result<Pair, DynError> {
         }
     }
     Ok(pair)
+}
+
+/// The Java RMI pair: `benches/java/*.java` compiled by javac into
+/// `target/bench-java/classes/` when a source is newer than the classes,
+/// and the `bench_server`/`bench_client` scripts beside them that run
+/// `java` (plain JDK settings) on those classes with the usual arguments.
+fn rmi_pair(build: bool) -> Result<Pair, DynError> {
+    let root = workspace_root();
+    let src = root.join("benches/java");
+    let out = root.join("target/bench-java");
+    let classes = out.join("classes");
+    let pair = Pair {
+        name: "rmi",
+        server: out.join("bench_server"),
+        client: out.join("bench_client"),
+        extra_args: Vec::new(),
+        workloads: Some(|w| RMI_WORKLOADS.contains(&w)),
+    };
+    if !build {
+        return Ok(pair);
+    }
+    let sources: Vec<PathBuf> = ["Bench", "BenchServer", "BenchClient"]
+        .iter()
+        .map(|c| src.join(format!("{c}.java")))
+        .collect();
+    if let Some(missing) = sources.iter().find(|s| !s.is_file()) {
+        return Err(format!("{} not found", missing.display()).into());
+    }
+    for tool in ["javac", "java"] {
+        if !on_path(tool) {
+            return Err(format!(
+                "`{tool}` not found (a JDK, e.g. Debian's openjdk-17-jdk-headless)"
+            )
+            .into());
+        }
+    }
+    let inputs: Vec<&Path> = sources.iter().map(PathBuf::as_path).collect();
+    let outputs = ["BenchServer.class", "BenchClient.class"].map(|c| classes.join(c));
+    if outputs.iter().any(|o| stale(o, &inputs)) {
+        std::fs::create_dir_all(&classes)?;
+        run_checked(
+            Command::new("javac")
+                .args(["-Xlint:all", "-Werror", "-d"])
+                .arg(&classes)
+                .args(&sources),
+        )?;
+    }
+    for (script, class) in [(&pair.server, "BenchServer"), (&pair.client, "BenchClient")] {
+        java_script(script, class)?;
+    }
+    Ok(pair)
+}
+
+/// Writes `script` (if its text changed), an executable that runs `class`
+/// from the `classes/` directory beside it with its arguments; `exec`, so
+/// that the process xtask starts (and kills) is the JVM.
+fn java_script(script: &Path, class: &str) -> Result<(), DynError> {
+    use std::os::unix::fs::PermissionsExt;
+    let text = format!(
+        "#!/bin/sh
+\
+         # Written by `cargo xtask compare` (xtask/src/compare/build.rs).
+\
+         exec java -cp \"$(dirname \"$0\")/classes\" {class} \"$@\"
+"
+    );
+    if std::fs::read_to_string(script).ok().as_deref() != Some(text.as_str()) {
+        std::fs::write(script, text)?;
+        std::fs::set_permissions(script, std::fs::Permissions::from_mode(0o755))?;
+    }
+    Ok(())
 }
 
 /// `g++ -O2 -std=c++11 -DICE_CPP11_MAPPING -I out` (as `benches/cpp/build.sh`).
