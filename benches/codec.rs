@@ -10,30 +10,13 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
+use bytes::BytesMut;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use floe::wire::protocol::{
     BatchBuilder, CompressionStatus, Message, Reply, ReplyStatus, RequestHead,
 };
-use floe::wire::{Context, Decoder, Encoder, Identity, ENCODING_1_1};
+use floe::wire::{Context, Identity};
 use floe_bench::*;
-
-/// Encodes `write`'s output as a parameters encapsulation, as a proxy does.
-fn encaps(write: impl FnOnce(&mut Encoder)) -> Bytes {
-    let mut enc = Encoder::new();
-    let mark = enc.start_encapsulation(ENCODING_1_1);
-    write(&mut enc);
-    enc.end_encapsulation(mark);
-    enc.finish()
-}
-
-/// The encapsulation's content as a decoder, as a servant sees it.
-fn decoder(encaps: &Bytes) -> Decoder {
-    let mut outer = Decoder::new(encaps.clone());
-    // Invariant: `encaps` was produced by `encaps()` above.
-    let e = outer.read_encapsulation().expect("valid encapsulation");
-    Decoder::from_encapsulation(e).expect("valid encapsulation")
-}
 
 #[allow(clippy::approx_constant)] // 3.14 is the value every bench client sends.
 fn sequences(c: &mut Criterion) {

@@ -20,7 +20,7 @@
 //! (`benches/*.rs`) and its IceGrid/Glacier2 examples use them too.
 
 use bytes::Bytes;
-use floe::wire::{Decoder, Encoder, Result};
+use floe::wire::{Decoder, Encoder, Result, ENCODING_1_1};
 
 // `string` members (StringDouble::s, SignalData::name) are CompactStrings:
 // short strings decode without an allocation, as C++ keeps them in
@@ -133,6 +133,28 @@ pub fn write_data_message(enc: &mut Encoder, m: &DataMessage) {
 /// Reads a `DataMessage`.
 pub fn read_data_message(dec: &mut Decoder) -> Result<DataMessage> {
     dec.read()
+}
+
+/// `write`'s output as a parameters encapsulation, as a proxy sends it.
+pub fn encaps(write: impl FnOnce(&mut Encoder)) -> Bytes {
+    let mut enc = Encoder::new();
+    let mark = enc.start_encapsulation(ENCODING_1_1);
+    write(&mut enc);
+    enc.end_encapsulation(mark);
+    enc.finish()
+}
+
+/// The content of an encapsulation made by [`encaps`] as a decoder, as a
+/// servant sees it.
+///
+/// # Panics
+///
+/// If `encaps` is not a valid encapsulation (the benches pass [`encaps`]'s
+/// output only).
+pub fn decoder(encaps: &Bytes) -> Decoder {
+    let mut outer = Decoder::new(encaps.clone());
+    let e = outer.read_encapsulation().expect("valid encapsulation");
+    Decoder::from_encapsulation(e).expect("valid encapsulation")
 }
 
 /// The `Fixed` sequence sent and returned by the fixed-size workloads.
