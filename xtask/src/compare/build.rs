@@ -360,12 +360,9 @@ fn rmi_pair(build: bool) -> Result<Pair, DynError> {
 fn java_script(script: &Path, class: &str) -> Result<(), DynError> {
     use std::os::unix::fs::PermissionsExt;
     let text = format!(
-        "#!/bin/sh
-\
-         # Written by `cargo xtask compare` (xtask/src/compare/build.rs).
-\
-         exec java -cp \"$(dirname \"$0\")/classes\" {class} \"$@\"
-"
+        "#!/bin/sh\n\
+         # Written by `cargo xtask compare` (xtask/src/compare/build.rs).\n\
+         exec java -cp \"$(dirname \"$0\")/classes\" {class} \"$@\"\n"
     );
     if std::fs::read_to_string(script).ok().as_deref() != Some(text.as_str()) {
         std::fs::write(script, text)?;

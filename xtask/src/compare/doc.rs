@@ -236,3 +236,35 @@ pub(super) fn document(
     }
     d
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn latency(cells: &[(&str, f64)]) -> Results {
+        let mut r = Results::new();
+        for (imp, us) in cells {
+            r.entry("latency".into())
+                .or_default()
+                .entry(imp.to_string())
+                .or_default()
+                .us
+                .push(*us);
+        }
+        r
+    }
+
+    #[test]
+    fn rmi_note_gives_the_ratio_and_the_verdict() {
+        let met = rmi_comparison(&latency(&[("floe", 40.0), ("rmi", 50.0), ("raw", 30.0)]));
+        assert!(met.contains("floe/rmi time 0.80"), "{met}");
+        assert!(met.contains("time ≤ 0.80× rmi: met"), "{met}");
+        assert!(met.contains("same rounds: raw 30.0 µs"), "{met}");
+        let not_met = rmi_comparison(&latency(&[("floe", 45.0), ("rmi", 50.0)]));
+        assert!(
+            not_met.contains("0.90") && not_met.contains("**not met**"),
+            "{not_met}"
+        );
+        assert!(rmi_comparison(&latency(&[("floe", 45.0)])).contains("not measured"));
+    }
+}
