@@ -4,39 +4,19 @@
 //! request, its reply, a batch of 1,000 oneway `o()`).
 //!
 //! `cargo bench --bench codec`. The types' encoding is the bench pair's
-//! (`examples/bench_common/`), so these numbers explain the wire share of
+//! (`floe_bench`, benches/programs/), so these numbers explain the wire share of
 //! `cargo xtask compare`'s rows.
-
-#[path = "../examples/bench_common/mod.rs"]
-mod bench_common;
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use bench_common::*;
-use bytes::{Bytes, BytesMut};
+use bytes::BytesMut;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use floe::wire::protocol::{
     BatchBuilder, CompressionStatus, Message, Reply, ReplyStatus, RequestHead,
 };
-use floe::wire::{Context, Decoder, Encoder, Identity, ENCODING_1_1};
-
-/// Encodes `write`'s output as a parameters encapsulation, as a proxy does.
-fn encaps(write: impl FnOnce(&mut Encoder)) -> Bytes {
-    let mut enc = Encoder::new();
-    let mark = enc.start_encapsulation(ENCODING_1_1);
-    write(&mut enc);
-    enc.end_encapsulation(mark);
-    enc.finish()
-}
-
-/// The encapsulation's content as a decoder, as a servant sees it.
-fn decoder(encaps: &Bytes) -> Decoder {
-    let mut outer = Decoder::new(encaps.clone());
-    // Invariant: `encaps` was produced by `encaps()` above.
-    let e = outer.read_encapsulation().expect("valid encapsulation");
-    Decoder::from_encapsulation(e).expect("valid encapsulation")
-}
+use floe::wire::{Context, Identity};
+use floe_bench::*;
 
 #[allow(clippy::approx_constant)] // 3.14 is the value every bench client sends.
 fn sequences(c: &mut Criterion) {

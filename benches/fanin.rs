@@ -2,25 +2,18 @@
 //! TCP, CODAC messages of 10 KB, 100 KB and 1 MB (`ByteSeq`, `FloatSeq`,
 //! `DataMessage` of `benches/Bench.ice`), the broker running in-process on
 //! its own tokio runtime, publishers and subscriber on another. The
-//! workload itself is `examples/fanin_common/mod.rs`; one iteration is one
+//! workload itself is `floe_bench::fanin` (benches/programs/src/fanin.rs); one iteration is one
 //! fan-in run (a fresh topic), timed from the first timed publish to the
 //! last message received.
 //!
 //! `cargo bench --bench fanin`. For floe-storm side by side with IceStorm
 //! 3.7 (MB/s, messages lost, ratios), use `cargo xtask compare --fanin`.
 
-#[path = "../examples/bench_common/mod.rs"]
-mod bench_common;
-// Shared with examples/fanin_client.rs, which uses the parts this bench does not.
-#[allow(dead_code)]
-#[path = "../examples/fanin_common/mod.rs"]
-mod fanin_common;
-
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use fanin_common::{Workload, KINDS, PUBLISHERS, SIZES};
 use floe::runtime::Communicator;
+use floe_bench::fanin::{self, Workload, KINDS, PUBLISHERS, SIZES};
 use floe_storm::config::StormConfig;
 use floe_storm::server::Server;
 
@@ -47,20 +40,14 @@ fn fanin(c: &mut Criterion) {
     for kind in KINDS {
         for size in SIZES {
             let w = Workload { kind, size };
-            let n = bench_common::scaled(fanin_common::messages_per_publisher(size), SCALE);
+            let n = floe_bench::scaled(fanin::messages_per_publisher(size), SCALE);
             g.throughput(Throughput::Bytes((PUBLISHERS * n * size) as u64));
             g.bench_function(w.name(), |b| {
                 b.iter_custom(|iters| {
                     let mut total = Duration::ZERO;
                     for _ in 0..iters {
                         let r = rt
-                            .block_on(fanin_common::run(
-                                &tm,
-                                w,
-                                PUBLISHERS,
-                                n,
-                                Duration::from_secs(3),
-                            ))
+                            .block_on(fanin::run(&tm, w, PUBLISHERS, n, Duration::from_secs(3)))
                             .expect("fan-in run");
                         assert_eq!(r.lost(), 0, "{}: messages lost", w.name());
                         total += Duration::from_secs_f64(r.seconds);

@@ -12,12 +12,13 @@
 //! resolved by the router's own locator), destroys the session, and prints
 //! `ok` (exit 0) or the error (exit 1).
 
-#[path = "bench_common/mod.rs"]
-mod bench_common;
+#[path = "one_call/mod.rs"]
+mod one_call;
 
-use bench_common::one_call::one_call_main;
-use bench_common::LatencyPrx;
+// The Bench.ice proxies (benches/Bench.ice), shared with the benchmark programs.
 use floe::runtime::Glacier2Session;
+use floe_bench::LatencyPrx;
+use one_call::one_call_main;
 
 fn main() {
     one_call_main(

@@ -11,11 +11,12 @@
 //! `a@BenchGroup` (a replica group), a well-known `a`, or a direct one.
 //! Prints `ok` and exits 0, or prints the error and exits 1.
 
-#[path = "bench_common/mod.rs"]
-mod bench_common;
+#[path = "one_call/mod.rs"]
+mod one_call;
 
-use bench_common::one_call::one_call_main;
-use bench_common::LatencyPrx;
+// The Bench.ice proxies (benches/Bench.ice), shared with the benchmark programs.
+use floe_bench::LatencyPrx;
+use one_call::one_call_main;
 
 fn main() {
     one_call_main(

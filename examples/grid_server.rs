@@ -27,11 +27,9 @@
 //! object serves the `Process`, `Properties` and `Logger` facets
 //! (`icegridadmin server stop|properties|show ID log`).
 
-#[path = "bench_common/mod.rs"]
-mod bench_common;
-
-use bench_common::servants::add_bench_servants;
 use floe::runtime::{Communicator, Properties};
+// The Bench.ice servants (benches/Bench.ice), shared with the benchmark programs.
+use floe_bench::servants::add_bench_servants;
 
 fn fail(message: impl std::fmt::Display) -> ! {
     eprintln!("grid_server: {message}");

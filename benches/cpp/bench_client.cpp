@@ -283,7 +283,7 @@ int main(int argc, char* argv[]) {
                 auto p2 = w.find('_', p1 + 1);
                 string kind = w.substr(6, p1 - 6), way = w.substr(p1 + 1, p2 - p1 - 1);
                 size_t size = stoul(w.substr(p2 + 1));
-                // The same counts as codac_calls() in examples/bench_common/mod.rs.
+                // The same counts as codac_calls() in benches/programs/src/lib.rs.
                 int reps = scaled(size <= 10000 ? 10000 : size <= 100000 ? 2000 : size <= 1000000 ? 500 : 50, scale);
                 bool one = way == "oneway";
                 auto mp = one ? m->ice_oneway() : m;

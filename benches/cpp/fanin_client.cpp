@@ -1,6 +1,6 @@
 // Ice C++11 fan-in client for `cargo xtask compare --fanin`: the same
 // command line, workloads, counts, timing and JSON line as floe's
-// examples/fanin_client.rs (see examples/fanin_common/mod.rs), written
+// benches/programs/src/bin/fanin_client.rs (see benches/programs/src/fanin.rs), written
 // against Ice for C++ 3.7 and IceStorm's own C++ API:
 //
 //   fanin_client TOPIC_MANAGER IMPL [WORKLOAD...] [--Ice.Prop=value...]
@@ -143,7 +143,7 @@ static Bench::ByteSeq pattern(size_t n) {
     return v;
 }
 
-// The same message as examples/bench_common's make_data_message.
+// The same message as benches/programs/src/lib.rs's make_data_message.
 static Bench::DataMessage makeData(size_t size) {
     size_t signals = size / 400 ? size / 400 : 1;
     Bench::DataMessage m;

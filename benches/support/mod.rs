@@ -5,9 +5,6 @@
 
 #![allow(dead_code)]
 
-#[path = "../../examples/bench_common/mod.rs"]
-mod bench_common;
-
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -18,7 +15,7 @@ use floe::wire::{Decoder, Encapsulation};
 use floe::Identity;
 use tokio::runtime::Runtime;
 
-pub use bench_common::{
+pub use floe_bench::{
     pattern, read_fixed_seq, read_string_double_seq, write_fixed_seq, write_string_double_seq,
     Fixed, StringDouble,
 };
@@ -114,7 +111,7 @@ impl Bench {
     /// [`Bench::start`] with `props` for both communicators (e.g.
     /// `floe.BusyPoll`).
     pub fn start_with(current_thread: bool, props: Properties) -> Bench {
-        let rt = bench_common::build_runtime(current_thread);
+        let rt = floe_bench::build_runtime(current_thread);
         let (server, client, a, t) = rt.block_on(async {
             let server = Communicator::with_properties(props.clone());
             // Invariant: a loopback port-0 endpoint always parses and binds

@@ -23,43 +23,26 @@ pub const TARGETS: [&str; 7] = [
     "slice",
 ];
 
-/// Options of `cargo xtask fuzz`.
-struct Options {
+/// `cargo xtask fuzz`'s flags.
+#[derive(clap::Args, Debug)]
+#[command(
+    about = "Run the cargo-fuzz targets of fuzz/ (nightly) from fuzz/seeds; not run by CI",
+    long_about = "Runs the cargo-fuzz targets of fuzz/ on nightly, each for a fixed time, \
+                  from the committed seeds (fuzz/seeds/<target>/) and a working corpus that \
+                  grows between runs (fuzz/corpus/<target>/). Prints the executions, \
+                  coverage and corpus size per target; fails if any target crashed (the \
+                  input is left in fuzz/artifacts/<target>/). Not run by CI."
+)]
+pub struct Options {
+    /// Run this target (repeatable) [default: all]
+    #[arg(long = "target", value_name = "T", value_parser = clap::builder::PossibleValuesParser::new(TARGETS))]
     targets: Vec<String>,
+    /// Seconds per target
+    #[arg(long, value_name = "N", default_value_t = 60)]
     seconds: u64,
+    /// First re-record the seeds from a Python Ice client and server
+    #[arg(long)]
     capture: bool,
-}
-
-fn parse(args: &[String]) -> Result<Options, DynError> {
-    let mut opts = Options {
-        targets: Vec::new(),
-        seconds: 60,
-        capture: false,
-    };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--target" => {
-                let t = it.next().ok_or("--target needs a name")?;
-                if !TARGETS.contains(&t.as_str()) {
-                    return Err(
-                        format!("unknown target `{t}` (one of {})", TARGETS.join(", ")).into(),
-                    );
-                }
-                opts.targets.push(t.clone());
-            }
-            "--seconds" => {
-                let n = it.next().ok_or("--seconds needs a number")?;
-                opts.seconds = n.parse().map_err(|e| format!("--seconds {n}: {e}"))?;
-            }
-            "--capture" => opts.capture = true,
-            other => return Err(format!("unknown fuzz option `{other}`").into()),
-        }
-    }
-    if opts.targets.is_empty() {
-        opts.targets = TARGETS.iter().map(|t| t.to_string()).collect();
-    }
-    Ok(opts)
 }
 
 /// What libFuzzer reported at the end of one run.
@@ -73,8 +56,10 @@ struct Stats {
 }
 
 /// Runs the task.
-pub fn run(args: &[String]) -> Result<(), DynError> {
-    let opts = parse(args)?;
+pub fn run(mut opts: Options) -> Result<(), DynError> {
+    if opts.targets.is_empty() {
+        opts.targets = TARGETS.iter().map(|t| t.to_string()).collect();
+    }
     let fuzz_dir = workspace_root().join("fuzz");
     if opts.capture {
         capture(&fuzz_dir)?;

@@ -4,9 +4,10 @@
 //!   missing), then runs `cargo fmt --check`, `cargo clippy -D warnings`,
 //!   `cargo doc` with `RUSTDOCFLAGS=-D warnings` and `cargo test` over the
 //!   whole workspace. This is what CI runs.
-//! - `compare`: floe vs Ice for C++ vs a raw TCP socket, same run (see
-//!   [`compare`]), and floe-storm vs IceStorm fan-in with floe's and Ice for
-//!   C++'s clients; writes `target/compare.json` and `docs/performance.md`.
+//! - `compare`: floe vs Ice for C++, Java RMI, tonic and a raw TCP socket,
+//!   same run (see [`compare`]), and floe-storm vs IceStorm fan-in with
+//!   floe's and Ice for C++'s clients; writes `target/compare.json` and
+//!   `docs/performance.md`; not part of CI.
 //! - `fuzz`: runs the cargo-fuzz targets of `fuzz/` on nightly (see
 //!   [`fuzz`]); not part of CI.
 //! - `soak`: a long mixed-load run against the soak server and floe-storm
@@ -15,7 +16,9 @@
 //! - `demo`: runs `examples/demo.rs` if it exists; otherwise a floe-wire
 //!   request is sent to a real Ice server, which decodes it and answers.
 //!
-//! Application code: errors are boxed and printed by `main`.
+//! The command line is parsed with clap ([`Cli`]); `cargo xtask <task>
+//! --help` describes each task. Application code: errors are boxed and
+//! printed by `main`.
 
 mod compare;
 mod demo;
@@ -28,54 +31,62 @@ mod test;
 
 use std::process::ExitCode;
 
+use clap::{CommandFactory, Parser, Subcommand};
+
 /// The error type of every task: anything printable.
 type DynError = Box<dyn std::error::Error>;
 
-const USAGE: &str = "\
-usage: cargo xtask <task>
+/// `cargo xtask <task>`.
+#[derive(Parser)]
+#[command(
+    name = "cargo xtask",
+    bin_name = "cargo xtask",
+    about = "floe's project tasks",
+    after_help = "`cargo xtask <task> --help` describes a task and its flags."
+)]
+struct Cli {
+    #[command(subcommand)]
+    task: Option<Task>,
+}
 
-tasks:
-  test   install missing Ice peers (Debian packages; npm/Maven optional),
-         then cargo fmt --check, cargo clippy -D warnings, cargo doc (-D warnings),
-         cargo test --workspace
-  compare [--quick] [--rounds N] [--workloads W,...] [--impls I,...]
-         floe vs Ice C++ 3.7 vs raw TCP on loopback, medians of alternating
-         rounds; writes target/compare.json and docs/performance.md
-         (--fanin: floe-storm vs IceStorm 3.7 fan-in only, floe and Ice C++
-         clients; fails if any event is lost; --grid/--glacier2: indirect
-         vs direct proxies and Glacier2-routed calls with the real services)
-  fuzz [--target T]... [--seconds N] [--capture]
-         run the cargo-fuzz targets of fuzz/ (nightly), N seconds each
-         (default 60), from fuzz/seeds; --capture first re-records the
-         seeds from a Python Ice client and server; not run by CI
-  soak [--minutes N] [--clients C]
-         floe-storm and the soak server (release) under C clients of mixed
-         operations for N minutes (default 30, 4); RSS, calls/s and errors
-         every 10 s; fails on any error, lost event or RSS growth >= 5%
-         after the warm-up; not run by CI
-  demo   run examples/demo.rs (release), or send a floe-encoded request to a
-         real Ice server and print both sides";
+/// The tasks.
+#[derive(Subcommand)]
+enum Task {
+    /// Install missing Ice peers (Debian packages; npm/Maven optional), then
+    /// the MSRV check, cargo fmt --check, cargo clippy -D warnings, cargo doc
+    /// (-D warnings) and cargo test --workspace: what CI runs
+    Test,
+    Compare(compare::Args),
+    Fuzz(fuzz::Options),
+    Soak(soak::Options),
+    /// Run examples/demo.rs (release), or send a floe-encoded request to a
+    /// real Ice server and print both sides
+    Demo,
+    /// The connection holder of compare's `idle` workload: opens N
+    /// validated connections to 127.0.0.1:PORT and holds them until stdin
+    /// closes
+    #[command(name = "__idle-client", hide = true)]
+    IdleClient {
+        /// The bench server's port
+        port: u16,
+        /// Connections to open
+        connections: usize,
+    },
+}
 
 fn main() -> ExitCode {
-    let task = std::env::args().nth(1);
-    let result = match task.as_deref() {
-        Some("test") => test::run(),
-        Some("demo") => demo::run(),
-        Some("fuzz") => fuzz::run(&std::env::args().skip(2).collect::<Vec<_>>()),
-        Some("soak") => soak::run(&std::env::args().skip(2).collect::<Vec<_>>()),
-        Some("compare") => compare::run(&std::env::args().skip(2).collect::<Vec<_>>()),
-        // Helper process of `compare`'s `idle` workload.
-        Some("__idle-client") => {
-            compare::idle_client(&std::env::args().skip(2).collect::<Vec<_>>())
-        }
-        Some("-h" | "--help" | "help") | None => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Some(other) => {
-            eprintln!("unknown task `{other}`\n\n{USAGE}");
-            return ExitCode::from(2);
-        }
+    let Some(task) = Cli::parse().task else {
+        // `cargo xtask` alone: the list of tasks.
+        let _ = Cli::command().print_help();
+        return ExitCode::SUCCESS;
+    };
+    let result = match task {
+        Task::Test => test::run(),
+        Task::Demo => demo::run(),
+        Task::Fuzz(opts) => fuzz::run(opts),
+        Task::Soak(opts) => soak::run(opts),
+        Task::Compare(args) => compare::run(args),
+        Task::IdleClient { port, connections } => compare::idle_client(port, connections),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -94,6 +105,23 @@ fn workspace_root() -> std::path::PathBuf {
         .parent()
         .expect("xtask lives inside the workspace")
         .to_path_buf()
+}
+
+/// Where `cargo build --release` puts the workspace's programs.
+fn release_dir() -> std::path::PathBuf {
+    workspace_root().join("target/release")
+}
+
+/// Builds programs in release with one `cargo build`: `bins` of the
+/// floe-bench crate (the benchmark programs, `benches/programs/`), and
+/// what `more` selects (e.g. `-p floe-storm --bin floe-storm`).
+fn build_programs(bins: &[&str], more: &[&str]) -> Result<(), DynError> {
+    let mut cmd = cargo();
+    cmd.args(["build", "--release", "-p", "floe-bench"]);
+    for bin in bins {
+        cmd.args(["--bin", bin]);
+    }
+    run_checked(cmd.args(more))
 }
 
 /// The `cargo` that started us (so rustup toolchain overrides carry over).
@@ -133,4 +161,49 @@ fn on_path(program: &str) -> bool {
         return false;
     };
     std::env::split_paths(&path).any(|dir| dir.join(program).is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::{Cli, Task};
+
+    fn parse(s: &str) -> Result<Option<Task>, clap::Error> {
+        Cli::try_parse_from(std::iter::once("xtask").chain(s.split_whitespace())).map(|c| c.task)
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_task_parses() {
+        assert!(parse("").unwrap().is_none());
+        assert!(matches!(parse("test"), Ok(Some(Task::Test))));
+        assert!(matches!(parse("demo"), Ok(Some(Task::Demo))));
+        assert!(matches!(
+            parse("compare --quick"),
+            Ok(Some(Task::Compare(_)))
+        ));
+        assert!(matches!(
+            parse("fuzz --target frame --target slice --seconds 5"),
+            Ok(Some(Task::Fuzz(_)))
+        ));
+        assert!(parse("fuzz --target nope").is_err());
+        assert!(matches!(
+            parse("soak --minutes 0.5"),
+            Ok(Some(Task::Soak(_)))
+        ));
+        assert!(matches!(
+            parse("__idle-client 4061 100"),
+            Ok(Some(Task::IdleClient {
+                port: 4061,
+                connections: 100
+            }))
+        ));
+        assert!(parse("test --bogus").is_err());
+        assert!(parse("nope").is_err());
+    }
 }

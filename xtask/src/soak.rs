@@ -1,7 +1,7 @@
 //! `cargo xtask soak [--minutes N] [--clients C]` (not run by CI): builds
-//! `floe-storm` and `examples/soak` in release, starts the soak server and
+//! `floe-storm` and the `soak` program (benches/programs/) in release, starts the soak server and
 //! floe-storm on free 127.0.0.1 ports, then the soak client with C tasks of
-//! mixed operations for N minutes (see examples/soak/main.rs).
+//! mixed operations for N minutes (see benches/programs/src/bin/soak/main.rs).
 //!
 //! Every 10 s the client prints its cumulative counts; at each such line the
 //! VmRSS of the server, the broker and the client is read from
@@ -28,62 +28,49 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::{cargo, run_checked, workspace_root, DynError};
+use crate::{build_programs, release_dir, workspace_root, DynError};
 
 /// Allowed RSS growth after the warm-up, in percent.
 const MAX_GROWTH_PERCENT: f64 = 5.0;
 
 /// The options of `cargo xtask soak`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(clap::Args, Clone, Debug, PartialEq)]
+#[command(
+    about = "floe-storm and the soak server under mixed load for N minutes: RSS flat, \
+             no error, no lost event; not run by CI",
+    long_about = "Builds floe-storm and the soak program (benches/programs/) in release, \
+                  starts the soak server and floe-storm on free 127.0.0.1 ports, then the \
+                  soak client with C tasks of mixed operations for N minutes. RSS, calls/s \
+                  and errors are printed every 10 s; fails on any error, lost event or RSS \
+                  growth of 5% or more after the warm-up (the first third of the run). \
+                  Not run by CI."
+)]
 pub struct Options {
-    /// Run length in minutes (fractions allowed).
+    /// Run length in minutes (fractions allowed)
+    #[arg(long, value_name = "N", default_value_t = 30.0, value_parser = positive_minutes)]
     pub minutes: f64,
-    /// Client tasks.
+    /// Client tasks (1 to 1000)
+    #[arg(long, value_name = "C", default_value_t = 4, value_parser = client_count)]
     pub clients: usize,
 }
 
-impl Options {
-    /// Parses `--minutes N` and `--clients C` (defaults 30 and 4).
-    pub fn parse(args: &[String]) -> Result<Options, DynError> {
-        let mut o = Options {
-            minutes: 30.0,
-            clients: 4,
-        };
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            let (key, inline) = match a.split_once('=') {
-                Some((k, v)) => (k, Some(v.to_string())),
-                None => (a.as_str(), None),
-            };
-            let mut value = || {
-                inline
-                    .clone()
-                    .or_else(|| it.next().cloned())
-                    .ok_or_else(|| format!("{key} needs a value"))
-            };
-            match key {
-                "--minutes" => {
-                    let v = value()?;
-                    o.minutes = v
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|m| m.is_finite() && *m > 0.0)
-                        .ok_or_else(|| format!("--minutes: not a positive number: `{v}`"))?;
-                }
-                "--clients" => {
-                    let v = value()?;
-                    o.clients = v
-                        .parse::<usize>()
-                        .ok()
-                        .filter(|c| (1..=1000).contains(c))
-                        .ok_or_else(|| format!("--clients: not a count in 1..=1000: `{v}`"))?;
-                }
-                other => return Err(format!("soak: unknown option `{other}`").into()),
-            }
-        }
-        Ok(o)
+/// A finite number of minutes above 0.
+fn positive_minutes(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(m) if m.is_finite() && m > 0.0 => Ok(m),
+        _ => Err(format!("not a positive number: `{s}`")),
     }
+}
 
+/// A count of client tasks in 1..=1000.
+fn client_count(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(c) if (1..=1000).contains(&c) => Ok(c),
+        _ => Err(format!("not a count in 1..=1000: `{s}`")),
+    }
+}
+
+impl Options {
     /// The run length in whole seconds (at least 1).
     pub fn seconds(&self) -> u64 {
         ((self.minutes * 60.0).round() as u64).max(1)
@@ -320,19 +307,10 @@ fn log_file(dir: &Path, name: &str) -> Result<std::fs::File, DynError> {
 }
 
 /// Runs `cargo xtask soak`.
-pub fn run(args: &[String]) -> Result<(), DynError> {
-    let opts = Options::parse(args)?;
-    run_checked(cargo().args([
-        "build",
-        "--release",
-        "-p",
-        "floe-storm",
-        "--bin",
-        "floe-storm",
-    ]))?;
-    run_checked(cargo().args(["build", "--release", "--example", "soak"]))?;
+pub fn run(opts: Options) -> Result<(), DynError> {
+    build_programs(&["soak"], &["-p", "floe-storm", "--bin", "floe-storm"])?;
     let root = workspace_root();
-    let release = root.join("target/release");
+    let release = release_dir();
     let dir: PathBuf = root.join("target/soak");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
@@ -341,7 +319,7 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
         libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
     }
 
-    let soak = release.join("examples/soak");
+    let soak = release.join("soak");
     let port = free_port()?;
     let mut server = Proc::spawn(
         "soak server",
@@ -534,31 +512,39 @@ fn verdict(rows: &[Row], w: Windows) -> Result<(), DynError> {
 
 #[cfg(test)]
 mod tests {
+    use clap::Parser;
+
     use super::*;
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    /// `cargo xtask soak` alone, as the tests parse it.
+    #[derive(Parser)]
+    struct Soak {
+        #[command(flatten)]
+        options: Options,
+    }
+
+    fn parse(s: &str) -> Result<Options, clap::Error> {
+        let argv = std::iter::once("soak").chain(s.split_whitespace());
+        Soak::try_parse_from(argv).map(|s| s.options)
     }
 
     #[test]
     fn options() {
         assert_eq!(
-            Options::parse(&[]).unwrap(),
+            parse("").unwrap(),
             Options {
                 minutes: 30.0,
                 clients: 4
             }
         );
-        let o = Options::parse(&args("--minutes 2 --clients=8")).unwrap();
+        let o = parse("--minutes 2 --clients=8").unwrap();
         assert_eq!((o.minutes, o.clients, o.seconds()), (2.0, 8, 120));
-        assert_eq!(
-            Options::parse(&args("--minutes=0.5")).unwrap().seconds(),
-            30
-        );
-        assert!(Options::parse(&args("--minutes 0")).is_err());
-        assert!(Options::parse(&args("--minutes")).is_err());
-        assert!(Options::parse(&args("--clients 0")).is_err());
-        assert!(Options::parse(&args("--bogus")).is_err());
+        assert_eq!(parse("--minutes=0.5").unwrap().seconds(), 30);
+        assert!(parse("--minutes 0").is_err());
+        assert!(parse("--minutes").is_err());
+        assert!(parse("--clients 0").is_err());
+        assert!(parse("--clients 1001").is_err());
+        assert!(parse("--bogus").is_err());
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! Builds the bench pairs `cargo xtask compare` runs: floe's
-//! (`examples/bench_{server,client}.rs`, also run with `--current-thread`,
+//! (`bench_{server,client}` of `benches/programs/`, also run with `--current-thread`,
 //! with `--current-thread --floe.BusyPoll=50`, and with its `tracing` spans
 //! recorded, `floe-traced`), the raw TCP baseline
-//! (`benches/raw/`, also with `--spin` and with `--tokio`), both in release, and the Ice for
+//! (`raw_bench_{server,client}`, also with `--spin` and with `--tokio`), both in release, and the Ice for
 //! C++ 3.7 pair (`benches/cpp/bench_{server,client}.cpp`, slice2cpp and
 //! g++ -O2 into `target/bench-cpp/`), installing Debian's Ice packages
 //! first if they are missing, and the tonic (gRPC) pair (`benches/tonic/`,
-//! a standalone crate outside the workspace, into `target/bench-tonic/`).
+//! a standalone crate outside the workspace, into `target/bench-tonic/`),
+//! and the Java RMI pair (`benches/java/`, javac into
+//! `target/bench-java/`, run by the `java` on `PATH`).
 //! The Ice C++ fan-in client of [`super::fanin`]
 //! (`benches/cpp/fanin_client.cpp`) is compiled the same way.
 
@@ -15,7 +17,9 @@ use std::process::Command;
 use std::time::SystemTime;
 
 use super::process::Pair;
-use crate::{cargo, install, on_path, run_checked, workspace_root, DynError};
+use crate::{
+    build_programs, cargo, install, on_path, release_dir, run_checked, workspace_root, DynError,
+};
 
 /// Workloads the raw baseline has an equivalent for.
 pub const RAW_WORKLOADS: &[&str] = &["latency", "oneway", "byteseq_send", "byteseq_recv"];
@@ -36,7 +40,7 @@ fn raw_tokio_runs(workload: &str) -> bool {
 /// The `tracing` filter of the `floe-traced` column: floe's spans (one
 /// per connection, invocation and dispatch) enabled, with a subscriber
 /// that formats them (see `install_bench_tracing` in
-/// examples/bench_common).
+/// benches/programs/src/lib.rs).
 pub const TRACED_FILTER: &str = "floe_runtime=debug";
 
 /// `floe-traced` runs the per-call workloads, where a span per call shows.
@@ -50,49 +54,39 @@ pub const BUSY_POLL_US: u32 = 50;
 /// Workloads the tonic (gRPC) pair has an equivalent for.
 pub const TONIC_WORKLOADS: &[&str] = &["latency", "byteseq_send", "byteseq_recv"];
 
+/// Workloads the Java RMI pair has an equivalent for.
+pub const RMI_WORKLOADS: &[&str] = &["latency", "byteseq_send", "byteseq_recv"];
+
 /// Builds every pair that can be built; a pair that cannot is left out with
 /// a printed reason, so one missing implementation does not stop the rest.
 pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
-    let root = workspace_root();
-    let examples = root.join("target/release/examples");
-    let has_floe = root.join("examples/bench_client.rs").is_file()
-        && root.join("examples/bench_server.rs").is_file();
+    let bin = release_dir();
     if build {
-        let mut cmd = cargo();
-        cmd.args(["build", "--release", "-p", "floe"]);
-        if has_floe {
-            cmd.args(["--example", "bench_server", "--example", "bench_client"]);
-        }
-        cmd.args([
-            "--example",
-            "raw_bench_server",
-            "--example",
-            "raw_bench_client",
-        ]);
-        run_checked(&mut cmd)?;
+        build_programs(
+            &[
+                "bench_server",
+                "bench_client",
+                "raw_bench_server",
+                "raw_bench_client",
+            ],
+            &[],
+        )?;
     }
-    let mut pairs = Vec::new();
-    if has_floe {
-        let floe = Pair {
-            name: "floe",
-            server: examples.join("bench_server"),
-            client: examples.join("bench_client"),
-            extra_args: Vec::new(),
-            workloads: None,
-        };
-        pairs.push(floe.clone());
-        pairs.push(Pair {
+    let floe = floe_pair();
+    let mut pairs = vec![
+        floe.clone(),
+        Pair {
             name: "floe-ct",
             extra_args: vec!["--current-thread".into()],
             ..floe.clone()
-        });
-        pairs.push(Pair {
+        },
+        Pair {
             name: "floe-traced",
             extra_args: vec![format!("--Bench.Trace={TRACED_FILTER}")],
             workloads: Some(traced_runs),
             ..floe.clone()
-        });
-        pairs.push(Pair {
+        },
+        Pair {
             name: "floe-poll",
             extra_args: vec![
                 "--current-thread".into(),
@@ -102,18 +96,20 @@ pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
             // every target is evaluated for it (busy polling changes only
             // the rows where someone waits for an answer).
             ..floe
-        });
-    } else {
-        println!("xtask: examples/bench_client.rs not found; no floe columns");
-    }
+        },
+    ];
     match cpp_pair(build) {
         Ok(p) => pairs.push(p),
         Err(e) => println!("xtask: no ice-cpp column: {e}"),
     }
+    match rmi_pair(build) {
+        Ok(p) => pairs.push(p),
+        Err(e) => println!("xtask: no rmi column: {e}"),
+    }
     let raw = Pair {
         name: "raw",
-        server: examples.join("raw_bench_server"),
-        client: examples.join("raw_bench_client"),
+        server: bin.join("raw_bench_server"),
+        client: bin.join("raw_bench_client"),
         extra_args: Vec::new(),
         workloads: Some(|w| RAW_WORKLOADS.contains(&w)),
     };
@@ -144,6 +140,19 @@ pub fn pairs(build: bool) -> Result<Vec<Pair>, DynError> {
         missing.is_none()
     });
     Ok(pairs)
+}
+
+/// floe's pair with its default settings (the `floe` column), built by
+/// [`pairs`].
+pub fn floe_pair() -> Pair {
+    let bin = release_dir();
+    Pair {
+        name: "floe",
+        server: bin.join("bench_server"),
+        client: bin.join("bench_client"),
+        extra_args: Vec::new(),
+        workloads: None,
+    }
 }
 
 /// The Ice C++ pair, compiled into `target/bench-cpp/` when its sources are
@@ -292,6 +301,74 @@ fn tonic_pair(build: bool) -> Result<Pair, DynError> {
         }
     }
     Ok(pair)
+}
+
+/// The Java RMI pair: `benches/java/*.java` compiled by javac into
+/// `target/bench-java/classes/` when a source is newer than the classes,
+/// and the `bench_server`/`bench_client` scripts beside them that run
+/// `java` (plain JDK settings) on those classes with the usual arguments.
+fn rmi_pair(build: bool) -> Result<Pair, DynError> {
+    let root = workspace_root();
+    let src = root.join("benches/java");
+    let out = root.join("target/bench-java");
+    let classes = out.join("classes");
+    let pair = Pair {
+        name: "rmi",
+        server: out.join("bench_server"),
+        client: out.join("bench_client"),
+        extra_args: Vec::new(),
+        workloads: Some(|w| RMI_WORKLOADS.contains(&w)),
+    };
+    if !build {
+        return Ok(pair);
+    }
+    let sources: Vec<PathBuf> = ["Bench", "BenchServer", "BenchClient"]
+        .iter()
+        .map(|c| src.join(format!("{c}.java")))
+        .collect();
+    if let Some(missing) = sources.iter().find(|s| !s.is_file()) {
+        return Err(format!("{} not found", missing.display()).into());
+    }
+    for tool in ["javac", "java"] {
+        if !on_path(tool) {
+            return Err(format!(
+                "`{tool}` not found (a JDK, e.g. Debian's openjdk-17-jdk-headless)"
+            )
+            .into());
+        }
+    }
+    let inputs: Vec<&Path> = sources.iter().map(PathBuf::as_path).collect();
+    let outputs = ["BenchServer.class", "BenchClient.class"].map(|c| classes.join(c));
+    if outputs.iter().any(|o| stale(o, &inputs)) {
+        std::fs::create_dir_all(&classes)?;
+        run_checked(
+            Command::new("javac")
+                .args(["-Xlint:all", "-Werror", "-d"])
+                .arg(&classes)
+                .args(&sources),
+        )?;
+    }
+    for (script, class) in [(&pair.server, "BenchServer"), (&pair.client, "BenchClient")] {
+        java_script(script, class)?;
+    }
+    Ok(pair)
+}
+
+/// Writes `script` (if its text changed), an executable that runs `class`
+/// from the `classes/` directory beside it with its arguments; `exec`, so
+/// that the process xtask starts (and kills) is the JVM.
+fn java_script(script: &Path, class: &str) -> Result<(), DynError> {
+    use std::os::unix::fs::PermissionsExt;
+    let text = format!(
+        "#!/bin/sh\n\
+         # Written by `cargo xtask compare` (xtask/src/compare/build.rs).\n\
+         exec java -cp \"$(dirname \"$0\")/classes\" {class} \"$@\"\n"
+    );
+    if std::fs::read_to_string(script).ok().as_deref() != Some(text.as_str()) {
+        std::fs::write(script, text)?;
+        std::fs::set_permissions(script, std::fs::Permissions::from_mode(0o755))?;
+    }
+    Ok(())
 }
 
 /// `g++ -O2 -std=c++11 -DICE_CPP11_MAPPING -I out` (as `benches/cpp/build.sh`).

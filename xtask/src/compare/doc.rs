@@ -1,9 +1,10 @@
 //! What `cargo xtask compare` writes besides the tables: the machine's
-//! description, the tokio runtime note and `docs/performance.md`.
+//! description, the tokio runtime and Java RMI notes and
+//! `docs/performance.md`.
 
 use std::fmt::Write as _;
 
-use super::report::{Cell, Results};
+use super::report::{targets, Cell, Results};
 use super::{build, idle, Options, MALLOC_TUNABLES};
 use crate::workspace_root;
 
@@ -39,6 +40,43 @@ pub(super) fn runtime_comparison(results: &Results) -> String {
         ct_faster.join(", "),
         mt_faster.len(),
         mt_faster.join(", ")
+    )
+}
+
+/// floe's default runtime (the `floe` column) against Java RMI on the
+/// empty twoway call, with the target of [`targets`] and the other
+/// columns of the same rounds.
+pub(super) fn rmi_comparison(results: &Results) -> String {
+    let us = |imp: &str| {
+        results
+            .get("latency")
+            .and_then(|row| row.get(imp))
+            .and_then(Cell::median_us)
+    };
+    let target = targets(&["latency".to_string()])
+        .into_iter()
+        .find(|t| t.against == "rmi");
+    let (Some(floe), Some(rmi), Some(target)) = (us("floe"), us("rmi"), target) else {
+        return "floe vs Java RMI (latency): not measured".into();
+    };
+    let verdict = match target.evaluate(results, "floe") {
+        Some((_, true)) => "met",
+        _ => "**not met**",
+    };
+    let others: Vec<String> = ["floe-ct", "floe-poll", "ice-cpp", "raw"]
+        .iter()
+        .filter_map(|imp| us(imp).map(|u| format!("{imp} {u:.1} µs")))
+        .collect();
+    format!(
+        "floe (default runtime) vs Java RMI, empty twoway call (`latency`, medians): \
+         floe {floe:.1} µs, rmi {rmi:.1} µs, floe/rmi time {:.2} (target: {}: {verdict}){}.",
+        floe / rmi,
+        target.describe(),
+        if others.is_empty() {
+            String::new()
+        } else {
+            format!("; same rounds: {}", others.join(", "))
+        }
     )
 }
 
@@ -95,6 +133,7 @@ pub(super) fn document(
     targets_table: &str,
     table: &str,
     runtime_note: &str,
+    rmi_note: &str,
     failures: &[String],
 ) -> String {
     let mut d = String::new();
@@ -112,15 +151,20 @@ pub(super) fn document(
     let _ = writeln!(
         d,
         "\n## Method\n\n\
-         Eight columns, each a server and a client process implementing \
-         `benches/Bench.ice` on 127.0.0.1: **floe** (`examples/bench_{{server,client}}.rs`, tokio multi-thread \
+         Nine columns, each a server and a client process implementing \
+         `benches/Bench.ice` (or its RMI equivalent) on 127.0.0.1: **floe** (`benches/programs/src/bin/bench_{{server,client}}.rs`, tokio multi-thread \
          runtime, default settings), **floe-ct** (the same with `--current-thread` on both sides), \
          **floe-poll** (current-thread and `floe.BusyPoll={}` on both sides: after a write a \
          connection polls its socket for the answer for up to {} µs instead of sleeping, \
          trading CPU for latency; every workload, though only those where someone waits for \
          an answer change), **ice-cpp** \
-         (Ice for C++ 3.7, C++11 mapping, `benches/cpp/`, g++ -O2), **raw** (blocking \
-         std TCP, `benches/raw/`, messages of the same sizes as Ice's; only the workloads \
+         (Ice for C++ 3.7, C++11 mapping, `benches/cpp/`, g++ -O2), **rmi** (Java RMI, \
+         plain JDK: `benches/java/`, one remote interface with `o()`, `sendByteSeq(byte[])` \
+         and `recvByteSeq(int)`, javac and `java` with default settings, a registry and \
+         the object on one loopback port; the JIT is warmed by 20,000 untimed calls \
+         before `latency` and 200 before each 500 KB workload; only `latency`, \
+         `byteseq_send`, `byteseq_recv`), **raw** (blocking \
+         std TCP, `benches/programs/src/bin/raw_bench_{{server,client}}.rs`, messages of the same sizes as Ice's; only the workloads \
          that make sense without an RPC layer), **raw-spin** (the raw pair with `--spin`: \
          non-blocking sockets read in a busy loop, the floor for floe-poll; `latency` only), \
          **raw-tokio** (the raw pair with `--tokio`: each side waits for its socket through a \
@@ -132,7 +176,7 @@ pub(super) fn document(
          whole comparison; each (round, workload, implementation) is a fresh client process \
          and connection; the order of implementations rotates every round. {} round(s), \
          `BENCH_SCALE={}` (a factor on every client's call counts; every client makes \
-         the same untimed warm-up calls before a workload); each cell is the median over the rounds. Ratios are floe's median \
+         the same untimed warm-up calls before a workload, the RMI client more for its JIT); each cell is the median over the rounds. Ratios are floe's median \
          time per call divided by the other's (below 1: floe is faster); for throughput \
          targets the speed ratio is its inverse. The machine is shared and noisy: treat \
          differences under ~10% on latency rows as noise.\n",
@@ -178,6 +222,7 @@ pub(super) fn document(
     );
     let _ = writeln!(d, "## Targets\n\n{targets_table}");
     let _ = writeln!(d, "## tokio runtime flavour\n\n{runtime_note}\n");
+    let _ = writeln!(d, "## Java RMI\n\n{rmi_note}\n");
     let _ = writeln!(d, "## Results\n\n{table}");
     if !failures.is_empty() {
         let _ = writeln!(d, "## Failed runs\n");
@@ -190,4 +235,36 @@ pub(super) fn document(
         let _ = writeln!(d, "---\n\n{notes}");
     }
     d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn latency(cells: &[(&str, f64)]) -> Results {
+        let mut r = Results::new();
+        for (imp, us) in cells {
+            r.entry("latency".into())
+                .or_default()
+                .entry(imp.to_string())
+                .or_default()
+                .us
+                .push(*us);
+        }
+        r
+    }
+
+    #[test]
+    fn rmi_note_gives_the_ratio_and_the_verdict() {
+        let met = rmi_comparison(&latency(&[("floe", 40.0), ("rmi", 50.0), ("raw", 30.0)]));
+        assert!(met.contains("floe/rmi time 0.80"), "{met}");
+        assert!(met.contains("time ≤ 0.80× rmi: met"), "{met}");
+        assert!(met.contains("same rounds: raw 30.0 µs"), "{met}");
+        let not_met = rmi_comparison(&latency(&[("floe", 45.0), ("rmi", 50.0)]));
+        assert!(
+            not_met.contains("0.90") && not_met.contains("**not met**"),
+            "{not_met}"
+        );
+        assert!(rmi_comparison(&latency(&[("floe", 45.0)])).contains("not measured"));
+    }
 }

@@ -4,14 +4,14 @@
 //! `libIceStormService`), each measured with two clients that speak only
 //! the IceStorm contract, so each client sees both brokers alike:
 //!
-//! - **floe**: floe's own client (`examples/fanin_client.rs`, see
-//!   `examples/fanin_common/mod.rs`);
+//! - **floe**: floe's own client (`fanin_client` of `benches/programs/`,
+//!   see its `src/fanin.rs`);
 //! - **ice-cpp**: an Ice for C++ 3.7 client (`benches/cpp/fanin_client.cpp`,
 //!   C++11 mapping, IceStorm's C++ API: `getPublisher()->ice_oneway()`
 //!   publishers, a servant subscribed with `subscribeAndGetPublisher`),
 //!   the same command line, counts, timing and JSON line.
 //!
-//! Beside them, a raw TCP relay (`benches/raw/relay.rs`) as the machine's
+//! Beside them, a raw TCP relay (`raw_fanin` of `benches/programs/`) as the machine's
 //! bar: with its own raw client (`raw-relay`, the machine's ceiling), and
 //! speaking just enough IceStorm for the brokers' clients (`ice-relay`, with
 //! either client: the floor of any broker measured with that client), and
@@ -51,12 +51,12 @@ pub use doc::{document_section, replace_json_member, replace_section};
 pub use replicated::{replicated_columns, REPLICATED_COLUMNS};
 pub use report::{Report, Results};
 
-use crate::{cargo, install, on_path, run_checked, workspace_root, DynError};
+use crate::{build_programs, install, on_path, release_dir, workspace_root, DynError};
 
 /// The program that publishes and subscribes for a column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Client {
-    /// floe's client, `examples/fanin_client.rs`.
+    /// floe's client, `fanin_client` (benches/programs/).
     Floe,
     /// The Ice for C++ client, `benches/cpp/fanin_client.cpp`.
     IceCpp,
@@ -231,7 +231,7 @@ pub fn message_size(workload: &str) -> u64 {
 }
 
 /// Events per publisher before the scale, as every client's default
-/// (`messages_per_publisher` of `examples/fanin_common/mod.rs`): about
+/// (`messages_per_publisher` of `benches/programs/src/fanin.rs`): about
 /// 400–600 MB per run in all.
 pub fn default_events(workload: &str) -> u64 {
     match message_size(workload) {
@@ -285,15 +285,15 @@ impl Options {
 
 /// The programs a fan-in comparison runs.
 pub struct Binaries {
-    /// `examples/fanin_client.rs`.
+    /// `fanin_client` (benches/programs/).
     pub floe: PathBuf,
     /// `benches/cpp/fanin_client.cpp`, if it was built.
     pub cpp: Option<PathBuf>,
     /// floe-storm.
     pub storm: PathBuf,
-    /// `benches/raw/relay.rs` (relays and raw client).
+    /// `raw_fanin` (benches/programs/: relays and raw client).
     pub raw: PathBuf,
-    /// `examples/storm_update_latency.rs`.
+    /// `storm_update_latency` (benches/programs/).
     pub latency: PathBuf,
 }
 
@@ -311,30 +311,16 @@ impl Binaries {
 /// Builds what the columns need; the Ice C++ client's failure is returned
 /// beside the binaries (its columns are left out), not as an error.
 fn build(opts: &Options) -> Result<(Binaries, Option<String>), DynError> {
-    let root = workspace_root();
+    let bin = release_dir();
     if opts.build {
-        run_checked(cargo().args([
-            "build",
-            "--release",
-            "-p",
-            "floe",
-            "--example",
-            "fanin_client",
-            "--example",
-            "raw_fanin",
-            "--example",
-            "storm_update_latency",
-        ]))?;
-        if opts.storm.is_none() {
-            run_checked(cargo().args([
-                "build",
-                "--release",
-                "-p",
-                "floe-storm",
-                "--bin",
-                "floe-storm",
-            ]))?;
-        }
+        let storm: &[&str] = match opts.storm {
+            None => &["-p", "floe-storm", "--bin", "floe-storm"],
+            Some(_) => &[],
+        };
+        build_programs(
+            &["fanin_client", "raw_fanin", "storm_update_latency"],
+            storm,
+        )?;
         if std::env::var_os("FLOE_NO_INTEROP").is_some_and(|v| v == "1") {
             println!("xtask: FLOE_NO_INTEROP=1, not installing Ice packages");
         } else {
@@ -351,14 +337,11 @@ fn build(opts: &Options) -> Result<(Binaries, Option<String>), DynError> {
         None => (None, None),
     };
     let bins = Binaries {
-        floe: root.join("target/release/examples/fanin_client"),
+        floe: bin.join("fanin_client"),
         cpp,
-        storm: opts
-            .storm
-            .clone()
-            .unwrap_or_else(|| root.join("target/release/floe-storm")),
-        raw: root.join("target/release/examples/raw_fanin"),
-        latency: root.join("target/release/examples/storm_update_latency"),
+        storm: opts.storm.clone().unwrap_or_else(|| bin.join("floe-storm")),
+        raw: bin.join("raw_fanin"),
+        latency: bin.join("storm_update_latency"),
     };
     for bin in [&bins.floe, &bins.storm, &bins.raw] {
         if !bin.is_file() {

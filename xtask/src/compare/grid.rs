@@ -28,52 +28,19 @@ use std::time::Duration;
 use super::build;
 use super::process::{run_program, Server};
 use super::report::{median, Cell};
-use crate::{cargo, run_checked, workspace_root, DynError};
+use crate::{build_programs, release_dir, workspace_root, DynError};
 
-const USAGE: &str = "\
-usage: cargo xtask compare --grid|--glacier2 [--rounds N] [--scale F] [--no-build]
-
-  --grid      IceGrid (indirect vs direct proxy latency) and Glacier2 sections
-  --glacier2  the Glacier2 section only (routed vs direct, floe vs Ice for C++)
-  --rounds N  alternating rounds (default 5)
-  --scale F   BENCH_SCALE for the clients (default 1)
-  --no-build  use the binaries already built";
-
-/// Command-line options.
-struct Options {
-    grid: bool,
-    rounds: usize,
-    scale: f64,
-    build: bool,
-}
-
-impl Options {
-    fn parse(args: &[String]) -> Result<Options, DynError> {
-        let mut o = Options {
-            grid: false,
-            rounds: 5,
-            scale: 1.0,
-            build: true,
-        };
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            match a.as_str() {
-                "--grid" => o.grid = true,
-                "--glacier2" => {}
-                "--no-build" => o.build = false,
-                "--rounds" => {
-                    let n = it.next().and_then(|n| n.parse::<usize>().ok());
-                    o.rounds = n.filter(|n| *n > 0).ok_or("--rounds needs a count ≥ 1")?;
-                }
-                "--scale" => {
-                    let f = it.next().and_then(|n| n.parse::<f64>().ok());
-                    o.scale = f.filter(|f| *f > 0.0).ok_or("--scale needs a factor > 0")?;
-                }
-                other => return Err(format!("unknown option `{other}`\n\n{USAGE}").into()),
-            }
-        }
-        Ok(o)
-    }
+/// A `--grid`/`--glacier2` run (from `cargo xtask compare`'s flags).
+#[derive(Debug)]
+pub struct Options {
+    /// The IceGrid section too (`--grid`), not only Glacier2's.
+    pub grid: bool,
+    /// Alternating rounds.
+    pub rounds: usize,
+    /// `BENCH_SCALE` for the clients.
+    pub scale: f64,
+    /// Build the programs first.
+    pub build: bool,
 }
 
 /// One column: a bench client against a port, with extra arguments.
@@ -94,26 +61,17 @@ struct Section {
 }
 
 /// Runs the comparison.
-pub fn run(args: &[String]) -> Result<(), DynError> {
-    let opts = Options::parse(args)?;
+pub fn run(opts: &Options) -> Result<(), DynError> {
     let root = workspace_root();
-    let examples = root.join("target/release/examples");
     if opts.build {
-        run_checked(cargo().args([
-            "build",
-            "--release",
-            "-p",
-            "floe",
-            "--example",
-            "bench_server",
-            "--example",
-            "bench_client",
-            "--example",
-            "grid_server",
-        ]))?;
+        build_programs(
+            &["bench_server", "bench_client"],
+            &["-p", "floe", "--example", "grid_server"],
+        )?;
     }
     let cpp = build::cpp_pair(opts.build)?;
-    let floe_client = examples.join("bench_client");
+    let floe_pair = build::floe_pair();
+    let floe_client = floe_pair.client.clone();
     let logs = root.join("target/compare-logs");
     std::fs::create_dir_all(&logs)?;
     let dir = services::run_dir(&logs)?;
@@ -121,18 +79,11 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
     // The services and servers, killed when dropped.
     let registry = services::Registry::start(&dir, &logs.join("grid-registry.log"))?;
     let (_grid, grid_port) = services::grid_server(
-        &examples.join("grid_server"),
+        &release_dir().join("examples/grid_server"),
         &registry,
         &logs.join("grid-server.log"),
     )?;
     let (_router, router) = services::router(&logs.join("grid-glacier2router.log"))?;
-    let floe_pair = super::process::Pair {
-        name: "floe",
-        server: examples.join("bench_server"),
-        client: floe_client.clone(),
-        extra_args: Vec::new(),
-        workloads: None,
-    };
     let floe_server = Server::start(&floe_pair, &logs.join("grid-floe-server.log"))?;
     let cpp_server = Server::start(&cpp, &logs.join("grid-ice-cpp-server.log"))?;
 
@@ -197,14 +148,14 @@ pub fn run(args: &[String]) -> Result<(), DynError> {
         ],
     });
 
-    let results = measure(&sections, &opts)?;
+    let results = measure(&sections, opts)?;
     let mut report = String::new();
     for (i, s) in sections.iter().enumerate() {
         let _ = writeln!(report, "\n{}\n\n{}", s.title, table(s, &results[i]));
     }
     println!("{report}");
     let json_path = root.join("target/compare-grid.json");
-    std::fs::write(&json_path, json(&sections, &results, &opts))?;
+    std::fs::write(&json_path, json(&sections, &results, opts))?;
     println!("xtask: wrote {}", json_path.display());
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
@@ -334,24 +285,4 @@ fn json(sections: &[Section], results: &[SectionResults], opts: &Options) -> Str
         machine.join(","),
         cells.join(",\n")
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
-    }
-
-    #[test]
-    fn options() {
-        let o = Options::parse(&args("--grid --rounds 3 --scale 0.5")).unwrap();
-        assert!(o.grid && o.build);
-        assert_eq!((o.rounds, o.scale), (3, 0.5));
-        let o = Options::parse(&args("--glacier2 --no-build")).unwrap();
-        assert!(!o.grid && !o.build);
-        assert!(Options::parse(&args("--grid --rounds 0")).is_err());
-        assert!(Options::parse(&args("--grid --quick")).is_err());
-    }
 }

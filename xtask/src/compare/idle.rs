@@ -141,13 +141,7 @@ pub fn measure(pair: &Pair, connections: usize, log: &Path) -> Result<IdleSample
 /// `xtask __idle-client PORT N`: opens `N` connections to
 /// `127.0.0.1:PORT`, reads the ValidateConnection message on each, prints
 /// `connected N` and holds them until stdin closes.
-pub fn client(args: &[String]) -> Result<(), DynError> {
-    let (Some(port), Some(n)) = (
-        args.first().and_then(|p| p.parse::<u16>().ok()),
-        args.get(1).and_then(|n| n.parse::<usize>().ok()),
-    ) else {
-        return Err("usage: xtask __idle-client PORT N".into());
-    };
+pub fn client(port: u16, n: usize) -> Result<(), DynError> {
     let mut conns = Vec::with_capacity(n);
     for i in 0..n {
         let mut s = TcpStream::connect(("127.0.0.1", port))

@@ -190,6 +190,9 @@ pub fn targets(workloads: &[String]) -> Vec<Target> {
     };
     add("latency", "raw", Bound::TimeAtMost(1.10));
     add("latency", "ice-cpp", Bound::TimeAtMost(0.80));
+    // Issue 40: Java RMI, the yardstick of the classic Ice-vs-RMI
+    // comparisons: floe's time per empty call at most 0.8× RMI's.
+    add("latency", "rmi", Bound::TimeAtMost(0.80));
     add("oneway", "ice-cpp", Bound::TimeAtMost(0.80));
     add("batch", "ice-cpp", Bound::TimeAtMost(0.80));
     add("byteseq_send", "raw", Bound::SpeedAtLeast(0.95));
@@ -228,14 +231,24 @@ pub(super) fn fmt_opt(v: Option<f64>, digits: usize) -> String {
     v.map_or_else(|| "—".to_string(), |x| format!("{x:.digits$}"))
 }
 
+/// The columns a floe row of [`table`] gives its time ratio to.
+const RATIO_COLUMNS: [&str; 6] = ["ice-cpp", "rmi", "raw", "raw-spin", "raw-tokio", "tonic"];
+
 /// One Markdown table per run: every workload × implementation row.
 pub fn table(results: &Results, workloads: &[String], impls: &[&str]) -> String {
     let mut s = String::new();
+    let _ = write!(
+        s,
+        "| workload | impl | median µs/call | median Mbit/s | min–max µs/call | rounds |"
+    );
+    for other in RATIO_COLUMNS {
+        let _ = write!(s, " floe/{other} time |");
+    }
     let _ = writeln!(
         s,
-        "| workload | impl | median µs/call | median Mbit/s | min–max µs/call | rounds | floe/ice-cpp time | floe/raw time | floe/raw-spin time | floe/raw-tokio time | floe/tonic time |"
+        "\n|---|---|---:|---:|---:|---:|{}",
+        "---:|".repeat(RATIO_COLUMNS.len())
     );
-    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for w in workloads.iter().filter(|w| concurrency_of(w).is_none()) {
         let Some(row) = results.get(w) else { continue };
         for (i, imp) in impls.iter().enumerate() {
@@ -248,11 +261,11 @@ pub fn table(results: &Results, workloads: &[String], impls: &[&str]) -> String 
                 format!("{min:.1}–{max:.1}")
             };
             let ratios = if imp.starts_with("floe") {
-                ["ice-cpp", "raw", "raw-spin", "raw-tokio", "tonic"]
+                RATIO_COLUMNS
                     .map(|other| fmt_opt(time_ratio(results, w, imp, other), 2))
                     .join(" | ")
             } else {
-                " |  |  |  | ".to_string()
+                vec![""; RATIO_COLUMNS.len()].join(" | ")
             };
             let _ = writeln!(
                 s,
@@ -470,19 +483,37 @@ mod tests {
             ("latency", "floe", 50.0),
             ("latency", "raw", 40.0),
             ("latency", "ice-cpp", 70.0),
+            ("latency", "rmi", 62.5),
             ("fixed_send", "floe", 100.0),
             ("fixed_send", "ice-cpp", 250.0),
         ]);
         let w: Vec<String> = ["latency", "fixed_send"].map(String::from).to_vec();
         let t = targets(&w);
-        assert_eq!(t.len(), 3);
+        assert_eq!(t.len(), 4);
         // 50/40 = 1.25 > 1.10: not met.
         assert_eq!(t[0].evaluate(&r, "floe"), Some((1.25, false)));
         // 50/70 = 0.71 ≤ 0.80: met.
         assert!(t[1].evaluate(&r, "floe").unwrap().1);
+        // 50/62.5 = 0.80 ≤ 0.80: met.
+        assert_eq!(t[2].against, "rmi");
+        assert_eq!(t[2].evaluate(&r, "floe"), Some((0.8, true)));
+        assert!(t[2].evaluate(&r, "floe-poll").is_none());
         // Speed 2.5× ≥ 2×: met.
-        assert!(t[2].evaluate(&r, "floe").unwrap().1);
-        assert!(t[2].evaluate(&r, "floe-ct").is_none());
+        assert!(t[3].evaluate(&r, "floe").unwrap().1);
+        assert!(t[3].evaluate(&r, "floe-ct").is_none());
+    }
+
+    #[test]
+    fn floe_rows_have_a_ratio_per_other_column() {
+        let r = results(&[("latency", "floe", 40.0), ("latency", "rmi", 50.0)]);
+        let w = vec!["latency".to_string()];
+        let t = super::table(&r, &w, &["floe", "rmi"]);
+        let header = t.lines().next().unwrap();
+        assert!(header.contains("| floe/rmi time |"), "{header}");
+        let cells = |line: &str| line.matches('|').count();
+        assert!(t.lines().all(|l| cells(l) == cells(header)), "{t}");
+        // floe/ice-cpp not measured, floe/rmi 0.80.
+        assert!(t.contains("| latency | floe | 40.00 | — | 40.0–40.0 | 1 | — | 0.80 | — |"));
     }
 
     #[test]

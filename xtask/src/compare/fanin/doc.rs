@@ -24,7 +24,7 @@ pub fn document_section(report: &Report) -> String {
          `libIceStormService`, Debian package), both with their default settings plus \
          `Ice.MessageSizeMax=102400` and nothing else (floe-storm's per-subscriber queue included). \
          Each broker is measured with two clients that speak only the IceStorm contract, one row \
-         each: **floe** (`examples/fanin_client.rs`) and **ice-cpp** (Ice for C++ 3.7, C++11 \
+         each: **floe** (`benches/programs/src/bin/fanin_client.rs`) and **ice-cpp** (Ice for C++ 3.7, C++11 \
          mapping, `benches/cpp/fanin_client.cpp`, IceStorm's C++ API). In both, each publisher \
          has its own communicator and connection and publishes with the oneway proxy \
          `getPublisher()->ice_oneway()` (floe: the publishers share one tokio runtime; ice-cpp: a \
@@ -36,7 +36,7 @@ pub fn document_section(report: &Report) -> String {
          checked. MB/s is payload received (10⁶ bytes) from the first timed publish to the \
          last event received; lost = sent − received once nothing arrived for 3 s, per column \
          and all rounds together: **a row where floe-storm or IceStorm lost any event fails** \
-         (\"LOST n\"), and so does the comparison. **raw relay** (`benches/raw/relay.rs`) is \
+         (\"LOST n\"), and so does the comparison. **raw relay** (`benches/programs/src/bin/raw_fanin/`) is \
          the machine's bar: a relay process with one blocking thread per publisher that reads \
          frames of the sizes the Ice publishers send and writes every whole frame a read \
          completed, unchanged, to the subscriber's socket (no queue, no decoding), with a raw \

@@ -10,7 +10,7 @@
 //!
 //! Targets per client: replicated floe-storm ≥ 0.9× a single floe-storm and
 //! ≥ 1.5× replicated IceStorm, nothing lost. Beside the fan-in, the update
-//! latency: `examples/storm_update_latency.rs` (200 subscribes, then 200
+//! latency: floe-bench's `storm_update_latency` (200 subscribes, then 200
 //! unsubscribes, median and 99th percentile) against every broker started.
 
 use std::fmt::Write as _;

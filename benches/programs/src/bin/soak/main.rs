@@ -2,7 +2,7 @@
 //!
 //! - `soak server PORT`: serves the Bench.ice objects (`a` Latency, `t`
 //!   Throughput, `m` Messages; benches/Bench.ice) and `g`
-//!   (`Soak::Graph`, examples/slice/Soak.ice) on `tcp -h 127.0.0.1 -p PORT`,
+//!   (`Soak::Graph`, benches/programs/slice/Soak.ice) on `tcp -h 127.0.0.1 -p PORT`,
 //!   prints `Soak ready` once listening, and exits on SIGINT or SIGTERM.
 //! - `soak client PORT TOPIC_MANAGER CLIENTS SECONDS`: runs `CLIENTS` client
 //!   tasks, each with its own communicator (its own connections), doing the
@@ -18,15 +18,13 @@
 //! (typed proxies, servant traits) and the IceStorm proxies generated in
 //! floe-storm.
 
-#[path = "../bench_common/mod.rs"]
-mod bench_common;
 mod client;
 mod subscriber;
 
 use floe::codegen::{ClassRef, Current, DispatchError};
 use floe::runtime::{Communicator, Identity, Properties};
 
-floe::slice!("examples/slice/Soak.ice");
+floe::slice!("slice/Soak.ice");
 
 use soak::Node;
 
@@ -70,7 +68,7 @@ fn fail(msg: impl std::fmt::Display) -> ! {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let rt = bench_common::build_runtime(false);
+    let rt = floe_bench::build_runtime(false);
     match args.first().map(String::as_str) {
         Some("server") => {
             let Some(port) = args.get(1).and_then(|p| p.parse::<u16>().ok()) else {
@@ -108,7 +106,7 @@ async fn server(port: u16) {
         .create_object_adapter_with_endpoints("Soak", &format!("tcp -h 127.0.0.1 -p {port}"))
         .await
         .unwrap_or_else(|e| fail(e));
-    if let Err(e) = bench_common::servants::add_bench_servants(&adapter, &communicator) {
+    if let Err(e) = floe_bench::servants::add_bench_servants(&adapter, &communicator) {
         fail(e)
     }
     if let Err(e) = adapter.add(Identity::from_name("g"), soak::GraphDispatcher::new(GraphI)) {

@@ -1,5 +1,5 @@
-//! How long IceStorm updates take: `cargo run --release --example
-//! storm_update_latency -- TOPIC_MANAGER IMPL [COUNT]`. Through the broker
+//! How long IceStorm updates take: `cargo run --release -p floe-bench
+//! --bin storm_update_latency -- TOPIC_MANAGER IMPL [COUNT]`. Through the broker
 //! whose TopicManager proxy is `TOPIC_MANAGER` (a replicated one lists every
 //! replica's endpoints), subscribes `COUNT` (default 200) subscribers to a
 //! topic one after the other, then unsubscribes them, timing each call, and

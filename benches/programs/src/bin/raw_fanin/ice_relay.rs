@@ -8,10 +8,10 @@ use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
 use bytes::{Bytes, BytesMut};
-use floe_wire::protocol::{
+use floe::wire::protocol::{
     CompressionStatus, Message, Reply, ReplyBody, RequestFailed, HEADER_SIZE, VALIDATE_CONNECTION,
 };
-use floe_wire::{
+use floe::wire::{
     Decoder, Encapsulation, Encoder, EndpointData, Identity, ProxyData, TcpEndpoint, ENCODING_1_1,
 };
 

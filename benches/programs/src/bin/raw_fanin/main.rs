@@ -28,12 +28,9 @@
 //!   the publisher proxy it hands out has the subscriber's own identity, so
 //!   that oneway requests are forwarded **byte for byte**, with no
 //!   rewriting, to the one subscriber connection it opened. See
-//!   [`ice::Control`].
+//!   [`ice_relay::Control`].
 
-#[path = "common.rs"]
-mod common;
-#[path = "ice_relay.rs"]
-mod ice;
+mod ice_relay;
 
 use std::io::{IoSlice, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -43,7 +40,7 @@ use std::time::{Duration, Instant};
 
 use bytes::{Buf, Bytes, BytesMut};
 
-use common::*;
+use floe_bench::raw::*;
 
 /// Bytes of an Ice oneway request for a fan-in publish, without the payload
 /// (header, request id, publisher identity, facet, operation, mode,
@@ -57,7 +54,7 @@ const WARM_UP: usize = 5;
 const DRAIN: Duration = Duration::from_secs(3);
 
 /// Messages per publisher for a payload size, before `BENCH_SCALE` (the
-/// counts of `examples/fanin_common`).
+/// counts of `floe_bench::fanin`).
 fn messages_per_publisher(size: usize) -> usize {
     match size {
         s if s <= 10_000 => 10_000,
@@ -70,8 +67,8 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["relay", port] => relay(port),
-        ["ice-relay", port] => ice::relay(port, false),
-        ["ice-relay-queued", port] => ice::relay(port, true),
+        ["ice-relay", port] => ice_relay::relay(port, false),
+        ["ice-relay-queued", port] => ice_relay::relay(port, true),
         ["client", port, label, workload] => client(port, label, workload),
         _ => Err(
             "usage: raw_fanin relay PORT | raw_fanin ice-relay[-queued] PORT | raw_fanin client PORT IMPL WORKLOAD"
@@ -175,7 +172,7 @@ pub(crate) fn forward(
             let frame = done..done + size;
             done += size;
             if let Some(control) = control.as_mut() {
-                if !ice::is_forwarded(&buf[frame.clone()]) {
+                if !ice_relay::is_forwarded(&buf[frame.clone()]) {
                     // What precedes the frame goes first; the frame is
                     // then at the front of `buf`.
                     subscriber.send(&mut buf, start..frame.start);

@@ -1,7 +1,7 @@
-//! The fan-in client: `cargo run --release --example fanin_client --
+//! The fan-in client: `cargo run --release -p floe-bench --bin fanin_client --
 //! TOPIC_MANAGER IMPL [WORKLOAD...]`. Runs the fan-in workloads
 //! (`fanin_{bytes,floats,data}_{10000,100000,1000000}`, all when none is
-//! named; see `examples/fanin_common/mod.rs`) through the IceStorm-compatible
+//! named; see [`floe_bench::fanin`]) through the IceStorm-compatible
 //! broker whose TopicManager proxy is `TOPIC_MANAGER` (e.g.
 //! `IceStorm/TopicManager:tcp -h 127.0.0.1 -p 10000`) and prints one JSON
 //! object per line, labelled `IMPL`:
@@ -14,15 +14,10 @@
 //! more messages before counting the rest as lost. Messages carry no
 //! sequence number: the order of arrival is not checked.
 
-#[path = "bench_common/mod.rs"]
-mod bench_common;
-#[path = "fanin_common/mod.rs"]
-mod fanin_common;
-
 use std::time::Duration;
 
-use bench_common::{bench_scale, build_runtime, scaled};
-use fanin_common::{json_line, messages_per_publisher, Workload, PUBLISHERS};
+use floe_bench::fanin::{self, json_line, messages_per_publisher, Workload, PUBLISHERS};
+use floe_bench::{bench_scale, build_runtime, scaled};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,7 +28,7 @@ fn main() {
     let names: Vec<String> = if args.len() > 2 {
         args[2..].to_vec()
     } else {
-        fanin_common::workloads()
+        fanin::workloads()
     };
     let mut workloads = Vec::new();
     for n in &names {
@@ -69,10 +64,10 @@ fn main() {
         tokio::spawn(async move {
             for w in workloads {
                 let n = events.unwrap_or_else(|| scaled(messages_per_publisher(w.size), scale));
-                let r = fanin_common::run(&tm, w, PUBLISHERS, n, drain).await?;
+                let r = fanin::run(&tm, w, PUBLISHERS, n, drain).await?;
                 println!("{}", json_line(&label, w, &r));
             }
-            Ok::<_, fanin_common::BoxError>(())
+            Ok::<_, fanin::BoxError>(())
         })
         .await
     });

@@ -1,6 +1,6 @@
 //! The Bench.ice servants (`a` Latency, `t` Throughput, `m` Messages)
-//! that `bench_server` and `grid_server` serve, and [`add_bench_servants`],
-//! which adds all three to an object adapter.
+//! that `bench_server`, `soak` and the `grid_server` example serve, and
+//! [`add_bench_servants`], which adds all three to an object adapter.
 
 use std::sync::Mutex;
 

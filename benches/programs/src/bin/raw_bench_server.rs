@@ -1,18 +1,15 @@
 //! Raw TCP baseline server: `raw_bench_server PORT [--spin|--tokio]`. Listens on
 //! `127.0.0.1:PORT`, prints `Bench ready`, and answers the frames of
-//! [`common`] with one blocking thread per connection; exits on a shutdown
+//! [`floe_bench::raw`] with one blocking thread per connection; exits on a shutdown
 //! frame. It parses nothing but the header: the floor for an RPC runtime.
 //! With `--spin` its sockets are non-blocking and read in a busy loop, with
 //! `--tokio` each connection's thread waits through a tokio reactor (see
-//! [`common::Mode`]).
-
-#[path = "common.rs"]
-mod common;
+//! [`floe_bench::raw::Mode`]).
 
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 
-use common::*;
+use floe_bench::raw::*;
 
 fn serve(stream: TcpStream, mode: Mode) -> std::io::Result<()> {
     let mut stream = Stream::new(stream, mode)?;

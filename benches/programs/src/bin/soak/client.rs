@@ -11,10 +11,10 @@ use floe::codegen::ClassRef;
 use floe::runtime::{Communicator, Identity, Proxy};
 use floe_storm::slice::ice_storm::{QoS, TopicManagerPrx, TopicPrx};
 
-use crate::bench_common::{make_data_message, pattern, LatencyPrx, MessagesPrx, ThroughputPrx};
 use crate::soak::{self, Node, Tag};
 use crate::subscriber::{Subscriber, Tracker};
 use crate::{fail, properties};
+use floe_bench::{make_data_message, pattern, LatencyPrx, MessagesPrx, ThroughputPrx};
 
 /// Any setup failure.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -91,7 +91,7 @@ struct Task {
     g: soak::GraphPrx,
     events: soak::EventsPrx,
     big: Bytes,
-    data: crate::bench_common::DataMessage,
+    data: floe_bench::DataMessage,
     payload: Bytes,
     /// Events published (accepted by the runtime) so far.
     published: Arc<AtomicU64>,

@@ -1,4 +1,4 @@
-//! The Bench.ice client: `cargo run --release --example bench_client -- PORT
+//! The Bench.ice client: `cargo run --release -p floe-bench --bin bench_client -- PORT
 //! [--current-thread] [WORKLOAD...]`. Runs the workloads (all when none is
 //! named) against `tcp -h 127.0.0.1 -p PORT`, or the endpoints of
 //! `--Bench.Endpoints='ws -h 127.0.0.1 -p P'` (with `--IceSSL.*` for ssl and
@@ -27,15 +27,12 @@
 //! task on one thread, which avoids cross-thread wake-ups on the latency
 //! path.
 
-#[path = "bench_common/mod.rs"]
-mod bench_common;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use bench_common::*;
 use floe::runtime::{Communicator, Glacier2Session, Properties, Proxy, Result};
+use floe_bench::*;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 
 struct Ctx {

@@ -6,31 +6,9 @@
 //! `data_decode` (DataMessage 1 MB). Instructions per operation =
 //! (count(N) − count(0)) / N.
 
-#[path = "bench_common/mod.rs"]
-mod bench_common;
-
 use std::hint::black_box;
 
-use bench_common::*;
-use bytes::Bytes;
-use floe::wire::{Decoder, Encoder, ENCODING_1_1};
-
-/// `write`'s output as a parameters encapsulation, as a proxy sends it.
-fn encaps(write: impl FnOnce(&mut Encoder)) -> Bytes {
-    let mut enc = Encoder::new();
-    let mark = enc.start_encapsulation(ENCODING_1_1);
-    write(&mut enc);
-    enc.end_encapsulation(mark);
-    enc.finish()
-}
-
-/// The encapsulation's content as a decoder, as a servant sees it.
-fn decoder(encaps: &Bytes) -> Decoder {
-    let mut outer = Decoder::new(encaps.clone());
-    // Invariant: `encaps` was produced by `encaps()` above.
-    let e = outer.read_encapsulation().expect("valid encapsulation");
-    Decoder::from_encapsulation(e).expect("valid encapsulation")
-}
+use floe_bench::*;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -4,16 +4,13 @@
 //! `shutdown` when none is named). Call counts are the floe client's, scaled
 //! by the `BENCH_SCALE` environment variable (a factor, default 1).
 //! `--spin` reads and writes in a busy loop, `--tokio` waits through a tokio
-//! reactor (see [`common::Mode`]).
-
-#[path = "common.rs"]
-mod common;
+//! reactor (see [`floe_bench::raw::Mode`]).
 
 use std::io::Write;
 use std::net::TcpStream;
 use std::time::Instant;
 
-use common::*;
+use floe_bench::raw::*;
 
 /// The workloads this baseline has an equivalent for.
 const WORKLOADS: &[&str] = &["latency", "oneway", "byteseq_send", "byteseq_recv"];

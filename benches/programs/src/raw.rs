@@ -14,8 +14,6 @@
 //! | `sendByteSeq(500,000 bytes)` | 47 + 500,000 bytes | 25 bytes |
 //! | `recvByteSeq(500,000)` | 46 bytes | 30 + 500,000 bytes |
 
-#![allow(dead_code)]
-
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 

@@ -1,16 +1,13 @@
-//! The Bench.ice server: `cargo run --release --example bench_server -- PORT
+//! The Bench.ice server: `cargo run --release -p floe-bench --bin bench_server -- PORT
 //! [--current-thread]`. Serves `a` (Latency), `t` (Throughput) and `m`
 //! (Messages) on `tcp -h 127.0.0.1 -p PORT`, or on the endpoints of
 //! `--Bench.Endpoints='ssl -h 127.0.0.1 -p P'` (with `--IceSSL.*`) when
 //! given, prints `Bench ready` once listening, and exits on
 //! `Throughput::shutdown` or SIGINT/SIGTERM.
 
-#[path = "bench_common/mod.rs"]
-mod bench_common;
-
-use bench_common::servants::add_bench_servants;
-use bench_common::*;
 use floe::runtime::{Communicator, Properties};
+use floe_bench::servants::add_bench_servants;
+use floe_bench::*;
 
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();

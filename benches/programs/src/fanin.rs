@@ -1,4 +1,4 @@
-//! The fan-in workload shared by `examples/fanin_client.rs` (run by
+//! The fan-in workload shared by the `fanin_client` program (run by
 //! `cargo xtask compare --fanin` against floe-storm and IceStorm 3.7) and
 //! `benches/fanin.rs` (criterion, floe-storm in-process): several
 //! publishers send CODAC messages (`Bench::Messages`, benches/Bench.ice)
@@ -34,7 +34,7 @@ use floe::runtime::{Communicator, Current, DispatchError, OperationMode, Propert
 use floe::wire::ProxyData;
 use floe::{Decoder, Identity};
 
-use crate::bench_common::*;
+use crate::*;
 
 /// Any failure of a run (setup, broker, connection).
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
