@@ -9,6 +9,8 @@
 
 use std::fmt;
 
+use floe_wire::{EndpointRole, ParseDefaults};
+
 use crate::error::{Error, Result};
 
 /// The transport of an endpoint.
@@ -120,106 +122,71 @@ impl Endpoint {
         }
     }
 
-    /// Parses one endpoint (`tcp -h H -p P [-t T|infinite] [-z]`,
-    /// `ssl` with the same options, `ws`/`wss` with those and
-    /// `-r RESOURCE`, `udp -h H -p P [-z]`). A missing protocol word means tcp; a missing
-    /// `-h` means `default_host` (from `Ice.Default.Host`), or empty.
+    /// Parses one object adapter endpoint (`tcp -h H -p P [-t T|infinite]
+    /// [-z]`, `ssl` with the same options, `ws`/`wss` with those and `-r
+    /// RESOURCE`, `udp -h H -p P [-c] [-z] [--ttl N] [--interface I]`),
+    /// with floe-wire's parser, so that quotes (single or double), escapes
+    /// and options follow Ice's rules as for stringified proxies. `default`
+    /// means tcp; a missing `-h` means `default_host` (from
+    /// `Ice.Default.Host`), or all interfaces; `-h *` is all interfaces.
     ///
     /// # Errors
     ///
     /// [`floe_wire::Error::EndpointParse`] for unknown protocols, options,
-    /// or bad numbers.
+    /// or bad values, and for an `opaque` endpoint (an adapter cannot
+    /// listen on one).
     ///
     /// ```
     /// use floe_runtime::Endpoint;
     /// let e = Endpoint::parse("tcp -h 127.0.0.1 -p 10000 -z", None).unwrap();
     /// assert_eq!((e.port, e.compress), (10000, true));
     /// assert_eq!(e.to_string(), "tcp -h 127.0.0.1 -p 10000 -t 60000 -z");
+    /// let e = Endpoint::parse("ws -h 'local host' -p 1 -r '/a b'", None).unwrap();
+    /// assert_eq!((e.host.as_str(), e.resource.as_str()), ("local host", "/a b"));
     /// ```
     pub fn parse(text: &str, default_host: Option<&str>) -> Result<Endpoint> {
-        let err = |reason: String| {
-            Error::Protocol(floe_wire::Error::EndpointParse {
-                input: text.to_string(),
-                reason,
-            })
-        };
-        let words = split_words(text).map_err(err)?;
-        let mut it = words.iter().map(String::as_str).peekable();
-        let mut ep = match it.peek() {
-            Some(&"tcp") | Some(&"default") => {
-                it.next();
-                Endpoint::tcp("", 0)
-            }
-            Some(&"udp") => {
-                it.next();
-                Endpoint::udp("", 0)
-            }
-            Some(&"ssl") => {
-                it.next();
-                Endpoint::ssl("", 0)
-            }
-            Some(&"ws") => {
-                it.next();
-                Endpoint::ws("", 0, "/", false)
-            }
-            Some(&"wss") => {
-                it.next();
-                Endpoint::ws("", 0, "/", true)
-            }
-            Some(w) if w.starts_with('-') => Endpoint::tcp("", 0),
-            Some(w) => return Err(err(format!("unsupported protocol `{w}`"))),
-            None => return Err(err("empty endpoint".into())),
-        };
-        let mut host = None;
-        while let Some(opt) = it.next() {
-            let mut arg = |name: &str| {
-                it.next()
-                    .map(str::to_string)
-                    .ok_or_else(|| err(format!("no argument for {name}")))
-            };
-            match opt {
-                "-h" => host = Some(arg("-h")?),
-                "-p" => {
-                    let p = arg("-p")?;
-                    ep.port = p.parse().map_err(|_| err(format!("invalid port `{p}`")))?;
-                }
-                "-t" if ep.transport.is_stream() => {
-                    let t = arg("-t")?;
-                    ep.timeout = if t == "infinite" {
-                        -1
-                    } else {
-                        match t.parse::<i32>() {
-                            Ok(v) if v >= 1 || v == -1 => v,
-                            _ => return Err(err(format!("invalid timeout `{t}`"))),
-                        }
-                    };
-                }
-                "-z" => ep.compress = true,
-                "-r" if ep.transport.is_websocket() => ep.resource = arg("-r")?,
-                "-c" if ep.transport == Transport::Udp => {}
-                "--ttl" | "--interface" | "--sourceAddress" => {
-                    arg(opt)?;
-                }
-                other => return Err(err(format!("unknown option `{other}`"))),
-            }
+        let defaults = parse_defaults(default_host);
+        match floe_wire::parse_endpoint(text, &defaults, EndpointRole::ObjectAdapter) {
+            Ok(Some(data)) => Endpoint::from_adapter_data(text, &data),
+            Ok(None) => Err(parse_error(text, "unsupported protocol")),
+            Err(e) => Err(Error::Protocol(e)),
         }
-        ep.host = host
-            .or_else(|| default_host.map(str::to_string))
-            .unwrap_or_default();
-        Ok(ep)
     }
 
-    /// Parses a `:`-separated endpoint list (as in `A.Endpoints`).
+    /// Parses a `:`-separated endpoint list (as in `A.Endpoints`), as Ice
+    /// parses an object adapter's endpoints (floe-wire's
+    /// [`parse_adapter_endpoints`](floe_wire::parse_adapter_endpoints)):
+    /// a `:` inside double quotes belongs to the endpoint; an empty
+    /// endpoint between two `:` is an error.
     ///
     /// # Errors
     ///
     /// As [`Endpoint::parse`].
+    ///
+    /// ```
+    /// use floe_runtime::Endpoint;
+    /// let l = Endpoint::parse_list("tcp -h \"::1\" -p 2:udp -p 3", None).unwrap();
+    /// assert_eq!((l[0].host.as_str(), l[1].port), ("::1", 3));
+    /// assert!(Endpoint::parse_list("tcp -p 1::tcp -p 2", None).is_err());
+    /// ```
     pub fn parse_list(text: &str, default_host: Option<&str>) -> Result<Vec<Endpoint>> {
-        split_endpoints(text)
+        let defaults = parse_defaults(default_host);
+        floe_wire::parse_adapter_endpoints(text, &defaults)
+            .map_err(Error::Protocol)?
             .iter()
-            .filter(|s| !s.trim().is_empty())
-            .map(|s| Endpoint::parse(s, default_host))
+            .map(|data| Endpoint::from_adapter_data(text, data))
             .collect()
+    }
+
+    /// [`Endpoint::from_data`] for a parsed adapter endpoint: an opaque one
+    /// is an error.
+    fn from_adapter_data(text: &str, data: &floe_wire::EndpointData) -> Result<Endpoint> {
+        Endpoint::from_data(data).ok_or_else(|| {
+            parse_error(
+                text,
+                "an object adapter cannot listen on an opaque endpoint",
+            )
+        })
     }
 
     /// The address a client connects to (`*`, `0.0.0.0` and empty become
@@ -333,56 +300,19 @@ impl fmt::Display for Endpoint {
     }
 }
 
-/// Splits on whitespace, honouring double quotes.
-fn split_words(text: &str) -> std::result::Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    let mut quoted = false;
-    let mut has = false;
-    for c in text.chars() {
-        match c {
-            '"' => {
-                quoted = !quoted;
-                has = true;
-            }
-            c if c.is_whitespace() && !quoted => {
-                if has {
-                    words.push(std::mem::take(&mut cur));
-                    has = false;
-                }
-            }
-            c => {
-                cur.push(c);
-                has = true;
-            }
-        }
+/// The defaults of an adapter endpoint: Ice's, with `default_host`.
+fn parse_defaults(default_host: Option<&str>) -> ParseDefaults {
+    ParseDefaults {
+        host: default_host.unwrap_or_default().to_string(),
+        ..ParseDefaults::default()
     }
-    if quoted {
-        return Err("unbalanced quotes".into());
-    }
-    if has {
-        words.push(cur);
-    }
-    Ok(words)
 }
 
-/// Splits an endpoint list on `:` outside double quotes.
-pub(crate) fn split_endpoints(text: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    let mut cur = String::new();
-    let mut quoted = false;
-    for c in text.chars() {
-        match c {
-            '"' => {
-                quoted = !quoted;
-                cur.push(c);
-            }
-            ':' if !quoted => parts.push(std::mem::take(&mut cur)),
-            c => cur.push(c),
-        }
-    }
-    parts.push(cur);
-    parts
+fn parse_error(text: &str, reason: &str) -> Error {
+    Error::Protocol(floe_wire::Error::EndpointParse {
+        input: text.to_string(),
+        reason: reason.to_string(),
+    })
 }
 
 #[cfg(test)]
@@ -417,5 +347,38 @@ mod tests {
         assert!(Endpoint::parse("tcp -x", None).is_err());
         assert!(Endpoint::parse("tcp -p 70000", None).is_err());
         assert!(Endpoint::parse("tcp -p", None).is_err());
+    }
+
+    /// The adapter endpoints follow Ice's syntax, as floe-wire parses
+    /// proxies: single quotes, escaped quotes, `-h *`, `default`.
+    #[test]
+    fn ice_syntax() {
+        let e = Endpoint::parse("tcp -h '127.0.0.1' -p '7'", None).unwrap();
+        assert_eq!((e.host.as_str(), e.port), ("127.0.0.1", 7));
+        let e = Endpoint::parse(r#"ws -p 1 -r "/a \"b\"""#, None).unwrap();
+        assert_eq!(e.resource, "/a \"b\"");
+        let e = Endpoint::parse("default -h * -p 0", Some("ignored")).unwrap();
+        assert_eq!((e.transport, e.bind_host()), (Transport::Tcp, "0.0.0.0"));
+        assert_eq!(e.connect_host(), "127.0.0.1");
+        let e = Endpoint::parse("udp -h 239.0.0.1 -p 5 --ttl 3 --interface lo -c", None).unwrap();
+        assert_eq!((e.transport, e.port), (Transport::Udp, 5));
+        // Ice refuses these; so does floe.
+        for bad in [
+            "tcp -p 1 -t -1",
+            "tcp -h 'x -p 1",
+            "-h x -p 1",
+            "foo -p 1",
+            "tcp -p 1 --sourceAddress 127.0.0.1",
+            "opaque -t 99 -e 1.0 -v AAAA",
+        ] {
+            assert!(Endpoint::parse(bad, None).is_err(), "{bad}");
+        }
+        let l = Endpoint::parse_list("tcp -h \"a:b\" -p 1 : udp -p 2", None).unwrap();
+        assert_eq!(
+            (l[0].host.as_str(), l[1].transport),
+            ("a:b", Transport::Udp)
+        );
+        assert!(Endpoint::parse_list("tcp -p 1:", None).unwrap().len() == 1);
+        assert!(Endpoint::parse_list("", None).unwrap().is_empty());
     }
 }
