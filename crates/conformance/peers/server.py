@@ -1,7 +1,9 @@
 #!/usr/bin/python3
-"""Ice 3.7 Python server of the floe conformance suite.
+"""Ice for Python server of the floe conformance suite, for Ice 3.7 and
+Ice 3.8 (see ice_compat.py for what differs).
 
     /usr/bin/python3 server.py <slice dir>
+    <Ice 3.8 venv>/bin/python server.py <slice dir>
 
 Serves every interface of Conformance.ice (with the server-only types of
 ServerOnly.ice) on two communicators: one with the default properties and
@@ -14,8 +16,10 @@ import sys
 
 import Ice
 
+from ice_compat import ICE38, UNSET, initialize, load_slice
+
 SLICE = sys.argv[1]
-Ice.loadSlice("", ["-I" + SLICE, "--all", os.path.join(SLICE, "ServerOnly.ice")])
+load_slice(SLICE, [os.path.join(SLICE, f) for f in ("Conformance.ice", "ServerOnly.ice")])
 import Conf  # noqa: E402
 
 
@@ -180,7 +184,7 @@ class ObjectsI(Conf.Objects):
 
 
 def circle():
-    return Conf.Circle("c", 1.0, None, Ice.Unset)
+    return Conf.Circle("c", 1.0, None, UNSET)
 
 
 class ExceptionsI(Conf.Exceptions):
@@ -251,7 +255,7 @@ class SlicedObjectsI(Conf.SlicedObjects):
         return the_circle()
 
     def getRing(self, current):
-        return Conf.Ring("ring", 3.0, Conf.Shape("in"), Ice.Unset, 0.5)
+        return Conf.Ring("ring", 3.0, Conf.Shape("in"), UNSET, 0.5)
 
     def getSquare(self, current):
         return Conf.Square("square", 4.0)
@@ -261,11 +265,11 @@ class SlicedObjectsI(Conf.SlicedObjects):
 
     def getLinked(self, current):
         other = Conf.Shape("s2")
-        return (Conf.Circle("c", 1.0, other, Ice.Unset), other)
+        return (Conf.Circle("c", 1.0, other, UNSET), other)
 
     def getShapes(self, current):
         c = circle()
-        return [c, Conf.Shape("plain"), c, None, Conf.Ring("ring", 3.0, None, Ice.Unset, 0.5)]
+        return [c, Conf.Shape("plain"), c, None, Conf.Ring("ring", 3.0, None, UNSET, 0.5)]
 
     def getShapeDict(self, current):
         c = circle()
@@ -277,7 +281,7 @@ class SlicedObjectsI(Conf.SlicedObjects):
     def checkKeeper(self, k, current):
         if isinstance(k, Conf.KeeperDerived):
             b = k.obj.b if k.obj is not None else "null"
-            label = k.label if k.label is not Ice.Unset else "unset"
+            label = k.label if k.label is not UNSET else "unset"
             return "KeeperDerived:%s:%s:%s:%s" % (k.k, k.extra, b, label)
         if k is None:
             return "null"
@@ -292,8 +296,7 @@ class SlicedObjectsI(Conf.SlicedObjects):
         return derived()
 
     def getMoreOptionals(self, current):
-        return Conf.WithMoreOptionals(1, 2, Ice.Unset, Ice.Unset, Ice.Unset, Ice.Unset, Ice.Unset,
-                                      Ice.Unset, "x", 3)
+        return Conf.WithMoreOptionals(req=1, i=2, extra="x", more=3)
 
 
 class CompactObjectsI(Conf.CompactObjects):
@@ -408,6 +411,9 @@ class HookedI(Conf.Hooked):
 
 class ValuesI(Conf.Values):
     def getMarker(self, current):
+        if ICE38:
+            # The Ice 3.8 Slice's class Marker: the same on the wire.
+            return Conf.Marker()
         return Ice.InterfaceByValue(Conf.Marker.ice_staticId())
 
     def getHooked(self, current):
@@ -417,7 +423,7 @@ class ValuesI(Conf.Values):
         return "%s:%s" % (str(h.preMarshalled).lower(), str(h.postUnmarshalled).lower())
 
 
-class LoudGreeterI(Conf.LoudGreeterDisp):
+class LoudGreeterI(Conf.LoudGreeter if ICE38 else Conf.LoudGreeterDisp):
     def greet(self, name, current):
         return "hello, " + name
 
@@ -473,16 +479,16 @@ class DeactivationI(Conf.Deactivation):
 
 
 def null_state(v):
-    return "unset" if v is Ice.Unset else ("null" if v is None else "set")
+    return "unset" if v is UNSET else ("null" if v is None else "set")
 
 
-class OptionalNullsI(Conf.OptionalNulls):
+class OptionalNullsI(getattr(Conf, "OptionalNulls", object)):
     def describe(self, b, p, current):
         return "%s:%s" % (null_state(b), null_state(p))
 
     def make(self, state, current):
         if state == "unset":
-            return (Ice.Unset, Ice.Unset)
+            return (UNSET, UNSET)
         if state == "null":
             return (None, None)
         ops = current.adapter.createProxy(Ice.stringToIdentity("ops"))
@@ -491,7 +497,9 @@ class OptionalNullsI(Conf.OptionalNulls):
 
 def endpoint_text(info):
     kind = "tcp" if info.type() == Ice.TCPEndpointType else str(info.type())
-    return "%s:%s:%d:%d:%s" % (kind, info.host, info.port, info.timeout, str(info.compress).lower())
+    # Ice 3.8's endpoints have no timeout: "none" (the clients expect it).
+    timeout = "none" if ICE38 else "%d" % info.timeout
+    return "%s:%s:%d:%s:%s" % (kind, info.host, info.port, timeout, str(info.compress).lower())
 
 
 class InfoI(Conf.Info):
@@ -500,21 +508,18 @@ class InfoI(Conf.Info):
 
 
 def serve(props):
-    data = Ice.InitializationData()
-    data.properties = Ice.createProperties()
-    for k, v in props.items():
-        data.properties.setProperty(k, v)
-    communicator = Ice.initialize(data)
-    communicator.getValueFactoryManager().add(lambda t: HookedI(), Conf.Hooked.ice_staticId())
+    communicator = initialize(props, {Conf.Hooked.ice_staticId(): HookedI})
     adapter = communicator.createObjectAdapterWithEndpoints("Conf", "tcp -h 127.0.0.1 -p 0")
     for name, servant in [("ops", OperationsI()), ("opt", OptionalsI()), ("obj", ObjectsI()),
                           ("exc", ExceptionsI()), ("sexc", SlicedExceptionsI()),
                           ("sobj", SlicedObjectsI()), ("cobj", CompactObjectsI()),
                           ("relaying", RelayingI()), ("vf", ValuesI()),
                           ("cls", LoudGreeterI()), ("obs", ObservedI()),
-                          ("deact", DeactivationI()), ("optn", OptionalNullsI()),
-                          ("info", InfoI())]:
+                          ("deact", DeactivationI()), ("info", InfoI())]:
         adapter.add(servant, Ice.stringToIdentity(name))
+    if not ICE38:
+        # The Ice 3.8 Slice has no OptionalNulls (no optional classes).
+        adapter.add(OptionalNullsI(), Ice.stringToIdentity("optn"))
     state = LocatorState()
     locator = LocatorI(LocatedI(state), state)
     adapter.addServantLocator(locator, "loc")

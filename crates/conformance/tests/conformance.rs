@@ -21,8 +21,10 @@
 
 mod support;
 
+use floe_testkit::interop_disabled;
 use support::floe_server::FloeServer;
-use support::{compare, interop_disabled, reference, Report};
+use support::reference::{compare, reference};
+use support::{Python, Report};
 
 /// Checks that pass between Ice peers and fail with floe, per direction:
 /// floe's divergences, kept visible and asserted to still fail, so that a
@@ -87,7 +89,8 @@ async fn python_client_to_floe_server() {
     let reference = blocking(reference).await;
     let server = FloeServer::start().await;
     let ports = server.ports;
-    let report = blocking(move || support::run_python_client(ports, "floe")).await;
+    let report =
+        blocking(move || support::run_python_client(&Python::ice37(), ports, "floe")).await;
     server.stop().await;
     compare(&report, &reference.python_to_cpp, known_gaps(&report.name));
 }
@@ -111,7 +114,7 @@ async fn floe_client_to_python_server() {
         return;
     }
     let reference = blocking(reference).await;
-    let server = blocking(support::start_python_server).await;
+    let server = blocking(|| support::start_python_server(&Python::ice37())).await;
     let report = support::floe_client::run(server.ports(), "python").await;
     drop(server);
     compare(&report, &reference.cpp_to_python, known_gaps(&report.name));

@@ -1,19 +1,27 @@
 //! The conformance suite's harness: the Ice peers (`peers/`: a Python and
 //! a C++ client and server, the C++ pair built once under
-//! `target/conformance-cpp/`), the floe server and client, the reports
-//! every client produces (`PASS <config>/<check>` / `FAIL ...: detail`),
-//! the Ice <-> Ice reference and the comparison of a floe direction with it.
+//! `target/conformance-cpp/`; the Python pair runs under Ice 3.7 and Ice
+//! 3.8 for Python, see [`Python`]), the floe server and client, the
+//! reports every client produces (`PASS <config>/<check>` /
+//! `FAIL ...: detail`), the Ice <-> Ice references and the comparison of a
+//! floe direction with them ([`reference`]).
 //!
 //! Every process listens on 127.0.0.1 only and is killed when its guard
 //! drops, also when a test panics. With `FLOE_NO_INTEROP=1` the tests
 //! return early; otherwise a missing peer (Python `Ice` module, slice2cpp,
 //! g++, libIce++11) fails them with a message saying what to install.
+//!
+//! Two test targets share this module (`conformance.rs` with the Ice 3.7
+//! peers, `ice38.rs` with the Ice 3.8 one), and each uses part of it.
+
+#![allow(dead_code)]
 
 pub mod floe_client;
 pub mod floe_server;
+pub mod reference;
 
 use std::collections::hash_map::DefaultHasher;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -23,8 +31,38 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// The Python interpreter that has the Debian `Ice` module.
+/// The Python interpreter that has the Debian `Ice` module (Ice 3.7.8).
 pub const PYTHON: &str = "/usr/bin/python3";
+
+/// An Ice for Python peer: an interpreter whose `import Ice` is one Ice
+/// version, and the kind its server is to clients and in report names.
+/// `peers/client.py` and `peers/server.py` run under both.
+#[derive(Clone, Debug)]
+pub struct Python {
+    /// The interpreter.
+    pub interpreter: PathBuf,
+    /// `python` (Ice 3.7) or `python38` (Ice 3.8).
+    pub kind: &'static str,
+}
+
+impl Python {
+    /// Ice 3.7.8 for Python from Debian ([`PYTHON`]).
+    pub fn ice37() -> Python {
+        Python {
+            interpreter: PathBuf::from(PYTHON),
+            kind: "python",
+        }
+    }
+
+    /// Ice 3.8 for Python in `interpreter`
+    /// (`floe_testkit::ice38::python`).
+    pub fn ice38(interpreter: PathBuf) -> Python {
+        Python {
+            interpreter,
+            kind: "python38",
+        }
+    }
+}
 
 /// How long a server may take to print its `READY` line.
 const READY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -54,15 +92,6 @@ pub fn expected_labels() -> Vec<String> {
     out
 }
 
-/// True (after printing why) when `FLOE_NO_INTEROP=1` asks to skip.
-pub fn interop_disabled(test: &str) -> bool {
-    if std::env::var("FLOE_NO_INTEROP").is_ok_and(|v| v == "1") {
-        println!("{test}: skipped (FLOE_NO_INTEROP=1)");
-        return true;
-    }
-    false
-}
-
 fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -85,11 +114,13 @@ fn target_dir() -> PathBuf {
 
 // ------------------------------------------------------------ reports
 
-/// How a report names a peer of `kind` (`cpp`, `python`, `floe`).
+/// How a report names a peer of `kind` (`cpp`, `python`, `python38`,
+/// `floe`).
 pub fn display(kind: &str) -> &str {
     match kind {
         "cpp" => "C++",
         "python" => "Python",
+        "python38" => "Python 3.8",
         other => other,
     }
 }
@@ -345,35 +376,43 @@ impl Server {
     }
 }
 
-/// Fails the test with a clear message unless /usr/bin/python3 can import Ice.
-fn require_python_ice() {
-    static CHECKED: OnceLock<Result<(), String>> = OnceLock::new();
-    let result = CHECKED.get_or_init(|| {
-        let out = Command::new(PYTHON)
-            .args(["-c", "import Ice"])
-            .output()
-            .map_err(|e| format!("cannot run {PYTHON}: {e}"))?;
-        if out.status.success() {
-            Ok(())
-        } else {
+/// Fails the test with a clear message unless `python` can import Ice
+/// (checked once per interpreter).
+fn require_python_ice(python: &Python) {
+    static CHECKED: Mutex<BTreeMap<PathBuf, Result<(), String>>> = Mutex::new(BTreeMap::new());
+    let mut checked = CHECKED.lock().unwrap_or_else(|p| p.into_inner());
+    let result = checked
+        .entry(python.interpreter.clone())
+        .or_insert_with(|| {
+            let interpreter = python.interpreter.display();
+            let out = Command::new(&python.interpreter)
+                .args(["-c", "import Ice"])
+                .output()
+                .map_err(|e| format!("cannot run {interpreter}: {e}"))?;
+            if out.status.success() {
+                return Ok(());
+            }
+            let install = match python.kind {
+                "python" => "install python3-zeroc-ice",
+                _ => "cargo xtask test installs Ice 3.8 for Python",
+            };
             Err(format!(
-                "{PYTHON} cannot import Ice ({}); install python3-zeroc-ice \
+                "{interpreter} cannot import Ice ({}); {install} \
                  (or set FLOE_NO_INTEROP=1 to skip)",
                 String::from_utf8_lossy(&out.stderr).trim()
             ))
-        }
-    });
+        });
     if let Err(e) = result {
         panic!("{e}");
     }
 }
 
-/// Starts `peers/server.py`.
-pub fn start_python_server() -> Server {
-    require_python_ice();
-    let mut cmd = Command::new(PYTHON);
+/// Starts `peers/server.py` under `python`.
+pub fn start_python_server(python: &Python) -> Server {
+    require_python_ice(python);
+    let mut cmd = Command::new(&python.interpreter);
     cmd.arg(peers_dir().join("server.py")).arg(slice_dir());
-    Server::start("Python server", cmd)
+    Server::start(&format!("{} server", display(python.kind)), cmd)
 }
 
 /// Starts the C++ server.
@@ -403,17 +442,22 @@ impl Server {
     }
 }
 
-/// Runs `peers/client.py` against a server of `kind` to completion.
-pub fn run_python_client(ports: Ports, kind: &str) -> Report {
-    require_python_ice();
-    let mut cmd = Command::new(PYTHON);
+/// Runs `peers/client.py` under `python` against a server of `kind` to
+/// completion.
+pub fn run_python_client(python: &Python, ports: Ports, kind: &str) -> Report {
+    require_python_ice(python);
+    let mut cmd = Command::new(&python.interpreter);
     cmd.arg(peers_dir().join("client.py"))
         .arg(slice_dir())
         .arg(ports.port.to_string())
         .arg(ports.cycles_port.to_string())
         .arg(ports.facets_port.to_string())
         .arg(kind);
-    let name = format!("Python client -> {} server", display(kind));
+    let name = format!(
+        "{} client -> {} server",
+        display(python.kind),
+        display(kind)
+    );
     Report::parse(&name, Peer::spawn(&name, cmd).wait_output(CLIENT_TIMEOUT))
 }
 
@@ -575,83 +619,4 @@ fn run_parallel(mut cmds: Vec<Command>) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-// ------------------------------------------------------------ reference
-
-/// The Ice <-> Ice runs every floe direction is compared with.
-pub struct Reference {
-    /// The Python client against the C++ server.
-    pub python_to_cpp: Report,
-    /// The C++ client against the Python server.
-    pub cpp_to_python: Report,
-}
-
-/// Runs the suite between the Ice peers (once per test process): Python
-/// client -> C++ server and C++ client -> Python server. Blocking.
-pub fn reference() -> &'static Reference {
-    static REFERENCE: OnceLock<Reference> = OnceLock::new();
-    REFERENCE.get_or_init(|| {
-        cpp_peers();
-        let cpp = start_cpp_server();
-        let python = start_python_server();
-        let (cpp_ports, python_ports) = (cpp.ports(), python.ports());
-        let (python_to_cpp, cpp_to_python) = thread::scope(|s| {
-            let a = s.spawn(move || run_python_client(cpp_ports, "cpp"));
-            let b = s.spawn(move || run_cpp_client(python_ports, "python"));
-            (
-                a.join().expect("python client thread"),
-                b.join().expect("C++ client thread"),
-            )
-        });
-        Reference {
-            python_to_cpp,
-            cpp_to_python,
-        }
-    })
-}
-
-/// Compares a direction with floe on one side with the Ice <-> Ice run
-/// sharing its Ice peer: every check that passed there must pass here,
-/// except the `known` floe gaps, which must still fail (so that a fix, or
-/// a new failure, is noticed). Prints `N passed, M failed`.
-pub fn compare(report: &Report, reference: &Report, known: &[&str]) {
-    report.assert_complete();
-    reference.assert_complete();
-    report.print();
-    let passed_in_reference: BTreeSet<String> = reference
-        .results
-        .iter()
-        .filter(|(_, f)| f.is_none())
-        .map(|(l, _)| l.clone())
-        .collect();
-    let failed = report.failed();
-    let reference_failed = reference.failed();
-    if !reference_failed.is_empty() {
-        println!(
-            "  not required ({} failed between Ice peers): {reference_failed:?}",
-            reference.name
-        );
-    }
-    let regressions: BTreeSet<&String> = failed.intersection(&passed_in_reference).collect();
-    let known: BTreeSet<String> = known.iter().map(|k| (*k).to_owned()).collect();
-    let new: Vec<&&String> = regressions
-        .iter()
-        .filter(|l| !known.contains(**l))
-        .collect();
-    let fixed: Vec<&String> = known.iter().filter(|k| !failed.contains(*k)).collect();
-    if !known.is_empty() {
-        println!(
-            "  {} known floe gap(s) still failing, listed in KNOWN_GAPS",
-            known.len() - fixed.len()
-        );
-    }
-    assert!(
-        new.is_empty() && fixed.is_empty(),
-        "{}: compared with {} (the Ice <-> Ice reference):\n\
-         checks that pass between Ice peers but fail with floe, not listed as known gaps: {new:?}\n\
-         known gaps that now pass (remove them from KNOWN_GAPS): {fixed:?}",
-        report.name,
-        reference.name
-    );
 }
