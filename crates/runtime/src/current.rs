@@ -73,26 +73,15 @@ impl Current {
     /// Checks the received mode against the operation's declaration, as Ice
     /// servers do (§2.2): a plain operation (`declared` Normal) accepts only
     /// mode 0; an `idempotent` one (declared Idempotent or Nonmutating)
-    /// accepts 1 and 2. Meant for hand-written servants: generated
-    /// dispatchers make the same check inline, with Ice's
-    /// `MarshalException` text.
+    /// accepts 1 and 2. Generated dispatchers call it for every operation;
+    /// hand-written servants call it themselves. The check itself is
+    /// [`OperationMode::check_received`].
     ///
     /// # Errors
     ///
-    /// Status 5 (`MarshalException`) on a mismatch.
+    /// Status 5 with Ice's `MarshalException` text on a mismatch.
     pub fn check_mode(&self, declared: OperationMode) -> Result<(), crate::DispatchError> {
-        let ok = match declared {
-            OperationMode::Normal => self.mode == OperationMode::Normal,
-            _ => self.mode != OperationMode::Normal,
-        };
-        if ok {
-            Ok(())
-        } else {
-            Err(crate::DispatchError::UnknownLocalException(format!(
-                "::Ice::MarshalException:\nprotocol error: unexpected operation mode. expected = {:?} received = {:?}",
-                declared, self.mode
-            )))
-        }
+        declared.check_received(self.mode).map_err(Into::into)
     }
 
     /// Encodes a results (or user exception) encapsulation in the request's

@@ -232,18 +232,10 @@ pub mod demo {
         ) -> ::floe::codegen::Dispatch {
             match current.operation.as_str() {
                 "sayHello" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -269,19 +261,10 @@ pub mod demo {
                     })
                 }
                 "ping" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Nonmutating |
-                        ::floe::codegen::OperationMode::Idempotent
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Idempotent", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Idempotent)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(

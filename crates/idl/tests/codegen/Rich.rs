@@ -1670,18 +1670,10 @@ pub mod rich {
         ) -> ::floe::codegen::Dispatch {
             match current.operation.as_str() {
                 "putPrims" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -1702,18 +1694,10 @@ pub mod rich {
                     })
                 }
                 "putMixed" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -1734,18 +1718,10 @@ pub mod rich {
                     })
                 }
                 "putWrappers" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -1766,18 +1742,10 @@ pub mod rich {
                     })
                 }
                 "putShape" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = current.params_decoder(params)?;
@@ -1798,18 +1766,10 @@ pub mod rich {
                     })
                 }
                 "putOpts" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -1844,19 +1804,10 @@ pub mod rich {
                     })
                 }
                 "describe" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Nonmutating |
-                        ::floe::codegen::OperationMode::Idempotent
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Idempotent", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Idempotent)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -1889,19 +1840,10 @@ pub mod rich {
                     })
                 }
                 "self" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Nonmutating |
-                        ::floe::codegen::OperationMode::Idempotent
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Idempotent", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Idempotent)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -1926,18 +1868,10 @@ pub mod rich {
                     })
                 }
                 "relay" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = current.params_decoder(params)?;
@@ -1968,18 +1902,10 @@ pub mod rich {
                     })
                 }
                 "echoBytes" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -2004,18 +1930,10 @@ pub mod rich {
                     })
                 }
                 "echoInts" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -2046,18 +1964,10 @@ pub mod rich {
                     })
                 }
                 "contextValue" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -2546,18 +2456,10 @@ pub mod rich {
         ) -> ::floe::codegen::Dispatch {
             match current.operation.as_str() {
                 "find" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -2583,18 +2485,10 @@ pub mod rich {
                     })
                 }
                 "putPrims" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -2615,18 +2509,10 @@ pub mod rich {
                     })
                 }
                 "putMixed" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -2647,18 +2533,10 @@ pub mod rich {
                     })
                 }
                 "putWrappers" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -2679,18 +2557,10 @@ pub mod rich {
                     })
                 }
                 "putShape" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = current.params_decoder(params)?;
@@ -2711,18 +2581,10 @@ pub mod rich {
                     })
                 }
                 "putOpts" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -2757,19 +2619,10 @@ pub mod rich {
                     })
                 }
                 "describe" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Nonmutating |
-                        ::floe::codegen::OperationMode::Idempotent
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Idempotent", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Idempotent)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -2802,19 +2655,10 @@ pub mod rich {
                     })
                 }
                 "self" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Nonmutating |
-                        ::floe::codegen::OperationMode::Idempotent
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Idempotent", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Idempotent)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -2839,18 +2683,10 @@ pub mod rich {
                     })
                 }
                 "relay" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = current.params_decoder(params)?;
@@ -2881,18 +2717,10 @@ pub mod rich {
                     })
                 }
                 "echoBytes" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -2917,18 +2745,10 @@ pub mod rich {
                     })
                 }
                 "echoInts" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -2959,18 +2779,10 @@ pub mod rich {
                     })
                 }
                 "contextValue" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -3332,18 +3144,10 @@ pub mod rich {
         ) -> ::floe::codegen::Dispatch {
             match current.operation.as_str() {
                 "f" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
@@ -3389,18 +3193,10 @@ pub mod rich {
                     })
                 }
                 "g" => {
-                    if !(matches!(
-                        current.mode, ::floe::codegen::OperationMode::Normal
-                    )) {
-                        return ::floe::codegen::Dispatch::error(
-                            ::floe::codegen::WireError::marshal(
-                                    ::std::format!(
-                                        "unexpected operation mode. expected = {} received = {:?}",
-                                        "Normal", current.mode
-                                    ),
-                                )
-                                .into(),
-                        );
+                    if let ::std::result::Result::Err(e) = current
+                        .check_mode(::floe::codegen::OperationMode::Normal)
+                    {
+                        return ::floe::codegen::Dispatch::error(e);
                     }
                     ::floe::codegen::Dispatch::future(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(

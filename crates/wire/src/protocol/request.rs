@@ -38,6 +38,34 @@ impl OperationMode {
     pub fn is_idempotent(self) -> bool {
         self != OperationMode::Normal
     }
+
+    /// The check every floe server makes of a request's mode against the
+    /// operation's declaration (`self`), as Ice servers do (§2.2): a plain
+    /// operation accepts only mode 0; an `idempotent` one (declared
+    /// Idempotent or Nonmutating) accepts 1 and 2. Generated dispatchers
+    /// and hand-written servants reach it through the runtime's
+    /// `Current::check_mode`.
+    ///
+    /// ```
+    /// use floe_wire::protocol::OperationMode as M;
+    /// assert!(M::Idempotent.check_received(M::Nonmutating).is_ok());
+    /// let e = M::Normal.check_received(M::Idempotent).unwrap_err();
+    /// assert!(e.to_string().contains("unexpected operation mode. expected = Normal received = Idempotent"));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Marshal`](crate::Error::Marshal) on a mismatch (Ice's
+    /// `MarshalException`).
+    pub fn check_received(self, received: OperationMode) -> crate::Result<()> {
+        if self.is_idempotent() == received.is_idempotent() {
+            Ok(())
+        } else {
+            Err(crate::Error::marshal(format!(
+                "unexpected operation mode. expected = {self:?} received = {received:?}"
+            )))
+        }
+    }
 }
 
 /// A decoded request: the fields of §2.1 and the parameters as a zero-copy

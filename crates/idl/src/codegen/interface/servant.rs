@@ -83,16 +83,9 @@ impl Gen<'_> {
             }
         });
         let args = op.in_params().map(|p| local(&p.name));
-        let mode_ok = match op.mode {
-            OperationMode::Normal => quote!(matches!(current.mode, #c::OperationMode::Normal)),
-            OperationMode::Idempotent => quote!(matches!(
-                current.mode,
-                #c::OperationMode::Nonmutating | #c::OperationMode::Idempotent
-            )),
-        };
-        let expected = match op.mode {
-            OperationMode::Normal => "Normal",
-            OperationMode::Idempotent => "Idempotent",
+        let declared = match op.mode {
+            OperationMode::Normal => quote!(#c::OperationMode::Normal),
+            OperationMode::Idempotent => quote!(#c::OperationMode::Idempotent),
         };
         let outs = self.out_wire(op);
         let result_pat = self.result_expr(from, owner, op);
@@ -194,15 +187,8 @@ impl Gen<'_> {
         };
         quote! {
             #wire_name => {
-                if !(#mode_ok) {
-                    return #c::Dispatch::error(
-                        #c::WireError::marshal(::std::format!(
-                            "unexpected operation mode. expected = {} received = {:?}",
-                            #expected,
-                            current.mode
-                        ))
-                        .into(),
-                    );
+                if let ::std::result::Result::Err(e) = current.check_mode(#declared) {
+                    return #c::Dispatch::error(e);
                 }
                 #c::Dispatch::future(async move {
                     #decode
