@@ -5,7 +5,8 @@
 //! - [`interop_disabled`] / [`is_ci`] / [`optional_peer_missing`]:
 //!   `FLOE_NO_INTEROP=1` skips tests with real peers; under `CI=true` a
 //!   missing peer fails the test instead of skipping it.
-//! - [`Peer`]: a peer process killed and reaped on drop;
+//! - [`Peer`]: a peer process killed and reaped on drop ([`ChildGuard`]
+//!   for a bare child whose pipes the test reads);
 //!   [`free_port`] / [`endpoint`]: 127.0.0.1 only.
 //! - [`PYTHON`]: Debian's Python with Ice 3.7; [`ice38`]: the Ice 3.8 for
 //!   Python that `cargo xtask test` installs into a virtual environment.
@@ -33,7 +34,7 @@ pub mod tool;
 pub mod wiretap;
 
 pub use cpp_build::CppBuild;
-pub use peer::{Peer, READY_TIMEOUT};
+pub use peer::{ChildGuard, Peer, READY_TIMEOUT};
 pub use ports::{endpoint, free_port};
 pub use python::{require_python_ice, PYTHON};
 pub use report::{ClientReport, ReportLine};

@@ -220,3 +220,14 @@ impl Drop for Peer {
         self.kill();
     }
 }
+
+/// A bare child process killed and reaped on drop, for tests that read
+/// its pipes themselves (a [`Peer`] reads them on its own threads).
+pub struct ChildGuard(pub Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
