@@ -15,8 +15,6 @@
 
 #[path = "../examples/browser/demo.rs"]
 mod demo;
-#[path = "../crates/runtime/tests/interop/node_packages.rs"]
-mod node_packages;
 #[path = "../examples/browser/site.rs"]
 mod site;
 
@@ -28,6 +26,8 @@ use std::time::{Duration, Instant};
 
 use demo::Demo;
 use floe::runtime::{Communicator, Properties};
+use floe_testkit::paths::target_dir;
+use floe_testkit::{interop_disabled, node_packages, optional_peer_missing};
 
 /// How long the driver may take (Chromium's start, the page, its calls).
 const DRIVER_TIMEOUT: Duration = Duration::from_secs(60);
@@ -39,19 +39,10 @@ fn chromium() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
 }
 
-fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
-}
-
 /// A piece is missing: print why and pass, or fail under CI, where
 /// `cargo xtask test` installs every piece.
 fn missing(why: &str) {
-    if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
-        panic!("browser test: {why} (under CI=true every peer must be there)");
-    }
-    println!("browser test skipped: {why}");
+    optional_peer_missing("browser test", why);
 }
 
 /// Runs drive.js on `url` and returns its output, or why it failed.
@@ -107,8 +98,7 @@ fn drive(node_modules: &Path, url: &str) -> Result<String, String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chromium_calls_floe_over_ws() {
-    if std::env::var("FLOE_NO_INTEROP").is_ok_and(|v| v == "1") {
-        println!("chromium_calls_floe_over_ws: skipped (FLOE_NO_INTEROP=1)");
+    if interop_disabled("chromium_calls_floe_over_ws") {
         return;
     }
     if !chromium().is_file() {

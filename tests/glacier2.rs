@@ -10,12 +10,10 @@
 //! - a server calls the client back through the router (an object adapter
 //!   with the router, in the client's callback category).
 
-#[path = "../crates/runtime/tests/interop/harness.rs"]
-mod harness;
-#[path = "grid/router.rs"]
-mod router;
-#[path = "grid/support.rs"]
-mod support;
+mod grid {
+    pub mod router;
+    pub mod support;
+}
 
 use std::process::Command;
 use std::time::Duration;
@@ -24,13 +22,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use floe::runtime::{Communicator, Identity};
-use harness::{Peer, PYTHON, READY_TIMEOUT};
-use router::{call_back, CallbackI, Router};
-use support::*;
+use floe_testkit::{Peer, PYTHON, READY_TIMEOUT};
+use grid::router::{call_back, CallbackI, Router};
+use grid::support::*;
 
 #[test]
 fn glacier2_sessions_and_routed_calls() {
-    if harness::interop_disabled("glacier2") {
+    if floe_testkit::interop_disabled("glacier2") {
         return;
     }
     let reg = Registry::start();

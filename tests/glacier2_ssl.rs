@@ -14,24 +14,20 @@
 //! - over the router's `tcp` endpoint the same request is refused with
 //!   `Glacier2::PermissionDeniedException`.
 
-#[path = "../crates/runtime/tests/interop/harness.rs"]
-mod harness;
-#[path = "grid/router.rs"]
-mod router;
-#[path = "grid/support.rs"]
-mod support;
-#[path = "../crates/runtime/tests/interop/tls_certs.rs"]
-mod tls_certs;
+mod grid {
+    pub mod router;
+    pub mod support;
+}
 
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use floe::runtime::{Error, Glacier2Session, Identity};
-use harness::{free_port, Peer, PYTHON, READY_TIMEOUT};
-use router::{call_back, CallbackI, Router};
-use support::*;
-use tls_certs::TestCerts;
+use floe_testkit::tls_certs::TestCerts;
+use floe_testkit::{free_port, Peer, PYTHON, READY_TIMEOUT};
+use grid::router::{call_back, CallbackI, Router};
+use grid::support::*;
 
 /// A router with an `ssl` and a `tcp` client endpoint (the proxy is the
 /// ssl one), presenting `server.pem` and requiring a client certificate
@@ -55,7 +51,7 @@ fn ssl_router(reg: &Registry, certs: &TestCerts) -> (Router, u16) {
 
 #[test]
 fn glacier2_session_from_secure_connection() {
-    if harness::interop_disabled("glacier2 ssl") {
+    if floe_testkit::interop_disabled("glacier2 ssl") {
         return;
     }
     let certs = TestCerts::generate();

@@ -23,18 +23,17 @@
 //! The example binaries must be built (`cargo test` builds examples;
 //! alone: `cargo build --example grid_server --example grid_client`).
 
-#[path = "../crates/runtime/tests/interop/harness.rs"]
-mod harness;
-#[path = "grid/support.rs"]
-mod support;
+mod grid {
+    pub mod support;
+}
 
 use std::collections::BTreeSet;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use floe::runtime::{Communicator, Properties};
-use harness::{free_port, Peer, PYTHON, READY_TIMEOUT};
-use support::*;
+use floe_testkit::{free_port, Peer, PYTHON, READY_TIMEOUT};
+use grid::support::*;
 
 /// Calls `o()` on `proxy`, runs `between` with the port that answered,
 /// then calls again on the same proxy: the port of the second answer.
@@ -183,7 +182,7 @@ fn checks(reg: &Registry, servers: Side, clients: Side, tag: &str) {
 
 #[test]
 fn icegrid_registration_resolution_and_failover() {
-    if harness::interop_disabled("icegrid") {
+    if floe_testkit::interop_disabled("icegrid") {
         return;
     }
     let reg = Registry::start();

@@ -20,18 +20,17 @@
 //!   property of the running process) and `Logger` (`server show ID log`,
 //!   and `--follow` seeing a new message as it is logged).
 
-#[path = "../crates/runtime/tests/interop/harness.rs"]
-mod harness;
-#[path = "grid/node_admin.rs"]
-mod node_admin;
-#[path = "grid/support.rs"]
-mod support;
+mod grid {
+    pub mod node_admin;
+    pub mod support;
+}
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use harness::PYTHON;
-use support::*;
+use floe_testkit::PYTHON;
+use grid::node_admin;
+use grid::support::*;
 
 /// One server of the descriptor: `exe` and its options; its output goes
 /// to `<out>/<id>.out` and `.err`, with network traces on.
@@ -168,7 +167,7 @@ fn node_checks(reg: &Registry, side: Side, tag: &str) {
 
 #[test]
 fn icegrid_node_activates_and_stops_floe_servers() {
-    if harness::interop_disabled("icegrid node") {
+    if floe_testkit::interop_disabled("icegrid node") {
         return;
     }
     let reg = Registry::start();

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::harness::Peer;
-use crate::support::{calls, Registry, Side};
+use super::support::{calls, Registry, Side};
+use floe_testkit::Peer;
 
 /// A directory for the servers' output files that the servers can write
 /// to (a node running as root starts them as `nobody`).

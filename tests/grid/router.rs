@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use floe::runtime::{Communicator, Current, DispatchError, Glacier2Session, Properties};
 
-use crate::harness::{free_port, Peer};
-use crate::support::{runtime, Latency, LatencyPrx, Registry};
+use super::support::{runtime, Latency, LatencyPrx, Registry};
+use floe_testkit::{free_port, Peer};
 
 /// Counts the callbacks.
 pub struct CallbackI(pub Arc<AtomicUsize>);

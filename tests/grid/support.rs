@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use floe::runtime::{Communicator, EndpointSelection, Properties};
 
-use crate::harness::{Peer, PYTHON, READY_TIMEOUT};
+use floe_testkit::{Peer, PYTHON, READY_TIMEOUT};
 
 floe::slice!("benches/Bench.ice");
 
@@ -19,8 +19,8 @@ floe::slice!("benches/Bench.ice");
 #[allow(unused_imports)]
 pub use bench::{Latency, LatencyDispatcher, LatencyPrx};
 
-/// The registry of the tests (see the harness).
-pub use crate::harness::IceGridNode as Registry;
+/// The registry of the tests (floe-testkit's `IceGridNode`).
+pub use floe_testkit::icegrid::IceGridNode as Registry;
 
 /// The directory of the example binaries of this build.
 pub fn examples_dir() -> PathBuf {

@@ -9,11 +9,9 @@
 
 use std::process::Command;
 
-use crate::{on_path, run_checked, workspace_root, DynError};
+use floe_testkit::node_packages;
 
-// The npm package list, shared with the tests that use the packages.
-#[path = "../../crates/runtime/tests/interop/node_packages.rs"]
-mod node_packages;
+use crate::{on_path, run_checked, workspace_root, DynError};
 
 /// The Debian packages every interop test may use.
 pub const DEBIAN_PACKAGES: &[&str] = &[
@@ -32,7 +30,7 @@ pub const DEBIAN_PACKAGES: &[&str] = &[
     "chromium",
     // Ice for Java 3.7.8 with IceSSL, and the bzip2 it compresses with
     // (tests/java_tls.rs, the Java server cells); openssl writes the
-    // PKCS#12 keystores Java's IceSSL reads (tests/interop/tls_certs.rs).
+    // PKCS#12 keystores Java's IceSSL reads (floe-testkit's tls_certs.rs).
     "libzeroc-ice3.7-java",
     "libcommons-compress-java",
     "openssl",
@@ -102,7 +100,7 @@ fn is_root() -> bool {
 }
 
 /// Installs the npm packages of the Node and browser peers (Ice for
-/// JavaScript, `ws`, `playwright-core`; crates/runtime/tests/interop/package.json)
+/// JavaScript, `ws`, `playwright-core`; crates/testkit/interop/package.json)
 /// into `target/interop-node/` if npm exists and they are not there yet.
 /// Never fails the run.
 pub fn node_packages() {

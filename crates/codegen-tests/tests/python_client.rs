@@ -8,22 +8,13 @@ mod common;
 mod python;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use floe::runtime::Communicator;
 use floe::Identity;
 use floe_codegen_tests::rich;
-
-/// Kills and reaps the Python client however the test ends.
-struct Peer(Child);
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use python::Peer;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_ice_client_calls_generated_dispatcher() {

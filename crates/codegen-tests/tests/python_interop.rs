@@ -7,27 +7,20 @@
 //! compact id, optional parameters).
 #![cfg(not(floe_no_ice_slice))]
 
+mod python;
+
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use floe::codegen::{ClassRef, Encode, Encoder};
 use floe_codegen_tests::rich;
-
-/// Kills and reaps the Python peer however the test ends.
-struct Peer(Child);
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use python::Peer;
 
 fn python_capture() -> Option<Vec<(String, String)>> {
-    let python = "/usr/bin/python3";
+    let python = python::PYTHON;
     let has_ice = Command::new(python)
         .args(["-c", "import Ice"])
         .stderr(Stdio::null())

@@ -4,27 +4,20 @@
 //! (declared, derived, undeclared) that the generated code must decode.
 #![cfg(not(floe_no_ice_slice))]
 
+mod python;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use bytes::Bytes;
 use floe::codegen::{ClassRef, Error};
 use floe::runtime::Communicator;
 use floe_codegen_tests::rich;
-
-/// Kills and reaps the Python server however the test ends.
-struct Peer(Child);
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use python::Peer;
 
 fn start_server() -> Option<(Peer, u16)> {
-    let python = "/usr/bin/python3";
+    let python = python::PYTHON;
     let has_ice = Command::new(python)
         .args(["-c", "import Ice"])
         .stderr(Stdio::null())

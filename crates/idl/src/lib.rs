@@ -2,12 +2,15 @@
 //! resolution, validation) and the interface model shared with
 //! `floe-derive` and the code generator.
 //!
-//! Phases, one file each: [`preprocess`] → [`parse`] (tokens in [`lexer`],
-//! tree in [`ast`]) → [`resolve`] (builds the [`model`]) → [`validate`].
-//! Every phase reports into [`diagnostic::Diagnostics`]; [`compile`] runs
-//! them all and returns the model only if there was no error.
+//! The phases are internal, one module each: `preprocess` → `parse`
+//! (tokens in `lexer`, syntax tree in `ast`) → `resolve` (builds the
+//! [`model`]) → `validate`. Every phase reports into
+//! [`diagnostic::Diagnostics`]; [`compile`] (and [`compile_source`],
+//! [`compile_set`]) runs them all and returns the model only if there was
+//! no error; [`preprocess`] runs the first alone (`slice2rs -E`).
 //! [`codegen`] turns the model into Rust (`slice2rs`, the [`Builder`] for
-//! build scripts, and `floe::slice!` all use it).
+//! build scripts, and `floe::slice!` all use it), [`export`] back into
+//! Slice.
 //!
 //! ```no_run
 //! let opts = floe_idl::Options {
@@ -21,19 +24,19 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod ast;
+mod ast;
 pub mod builder;
 pub mod codegen;
 pub mod diagnostic;
 pub mod dialect;
 pub mod export;
 pub mod ident;
-pub mod lexer;
+mod lexer;
 pub mod model;
-pub mod parse;
-pub mod preprocess;
-pub mod resolve;
-pub mod validate;
+mod parse;
+mod preprocess;
+mod resolve;
+mod validate;
 
 use std::path::{Path, PathBuf};
 
@@ -42,7 +45,8 @@ pub use dialect::Dialect;
 
 use diagnostic::{Diagnostics, SourceMap};
 use model::Model;
-use preprocess::{PreprocessOptions, Preprocessed};
+use preprocess::PreprocessOptions;
+pub use preprocess::Preprocessed;
 
 /// Compiler options (the `slice2rs` command line).
 #[derive(Debug, Clone, Default)]
@@ -113,6 +117,13 @@ impl Output {
         };
         main.render(&self.map)
     }
+}
+
+/// Runs only the preprocessor on the Slice file at `path` (`slice2rs -E`):
+/// the text the parser would read, with the diagnostics (`#error`, a
+/// missing include) rendered against [`Preprocessed::map`].
+pub fn preprocess(path: &Path, opts: &Options) -> (Preprocessed, Diagnostics) {
+    preprocess::preprocess(path, &pre_opts(opts))
 }
 
 /// Compiles the Slice file at `path`.

@@ -9,13 +9,8 @@ use std::collections::{HashMap, HashSet};
 use crate::diagnostic::Diagnostics;
 use crate::model::{DataMember, DefId, DefKind, Definition, Model, Operation, Type};
 
-/// Checks `model`, adding every violation to `diags`.
-pub fn validate(model: &Model, diags: &mut Diagnostics) {
-    validate_except(model, &HashSet::new(), diags);
-}
-
-/// Like [`validate`] but skips the definitions in `skip` (those that already
-/// failed to resolve).
+/// Checks `model`, adding every violation to `diags`, but skips the
+/// definitions in `skip` (those that already failed to resolve).
 pub fn validate_except(model: &Model, skip: &HashSet<DefId>, diags: &mut Diagnostics) {
     let mut compact_ids: HashMap<i32, DefId> = HashMap::new();
     let mut key_memo: HashMap<DefId, KeyCheck> = HashMap::new();

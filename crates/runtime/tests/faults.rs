@@ -11,9 +11,6 @@
 //!   server's ACM: a graceful close, then a forced one after
 //!   `Ice.Override.CloseTimeout`.
 
-#[path = "interop/harness.rs"]
-mod harness;
-
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::Path;
@@ -24,9 +21,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use floe_runtime::{Communicator, Error, Properties, Proxy};
+use floe_testkit::*;
 use floe_wire::protocol::OperationMode;
 use floe_wire::Decoder;
-use harness::*;
 
 /// Starts `slow_server.py` on `port` (0: any) as `incarnation`.
 fn slow_server(port: u16, incarnation: u32) -> (Peer, u16) {

@@ -2,27 +2,18 @@
 //! Node clients of the interop suite (every check must pass), and hostile frames
 //! sent to a floe server while a real client keeps working.
 
-#[path = "interop/harness.rs"]
-mod harness;
-
-#[path = "interop/types.rs"]
-mod types;
-
-#[path = "interop/classes.rs"]
-mod classes;
-
-#[path = "interop/floe_server.rs"]
-mod floe_server;
-
-#[path = "interop/hostile.rs"]
-mod hostile;
-
-#[path = "interop/wiretap.rs"]
-mod wiretap;
+mod interop {
+    pub mod classes;
+    pub mod floe_client;
+    pub mod floe_server;
+    pub mod types;
+}
 
 use floe_runtime::Properties;
 use floe_server::FloeServer;
-use harness::*;
+use floe_testkit::interop::*;
+use floe_testkit::*;
+use interop::{floe_client, floe_server};
 
 /// Runs a blocking client function against a fresh floe server.
 async fn floe_server_with<F>(client: F) -> ClientReport
@@ -57,9 +48,6 @@ async fn floe_server_with_cpp_client() {
         .await
         .assert_all_pass(CHECKS);
 }
-
-#[path = "interop/floe_client.rs"]
-mod floe_client;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn floe_client_against_python_server() {

@@ -2,10 +2,8 @@
 //! and C++11 peers run every check against each other and must all pass. If these
 //! fail, the suite (or the installed Ice) is wrong, not floe.
 
-#[path = "interop/harness.rs"]
-mod harness;
-
-use harness::*;
+use floe_testkit::interop::*;
+use floe_testkit::*;
 
 #[test]
 fn python_client_against_cpp_server() {
@@ -93,12 +91,6 @@ fn hostile_against(server: &Server, client: fn(&str, &[&str]) -> ClientReport) {
         problems.join("\n  ")
     );
 }
-
-#[path = "interop/hostile.rs"]
-mod hostile;
-
-#[path = "interop/wiretap.rs"]
-mod wiretap;
 
 #[test]
 fn hostile_frames_against_cpp_server() {

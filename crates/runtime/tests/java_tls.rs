@@ -5,36 +5,25 @@
 //! sides) and against a floe ssl server, and the verification failures
 //! between Java and floe in both directions.
 //!
-//! Ice for Java with IceSSL comes from Debian (`JAVA_DEBIAN_JARS` in
-//! harness.rs); the tests print a line and pass when Java or those jars
+//! Ice for Java with IceSSL comes from Debian (`JAVA_DEBIAN_JARS` of
+//! floe-testkit's interop peers); the tests print a line and pass when Java or those jars
 //! are missing, like the other Java cells (missing jars fail under
 //! `CI=true`).
 
-#[path = "interop/harness.rs"]
-mod harness;
-
-#[path = "interop/types.rs"]
-mod types;
-
-#[path = "interop/classes.rs"]
-mod classes;
-
-#[path = "interop/floe_server.rs"]
-mod floe_server;
-
-#[path = "interop/floe_client.rs"]
-mod floe_client;
-
-#[path = "interop/tls_certs.rs"]
-mod tls_certs;
-
-#[path = "interop/transport_peers.rs"]
-mod transport_peers;
+mod interop {
+    pub mod classes;
+    pub mod floe_client;
+    pub mod floe_server;
+    pub mod transport_peers;
+    pub mod types;
+}
 
 use floe_server::FloeServer;
-use harness::*;
-use tls_certs::TestCerts;
-use transport_peers::*;
+use floe_testkit::interop::*;
+use floe_testkit::tls_certs::TestCerts;
+use floe_testkit::*;
+use interop::transport_peers::*;
+use interop::{floe_client, floe_server};
 
 /// [`TestCerts::java_args`], or None after printing why (openssl or keytool
 /// missing: the Java cells are optional; under `CI=true` this fails).

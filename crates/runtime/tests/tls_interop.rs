@@ -6,35 +6,21 @@
 //! speak TLS) in each direction with the error asserted, and the hostile
 //! frames of the tcp tests sent through TLS to a floe server.
 
-#[path = "interop/harness.rs"]
-mod harness;
-
-#[path = "interop/types.rs"]
-mod types;
-
-#[path = "interop/classes.rs"]
-mod classes;
-
-#[path = "interop/floe_server.rs"]
-mod floe_server;
-
-#[path = "interop/floe_client.rs"]
-mod floe_client;
-
-#[path = "interop/tls_certs.rs"]
-mod tls_certs;
-
-#[path = "interop/transport_peers.rs"]
-mod transport_peers;
-
-#[path = "interop/hostile.rs"]
-mod hostile;
+mod interop {
+    pub mod classes;
+    pub mod floe_client;
+    pub mod floe_server;
+    pub mod transport_peers;
+    pub mod types;
+}
 
 use floe_runtime::{servant_fn, Communicator, Dispatch, Identity, OperationMode};
 use floe_server::FloeServer;
-use harness::*;
-use tls_certs::TestCerts;
-use transport_peers::*;
+use floe_testkit::interop::*;
+use floe_testkit::tls_certs::TestCerts;
+use floe_testkit::*;
+use interop::transport_peers::*;
+use interop::{floe_client, floe_server};
 
 /// An Ice peer's ssl server arguments: the plugin, `cert`, trust in `ca`.
 fn server_args(certs: &TestCerts, cert: &str, ca: &str, extra: &[&str]) -> Vec<String> {

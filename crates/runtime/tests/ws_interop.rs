@@ -9,32 +9,21 @@
 //! provides them from the npm package `ws` for a ws endpoint. The browser
 //! itself is tests/browser.rs at the workspace root.
 
-#[path = "interop/harness.rs"]
-mod harness;
-
-#[path = "interop/types.rs"]
-mod types;
-
-#[path = "interop/classes.rs"]
-mod classes;
-
-#[path = "interop/floe_server.rs"]
-mod floe_server;
-
-#[path = "interop/floe_client.rs"]
-mod floe_client;
-
-#[path = "interop/tls_certs.rs"]
-mod tls_certs;
-
-#[path = "interop/transport_peers.rs"]
-mod transport_peers;
+mod interop {
+    pub mod classes;
+    pub mod floe_client;
+    pub mod floe_server;
+    pub mod transport_peers;
+    pub mod types;
+}
 
 use floe_runtime::{Endpoint, Transport};
 use floe_server::FloeServer;
-use harness::*;
-use tls_certs::TestCerts;
-use transport_peers::*;
+use floe_testkit::interop::*;
+use floe_testkit::tls_certs::TestCerts;
+use floe_testkit::*;
+use interop::transport_peers::*;
+use interop::{floe_client, floe_server};
 
 /// The text of a `ws`/`wss` endpoint on 127.0.0.1.
 fn endpoint(proto: &str, port: u16) -> String {

@@ -6,13 +6,11 @@
 //! stop` stops it at once (`Ice::Process::shutdown`), and its topics
 //! survive a restart by the node.
 
-#[path = "../../runtime/tests/interop/harness.rs"]
-mod harness;
-
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use harness::IceGridNode;
+use floe_testkit::icegrid::IceGridNode;
+use floe_testkit::interop_disabled;
 
 fn icestormadmin(grid: &IceGridNode, commands: &str) -> String {
     let out = Command::new("icestormadmin")
@@ -31,7 +29,7 @@ fn icestormadmin(grid: &IceGridNode, commands: &str) -> String {
 
 #[test]
 fn floe_storm_runs_in_an_icegrid_application() {
-    if harness::interop_disabled("floe-storm in IceGrid") {
+    if interop_disabled("floe-storm in IceGrid") {
         return;
     }
     let grid = IceGridNode::start();

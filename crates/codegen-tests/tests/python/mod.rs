@@ -3,8 +3,10 @@
 
 use std::process::{Command, Stdio};
 
-/// Debian's Python, which has the `Ice` module (`python3-zeroc-ice`).
-pub const PYTHON: &str = "/usr/bin/python3";
+/// Debian's Python, which has the `Ice` module (`python3-zeroc-ice`);
+/// [`Peer`] kills and reaps a peer process however the test ends.
+#[allow(unused_imports)] // not every test binary starts a peer
+pub use floe_testkit::{ChildGuard as Peer, PYTHON};
 
 /// Whether the Python Ice peer is there. Panics with what to install if it
 /// is not, unless `FLOE_NO_INTEROP` is set (then prints that the test is
@@ -23,14 +25,4 @@ pub fn python_available() -> bool {
         panic!("{PYTHON} with the Ice module is missing: install python3-zeroc-ice (cargo xtask test does)");
     }
     true
-}
-
-/// Kills and reaps a peer process however the test ends.
-pub struct Peer(pub std::process::Child);
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }

@@ -20,19 +20,16 @@ pub mod floe_client;
 pub mod floe_server;
 pub mod reference;
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, BTreeSet};
-use std::hash::{Hash, Hasher};
-use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex, OnceLock};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use floe_testkit::{CppBuild, Peer, ReportLine, READY_TIMEOUT};
 
 /// The Python interpreter that has the Debian `Ice` module (Ice 3.7.8).
-pub const PYTHON: &str = "/usr/bin/python3";
+pub use floe_testkit::PYTHON;
 
 /// An Ice for Python peer: an interpreter whose `import Ice` is one Ice
 /// version, and the kind its server is to clients and in report names.
@@ -63,9 +60,6 @@ impl Python {
         }
     }
 }
-
-/// How long a server may take to print its `READY` line.
-const READY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long a client may take to run every check.
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(120);
@@ -102,14 +96,6 @@ fn slice_dir() -> PathBuf {
 
 fn peers_dir() -> PathBuf {
     crate_dir().join("peers")
-}
-
-/// The cargo target directory (`CARGO_TARGET_DIR` or `<workspace>/target`).
-fn target_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => crate_dir().join("..").join("..").join("target"),
-    }
 }
 
 // ------------------------------------------------------------ reports
@@ -154,11 +140,12 @@ impl Report {
     fn parse(name: &str, output: String) -> Report {
         let mut report = Report::new(name);
         for line in output.lines() {
-            if let Some(label) = line.strip_prefix("PASS ") {
-                report.record(label.trim(), None);
-            } else if let Some(rest) = line.strip_prefix("FAIL ") {
-                let (label, detail) = rest.split_once(": ").unwrap_or((rest, ""));
-                report.record(label.trim(), Some(detail.to_owned()));
+            match ReportLine::parse(line) {
+                Some(ReportLine::Pass(label)) => report.record(label, None),
+                Some(ReportLine::Fail(label, detail)) => {
+                    report.record(label, Some(detail.to_owned()));
+                }
+                _ => {}
             }
         }
         report.output = output;
@@ -218,132 +205,6 @@ impl Report {
     }
 }
 
-// ------------------------------------------------------------ processes
-
-/// A spawned peer: killed and reaped when dropped, so that none outlives
-/// its test. Its stdout lines arrive on a channel; everything it prints is
-/// kept for diagnostics.
-pub struct Peer {
-    name: String,
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-    log: Arc<Mutex<Vec<String>>>,
-}
-
-impl Peer {
-    fn spawn(name: &str, mut cmd: Command) -> Peer {
-        cmd.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd
-            .spawn()
-            .unwrap_or_else(|e| panic!("{name}: cannot start {cmd:?}: {e}"));
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let (tx, lines) = mpsc::channel();
-        let stdout = child.stdout.take().expect("piped stdout");
-        let stderr = child.stderr.take().expect("piped stderr");
-        let out_log = Arc::clone(&log);
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                out_log
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(line.clone());
-                // Keep draining even when nobody waits for lines any more.
-                let _ = tx.send(line);
-            }
-        });
-        let err_log = Arc::clone(&log);
-        thread::spawn(move || {
-            let mut text = String::new();
-            let _ = BufReader::new(stderr).read_to_string(&mut text);
-            let mut log = err_log.lock().unwrap_or_else(|p| p.into_inner());
-            log.extend(text.lines().map(|l| format!("[stderr] {l}")));
-        });
-        let stdin = child.stdin.take();
-        Peer {
-            name: name.to_owned(),
-            child,
-            stdin,
-            lines,
-            log,
-        }
-    }
-
-    fn log(&self) -> String {
-        self.log
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .join("\n")
-    }
-
-    /// The rest of the first stdout line starting with `prefix`.
-    fn wait_line(&mut self, prefix: &str, timeout: Duration) -> String {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    if let Some(rest) = line.strip_prefix(prefix) {
-                        return rest.trim().to_owned();
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => panic!(
-                    "{}: no `{prefix}` line within {timeout:?}; output:\n{}",
-                    self.name,
-                    self.log()
-                ),
-                Err(RecvTimeoutError::Disconnected) => {
-                    let status = self.child.wait();
-                    thread::sleep(Duration::from_millis(50)); // the stderr reader
-                    panic!(
-                        "{}: exited ({status:?}) before `{prefix}`; output:\n{}",
-                        self.name,
-                        self.log()
-                    )
-                }
-            }
-        }
-    }
-
-    /// Waits until the peer exits (killing it after `timeout`): its output.
-    fn wait_output(mut self, timeout: Duration) -> String {
-        self.stdin.take();
-        let deadline = Instant::now() + timeout;
-        let mut timed_out = false;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(_) => {}
-                Err(RecvTimeoutError::Disconnected) => break,
-                Err(RecvTimeoutError::Timeout) => {
-                    timed_out = true;
-                    break;
-                }
-            }
-        }
-        if timed_out {
-            let _ = self.child.kill();
-        }
-        let _ = self.child.wait();
-        thread::sleep(Duration::from_millis(20)); // the stderr reader
-        let mut out = self.log();
-        if timed_out {
-            out.push_str(&format!("\n<{}: killed after {timeout:?}>", self.name));
-        }
-        out
-    }
-}
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        self.stdin.take();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// A running Ice server (Python or C++) and its three ports.
 pub struct Server {
     _peer: Peer,
@@ -358,8 +219,8 @@ pub struct Server {
 
 impl Server {
     fn start(name: &str, cmd: Command) -> Server {
-        let mut peer = Peer::spawn(name, cmd);
-        let ready = peer.wait_line("READY ", READY_TIMEOUT);
+        let mut peer = Peer::spawn_with_stdin(name, cmd);
+        let ready = peer.wait_ready("READY ", READY_TIMEOUT);
         let ports: Vec<u16> = ready
             .split_whitespace()
             .filter_map(|p| p.parse().ok())
@@ -458,7 +319,10 @@ pub fn run_python_client(python: &Python, ports: Ports, kind: &str) -> Report {
         display(python.kind),
         display(kind)
     );
-    Report::parse(&name, Peer::spawn(&name, cmd).wait_output(CLIENT_TIMEOUT))
+    Report::parse(
+        &name,
+        Peer::spawn_with_stdin(&name, cmd).wait_output(CLIENT_TIMEOUT),
+    )
 }
 
 /// Runs the C++ client against a server of `kind` to completion.
@@ -469,7 +333,10 @@ pub fn run_cpp_client(ports: Ports, kind: &str) -> Report {
         .arg(ports.facets_port.to_string())
         .arg(kind);
     let name = format!("C++ client -> {} server", display(kind));
-    Report::parse(&name, Peer::spawn(&name, cmd).wait_output(CLIENT_TIMEOUT))
+    Report::parse(
+        &name,
+        Peer::spawn_with_stdin(&name, cmd).wait_output(CLIENT_TIMEOUT),
+    )
 }
 
 // ------------------------------------------------------------ C++ build
@@ -480,143 +347,34 @@ pub struct CppPeers {
     client: PathBuf,
 }
 
-/// Builds (once per stamp) and returns the C++ peers under
-/// `target/conformance-cpp/`. The stamp hashes the Slice and C++ sources,
-/// the flags and slice2cpp's version; each build happens in a private
-/// directory and the binaries are renamed into place, so that concurrent
-/// test processes never see half-written files.
+/// Builds (once per stamp: see [`CppBuild`]) and returns the C++ peers
+/// under `target/conformance-cpp/`.
 pub fn cpp_peers() -> &'static CppPeers {
     static PEERS: OnceLock<Result<CppPeers, String>> = OnceLock::new();
-    match PEERS.get_or_init(build_cpp_peers) {
+    let peers = PEERS.get_or_init(|| {
+        let (slice, peers) = (slice_dir(), peers_dir());
+        let out = CppBuild {
+            dir: "conformance-cpp",
+            include: &slice,
+            slices: &[
+                slice.join("Conformance.ice"),
+                slice.join("ServerOnly.ice"),
+                slice.join("ClientOnly.ice"),
+            ],
+            sources: &[peers.join("server.cpp"), peers.join("client.cpp")],
+            programs: &[
+                ("server", &["server", "Conformance", "ServerOnly"]),
+                ("client", &["client", "Conformance", "ClientOnly"]),
+            ],
+        }
+        .build()?;
+        Ok(CppPeers {
+            server: out.join("server"),
+            client: out.join("client"),
+        })
+    });
+    match peers {
         Ok(peers) => peers,
         Err(e) => panic!("C++ peers unavailable: {e}"),
     }
-}
-
-const CXXFLAGS: &[&str] = &["-std=c++11", "-DICE_CPP11_MAPPING", "-O1", "-w"];
-const LIBS: &[&str] = &["-lIce++11", "-lpthread"];
-
-fn build_cpp_peers() -> Result<CppPeers, String> {
-    let out = target_dir().join("conformance-cpp");
-    std::fs::create_dir_all(&out).map_err(|e| format!("create {}: {e}", out.display()))?;
-    let version = Command::new("slice2cpp")
-        .arg("--version")
-        .output()
-        .map_err(|e| {
-            format!(
-                "cannot run slice2cpp ({e}); install zeroc-ice-compilers and libzeroc-ice-dev \
-                 (or set FLOE_NO_INTEROP=1 to skip)"
-            )
-        })?;
-    let mut hasher = DefaultHasher::new();
-    version.stdout.hash(&mut hasher);
-    version.stderr.hash(&mut hasher);
-    CXXFLAGS.hash(&mut hasher);
-    LIBS.hash(&mut hasher);
-    let sources = [
-        slice_dir().join("Conformance.ice"),
-        slice_dir().join("ServerOnly.ice"),
-        slice_dir().join("ClientOnly.ice"),
-        peers_dir().join("server.cpp"),
-        peers_dir().join("client.cpp"),
-    ];
-    for file in &sources {
-        let text = std::fs::read(file).map_err(|e| format!("read {}: {e}", file.display()))?;
-        file.file_name().hash(&mut hasher);
-        text.hash(&mut hasher);
-    }
-    let stamp = format!("{:016x}", hasher.finish());
-    let peers = CppPeers {
-        server: out.join("server"),
-        client: out.join("client"),
-    };
-    let stamp_file = out.join("stamp");
-    if std::fs::read_to_string(&stamp_file).is_ok_and(|s| s.trim() == stamp)
-        && peers.server.exists()
-        && peers.client.exists()
-    {
-        return Ok(peers);
-    }
-
-    let work = out.join(format!("build-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).map_err(|e| format!("create {}: {e}", work.display()))?;
-    println!("building the C++ peers in {}", work.display());
-    run_tool(
-        Command::new("slice2cpp")
-            .arg(format!("-I{}", slice_dir().display()))
-            .arg("--output-dir")
-            .arg(&work)
-            .arg(&sources[0])
-            .arg(&sources[1])
-            .arg(&sources[2]),
-    )?;
-    let compile = |source: &Path, object: &str| {
-        let mut cmd = Command::new("g++");
-        cmd.args(CXXFLAGS)
-            .arg(format!("-I{}", work.display()))
-            .arg("-c")
-            .arg(source)
-            .arg("-o")
-            .arg(work.join(object));
-        cmd
-    };
-    run_parallel(vec![
-        compile(&work.join("Conformance.cpp"), "Conformance.o"),
-        compile(&work.join("ServerOnly.cpp"), "ServerOnly.o"),
-        compile(&work.join("ClientOnly.cpp"), "ClientOnly.o"),
-        compile(&sources[3], "server.o"),
-        compile(&sources[4], "client.o"),
-    ])?;
-    let link = |objects: &[&str], output: &str| {
-        let mut cmd = Command::new("g++");
-        cmd.arg("-o").arg(work.join(output));
-        for o in objects {
-            cmd.arg(work.join(o));
-        }
-        cmd.args(LIBS);
-        cmd
-    };
-    run_parallel(vec![
-        link(&["server.o", "Conformance.o", "ServerOnly.o"], "server"),
-        link(&["client.o", "Conformance.o", "ClientOnly.o"], "client"),
-    ])?;
-    for bin in ["server", "client"] {
-        std::fs::rename(work.join(bin), out.join(bin))
-            .map_err(|e| format!("install {bin}: {e}"))?;
-    }
-    std::fs::write(&stamp_file, &stamp).map_err(|e| format!("write the stamp: {e}"))?;
-    let _ = std::fs::remove_dir_all(&work);
-    Ok(peers)
-}
-
-fn run_tool(cmd: &mut Command) -> Result<(), String> {
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{cmd:?} failed ({}):\n{}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
-}
-
-/// Runs the commands two at a time (the machine has 2 cores).
-fn run_parallel(mut cmds: Vec<Command>) -> Result<(), String> {
-    while !cmds.is_empty() {
-        let batch: Vec<Command> = cmds.drain(..cmds.len().min(2)).collect();
-        let handles: Vec<_> = batch
-            .into_iter()
-            .map(|mut cmd| thread::spawn(move || run_tool(&mut cmd)))
-            .collect();
-        for h in handles {
-            h.join().map_err(|_| "build thread panicked".to_owned())??;
-        }
-    }
-    Ok(())
 }

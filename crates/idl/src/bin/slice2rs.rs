@@ -131,14 +131,7 @@ fn main() -> ExitCode {
     let mut failed = false;
     for file in &cli.files {
         if cli.preprocess_only {
-            let (pre, diags) = floe_idl::preprocess::preprocess(
-                file,
-                &floe_idl::preprocess::PreprocessOptions {
-                    include_dirs: opts.include_dirs.clone(),
-                    defines: opts.defines.clone(),
-                    undefines: opts.undefines.clone(),
-                },
-            );
+            let (pre, diags) = floe_idl::preprocess(file, &opts);
             print!("{}", pre.with_line_markers());
             eprint!("{}", diags.render(&pre.map));
             failed |= diags.has_errors();

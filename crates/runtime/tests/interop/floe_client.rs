@@ -13,12 +13,13 @@ use std::time::{Duration, Instant};
 use floe_runtime::{
     Communicator, Context, Error, Identity, OperationMode, Properties, Proxy, Response,
 };
+use floe_testkit::interop::CHECKS;
+use floe_testkit::ClientReport;
 use floe_wire::class::ClassRef;
 use floe_wire::{Decoder, Encoder, ParseDefaults, ProxyData, ToStringMode, UserException};
 
 use super::classes::*;
 use super::floe_server::CallbackI;
-use super::harness::{ClientReport, CHECKS};
 use super::types::*;
 
 type Check = Result<(), String>;

@@ -1,12 +1,14 @@
-//! Helpers of the ssl/ws/wss interop tests: argument lists, one-ping
-//! probes from Ice for Python and from floe, and the error checks.
+//! Helpers of the ssl/ws/wss interop tests: argument lists, the test
+//! certificates as floe properties, one-ping probes from Ice for Python
+//! and from floe, and the error checks.
 #![allow(dead_code)]
 
 use std::process::Command;
 
 use floe_runtime::{Communicator, Error, Properties};
-
-use super::harness::*;
+use floe_testkit::interop::interop_dir;
+use floe_testkit::tls_certs::TestCerts;
+use floe_testkit::{require_python_ice, PYTHON};
 
 /// The adapter endpoint of the ssl servers.
 pub const SSL_ANY_PORT: &str = "ssl -h 127.0.0.1 -p 0";
@@ -53,5 +55,21 @@ pub fn expect_security(r: Result<(), Error>, fragment: &str) {
             "SecurityException `{m}` does not mention `{fragment}`"
         ),
         other => panic!("expected a SecurityException ({fragment}), got {other:?}"),
+    }
+}
+
+/// The test certificates as floe properties.
+pub trait TlsProperties {
+    /// [`TestCerts::ice_ssl`] set on floe properties.
+    fn properties(&self, cert: &str, ca: &str) -> Properties;
+}
+
+impl TlsProperties for TestCerts {
+    fn properties(&self, cert: &str, ca: &str) -> Properties {
+        let props = Properties::new();
+        for (k, v) in self.ice_ssl(cert, ca) {
+            props.set(&k, &v);
+        }
+        props
     }
 }

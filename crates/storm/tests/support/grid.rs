@@ -1,6 +1,6 @@
 //! Replicated brokers deployed by a real IceGrid: an `icegridnode` with a
-//! collocated registry on 127.0.0.1 ([`Grid`], started by the runtime's
-//! interop harness), and three replicas of
+//! collocated registry on 127.0.0.1 ([`Grid`], started by floe-testkit's
+//! `IceGridNode`), and three replicas of
 //! floe-storm (`deploy/icegrid-replicated.xml`) or of IceStorm 3.7.8
 //! (IceBox servers as Ice's `IceStorm-HA` template deploys them, with
 //! manual activation) in replica groups ([`GridApp`]). Replicas are started
@@ -11,10 +11,11 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use super::harness::IceGridNode;
+use floe_testkit::icegrid::IceGridNode;
+
 use super::icestorm_ha::Replicated;
 
-/// An `icegridnode` with its registry (the runtime's interop harness) and a
+/// An `icegridnode` with its registry (floe-testkit's `IceGridNode`) and a
 /// data directory its servers (run as `nobody` when the node runs as root)
 /// can write.
 pub struct Grid {

@@ -8,8 +8,6 @@
 pub mod cluster;
 pub mod failover;
 pub mod grid;
-#[path = "../../../runtime/tests/interop/harness.rs"]
-pub mod harness;
 pub mod icestorm_ha;
 
 use std::collections::BTreeMap;

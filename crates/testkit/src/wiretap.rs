@@ -2,7 +2,6 @@
 //! bytes unchanged and records the header of every Ice frame in each direction,
 //! so tests can check what went over the wire (compression status, message
 //! types, request counts) without trusting either peer. Plain std threads.
-#![allow(dead_code)]
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -43,7 +42,7 @@ pub struct Wiretap {
 }
 
 impl Wiretap {
-    /// Starts relaying 127.0.0.1:<new port> to 127.0.0.1:`target_port`.
+    /// Starts relaying a new port on 127.0.0.1 to 127.0.0.1:`target_port`.
     pub fn start(target_port: u16) -> Wiretap {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind wiretap on 127.0.0.1:0");
         let port = listener.local_addr().expect("wiretap local_addr").port();

@@ -4,7 +4,6 @@
 //! need (another CA's, a wrong name, an expired one). PEM files, ECDSA
 //! P-256 keys, as Ice for C++ and Python (OpenSSL) and floe (rustls) all
 //! read them.
-#![allow(dead_code)]
 
 use std::path::PathBuf;
 
@@ -25,7 +24,11 @@ use rcgen::{
 /// | `rogue_server.pem`, `rogue_client.pem` (+ `_key`) | by `other_ca` |
 /// | `wrongname.pem` (+ `_key`) | CN=wrongname, for wrong.example only, by `ca` |
 /// | `expired.pem` (+ `_key`) | CN=expired, for 127.0.0.1, by `ca`, expired in 2021 |
+///
+/// A floe side gets the same settings as properties from
+/// [`TestCerts::ice_ssl`].
 pub struct TestCerts {
+    /// The directory of the PEM files.
     pub dir: PathBuf,
 }
 
@@ -208,15 +211,6 @@ impl TestCerts {
         ]);
         v.extend(extra.iter().map(|s| s.to_string()));
         Ok(v)
-    }
-
-    /// [`TestCerts::ice_ssl`] set on floe properties.
-    pub fn properties(&self, cert: &str, ca: &str) -> floe_runtime::Properties {
-        let props = floe_runtime::Properties::new();
-        for (k, v) in self.ice_ssl(cert, ca) {
-            props.set(&k, &v);
-        }
-        props
     }
 }
 

@@ -1,19 +1,18 @@
 //! The npm packages of the Node and browser peers, listed once in the
-//! `package.json` beside this file (Ice for JavaScript, `ws`,
-//! `playwright-core`) and installed together by one `npm install` in a
+//! `package.json` of the Interop suite's peers (`crates/testkit/interop/`:
+//! Ice for JavaScript, `ws`, `playwright-core`) and installed together by one `npm install` in a
 //! directory (`target/interop-node/`): npm removes from `node_modules`
 //! whatever the directory's package.json does not list, so every install
 //! there goes through this list.
 //!
 //! Used by `cargo xtask test` (xtask/src/install.rs), the interop harness
-//! (the Node client) and tests/browser.rs (the page and its driver).
-#![allow(dead_code)]
+//! (the Node client, [`crate::interop::node_peer`]) and tests/browser.rs (the page and its driver).
 
 use std::path::Path;
 use std::process::Command;
 
 /// The package.json installed in the directory.
-pub const MANIFEST: &str = include_str!("package.json");
+pub const MANIFEST: &str = include_str!("../interop/package.json");
 
 /// The names of the packages `MANIFEST` depends on.
 pub fn package_names() -> Vec<&'static str> {

@@ -3,7 +3,6 @@
 //! "test"), with the reaction a real Ice 3.7 server shows (docs/protocol.md §7.3):
 //! drop the connection without a reply, or answer status 5. Used against
 //! the Ice servers (to check the cases) and against floe.
-#![allow(dead_code)]
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
