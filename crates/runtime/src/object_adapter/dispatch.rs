@@ -35,6 +35,10 @@ impl ObjectAdapter {
     ///    becomes `UnknownException` (status 7), here or, for a dispatch
     ///    still pending, where the caller polls it (see
     ///    [`panic_error`]).
+    ///
+    /// Between rules 1 and 2, the request goes through the adapter's
+    /// middleware ([`ObjectAdapter::use_middleware`]), whose innermost
+    /// layer applies rules 2 to 5.
     pub(crate) fn dispatch_request(
         &self,
         request: Request,
@@ -66,6 +70,25 @@ impl ObjectAdapter {
             encoding: request.params.encoding,
         };
         let params = request.params;
+        match self.inner.middleware.get() {
+            None => self.dispatch_to_servant(current, params),
+            Some(chain) => {
+                let chain = chain.clone();
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    chain.dispatch(current, params)
+                }))
+                .unwrap_or_else(|p| Dispatch::Ready(Err(panic_error(p))))
+            }
+        }
+    }
+
+    /// Rules 2 to 5 of [`ObjectAdapter::dispatch_request`], for a request
+    /// that passed the adapter's middleware (if any).
+    pub(crate) fn dispatch_to_servant(
+        &self,
+        current: Current,
+        params: floe_wire::Encapsulation,
+    ) -> Dispatch {
         let servant = match self.find_servant(&current.id, &current.facet) {
             Ok(s) => s,
             Err(facet_missing) => {
@@ -161,7 +184,11 @@ impl std::future::Future for CatchPanic {
 }
 
 /// Rules 4 and 5 of [`ObjectAdapter::dispatch_request`].
-fn call(servant: Arc<dyn Servant>, current: Current, params: floe_wire::Encapsulation) -> Dispatch {
+pub(crate) fn call(
+    servant: Arc<dyn Servant>,
+    current: Current,
+    params: floe_wire::Encapsulation,
+) -> Dispatch {
     if current.operation.starts_with("ice_") && !servant.handles_builtins() {
         if let Some(result) = builtin(&*servant, &current, &params) {
             return Dispatch::Ready(result);

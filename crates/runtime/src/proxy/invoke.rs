@@ -155,6 +155,9 @@ impl Proxy {
     /// send): use [`Proxy::invoke_encapsulation`], which connects, retries
     /// and waits for the queue to drain below 1 MiB, or keep the message
     /// in a bounded queue of your own.
+    ///
+    /// The proxy's invocation middleware does not run (a raw forward, as a
+    /// broker's; [`Proxy::invoke_encapsulation`] runs it).
     pub fn try_send_oneway_now(
         &self,
         operation: &str,
@@ -185,6 +188,24 @@ impl Proxy {
         sent
     }
 
+    /// Runs an invocation through the proxy's middleware, if any.
+    async fn invoke_params(
+        &self,
+        operation: &str,
+        mode: OperationMode,
+        params: Params<'_>,
+        context: Option<&Context>,
+    ) -> Result<Response> {
+        match &self.inner.middleware {
+            None => self.invoke_direct(operation, mode, params, context).await,
+            // Boxed: the call without middleware keeps its smaller future.
+            Some(layers) => {
+                let layers = layers.clone();
+                Box::pin(self.invoke_layered(layers, operation, mode, params, context)).await
+            }
+        }
+    }
+
     /// Runs an invocation in its `invoke` span (see [`crate::spans`]).
     ///
     /// The span is entered around what this future does itself (getting
@@ -192,7 +213,7 @@ impl Proxy {
     /// lives until the call ends, but the whole future is not wrapped in
     /// `Instrumented`: that would move this large future into a wrapper
     /// on every call, spans disabled or not.
-    async fn invoke_params(
+    pub(crate) async fn invoke_direct(
         &self,
         operation: &str,
         mode: OperationMode,
