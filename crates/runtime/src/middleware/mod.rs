@@ -31,6 +31,11 @@
 //! - Per proxy: [`Proxy::ice_middleware`] returns a proxy that also runs
 //!   the given layer (after the communicator's).
 //!
+//! **Trace context** ([`otel`], feature `otel`): the W3C `traceparent` and
+//! `tracestate` entries in the request context, written from the current
+//! `tracing` span by an invocation middleware and read into a dispatch
+//! span by a dispatch middleware.
+//!
 //! Neither costs anything when none is installed: a dispatch checks one
 //! initialised cell, an invocation one `Option`.
 //!
@@ -73,6 +78,8 @@
 
 mod dispatch;
 mod invocation;
+#[cfg(feature = "otel")]
+pub mod otel;
 
 pub use dispatch::layered;
 pub(crate) use dispatch::DispatchChain;
