@@ -150,7 +150,7 @@ impl Proxy {
         };
         let result = match before(&layers, &mut request) {
             Ok(()) => {
-                self.invoke_direct(operation, mode, params, Some(&request.context))
+                self.invoke_params(operation, mode, params, Some(&request.context), false)
                     .await
             }
             Err((passed, e)) => {

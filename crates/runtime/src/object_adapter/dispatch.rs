@@ -6,7 +6,7 @@
 //! reply goes.
 
 use bytes::Bytes;
-use floe_wire::protocol::{Request, RequestFailed};
+use floe_wire::protocol::{OperationMode, Request, RequestFailed};
 
 use std::sync::Arc;
 
@@ -58,6 +58,21 @@ impl ObjectAdapter {
             };
             return Dispatch::Ready(Err(e.into()));
         }
+        if let Some(chain) = self.inner.middleware.get() {
+            return self.dispatch_layered(chain.clone(), request, mode, connection);
+        }
+        let (current, params) = self.current(request, mode, connection);
+        self.dispatch_to_servant(current, params)
+    }
+
+    /// The `Current` of `request`, and its parameters.
+    #[inline(always)]
+    fn current(
+        &self,
+        request: Request,
+        mode: OperationMode,
+        connection: Option<Connection>,
+    ) -> (Current, floe_wire::Encapsulation) {
         let current = Current {
             adapter: self.clone(),
             connection,
@@ -69,21 +84,31 @@ impl ObjectAdapter {
             request_id: request.request_id,
             encoding: request.params.encoding,
         };
-        let params = request.params;
-        match self.inner.middleware.get() {
-            None => self.dispatch_to_servant(current, params),
-            Some(chain) => {
-                let chain = chain.clone();
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    chain.dispatch(current, params)
-                }))
-                .unwrap_or_else(|p| Dispatch::Ready(Err(panic_error(p))))
-            }
-        }
+        (current, request.params)
+    }
+
+    /// [`ObjectAdapter::dispatch_request`] through the adapter's middleware
+    /// `chain`. Not inlined: the path without middleware builds its
+    /// `Current` in place, as it did before middleware existed.
+    #[inline(never)]
+    fn dispatch_layered(
+        &self,
+        chain: Arc<dyn Servant>,
+        request: Request,
+        mode: OperationMode,
+        connection: Option<Connection>,
+    ) -> Dispatch {
+        let (current, params) = self.current(request, mode, connection);
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            chain.dispatch(current, params)
+        }))
+        .unwrap_or_else(|p| Dispatch::Ready(Err(panic_error(p))))
     }
 
     /// Rules 2 to 5 of [`ObjectAdapter::dispatch_request`], for a request
-    /// that passed the adapter's middleware (if any).
+    /// that passed the adapter's middleware (if any). Inlined: a call
+    /// would cost every request a move of its `Current`.
+    #[inline(always)]
     pub(crate) fn dispatch_to_servant(
         &self,
         current: Current,
