@@ -1,7 +1,7 @@
 //! W3C trace context in the Ice request context (feature `otel`): a floe
 //! client -> floe server -> floe server chain shares one trace, and a
 //! Python Ice 3.7 client's `traceparent` is the parent of floe's dispatch
-//! span. Spans are collected by OpenTelemetry's in-memory exporter behind
+//! span; a failed dispatch is an error span. Spans are collected by OpenTelemetry's in-memory exporter behind
 //! `tracing-opentelemetry`.
 
 use std::process::Command;
@@ -11,7 +11,7 @@ use floe_runtime::middleware::otel::{trace_dispatch, TraceContext};
 use floe_runtime::{
     servant_fn, Communicator, Dispatch, DispatchError, Identity, ObjectAdapter, OperationMode,
 };
-use opentelemetry::trace::{SpanId, TraceContextExt, TraceId, TracerProvider as _};
+use opentelemetry::trace::{SpanId, Status, TraceContextExt, TraceId, TracerProvider as _};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use tracing::Instrument;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
@@ -129,6 +129,37 @@ async fn a_floe_chain_shares_one_trace_id() {
     assert_eq!(at_middle.parent_span_id, root_context.span_id());
     assert_eq!(at_last.parent_span_id, at_middle.span_context.span_id());
     assert_eq!(attribute(at_middle, "rpc.system").as_deref(), Some("ice"));
+    assert_eq!(at_last.status, Status::Unset);
+}
+
+#[tokio::test]
+async fn a_failed_dispatch_is_an_error_span() {
+    exporter();
+    let server = Communicator::new();
+    let adapter = traced_adapter(&server, "Failing").await;
+    let proxy = adapter
+        .add(
+            Identity::from_name("failing"),
+            servant_fn(|_, _| Dispatch::error(DispatchError::unauthorized("no"))),
+        )
+        .unwrap();
+    adapter.activate();
+    let client = Communicator::new();
+    client.use_invocation_middleware(TraceContext::new());
+    let failing = client.string_to_proxy(&proxy.to_string()).unwrap();
+    let root = tracing::info_span!("client.root");
+    let trace = root.context().span().span_context().trace_id();
+    let called = failing.invoke("op", OperationMode::Normal, failing.empty_params());
+    assert!(called.instrument(root).await.is_err());
+    client.destroy().await;
+    server.destroy().await;
+    let spans = dispatch_spans(trace);
+    assert_eq!(spans.len(), 1, "{spans:#?}");
+    assert!(
+        matches!(spans[0].status, Status::Error { .. }),
+        "{:?}",
+        spans[0].status
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -21,7 +21,8 @@
 //!   [`ObjectAdapter::use_middleware`](crate::ObjectAdapter::use_middleware),
 //!   runs each dispatch in an `ice.dispatch` span (level `INFO`, OpenTelemetry
 //!   kind `server`) whose parent is the request's `traceparent`, or the
-//!   current span when the request has none. Calls the servant makes
+//!   current span when the request has none; a failed dispatch (any reply
+//!   status but `Ok`) sets the span's status to `Error`. Calls the servant makes
 //!   through a proxy with [`TraceContext`] continue the same trace.
 //!
 //! The spans reach OpenTelemetry through
@@ -135,6 +136,14 @@ pub fn trace_dispatch(next: Arc<dyn Servant>) -> Arc<dyn Servant> {
     Arc::new(TraceDispatch { next })
 }
 
+/// Marks `span` failed (OpenTelemetry status `Error`) when the dispatch
+/// failed: reply status 1 (user exception) to 255.
+fn record_status(span: &tracing::Span, result: &crate::servant::DispatchResult) {
+    if result.is_err() {
+        span.record("otel.status_code", "ERROR");
+    }
+}
+
 /// The servant [`trace_dispatch`] makes.
 struct TraceDispatch {
     next: Arc<dyn Servant>,
@@ -148,6 +157,7 @@ impl Servant for TraceDispatch {
             rpc.system = "ice",
             rpc.method = %current.operation,
             rpc.service = %current.id,
+            otel.status_code = tracing::field::Empty,
         );
         if let Some(parent) = extract(&current.ctx) {
             // Fails only without the OpenTelemetry layer: nothing to join.
@@ -155,8 +165,15 @@ impl Servant for TraceDispatch {
         }
         let dispatch = span.in_scope(|| self.next.clone().dispatch(current, params));
         match dispatch {
-            Dispatch::Pending(fut) => Dispatch::Pending(Box::pin(fut.instrument(span))),
-            ready => ready,
+            Dispatch::Pending(fut) => Dispatch::Pending(Box::pin(async move {
+                let result = fut.instrument(span.clone()).await;
+                record_status(&span, &result);
+                result
+            })),
+            Dispatch::Ready(result) => {
+                record_status(&span, &result);
+                Dispatch::Ready(result)
+            }
         }
     }
 
