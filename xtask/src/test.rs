@@ -17,7 +17,10 @@ use crate::{cargo, install, run_checked, DynError};
 /// Command-line tools that library users do not build (`slice2rs`): the
 /// checks and tests build them too, with one feature set for both, so
 /// nothing is compiled twice.
-const CLI_FEATURES: &str = "floe-idl/cli";
+///
+/// floe-runtime's `otel` (trace context middleware and its test) is
+/// checked and tested the same way.
+const CLI_FEATURES: &str = "floe-idl/cli,floe-runtime/otel";
 
 /// Runs every step; all checks run even if an earlier one failed, and the
 /// task fails if any did.

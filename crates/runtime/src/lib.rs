@@ -97,6 +97,7 @@ pub mod error;
 mod listener;
 pub mod locator;
 pub mod logger;
+pub mod middleware;
 pub mod object_adapter;
 mod params_size;
 pub mod properties;

@@ -109,6 +109,31 @@ impl Dispatch {
     ) -> Self {
         Dispatch::Pending(Box::pin(async move { f.await.map(Into::into) }))
     }
+
+    /// Calls `f` with the result once the dispatch is done: at once when
+    /// it is ready, else when its future completes (not when the future
+    /// panics or is dropped unfinished, e.g. with its connection). What a
+    /// middleware uses to time or count dispatches.
+    ///
+    /// ```
+    /// use floe_runtime::{Dispatch, DispatchError};
+    /// let d = Dispatch::error(DispatchError::operation_not_exist())
+    ///     .inspect(|result| assert!(result.is_err()));
+    /// # drop(d);
+    /// ```
+    pub fn inspect(self, f: impl FnOnce(&DispatchResult) + Send + 'static) -> Self {
+        match self {
+            Dispatch::Ready(result) => {
+                f(&result);
+                Dispatch::Ready(result)
+            }
+            Dispatch::Pending(fut) => Dispatch::Pending(Box::pin(async move {
+                let result = fut.await;
+                f(&result);
+                result
+            })),
+        }
+    }
 }
 
 impl std::fmt::Debug for Dispatch {

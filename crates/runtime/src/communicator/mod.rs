@@ -63,6 +63,8 @@ pub(crate) struct CommunicatorInner {
     pub(crate) routers: crate::router::RouterManager,
     /// The application's value factories (see `add_value_factory`).
     pub(crate) value_factories: crate::value_factory::Slot,
+    /// Invocation middleware for new proxies.
+    pub(crate) invocation_middleware: crate::middleware::InvocationChain,
 }
 
 /// The communicator; clones share it.
@@ -152,6 +154,7 @@ impl Communicator {
                 datagram_batches: Mutex::new(HashMap::new()),
                 adapters: Mutex::new(Vec::new()),
                 value_factories: Mutex::new(None),
+                invocation_middleware: Default::default(),
                 shutdown,
                 destroyed: AtomicBool::new(false),
             }),

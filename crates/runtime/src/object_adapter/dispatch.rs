@@ -6,7 +6,7 @@
 //! reply goes.
 
 use bytes::Bytes;
-use floe_wire::protocol::{Request, RequestFailed};
+use floe_wire::protocol::{OperationMode, Request, RequestFailed};
 
 use std::sync::Arc;
 
@@ -35,6 +35,10 @@ impl ObjectAdapter {
     ///    becomes `UnknownException` (status 7), here or, for a dispatch
     ///    still pending, where the caller polls it (see
     ///    [`panic_error`]).
+    ///
+    /// Between rules 1 and 2, the request goes through the adapter's
+    /// middleware ([`ObjectAdapter::use_middleware`]), whose innermost
+    /// layer applies rules 2 to 5.
     pub(crate) fn dispatch_request(
         &self,
         request: Request,
@@ -54,6 +58,21 @@ impl ObjectAdapter {
             };
             return Dispatch::Ready(Err(e.into()));
         }
+        if let Some(chain) = self.inner.middleware.get() {
+            return self.dispatch_layered(chain.clone(), request, mode, connection);
+        }
+        let (current, params) = self.current(request, mode, connection);
+        self.dispatch_to_servant(current, params)
+    }
+
+    /// The `Current` of `request`, and its parameters.
+    #[inline(always)]
+    fn current(
+        &self,
+        request: Request,
+        mode: OperationMode,
+        connection: Option<Connection>,
+    ) -> (Current, floe_wire::Encapsulation) {
         let current = Current {
             adapter: self.clone(),
             connection,
@@ -65,7 +84,36 @@ impl ObjectAdapter {
             request_id: request.request_id,
             encoding: request.params.encoding,
         };
-        let params = request.params;
+        (current, request.params)
+    }
+
+    /// [`ObjectAdapter::dispatch_request`] through the adapter's middleware
+    /// `chain`. Not inlined: the path without middleware builds its
+    /// `Current` in place, as it did before middleware existed.
+    #[inline(never)]
+    fn dispatch_layered(
+        &self,
+        chain: Arc<dyn Servant>,
+        request: Request,
+        mode: OperationMode,
+        connection: Option<Connection>,
+    ) -> Dispatch {
+        let (current, params) = self.current(request, mode, connection);
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            chain.dispatch(current, params)
+        }))
+        .unwrap_or_else(|p| Dispatch::Ready(Err(panic_error(p))))
+    }
+
+    /// Rules 2 to 5 of [`ObjectAdapter::dispatch_request`], for a request
+    /// that passed the adapter's middleware (if any). Inlined: a call
+    /// would cost every request a move of its `Current`.
+    #[inline(always)]
+    pub(crate) fn dispatch_to_servant(
+        &self,
+        current: Current,
+        params: floe_wire::Encapsulation,
+    ) -> Dispatch {
         let servant = match self.find_servant(&current.id, &current.facet) {
             Ok(s) => s,
             Err(facet_missing) => {
@@ -161,7 +209,11 @@ impl std::future::Future for CatchPanic {
 }
 
 /// Rules 4 and 5 of [`ObjectAdapter::dispatch_request`].
-fn call(servant: Arc<dyn Servant>, current: Current, params: floe_wire::Encapsulation) -> Dispatch {
+pub(crate) fn call(
+    servant: Arc<dyn Servant>,
+    current: Current,
+    params: floe_wire::Encapsulation,
+) -> Dispatch {
     if current.operation.starts_with("ice_") && !servant.handles_builtins() {
         if let Some(result) = builtin(&*servant, &current, &params) {
             return Dispatch::Ready(result);

@@ -27,7 +27,7 @@ mod dispatch;
 mod lifecycle;
 mod servant_locator;
 mod servants;
-pub(crate) use dispatch::panic_error;
+pub(crate) use dispatch::{call, panic_error};
 use servant_locator::DynServantLocator;
 pub use servant_locator::{Located, ServantLocator};
 use servants::ServantMap;
@@ -59,6 +59,8 @@ pub(crate) struct AdapterInner {
     pub(crate) config: ConnectionConfig,
     /// `<Adapter>.AdapterId`, `.ReplicaGroupId` and the locator.
     pub(crate) registration: AdapterRegistration,
+    /// Dispatch middleware (`use_middleware`).
+    pub(crate) middleware: crate::middleware::DispatchChain,
 }
 
 /// The connections an adapter accepted that have not ended, by
@@ -162,6 +164,7 @@ impl ObjectAdapter {
                 deactivated,
                 config,
                 registration,
+                middleware: Default::default(),
             }),
         })
     }

@@ -53,8 +53,14 @@ impl Proxy {
         params: Bytes,
         context: Option<&Context>,
     ) -> Result<Response> {
-        self.invoke_params(operation, mode, Params::Encapsulation(&params), context)
-            .await
+        self.invoke_params(
+            operation,
+            mode,
+            Params::Encapsulation(&params),
+            context,
+            true,
+        )
+        .await
     }
 
     /// [`Proxy::invoke_with_context`] with parameters that are already an
@@ -74,7 +80,8 @@ impl Proxy {
         context: Option<&Context>,
     ) -> Result<Response> {
         let body = Params::Body(params.encoding, &params.data);
-        self.invoke_params(operation, mode, body, context).await
+        self.invoke_params(operation, mode, body, context, true)
+            .await
     }
 
     /// [`Proxy::invoke_with_context`] with parameters in two parts, both in
@@ -97,7 +104,8 @@ impl Proxy {
         context: Option<&Context>,
     ) -> Result<Response> {
         let params = Params::Split(self.inner.encoding, prefix, payload);
-        self.invoke_params(operation, mode, params, context).await
+        self.invoke_params(operation, mode, params, context, true)
+            .await
     }
 
     /// [`Proxy::invoke_with_payload`] with a borrowed payload, typically a
@@ -140,7 +148,8 @@ impl Proxy {
         context: Option<&Context>,
     ) -> Result<Response> {
         let params = Params::Slice(self.inner.encoding, prefix, payload);
-        self.invoke_params(operation, mode, params, context).await
+        self.invoke_params(operation, mode, params, context, true)
+            .await
     }
 
     /// Sends a oneway request with an encapsulation as in
@@ -155,6 +164,9 @@ impl Proxy {
     /// send): use [`Proxy::invoke_encapsulation`], which connects, retries
     /// and waits for the queue to drain below 1 MiB, or keep the message
     /// in a bounded queue of your own.
+    ///
+    /// The proxy's invocation middleware does not run (a raw forward, as a
+    /// broker's; [`Proxy::invoke_encapsulation`] runs it).
     pub fn try_send_oneway_now(
         &self,
         operation: &str,
@@ -192,13 +204,25 @@ impl Proxy {
     /// lives until the call ends, but the whole future is not wrapped in
     /// `Instrumented`: that would move this large future into a wrapper
     /// on every call, spans disabled or not.
-    async fn invoke_params(
+    ///
+    /// With `middleware`, the proxy's invocation middleware runs around
+    /// the invocation (boxed, and then this function runs again without
+    /// it). It is a branch here rather than a wrapper future: a wrapper
+    /// costs every call a move of this future and one more poll level.
+    pub(crate) async fn invoke_params(
         &self,
         operation: &str,
         mode: OperationMode,
         params: Params<'_>,
         context: Option<&Context>,
+        middleware: bool,
     ) -> Result<Response> {
+        if middleware {
+            if let Some(layers) = &self.inner.middleware {
+                let layered = self.invoke_layered(layers.clone(), operation, mode, params, context);
+                return Box::pin(layered).await;
+            }
+        }
         let p = &*self.inner;
         let span = spans::invoke(operation, &p.identity, &p.facet, p.mode);
         let head = RequestHead {

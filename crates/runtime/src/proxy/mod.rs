@@ -112,6 +112,8 @@ pub(crate) struct ProxyInner {
     pub(crate) endpoint_selection: crate::locator::EndpointSelection,
     /// The router requests go through (`ice_router`).
     pub(crate) router: Option<Arc<crate::router::RouterInfo>>,
+    /// Invocation middleware (`ice_middleware`, the communicator's).
+    pub(crate) middleware: crate::middleware::Layers,
 }
 
 /// An untyped object reference.
@@ -149,6 +151,9 @@ impl Proxy {
             });
         let locators = upgraded.as_ref().map(|c| &c.locators);
         let router = upgraded.as_ref().and_then(|c| c.routers.default_router());
+        let middleware = upgraded
+            .as_ref()
+            .and_then(|c| c.invocation_middleware.layers());
         Proxy {
             inner: Arc::new(ProxyInner {
                 override_compress,
@@ -173,6 +178,7 @@ impl Proxy {
                 locator_cache_timeout: locators.map_or(-1, |l| l.cache_timeout),
                 endpoint_selection: locators.map(|l| l.selection).unwrap_or_default(),
                 router,
+                middleware,
             }),
         }
     }
