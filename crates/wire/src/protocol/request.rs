@@ -55,7 +55,7 @@ impl OperationMode {
     ///
     /// # Errors
     ///
-    /// [`Error::Marshal`](crate::Error::Marshal) on a mismatch (Ice's
+    /// [`Error::Marshal`] on a mismatch (Ice's
     /// `MarshalException`).
     pub fn check_received(self, received: OperationMode) -> crate::Result<()> {
         if self.is_idempotent() == received.is_idempotent() {
