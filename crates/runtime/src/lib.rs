@@ -99,6 +99,7 @@ pub mod locator;
 pub mod logger;
 pub mod middleware;
 pub mod object_adapter;
+pub mod outcome;
 mod params_size;
 pub mod properties;
 pub mod proxy;

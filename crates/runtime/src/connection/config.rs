@@ -12,6 +12,7 @@
 use std::time::Duration;
 
 use super::core::liveness::Liveness;
+pub(crate) use super::core::liveness::Side;
 use super::core::{Limits, Policy};
 use crate::properties::Properties;
 use crate::trace::TraceLevels;
@@ -66,27 +67,6 @@ impl ConnectionConfig {
 
 /// Ice 3.8's default `MaxDispatches`.
 const DEFAULT_MAX_DISPATCHES: i64 = 100;
-
-/// Where one side's connection settings are read from.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Side<'a> {
-    /// Outgoing connections: `Ice.Connection.Client.*`, `Ice.ACM.Client.*`.
-    Client,
-    /// Connections accepted by the named adapter: `<Adapter>.Connection.*`
-    /// then `Ice.Connection.Server.*`; `<Adapter>.ACM.*` or
-    /// `Ice.ACM.Server.*`.
-    Server(&'a str),
-}
-
-impl Side<'_> {
-    /// The Ice 3.8 property prefixes, most specific first.
-    pub(crate) fn connection_prefixes(&self) -> Vec<String> {
-        match self {
-            Side::Client => vec!["Ice.Connection.Client".into()],
-            Side::Server(a) => vec![format!("{a}.Connection"), "Ice.Connection.Server".into()],
-        }
-    }
-}
 
 /// Reads the settings of `side`'s connections from `props`.
 ///

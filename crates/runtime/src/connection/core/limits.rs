@@ -10,7 +10,7 @@
 
 use floe_wire::protocol::{BatchBuilder, Reply, RequestHead, HEADER_SIZE};
 
-use crate::servant::{DispatchError, DispatchResult};
+use crate::outcome::{DispatchError, DispatchResult};
 
 /// The largest frame, header included.
 pub(crate) const MAX_FRAME: usize = i32::MAX as usize;
@@ -110,7 +110,7 @@ pub(crate) fn compressible(len: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::servant::ReplyData;
+    use crate::outcome::ReplyData;
     use bytes::Bytes;
     use floe_wire::{Context, Identity};
 

@@ -17,7 +17,6 @@ use std::time::{Duration, Instant};
 
 use super::acm::{AcmAction, AcmConfig, AcmInputs, AcmMonitor};
 use super::idle::{IdleConfig, IdleMonitor, IDLE_KEYS};
-use crate::connection::config::Side;
 use crate::properties::Properties;
 
 /// The liveness rules of one connection.
@@ -97,6 +96,27 @@ impl Monitor {
         match self {
             Monitor::Idle(m) => m.check(now, inputs),
             Monitor::Acm(m) => m.check(now, inputs),
+        }
+    }
+}
+
+/// Where one side's connection settings are read from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Side<'a> {
+    /// Outgoing connections: `Ice.Connection.Client.*`, `Ice.ACM.Client.*`.
+    Client,
+    /// Connections accepted by the named adapter: `<Adapter>.Connection.*`
+    /// then `Ice.Connection.Server.*`; `<Adapter>.ACM.*` or
+    /// `Ice.ACM.Server.*`.
+    Server(&'a str),
+}
+
+impl Side<'_> {
+    /// The Ice 3.8 property prefixes, most specific first.
+    pub(crate) fn connection_prefixes(&self) -> Vec<String> {
+        match self {
+            Side::Client => vec!["Ice.Connection.Client".into()],
+            Side::Server(a) => vec![format!("{a}.Connection"), "Ice.Connection.Server".into()],
         }
     }
 }

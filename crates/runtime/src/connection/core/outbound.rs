@@ -15,7 +15,7 @@ use super::limits;
 use super::params::Params;
 use super::policy::Policy;
 use crate::error::Error;
-use crate::servant::{DispatchError, DispatchResult, ReplyData};
+use crate::outcome::{DispatchError, DispatchResult, ReplyData};
 
 /// A frame to send: `parts` (the first holds the frame's head; empty parts
 /// are skipped) then `tail`, written back to back.

@@ -21,7 +21,7 @@ use super::liveness::Liveness;
 use super::outbound::{self, OutFrame};
 use super::params::Params;
 use super::*;
-use crate::servant::ReplyData;
+use crate::outcome::ReplyData;
 
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
 
