@@ -93,22 +93,12 @@ impl Install {
             Install::Ready => Ok(()),
             Install::Unavailable(why) => Err(why.into()),
             Install::Running {
-                mut child,
+                child,
                 log,
                 started,
             } => {
-                let status = child.wait()?;
-                let took = started.elapsed().as_secs();
-                if !status.success() {
-                    let tail = std::fs::read_to_string(&log).unwrap_or_default();
-                    let tail: Vec<&str> = tail.lines().rev().take(20).collect();
-                    let tail: Vec<&str> = tail.into_iter().rev().collect();
-                    return Err(format!(
-                        "pip install zeroc-ice=={VERSION} failed ({status}) after {took} s:\n{}",
-                        tail.join("\n")
-                    )
-                    .into());
-                }
+                let what = format!("pip install zeroc-ice=={VERSION}");
+                let took = crate::background::wait(child, &log, started, &what)?;
                 crate::run_checked(
                     Command::new(venv_python())
                         .args(["-c", "import Ice; print('Ice', Ice.stringVersion())"]),

@@ -20,6 +20,7 @@
 //! --help` describes each task. Application code: errors are boxed and
 //! printed by `main`.
 
+mod background;
 mod compare;
 mod demo;
 mod fuzz;

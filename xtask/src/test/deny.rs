@@ -181,22 +181,12 @@ impl Install {
             Install::Ready(program) => Ok(program),
             Install::Unavailable(why) => Err(why.into()),
             Install::Building {
-                mut child,
+                child,
                 log,
                 started,
             } => {
-                let status = child.wait()?;
-                let took = started.elapsed().as_secs();
-                if !status.success() {
-                    let text = std::fs::read_to_string(&log).unwrap_or_default();
-                    let tail: Vec<&str> = text.lines().rev().take(20).collect();
-                    let tail: Vec<&str> = tail.into_iter().rev().collect();
-                    return Err(format!(
-                        "cargo install cargo-deny {VERSION} failed ({status}) after {took} s:\n{}",
-                        tail.join("\n")
-                    )
-                    .into());
-                }
+                let what = format!("cargo install cargo-deny {VERSION}");
+                let took = crate::background::wait(child, &log, started, &what)?;
                 println!("xtask: cargo-deny {VERSION} built in {took} s");
                 Ok(cargo().get_program().into())
             }
