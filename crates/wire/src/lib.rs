@@ -35,6 +35,7 @@ pub mod base64;
 pub mod class;
 pub mod codec;
 pub mod decoder;
+pub mod encapsulation;
 pub mod encoder;
 pub mod endpoint;
 pub mod endpoint_string;
