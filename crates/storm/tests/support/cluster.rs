@@ -345,3 +345,26 @@ pub fn leader(cluster: &Cluster, client: &Client) -> Option<usize> {
                 .is_ok_and(|s| s.role == "leader")
         })
 }
+
+/// Waits until every running replica is a voter (leader or follower) and has
+/// applied the leader's last log entry: a cluster that has finished forming.
+pub fn settled(cluster: &Cluster, client: &Client, timeout: Duration) {
+    client.eventually(timeout, "every replica a caught-up voter", || {
+        let statuses: Vec<_> = (1..=cluster.members.len())
+            .filter(|id| cluster.members[id - 1].proc.is_some())
+            .map(|id| client.status(&cluster.node_proxy_of(id)))
+            .collect();
+        let Some(last) = statuses
+            .iter()
+            .flatten()
+            .find(|s| s.role == "leader")
+            .map(|s| s.last_log_index)
+        else {
+            return false;
+        };
+        statuses.iter().all(|s| {
+            s.as_ref()
+                .is_ok_and(|s| (s.role == "leader" || s.role == "follower") && s.applied == last)
+        })
+    });
+}
