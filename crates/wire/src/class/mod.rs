@@ -150,6 +150,7 @@
 
 mod budget;
 mod codec;
+mod exception_reader;
 mod factories;
 mod reader;
 mod registry;

@@ -24,7 +24,6 @@ use super::slice::{SliceInfo, SliceTypeId, SlicedData};
 use super::value::{ClassRef, UnknownSlicedValue, Value, ValuePtr, ValueType};
 use crate::decoder::Decoder;
 use crate::error::{Error, Result};
-use crate::exception::{UserException, UserExceptionRegistry};
 use crate::version::ENCODING_1_0;
 
 /// Per-encapsulation state for reading class instances.
@@ -37,7 +36,7 @@ pub struct ClassReader {
     /// Type checks waiting for an instance's type to be known, by address.
     pending_checks: HashMap<usize, Vec<&'static str>>,
     /// The instances (or exception) being read, innermost last.
-    frames: Vec<ReadFrame>,
+    pub(super) frames: Vec<ReadFrame>,
     /// How many of `frames` are class instances (the nesting depth).
     class_depth: usize,
     /// The state of an encoding-1.0 encapsulation.
@@ -56,23 +55,23 @@ struct InstanceSlot {
 }
 
 #[derive(Debug, Clone)]
-struct ReadFrame {
+pub(super) struct ReadFrame {
     exception: bool,
     /// The current slice's header was read while looking for a known type;
     /// the next `start_slice` consumes it.
-    header_pending: bool,
+    pub(super) header_pending: bool,
     /// A slice with the last-slice flag was read (classes only: C++11 peers
     /// never set it on exceptions).
     saw_last: bool,
-    slice: Option<ReadSlice>,
+    pub(super) slice: Option<ReadSlice>,
     /// Highest height among the instances referenced so far.
     max_child_height: usize,
 }
 
 #[derive(Debug, Clone)]
-struct ReadSlice {
-    flags: u8,
-    type_id: Option<SliceTypeId>,
+pub(super) struct ReadSlice {
+    pub(super) flags: u8,
+    pub(super) type_id: Option<SliceTypeId>,
     /// `remaining()` at the end of the slice's data (sliced format).
     end: Option<usize>,
     /// `remaining()` after the indirection table.
@@ -81,7 +80,7 @@ struct ReadSlice {
 }
 
 impl ReadFrame {
-    fn new(exception: bool) -> Self {
+    pub(super) fn new(exception: bool) -> Self {
         ReadFrame {
             exception,
             header_pending: false,
@@ -118,7 +117,7 @@ impl Decoder {
         self.classes.get_or_insert_with(Default::default)
     }
 
-    fn top_frame(&mut self) -> Result<&mut ReadFrame> {
+    pub(super) fn top_frame(&mut self) -> Result<&mut ReadFrame> {
         self.class_reader().frames.last_mut().ok_or_else(no_frame)
     }
 
@@ -365,7 +364,7 @@ impl Decoder {
 
     /// Reads a slice header into the top frame, and the slice's indirection
     /// table if it has one.
-    fn read_slice_header(&mut self) -> Result<()> {
+    pub(super) fn read_slice_header(&mut self) -> Result<()> {
         let frame = self.top_frame()?;
         let exception = frame.exception;
         if !exception && frame.saw_last {
@@ -457,7 +456,7 @@ impl Decoder {
     }
 
     /// Skips the current slice (its header read), keeping it as a [`SliceInfo`].
-    fn skip_slice(&mut self) -> Result<SliceInfo> {
+    pub(super) fn skip_slice(&mut self) -> Result<SliceInfo> {
         let slice = self.top_frame()?.slice.take().ok_or_else(no_frame)?;
         let end = slice
             .end
@@ -491,7 +490,7 @@ impl Decoder {
     }
 
     /// Starts reading a slice inside [`Value::read_slices`] or
-    /// [`UserException::read_slices`]: reads its header, unless the decoder
+    /// [`crate::UserException::read_slices`]: reads its header, unless the decoder
     /// already did while looking for a known type.
     ///
     /// # Errors
@@ -539,84 +538,6 @@ impl Decoder {
             self.skip_to_remaining(after)?;
         }
         Ok(())
-    }
-
-    /// Reads a user exception (the contents of a reply with status 1): the
-    /// first slice whose type id `registry` knows is decoded with its factory.
-    /// In encoding 1.0, the class instances the exception references are
-    /// read too.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::UnknownUserException`] with the most-derived type id if no
-    /// slice is known (or an unknown slice cannot be skipped);
-    /// [`Error::UnmarshalOutOfBounds`], as Ice raises it, when the data ends
-    /// before a known or last slice (encoding 1.0, which has no last-slice
-    /// flag, and Ice 3.7 C++11 senders, which never set it); decoding errors.
-    pub fn read_user_exception(
-        &mut self,
-        registry: &UserExceptionRegistry,
-    ) -> Result<Box<dyn UserException>> {
-        if self.encoding() == ENCODING_1_0 {
-            return self.read_user_exception_10(registry);
-        }
-        self.class_reader().frames.push(ReadFrame::new(true));
-        let result = self.read_exception_slices(registry);
-        self.class_reader().frames.pop();
-        result
-    }
-
-    fn read_exception_slices(
-        &mut self,
-        registry: &UserExceptionRegistry,
-    ) -> Result<Box<dyn UserException>> {
-        let mut most_derived: Option<String> = None;
-        // Unknown slices skipped on the way to a known one, kept for an
-        // exception type with `["preserve-slice"]`.
-        let mut skipped: Vec<SliceInfo> = Vec::new();
-        loop {
-            self.read_slice_header()?;
-            let (type_id, slice_flags) = match self.top_frame()?.slice.as_ref() {
-                Some(s) => (s.type_id.clone(), s.flags),
-                None => return Err(no_frame()),
-            };
-            let type_id = match type_id {
-                Some(SliceTypeId::Name(s)) => s,
-                _ => return Err(Error::marshal("exception slice without a type id")),
-            };
-            let most_derived = most_derived.get_or_insert_with(|| type_id.clone());
-            if let Some(factory) = registry.find(&type_id) {
-                let mut ex = factory();
-                self.top_frame()?.header_pending = true;
-                ex.read_slices(self)?;
-                if self.top_frame()?.header_pending {
-                    return Err(Error::marshal(format!(
-                        "UserException::read_slices of `{type_id}` did not read its slice"
-                    )));
-                }
-                if !skipped.is_empty() {
-                    ex.ice_set_sliced_data(SlicedData { slices: skipped });
-                }
-                return Ok(ex);
-            }
-            let unknown = || Error::UnknownUserException {
-                type_id: most_derived.clone(),
-            };
-            if slice_flags & flags::HAS_SLICE_SIZE == 0 {
-                return Err(unknown());
-            }
-            let info = self.skip_slice()?;
-            if info.is_last {
-                return Err(unknown());
-            }
-            skipped.push(info);
-            // Ice 3.7 C++11 peers never set the last-slice flag on
-            // exceptions: an Ice client then reads on past the end and
-            // raises `UnmarshalOutOfBoundsException`, and so does floe.
-            if self.is_empty() {
-                return Err(Error::out_of_bounds(1, 0).at("user exception slices"));
-            }
-        }
     }
 }
 

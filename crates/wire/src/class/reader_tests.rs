@@ -7,6 +7,7 @@ use bytes::Bytes;
 use super::*;
 use crate::class::ValueFactoryRegistry;
 use crate::encoder::Encoder;
+use crate::exception::UserExceptionRegistry;
 
 #[derive(Debug, Default)]
 struct Leaf {

@@ -1,4 +1,4 @@
-//! Unit tests of endpoint text parsing and printing (`endpoint_string.rs`).
+//! Unit tests of endpoint text parsing and printing (`endpoint_string/`).
 
 use super::*;
 

@@ -11,18 +11,22 @@
 //! Printing always gives the port, the timeout of stream endpoints and every
 //! option that differs from its default, quoting hosts that hold a `:`.
 
-use std::fmt::{self, Write as _};
+mod print;
+mod words;
+
 use std::net::IpAddr;
 use std::str::FromStr;
 
 use bytes::Bytes;
 
 use crate::base64;
-use crate::endpoint::{
-    EndpointData, OpaqueEndpoint, TcpEndpoint, UdpEndpoint, WsEndpoint, DEFAULT_TIMEOUT,
-};
+use crate::endpoint::{EndpointData, TcpEndpoint, UdpEndpoint, WsEndpoint, DEFAULT_TIMEOUT};
 use crate::error::{Error, Result};
 use crate::version::{parse_int, EncodingVersion, ENCODING_1_0, ENCODING_1_1};
+
+pub use print::endpoint_to_string;
+pub(crate) use words::find_endpoint_end;
+pub use words::{split_endpoints, split_words};
 
 /// The configuration that fills in what a stringified proxy or endpoint
 /// leaves out (Ice's `Ice.Default.*` properties).
@@ -69,116 +73,6 @@ fn parse_error(input: &str, reason: impl Into<String>) -> Error {
     Error::EndpointParse {
         input: input.to_string(),
         reason: reason.into(),
-    }
-}
-
-/// Splits text into words as Ice's `splitString` does: whitespace separates
-/// words, single or double quotes group them (and are dropped), a backslash
-/// before a quote character keeps the quote. Empty words are dropped.
-///
-/// # Errors
-///
-/// [`Error::EndpointParse`] for an unterminated quote.
-pub fn split_words(s: &str) -> Result<Vec<String>> {
-    let mut words = Vec::new();
-    let mut word: Vec<u8> = Vec::new();
-    let mut quote: Option<u8> = None;
-    let bytes = s.as_bytes();
-    let mut pos = 0;
-    while pos < bytes.len() {
-        let c = bytes[pos];
-        match quote {
-            None if c == b'"' || c == b'\'' => {
-                quote = Some(c);
-                pos += 1;
-                continue;
-            }
-            None if c == b'\\' && matches!(bytes.get(pos + 1), Some(b'"' | b'\'')) => {
-                pos += 1;
-            }
-            Some(q) if c == b'\\' && bytes.get(pos + 1) == Some(&q) => {
-                pos += 1;
-            }
-            Some(q) if c == q => {
-                quote = None;
-                pos += 1;
-                continue;
-            }
-            None if matches!(c, b' ' | b'\t' | b'\n' | b'\r') => {
-                pos += 1;
-                if !word.is_empty() {
-                    words.push(bytes_to_string(std::mem::take(&mut word)));
-                }
-                continue;
-            }
-            _ => {}
-        }
-        word.push(bytes[pos]);
-        pos += 1;
-    }
-    if quote.is_some() {
-        return Err(parse_error(s, "mismatched quote"));
-    }
-    if !word.is_empty() {
-        words.push(bytes_to_string(word));
-    }
-    Ok(words)
-}
-
-/// Words are cut at ASCII bytes only, so they stay valid UTF-8.
-fn bytes_to_string(word: Vec<u8>) -> String {
-    String::from_utf8(word).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-/// Splits a list of endpoints at the `:`s that are outside double quotes,
-/// as Ice does for the endpoints of a stringified proxy.
-pub fn split_endpoints(s: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let mut beg = 0;
-    loop {
-        let end = find_endpoint_end(s, beg);
-        parts.push(&s[beg..end]);
-        if end >= s.len() {
-            return parts;
-        }
-        beg = end + 1;
-    }
-}
-
-/// The position of the first `:` at or after `beg` that is not inside a
-/// pair of double quotes (counting quotes from `beg`), or `s.len()`.
-pub(crate) fn find_endpoint_end(s: &str, beg: usize) -> usize {
-    let bytes = s.as_bytes();
-    let find = |c: u8, from: usize| {
-        bytes
-            .get(from..)
-            .and_then(|rest| rest.iter().position(|&b| b == c))
-            .map(|p| p + from)
-    };
-    let mut end = beg;
-    loop {
-        let Some(colon) = find(b':', end) else {
-            return s.len();
-        };
-        let mut quoted = false;
-        let mut quote = beg;
-        loop {
-            match find(b'"', quote) {
-                Some(open) if open < colon => match find(b'"', open + 1) {
-                    Some(close) if close > colon => {
-                        quoted = true;
-                        break;
-                    }
-                    Some(close) => quote = close + 1,
-                    None => break,
-                },
-                _ => break,
-            }
-        }
-        if !quoted {
-            return colon;
-        }
-        end = colon + 1;
     }
 }
 
@@ -547,92 +441,6 @@ pub fn parse_adapter_endpoints(text: &str, defaults: &ParseDefaults) -> Result<V
     Ok(endpoints)
 }
 
-/// Writes ` option value`, quoting the value if it holds a `:`.
-fn write_quoted_option(out: &mut String, option: &str, value: &str) {
-    out.push(' ');
-    out.push_str(option);
-    if value.contains(':') {
-        let _ = write!(out, " \"{value}\"");
-    } else {
-        let _ = write!(out, " {value}");
-    }
-}
-
-fn write_ip_options(out: &mut String, host: &str, port: i32, source: Option<IpAddr>) {
-    if !host.is_empty() {
-        write_quoted_option(out, "-h", host);
-    }
-    let _ = write!(out, " -p {port}");
-    if let Some(addr) = source {
-        write_quoted_option(out, "--sourceAddress", &addr.to_string());
-    }
-}
-
-fn write_tcp_options(out: &mut String, t: &TcpEndpoint) {
-    write_ip_options(out, &t.host, t.port, t.source_address);
-    if t.timeout == -1 {
-        out.push_str(" -t infinite");
-    } else {
-        let _ = write!(out, " -t {}", t.timeout);
-    }
-    if t.compress {
-        out.push_str(" -z");
-    }
-}
-
-/// Prints an endpoint as Ice's `Endpoint::toString` does.
-///
-/// ```
-/// use floe_wire::{EndpointData, UdpEndpoint};
-/// let ep = EndpointData::Udp(UdpEndpoint { ttl: Some(5), ..UdpEndpoint::new("239.255.1.1", 10000) });
-/// assert_eq!(ep.to_string(), "udp -h 239.255.1.1 -p 10000 --ttl 5");
-/// ```
-pub fn endpoint_to_string(ep: &EndpointData) -> String {
-    let mut out = ep.protocol().to_string();
-    match ep {
-        EndpointData::Tcp(t) | EndpointData::Ssl(t) => write_tcp_options(&mut out, t),
-        EndpointData::Ws(w) | EndpointData::Wss(w) => {
-            write_tcp_options(&mut out, &w.tcp);
-            if !w.resource.is_empty() {
-                write_quoted_option(&mut out, "-r", &w.resource);
-            }
-        }
-        EndpointData::Udp(u) => {
-            write_ip_options(&mut out, &u.host, u.port, u.source_address);
-            if let Some(interface) = u.interface.as_deref().filter(|i| !i.is_empty()) {
-                write_quoted_option(&mut out, "--interface", interface);
-            }
-            if let Some(ttl) = u.ttl {
-                let _ = write!(out, " --ttl {ttl}");
-            }
-            if u.connect {
-                out.push_str(" -c");
-            }
-            if u.compress {
-                out.push_str(" -z");
-            }
-        }
-        EndpointData::Opaque(o) => write_opaque_options(&mut out, o),
-    }
-    out
-}
-
-fn write_opaque_options(out: &mut String, o: &OpaqueEndpoint) {
-    if o.endpoint_type > -1 {
-        let _ = write!(out, " -t {}", o.endpoint_type);
-    }
-    let _ = write!(out, " -e {}", o.encoding);
-    if !o.bytes.is_empty() {
-        let _ = write!(out, " -v {}", base64::encode(&o.bytes));
-    }
-}
-
-impl fmt::Display for EndpointData {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&endpoint_to_string(self))
-    }
-}
-
 impl FromStr for EndpointData {
     type Err = Error;
 
@@ -645,5 +453,4 @@ impl FromStr for EndpointData {
 }
 
 #[cfg(test)]
-#[path = "endpoint_string_tests.rs"]
 mod tests;
