@@ -18,9 +18,10 @@ use crate::{cargo, install, run_checked, DynError};
 /// checks and tests build them too, with one feature set for both, so
 /// nothing is compiled twice.
 ///
-/// floe-runtime's `otel` (trace context middleware and its test) is
-/// checked and tested the same way.
-const CLI_FEATURES: &str = "floe-idl/cli,floe-runtime/otel";
+/// The facade's `otlp` (floe-runtime's `otel` trace context middleware and
+/// its test, and the OTLP exporter example) is checked and tested the same
+/// way.
+const CLI_FEATURES: &str = "floe-idl/cli,floe/otlp";
 
 /// Runs every step; all checks run even if an earlier one failed, and the
 /// task fails if any did.
