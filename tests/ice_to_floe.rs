@@ -302,9 +302,13 @@ fn doc_snippets_are_this_code() {
         "crates/codegen-tests/tests/ice38/main.rs",
         "crates/conformance/build.rs",
         "crates/conformance/src/lib.rs",
-        "crates/conformance/tests/support/floe_server.rs",
-        "crates/conformance/tests/support/floe_server_api.rs",
-        "crates/conformance/tests/support/floe_client_api.rs",
+        "crates/conformance/tests/support/floe_server/mod.rs",
+        "crates/conformance/tests/support/floe_server/ops.rs",
+        "crates/conformance/tests/support/floe_server/objects.rs",
+        "crates/conformance/tests/support/floe_server/exceptions.rs",
+        "crates/conformance/tests/support/floe_server/sliced.rs",
+        "crates/conformance/tests/support/floe_server/api.rs",
+        "crates/conformance/tests/support/floe_client/api.rs",
     ]
     .iter()
     .map(|f| normalize(&std::fs::read_to_string(format!("{root}/{f}")).unwrap()))
