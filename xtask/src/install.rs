@@ -34,6 +34,9 @@ pub const DEBIAN_PACKAGES: &[&str] = &[
     "libzeroc-ice3.7-java",
     "libcommons-compress-java",
     "openssl",
+    // The Prometheus server that scrapes `floe-storm --metrics`
+    // (crates/storm/tests/prometheus.rs).
+    "prometheus",
 ];
 
 /// Installs whatever is missing of [`DEBIAN_PACKAGES`].

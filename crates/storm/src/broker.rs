@@ -29,6 +29,7 @@ use crate::config::StormConfig;
 use crate::finder::{self, FinderServant};
 use crate::instance::{AdapterEndpoints, Instance};
 use crate::link::LinkServant;
+use crate::metrics::MetricsSnapshot;
 use crate::publisher;
 use crate::sink::SinkFactory;
 use crate::slice::ice_storm::{
@@ -132,6 +133,11 @@ impl Broker {
             }
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
+    }
+
+    /// Every topic's and subscriber's counters now ([`crate::metrics`]).
+    pub fn metrics(&self) -> MetricsSnapshot {
+        self.inst.metrics()
     }
 
     /// Logs every topic's counters.

@@ -18,6 +18,7 @@
 //! | `IceStorm.Send.QueueSizeMaxPolicy` | `RemoveSubscriber` | at `QueueSizeMax`: remove the subscriber, or `DropEvents` (drop the oldest queued event, counted and logged) |
 //! | `floe.Storm.Send.QueueBytesMax` | 64 MiB | floe's own: a subscriber's byte budget; past it the topic's publishers wait (back-pressure, nothing dropped) |
 //! | `floe.Storm.DrainTimeout` | 10000 ms | floe's own: how long a graceful shutdown waits for the subscribers to receive what is queued for them (what twoway publishers were told was accepted) before discarding it; 0: not at all |
+//! | `floe.Storm.Metrics.Endpoint` (or `--metrics`) | none | floe's own: `host:port` (e.g. `127.0.0.1:9464`) where `GET /metrics` serves the topic and subscriber counters to Prometheus (feature `prometheus`) |
 //! | `IceStorm.Trace.TopicManager` / `.Topic` / `.Subscriber` | 0 | trace levels |
 //! | `Ice.MessageSizeMax` | 1024 KB | largest accepted frame |
 //! | `IceStorm.LMDB.Path` (or `--data-dir`) | `./floe-storm-data` | database directory |
@@ -26,6 +27,7 @@
 //! ...) are in [`ReplicaConfig`].
 
 use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -37,6 +39,9 @@ pub const QUEUE_BYTES_MAX: &str = "floe.Storm.Send.QueueBytesMax";
 
 /// floe's property for how long a graceful shutdown drains subscribers.
 pub const DRAIN_TIMEOUT: &str = "floe.Storm.DrainTimeout";
+
+/// floe's property for the Prometheus scrape endpoint (`host:port`).
+pub const METRICS_ENDPOINT: &str = "floe.Storm.Metrics.Endpoint";
 
 /// The name [`QUEUE_BYTES_MAX`] had before it was floe's own; still read.
 const OLD_QUEUE_BYTES_MAX: &str = "IceStorm.Send.QueueBytesMax";
@@ -91,6 +96,9 @@ pub struct StormConfig {
     /// `floe.Storm.DrainTimeout`: how long a graceful shutdown waits for
     /// the subscribers' queues to empty.
     pub drain_timeout: Duration,
+    /// `floe.Storm.Metrics.Endpoint`: where `GET /metrics` is served
+    /// (`None`: nowhere).
+    pub metrics_endpoint: Option<SocketAddr>,
     /// `IceStorm.Trace.TopicManager`.
     pub trace_topic_manager: i32,
     /// `IceStorm.Trace.Topic`.
@@ -188,6 +196,14 @@ impl StormConfig {
             queue_size_max_policy,
             queue_bytes_max: int(props, bytes_key, 64 << 20)?.clamp(1, i64::MAX) as usize,
             drain_timeout: ms(DRAIN_TIMEOUT, 10_000)?,
+            metrics_endpoint: opt(METRICS_ENDPOINT)
+                .map(|v| {
+                    v.trim().parse().map_err(|_| ConfigError::BadValue {
+                        key: METRICS_ENDPOINT.to_owned(),
+                        value: v.clone(),
+                    })
+                })
+                .transpose()?,
             trace_topic_manager: int(props, "IceStorm.Trace.TopicManager", 0)? as i32,
             trace_topic: int(props, "IceStorm.Trace.Topic", 0)? as i32,
             trace_subscriber: int(props, "IceStorm.Trace.Subscriber", 0)? as i32,
@@ -325,6 +341,16 @@ mod tests {
         assert_eq!(c.drain_timeout, Duration::from_secs(10));
         assert_eq!(c.message_size_max, 1024 * 1024);
         assert_eq!(c.data_dir, PathBuf::from("floe-storm-data"));
+        assert_eq!(c.metrics_endpoint, None);
+    }
+
+    #[test]
+    fn metrics_endpoint_is_a_socket_address() {
+        let props = |v: &str| HashMap::from([(METRICS_ENDPOINT.to_owned(), v.to_owned())]);
+        let c = StormConfig::from_properties(&props(" 127.0.0.1:9464 ")).unwrap();
+        assert_eq!(c.metrics_endpoint, Some(([127, 0, 0, 1], 9464).into()));
+        let e = StormConfig::from_properties(&props("localhost")).unwrap_err();
+        assert!(e.to_string().contains(METRICS_ENDPOINT), "{e}");
     }
 
     #[test]

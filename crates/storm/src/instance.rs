@@ -15,6 +15,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 use floe::wire::Identity;
 
 use crate::config::StormConfig;
+use crate::metrics::MetricsSnapshot;
 use crate::replica::Replica;
 use crate::sink::SinkFactory;
 use crate::store::{self, Store, StoreError};
@@ -108,6 +109,24 @@ impl Instance {
         // still consistent (inserts/removes are single calls).
         let topics = self.topics.read().unwrap_or_else(|p| p.into_inner());
         topics.get(name).cloned()
+    }
+
+    /// Every topic's and subscriber's counters now ([`crate::metrics`]);
+    /// each topic is read under its own lock, the topic map only long
+    /// enough to list the topics.
+    pub fn metrics(&self) -> MetricsSnapshot {
+        let topics: Vec<Arc<Topic>> = self
+            .topics
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        let mut out = MetricsSnapshot::default();
+        for t in topics {
+            t.snapshot_into(&mut out);
+        }
+        out
     }
 
     /// A proxy on the TopicManager adapter: at every replica for a

@@ -17,6 +17,10 @@
 //! - [`admission`]: back-pressure: a topic admits an event only while no
 //!   subscriber is over its budget; publishers wait, nothing is dropped.
 //! - [`link`]: federation: the `TopicLink` servant, `EventData`, cost filtering.
+//! - [`metrics`]: the topic and subscriber counters (IceStorm's
+//!   `TopicMetrics` and `SubscriberMetrics`) and their snapshot, served
+//!   to Prometheus on `GET /metrics` by `floe-storm --metrics ADDR`
+//!   (feature `prometheus`).
 //! - [`store`]: redb persistence, one durable commit per mutation.
 //! - [`config`]: settings from Ice properties.
 //! - [`command`]: every change to the durable state as a value;
@@ -42,6 +46,7 @@ pub mod event;
 pub mod finder;
 pub mod instance;
 pub mod link;
+pub mod metrics;
 pub mod publisher;
 pub mod qos;
 pub mod replica;

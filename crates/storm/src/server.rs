@@ -27,6 +27,7 @@ use crate::config::StormConfig;
 use crate::event::Event;
 use crate::instance::{AdapterEndpoints, ObjectAddress, ReplicatedAddresses};
 use crate::link::event_data;
+use crate::metrics::{MetricsEndpoint, MetricsError};
 use crate::qos::Qos;
 use crate::replica::{Replica, ReplicaError, ReplicaServant};
 use crate::sink::{DeliveryError, DeliveryFuture, ResolveFuture, SinkFactory, SubscriberSink};
@@ -47,6 +48,9 @@ pub enum ServerError {
     /// A replicated broker's Raft node could not start.
     #[error(transparent)]
     Replica(#[from] ReplicaError),
+    /// The metrics endpoint could not start.
+    #[error(transparent)]
+    Metrics(#[from] MetricsError),
 }
 
 /// floe-wire's endpoint data for a runtime endpoint.
@@ -256,6 +260,8 @@ pub struct Server {
     reporter: Option<tokio::task::JoinHandle<()>>,
     /// `floe.Storm.DrainTimeout`.
     drain_timeout: Duration,
+    /// `GET /metrics` (`floe.Storm.Metrics.Endpoint`), if asked for.
+    metrics: Option<MetricsEndpoint>,
 }
 
 /// The Publish adapter's bound on pending dispatches per connection.
@@ -367,7 +373,12 @@ impl Server {
         let instance = config.instance_name.clone();
         let trace_topic = config.trace_topic;
         let drain_timeout = config.drain_timeout;
+        let metrics_endpoint = config.metrics_endpoint;
         let broker = Broker::open(config, endpoints, sinks)?;
+        let metrics = match metrics_endpoint {
+            Some(addr) => Some(MetricsEndpoint::start(addr, broker.instance()).await?),
+            None => None,
+        };
         let replica = match replica_config {
             Some(rc) => Some(start_replica(&communicator, rc, &broker).await?),
             None => None,
@@ -399,6 +410,7 @@ impl Server {
             replica,
             reporter,
             drain_timeout,
+            metrics,
         })
     }
 
@@ -415,6 +427,11 @@ impl Server {
     /// The Publish adapter's endpoints as bound.
     pub fn publish_endpoints(&self) -> &[Endpoint] {
         self.publish.endpoints()
+    }
+
+    /// Where `GET /metrics` is served, if it is.
+    pub fn metrics_address(&self) -> Option<std::net::SocketAddr> {
+        self.metrics.as_ref().map(MetricsEndpoint::local_addr)
     }
 
     /// The topic manager proxy, stringified.

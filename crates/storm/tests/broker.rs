@@ -786,6 +786,38 @@ async fn links_forward_with_cost_filter_and_one_hop_between_two_brokers() {
     settle().await;
     assert_eq!(ops(&sinks_a, "local"), ["c3", "c9", "c1"]);
     assert_eq!(ops(&sinks_b, "remote"), ["c3", "c1"]);
+
+    // The counters, with IceStorm's meanings: published by publishers,
+    // forwarded over links; a link is a subscriber of its topic.
+    let counts = |broker: &floe_storm::Broker| {
+        let m = broker.metrics();
+        let t = m.topic("news").unwrap().clone();
+        let subs: Vec<(String, bool, u64, usize, usize)> = m
+            .subscribers_of("news")
+            .map(|s| (s.id.clone(), s.link, s.delivered, s.queued, s.outstanding))
+            .collect();
+        ((t.published, t.forwarded, t.subscribers, t.links), subs)
+    };
+    assert_eq!(
+        counts(&a.core),
+        (
+            (2, 1, 1, 1),
+            vec![
+                ("B/topic.news".into(), true, 1, 0, 0),
+                ("local".into(), false, 3, 0, 0)
+            ]
+        )
+    );
+    assert_eq!(
+        counts(&b.core),
+        (
+            (1, 1, 1, 1),
+            vec![
+                ("remote".into(), false, 2, 0, 0),
+                ("IceStorm/topic.news".into(), true, 1, 0, 0)
+            ]
+        )
+    );
 }
 
 /// Hostile input: every captured request, truncated at every length and

@@ -2,7 +2,12 @@
 //!
 //! ```text
 //! floe-storm [--Ice.Config=FILE] [--IceStorm.Name=value ...] [--data-dir DIR]
+//!            [--metrics ADDR]
 //! ```
+//!
+//! `--metrics 127.0.0.1:9464` (or `floe.Storm.Metrics.Endpoint`) serves the
+//! topic and subscriber counters to Prometheus on `GET /metrics`
+//! (`floe_storm::metrics`; feature `prometheus`, on by default).
 //!
 //! `floe-storm admin [--IceStormAdmin.Name=value ...] [-e COMMANDS]...` is an
 //! `icestormadmin` work-alike (commands from `-e`, else from stdin).
@@ -11,8 +16,8 @@
 //! tokio's current-thread runtime, `N > 1` on `N` worker threads, 0 on one
 //! worker per core.
 //!
-//! Prints `floe-storm ready TopicManager=<proxy> Publish=<endpoints>` on
-//! stdout once both adapters accept connections; stops gracefully on
+//! Prints `floe-storm ready TopicManager=<proxy> Publish=<endpoints>`
+//! (then ` Metrics=<address>` with `--metrics`) on stdout once both adapters accept connections; stops gracefully on
 //! SIGINT or SIGTERM, or on `Ice::Process::shutdown` when an IceGrid node
 //! activated it (its adapters register with the node's registry when
 //! `IceStorm.TopicManager.AdapterId` and `IceStorm.Publish.AdapterId` are
@@ -37,6 +42,11 @@ struct Cli {
     /// Database directory (overrides IceStorm.LMDB.Path; default ./floe-storm-data).
     #[arg(long)]
     data_dir: Option<PathBuf>,
+    /// Serve the topic and subscriber counters to Prometheus on
+    /// `http://ADDR/metrics` (overrides floe.Storm.Metrics.Endpoint), e.g.
+    /// 127.0.0.1:9464.
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<std::net::SocketAddr>,
     /// A subcommand (none: run the broker).
     #[command(subcommand)]
     command: Option<Sub>,
@@ -209,6 +219,9 @@ fn main() -> std::process::ExitCode {
     if let Some(d) = cli.data_dir {
         config.data_dir = d;
     }
+    if let Some(m) = cli.metrics {
+        config.metrics_endpoint = Some(m);
+    }
     let rt = match broker_runtime(&properties) {
         Ok(rt) => rt,
         Err(e) => {
@@ -237,10 +250,14 @@ fn main() -> std::process::ExitCode {
                 .iter()
                 .map(ToString::to_string)
                 .collect();
+            let metrics = server
+                .metrics_address()
+                .map(|a| format!(" Metrics={a}"))
+                .unwrap_or_default();
             let mut out = std::io::stdout().lock();
             let _ = writeln!(
                 out,
-                "floe-storm ready TopicManager={} Publish={}",
+                "floe-storm ready TopicManager={} Publish={}{metrics}",
                 server.topic_manager_proxy(),
                 publish.join(":")
             );

@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 use std::future::poll_fn;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
@@ -21,13 +21,21 @@ use crate::qos::Qos;
 use crate::sink::{DeliveryError, DeliveryFuture, SubscriberSink};
 
 /// Futures of deliveries in flight, polled oldest first so that their
-/// first polls (which put requests on the wire) follow event order.
-#[derive(Default)]
-struct InFlight {
+/// first polls (which put requests on the wire) follow event order. The
+/// events they carry are counted in the subscriber's `outstanding`.
+struct InFlight<'a> {
     futures: VecDeque<(usize, DeliveryFuture)>,
+    outstanding: &'a AtomicUsize,
 }
 
-impl InFlight {
+impl<'a> InFlight<'a> {
+    fn new(outstanding: &'a AtomicUsize) -> Self {
+        InFlight {
+            futures: VecDeque::new(),
+            outstanding,
+        }
+    }
+
     fn len(&self) -> usize {
         self.futures.len()
     }
@@ -38,6 +46,7 @@ impl InFlight {
 
     /// Adds a delivery of `count` events (first polled by the next `next`).
     fn push(&mut self, count: usize, fut: DeliveryFuture) {
+        self.outstanding.fetch_add(count, Ordering::Relaxed);
         self.futures.push_back((count, fut));
     }
 
@@ -45,22 +54,33 @@ impl InFlight {
     fn clear(&mut self) -> usize {
         let n = self.futures.iter().map(|(n, _)| n).sum();
         self.futures.clear();
+        self.outstanding.fetch_sub(n, Ordering::Relaxed);
         n
     }
 
     /// The next delivery to finish: its event count and result.
     async fn next(&mut self) -> (usize, Result<(), DeliveryError>) {
+        let outstanding = self.outstanding;
         poll_fn(|cx| {
             for i in 0..self.futures.len() {
                 if let Poll::Ready(r) = self.futures[i].1.as_mut().poll(cx) {
                     // The index was just used, so the entry exists.
                     let (count, _) = self.futures.remove(i).expect("index in range");
+                    outstanding.fetch_sub(count, Ordering::Relaxed);
                     return Poll::Ready((count, r));
                 }
             }
             Poll::Pending
         })
         .await
+    }
+}
+
+impl Drop for InFlight<'_> {
+    /// The task stops (removed, or aborted with its subscriber): nothing
+    /// is outstanding any more.
+    fn drop(&mut self) {
+        self.clear();
     }
 }
 
@@ -86,7 +106,7 @@ pub(super) struct DeliveryTask {
 impl DeliveryTask {
     pub(super) async fn run(self) {
         let max_out = self.style.max_outstanding();
-        let mut in_flight = InFlight::default();
+        let mut in_flight = InFlight::new(&self.state.counters.outstanding);
         let mut failures: u32 = 0;
         let mut offline_until: Option<Instant> = None;
         // An event taken from the queue that did not fit into the last
@@ -127,7 +147,7 @@ impl DeliveryTask {
                             // Written, or the connection holds less than
                             // SEND_HIGH_WATER: the backlog is over.
                             state.queue.clear_backlog();
-                            state.delivered.fetch_add(count as u64, Ordering::Relaxed);
+                            state.counters.delivered.fetch_add(count as u64, Ordering::Relaxed);
                             self.counters.events_out.fetch_add(count as u64, Ordering::Relaxed);
                         }
                         Err(e) => {
@@ -235,7 +255,10 @@ impl DeliveryTask {
     fn count_dropped(&self, n: usize) {
         self.state.finished(n);
         if n > 0 {
-            self.state.dropped.fetch_add(n as u64, Ordering::Relaxed);
+            self.state
+                .counters
+                .dropped
+                .fetch_add(n as u64, Ordering::Relaxed);
             self.counters.dropped.fetch_add(n as u64, Ordering::Relaxed);
         }
     }

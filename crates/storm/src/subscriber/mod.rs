@@ -50,7 +50,7 @@
 mod delivery;
 pub mod queue;
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -59,6 +59,8 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use crate::event::Event;
+use crate::metrics::SubscriberCounters;
+pub use crate::metrics::TopicCounters;
 use crate::qos::{Qos, Reliability};
 use crate::sink::SubscriberSink;
 use crate::types::{ProxyData, ProxyExt};
@@ -151,24 +153,6 @@ impl Default for DeliveryConfig {
     }
 }
 
-/// Counters of one topic, shared by its subscriber tasks.
-#[derive(Debug, Default)]
-pub struct TopicCounters {
-    /// Events published on the topic (including those received over links).
-    pub events_in: AtomicU64,
-    /// Events delivered successfully (per subscriber, so one event to three
-    /// subscribers counts three).
-    pub events_out: AtomicU64,
-    /// Events not delivered to a subscriber: dropped under `DropEvents`,
-    /// discarded while it was offline, or queued when it went offline or
-    /// was removed.
-    pub dropped: AtomicU64,
-    /// Subscribers currently offline.
-    pub offline: AtomicU64,
-    /// Subscribers removed after failures.
-    pub removed: AtomicU64,
-}
-
 /// Why a subscriber was removed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RemovalReason {
@@ -219,8 +203,8 @@ pub struct SubscriberState {
     /// Set while `DropEvents` drops, so only the first drop of an episode
     /// is logged.
     dropping: AtomicBool,
-    delivered: AtomicU64,
-    dropped: AtomicU64,
+    /// Delivered, dropped and outstanding events (`crate::metrics`).
+    counters: SubscriberCounters,
     /// Whether this subscriber is counted in `TopicCounters::offline`
     /// (swapped, so exactly one side undoes it: the task or `Drop`).
     counted_offline: AtomicBool,
@@ -276,7 +260,12 @@ impl SubscriberState {
 
     /// Events delivered so far: the measure of progress.
     pub fn delivered(&self) -> u64 {
-        self.delivered.load(Ordering::Relaxed)
+        self.counters.delivered.load(Ordering::Relaxed)
+    }
+
+    /// Its counters.
+    pub fn counters(&self) -> &SubscriberCounters {
+        &self.counters
     }
 
     /// Bytes sent to it that its connection has not written yet
@@ -382,8 +371,7 @@ impl Subscriber {
             expel: Mutex::new(None),
             expelled: Notify::new(),
             dropping: AtomicBool::new(false),
-            delivered: AtomicU64::new(0),
-            dropped: AtomicU64::new(0),
+            counters: SubscriberCounters::default(),
             counted_offline: AtomicBool::new(false),
             pending: AtomicUsize::new(0),
             direct: Mutex::new(()),
@@ -437,7 +425,7 @@ impl Subscriber {
 
     /// Events dropped for this subscriber.
     pub fn dropped(&self) -> u64 {
-        self.state.dropped.load(Ordering::Relaxed)
+        self.state.counters.dropped.load(Ordering::Relaxed)
     }
 
     /// Offers `event` to the subscriber without ever waiting: sent at once
@@ -470,7 +458,7 @@ impl Subscriber {
                 limits.budget
             };
             if let Some(Ok(())) = s.sink.try_deliver_now(event, max_waiting) {
-                s.delivered.fetch_add(1, Ordering::Relaxed);
+                s.counters.delivered.fetch_add(1, Ordering::Relaxed);
                 self.counters.events_out.fetch_add(1, Ordering::Relaxed);
                 return Queued::Yes;
             }
@@ -516,7 +504,7 @@ impl Subscriber {
     }
 
     fn count_drops(&self, n: u64) {
-        self.state.dropped.fetch_add(n, Ordering::Relaxed);
+        self.state.counters.dropped.fetch_add(n, Ordering::Relaxed);
         self.counters.dropped.fetch_add(n, Ordering::Relaxed);
     }
 }

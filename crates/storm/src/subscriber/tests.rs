@@ -2,6 +2,7 @@ use super::*;
 use crate::sink::{DeliveryError, DeliveryFuture};
 use crate::types::OperationMode;
 use std::collections::VecDeque;
+use std::sync::atomic::AtomicU64;
 use std::sync::Mutex;
 
 /// Records delivered event batches; behaviour per call is scripted.
@@ -152,6 +153,28 @@ async fn twoway_allows_five_outstanding() {
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert_eq!(s.sink.ops().len(), 20);
     assert_eq!(s.sink.max_in_flight.load(Ordering::SeqCst), 5);
+}
+
+#[tokio::test(start_paused = true)]
+async fn counters_follow_queued_outstanding_and_delivered() {
+    let s = setup(
+        DeliveryStyle::Twoway,
+        0,
+        &[Behaviour::Delay(Duration::from_millis(10)); 8],
+        DeliveryConfig::default(),
+    );
+    for i in 0..8 {
+        s.sub.offer(&ev(&format!("e{i}")));
+    }
+    settle().await;
+    let state = s.sub.state();
+    assert_eq!(state.counters().outstanding.load(Ordering::SeqCst), 5);
+    assert_eq!(state.queue().len(), 3);
+    assert_eq!(s.sub.delivered(), 0);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(state.counters().outstanding.load(Ordering::SeqCst), 0);
+    assert_eq!(state.queue().len(), 0);
+    assert_eq!(s.sub.delivered(), 8);
 }
 
 #[tokio::test(start_paused = true)]

@@ -118,6 +118,7 @@ user_exceptions!(
 );
 
 mod ops;
+mod snapshot;
 
 pub use crate::topic_servant::TopicServant;
 
@@ -281,7 +282,7 @@ impl Topic {
     /// Offers an admitted event (to the subscriber named `only`, or to all
     /// subscribers and the links it may cross).
     fn fan_out(&self, event: &Arc<Event>, only: Option<&str>) {
-        self.counters.events_in.fetch_add(1, Ordering::Relaxed);
+        self.counters.count_in(event.from_link);
         let state = self.read();
         if let Some(id) = only {
             if let Some(s) = state

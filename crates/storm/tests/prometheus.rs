@@ -1,0 +1,331 @@
+//! `floe-storm --metrics` scraped by a real Prometheus: the `floe-storm`
+//! binary serves `GET /metrics`, Debian's `prometheus` scrapes it every
+//! second, real Ice 3.7 peers (`tests/peers/burst.py`: Python publishers,
+//! each its own process, and Python subscribers) run a fan-in of counted
+//! events, and the series read back through Prometheus's HTTP API
+//! (`/api/v1/query`) must equal what the clients counted:
+//!
+//! - `icestorm_topic_published_total{topic}` = the events the publishers sent;
+//! - `icestorm_subscriber_delivered_total{topic,subscriber}` = the events
+//!   each subscriber received;
+//! - `icestorm_topic_subscribers` = 2, `icestorm_topic_forwarded_total` = 0,
+//!   and nothing `queued` or `outstanding` once the run is over.
+//!
+//! The values are read from a scrape taken after the run ended (the
+//! sample's timestamp is checked). Every process listens on 127.0.0.1 and
+//! is killed when its handle drops. Skipped when the `prometheus` binary is
+//! absent (`apt-get install prometheus`; `cargo xtask test` installs it);
+//! `FLOE_NO_INTEROP=1` skips when the Ice peers are missing.
+
+mod support;
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use support::*;
+
+/// The topic of the run.
+const TOPIC: &str = "metrics";
+/// Publisher processes.
+const PUBLISHERS: u32 = 3;
+/// Events each publisher sends.
+const EVENTS: u32 = 2_000;
+/// Bytes of each event's params.
+const EVENT_SIZE: usize = 1024;
+/// The subscribers' identities.
+const SUBSCRIBERS: [&str; 2] = ["alpha", "beta"];
+
+fn burst_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/burst.py")
+}
+
+/// Whether Debian's `prometheus` is installed; says so when it is not.
+fn prometheus_available() -> bool {
+    let found = Command::new("prometheus")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        println!("the prometheus binary is missing (apt-get install prometheus): skipping");
+    }
+    found
+}
+
+/// `GET path` on `addr` over HTTP/1.0: status code and body.
+fn http_get(addr: SocketAddr, path: &str) -> std::io::Result<(u16, String)> {
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5))?;
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n")?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response)?;
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    Ok((status, body.to_owned()))
+}
+
+/// `s` percent-encoded for a URL's query.
+fn url_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// A real Prometheus scraping `target` every second, its storage in a
+/// temporary directory.
+struct Prometheus {
+    proc: Proc,
+    addr: SocketAddr,
+    _dir: tempfile::TempDir,
+}
+
+impl Prometheus {
+    fn start(target: SocketAddr) -> Prometheus {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("prometheus.yml");
+        std::fs::write(
+            &config,
+            format!(
+                "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n\
+                 scrape_configs:\n  - job_name: floe-storm\n    static_configs:\n\
+                 \x20     - targets: ['{target}']\n"
+            ),
+        )
+        .unwrap();
+        let addr: SocketAddr = ([127, 0, 0, 1], free_port()).into();
+        let mut cmd = Command::new("prometheus");
+        cmd.arg(format!("--config.file={}", config.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.path().join("data").display()
+            ))
+            .arg(format!("--web.listen-address={addr}"))
+            .arg("--log.level=warn");
+        let proc = Proc::spawn("prometheus", cmd);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !matches!(http_get(addr, "/-/ready"), Ok((200, _))) {
+            assert!(
+                Instant::now() < deadline,
+                "prometheus not ready on {addr}: {:?}",
+                proc.err.snapshot()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Prometheus {
+            proc,
+            addr,
+            _dir: dir,
+        }
+    }
+
+    /// `/api/v1/query?query=QUERY`: the result vector's samples as
+    /// (labels, evaluation time in seconds, value), and the raw answer.
+    fn query(&self, query: &str) -> (Vec<(serde_json::Value, f64, f64)>, String) {
+        let path = format!("/api/v1/query?query={}", url_encode(query));
+        let (status, body) = http_get(self.addr, &path)
+            .unwrap_or_else(|e| panic!("prometheus {path}: {e}; {:?}", self.proc.err.snapshot()));
+        assert_eq!(status, 200, "prometheus {path}: {body}");
+        let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(json["status"], "success", "{body}");
+        let samples = json["data"]["result"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no result vector: {body}"))
+            .iter()
+            .map(|r| {
+                let v = &r["value"];
+                let time = v[0].as_f64().unwrap();
+                let value = v[1].as_str().unwrap().parse().unwrap();
+                (r["metric"].clone(), time, value)
+            })
+            .collect();
+        (samples, body)
+    }
+}
+
+/// `floe-storm --metrics 127.0.0.1:0` on free ports: the process, the
+/// TopicManager port and the metrics address from its ready line.
+fn floe_storm(dir: &Path) -> (Proc, u16, SocketAddr) {
+    let mut cmd = Command::new(floe_storm_binary());
+    cmd.args([
+        "--IceStorm.TopicManager.Endpoints=tcp -h 127.0.0.1 -p 0",
+        "--IceStorm.Publish.Endpoints=tcp -h 127.0.0.1 -p 0",
+        "--metrics",
+        "127.0.0.1:0",
+    ])
+    .arg("--data-dir")
+    .arg(dir)
+    .env("NO_COLOR", "1");
+    let proc = Proc::spawn("floe-storm", cmd);
+    let line = proc.expect_line("floe-storm ready ", Duration::from_secs(60));
+    let port = line
+        .split("TopicManager=")
+        .nth(1)
+        .and_then(|s| s.split(" -p ").nth(1))
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {line}"));
+    let metrics = fields(&line)
+        .get("Metrics")
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("no Metrics= in {line}"));
+    (proc, port, metrics)
+}
+
+/// A `burst.py sub` subscriber expecting `expected` events.
+fn subscriber(port: u16, name: &str, expected: u64) -> Proc {
+    let mut cmd = Command::new(PYTHON);
+    cmd.arg(burst_script())
+        .args(["sub", &port.to_string(), TOPIC, name])
+        .arg(expected.to_string())
+        .arg("0");
+    let proc = Proc::spawn(&format!("subscriber {name}"), cmd);
+    proc.expect_line("ready", Duration::from_secs(60));
+    proc
+}
+
+/// Runs the publishers to completion: what each says it sent.
+fn publish(port: u16) -> Vec<u64> {
+    let mut pubs: Vec<Proc> = (0..PUBLISHERS)
+        .map(|i| {
+            let mut cmd = Command::new(PYTHON);
+            cmd.arg(burst_script())
+                .args(["pub", &port.to_string(), TOPIC])
+                .arg(i.to_string())
+                .arg(EVENTS.to_string())
+                .arg(EVENT_SIZE.to_string());
+            Proc::spawn(&format!("publisher {i}"), cmd)
+        })
+        .collect();
+    pubs.iter_mut()
+        .map(|p| {
+            let status = p.wait_exit(Duration::from_secs(180));
+            assert!(
+                status.success(),
+                "{}: {status}: {:?}",
+                p.name,
+                p.err.snapshot()
+            );
+            let line = p.expect_line("sent ", Duration::from_secs(10));
+            fields(&line)["count"].parse().unwrap()
+        })
+        .collect()
+}
+
+/// Closes a subscriber's stdin and reads its `summary received=N`.
+fn received(mut sub: Proc) -> u64 {
+    drop(sub.stdin.take());
+    let line = sub.expect_line("summary ", Duration::from_secs(120));
+    fields(&line)["received"].parse().unwrap()
+}
+
+fn now_secs() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+#[test]
+fn prometheus_reads_what_the_clients_counted() {
+    if !prometheus_available() || !peers_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (broker, port, metrics) = floe_storm(dir.path());
+    let (status, text) = http_get(metrics, "/metrics").unwrap();
+    assert_eq!(status, 200, "{text}");
+    assert!(text.ends_with("# EOF\n"), "{text}");
+    let prometheus = Prometheus::start(metrics);
+
+    let expected = u64::from(PUBLISHERS) * u64::from(EVENTS);
+    let subs: Vec<Proc> = SUBSCRIBERS
+        .iter()
+        .map(|name| subscriber(port, name, expected))
+        .collect();
+    let started = Instant::now();
+    let sent: u64 = publish(port).iter().sum();
+    let received: Vec<u64> = subs.into_iter().map(received).collect();
+    let run_end = now_secs();
+    println!(
+        "fan-in: {PUBLISHERS} Ice publishers sent {sent} events of {EVENT_SIZE} B in {:.2} s; \
+         subscribers received {received:?}",
+        started.elapsed().as_secs_f64()
+    );
+    assert_eq!(sent, expected);
+
+    // Wait for the first scrape that started after the run ended: an
+    // instant query's own time is the evaluation's, `timestamp()` gives
+    // the sample's (the scrape's start).
+    let published = format!("timestamp(icestorm_topic_published_total{{topic=\"{TOPIC}\"}})");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (samples, body) = prometheus.query(&published);
+        if samples
+            .first()
+            .is_some_and(|(_, _, scraped)| *scraped > run_end)
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no scrape after the run in 30 s: {body}\nprometheus: {:?}\nbroker: {:?}",
+            prometheus.proc.err.snapshot(),
+            broker.err.snapshot()
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    // The latest samples of the topic's series: from that scrape or a
+    // later one.
+    let at = |query: &str| {
+        let selector = format!("{query}{{topic=\"{TOPIC}\"}}");
+        let (scraped, _) = prometheus.query(&format!("timestamp({selector})"));
+        assert!(
+            !scraped.is_empty() && scraped.iter().all(|(_, _, t)| *t > run_end),
+            "{selector}: sampled before the run ended: {scraped:?}"
+        );
+        let (samples, body) = prometheus.query(&selector);
+        println!("{selector}: {body}");
+        samples
+    };
+    let one = |query: &str| -> f64 {
+        let samples = at(query);
+        assert_eq!(samples.len(), 1, "{query}: {samples:?}");
+        samples[0].2
+    };
+    assert_eq!(one("icestorm_topic_published_total"), sent as f64);
+    assert_eq!(one("icestorm_topic_forwarded_total"), 0.0);
+    assert_eq!(one("icestorm_topic_subscribers"), SUBSCRIBERS.len() as f64);
+    let delivered = at("icestorm_subscriber_delivered_total");
+    assert_eq!(delivered.len(), SUBSCRIBERS.len(), "{delivered:?}");
+    for (name, got) in SUBSCRIBERS.iter().zip(&received) {
+        let series = delivered
+            .iter()
+            .find(|(labels, _, _)| labels["subscriber"] == *name)
+            .unwrap_or_else(|| panic!("no delivered series for {name}: {delivered:?}"));
+        assert_eq!(
+            series.2, *got as f64,
+            "{name}: Prometheus says delivered {}, the subscriber counted {got}",
+            series.2
+        );
+    }
+    for gauge in [
+        "icestorm_subscriber_queued",
+        "icestorm_subscriber_outstanding",
+    ] {
+        let samples = at(gauge);
+        assert_eq!(samples.len(), SUBSCRIBERS.len(), "{gauge}: {samples:?}");
+        assert!(samples.iter().all(|s| s.2 == 0.0), "{gauge}: {samples:?}");
+    }
+    assert_eq!(received, vec![expected; SUBSCRIBERS.len()]);
+}
