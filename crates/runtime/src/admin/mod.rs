@@ -24,6 +24,7 @@
 //! `Metrics` is not served.
 
 mod logger;
+mod metrics;
 mod process;
 mod properties;
 
@@ -103,6 +104,9 @@ impl Communicator {
         }
         if let Some(log) = crate::logger::buffer::process_log().filter(|_| wanted("Logger")) {
             adapter.add_facet(identity.clone(), "Logger", logger::facet(self, log))?;
+        }
+        if let Some(m) = self.inner.metrics.clone().filter(|_| wanted("Metrics")) {
+            adapter.add_facet(identity.clone(), "Metrics", metrics::facet(m))?;
         }
         adapter.activate();
         let admin = adapter.create_direct_proxy(identity);
