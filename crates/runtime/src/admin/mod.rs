@@ -19,9 +19,10 @@
 //!   `application update --no-restart`;
 //! - `Logger` (`Ice::LoggerAdmin`, [`logger`]), when the process logs
 //!   through [`crate::logger`]: `icegridadmin server show [--follow] ID
-//!   log`.
-//!
-//! `Metrics` is not served.
+//!   log`;
+//! - `Metrics` (`IceMX::MetricsAdmin`, [`metrics`]), when an
+//!   `IceMX.Metrics.<view>.*` property configures a metrics view (see
+//!   [`crate::metrics`]): `icegridadmin` and IceGrid GUI's metrics.
 
 mod logger;
 mod metrics;
@@ -60,8 +61,11 @@ impl Communicator {
     /// `Properties` (`Ice::PropertiesAdmin`: `getProperty`,
     /// `getPropertiesForPrefix`, `setProperties`) and, when the process
     /// logs through [`crate::logger`], `Logger` (`Ice::LoggerAdmin`:
-    /// `getLog`, `attachRemoteLogger`, `detachRemoteLogger`). `Metrics`
-    /// is not served.
+    /// `getLog`, `attachRemoteLogger`, `detachRemoteLogger`) and, when
+    /// `IceMX.Metrics.*` configures a view, `Metrics`
+    /// (`IceMX::MetricsAdmin`: `getMetricsViewNames`, `enableMetricsView`,
+    /// `disableMetricsView`, `getMetricsView`, `getMapMetricsFailures`,
+    /// `getMetricsFailures`).
     ///
     /// # Errors
     ///

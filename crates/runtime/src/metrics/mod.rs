@@ -103,6 +103,9 @@ pub(crate) struct MetricsAdmin {
     views: RwLock<Vec<View>>,
 }
 
+/// The entries of one map, for `getMetricsView`.
+pub(crate) type MapSnapshot = (MapKind, Vec<Arc<Entry>>);
+
 /// `enableMetricsView` and friends on a view that does not exist.
 #[derive(Debug, thiserror::Error)]
 #[error("unknown metrics view {0}")]
@@ -185,7 +188,7 @@ impl MetricsAdmin {
     /// # Errors
     ///
     /// [`UnknownView`].
-    pub(crate) fn maps(&self, name: &str) -> Result<Vec<(MapKind, Vec<Arc<Entry>>)>, UnknownView> {
+    pub(crate) fn maps(&self, name: &str) -> Result<Vec<MapSnapshot>, UnknownView> {
         let views = self.views.read().unwrap_or_else(|p| p.into_inner());
         let view = views
             .iter()
