@@ -97,6 +97,7 @@ pub mod error;
 mod listener;
 pub mod locator;
 pub mod logger;
+mod metrics;
 pub mod middleware;
 pub mod object_adapter;
 pub mod outcome;

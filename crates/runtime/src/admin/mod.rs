@@ -19,11 +19,13 @@
 //!   `application update --no-restart`;
 //! - `Logger` (`Ice::LoggerAdmin`, [`logger`]), when the process logs
 //!   through [`crate::logger`]: `icegridadmin server show [--follow] ID
-//!   log`.
-//!
-//! `Metrics` is not served.
+//!   log`;
+//! - `Metrics` (`IceMX::MetricsAdmin`, [`metrics`]), when an
+//!   `IceMX.Metrics.<view>.*` property configures a metrics view (see
+//!   [`crate::metrics`]): `icegridadmin` and IceGrid GUI's metrics.
 
 mod logger;
+mod metrics;
 mod process;
 mod properties;
 
@@ -59,8 +61,11 @@ impl Communicator {
     /// `Properties` (`Ice::PropertiesAdmin`: `getProperty`,
     /// `getPropertiesForPrefix`, `setProperties`) and, when the process
     /// logs through [`crate::logger`], `Logger` (`Ice::LoggerAdmin`:
-    /// `getLog`, `attachRemoteLogger`, `detachRemoteLogger`). `Metrics`
-    /// is not served.
+    /// `getLog`, `attachRemoteLogger`, `detachRemoteLogger`) and, when
+    /// `IceMX.Metrics.*` configures a view, `Metrics`
+    /// (`IceMX::MetricsAdmin`: `getMetricsViewNames`, `enableMetricsView`,
+    /// `disableMetricsView`, `getMetricsView`, `getMapMetricsFailures`,
+    /// `getMetricsFailures`).
     ///
     /// # Errors
     ///
@@ -103,6 +108,9 @@ impl Communicator {
         }
         if let Some(log) = crate::logger::buffer::process_log().filter(|_| wanted("Logger")) {
             adapter.add_facet(identity.clone(), "Logger", logger::facet(self, log))?;
+        }
+        if let Some(m) = self.inner.metrics.clone().filter(|_| wanted("Metrics")) {
+            adapter.add_facet(identity.clone(), "Metrics", metrics::facet(m))?;
         }
         adapter.activate();
         let admin = adapter.create_direct_proxy(identity);

@@ -27,6 +27,9 @@ type ConnectionKey = (String, String);
 pub(crate) struct CommunicatorInner {
     properties: Properties,
     pub(crate) client_config: ConnectionConfig,
+    /// The IceMX metrics views (`IceMX.Metrics.*`), served by the admin
+    /// `Metrics` facet; `None` when no view is configured.
+    pub(crate) metrics: Option<Arc<crate::metrics::MetricsAdmin>>,
     pub(crate) retry_intervals: Vec<Duration>,
     /// `Ice.Override.Compress`.
     pub(crate) override_compress: Option<bool>,
@@ -126,7 +129,9 @@ impl Communicator {
                 }
             }
         };
-        let client_config = connection_config(&properties, Side::Client);
+        let metrics = crate::metrics::MetricsAdmin::from_properties(&properties);
+        let mut client_config = connection_config(&properties, Side::Client);
+        client_config.metrics = metrics.clone();
         let (shutdown, _) = watch::channel(false);
         let communicator = Communicator {
             inner: Arc::new(CommunicatorInner {
@@ -136,6 +141,7 @@ impl Communicator {
                 default_host: properties.get("Ice.Default.Host"),
                 transports: crate::transport::ClientTransports::new(&properties),
                 client_config,
+                metrics,
                 retry_intervals,
                 override_compress: properties
                     .get("Ice.Override.Compress")
@@ -284,7 +290,8 @@ impl Communicator {
             .get(&format!("{name}.PublishedEndpoints"))
             .map(|p| Endpoint::parse_list(&p, self.inner.default_host.as_deref()))
             .transpose()?;
-        let config = connection_config(props, Side::Server(name));
+        let mut config = connection_config(props, Side::Server(name));
+        config.metrics = self.inner.metrics.clone();
         let adapter = ObjectAdapter::bind(name, self, eps, published, config).await?;
         self.inner
             .adapters

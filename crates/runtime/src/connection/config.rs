@@ -51,6 +51,9 @@ pub(crate) struct ConnectionConfig {
     /// `Ice.Default.SlicedFormat`: how classes and user exceptions are
     /// written when the operation's metadata does not say.
     pub(crate) class_format: floe_wire::ClassFormat,
+    /// The communicator's IceMX metrics, when a view is configured
+    /// (`None`: nothing is observed, the common case).
+    pub(crate) metrics: Option<std::sync::Arc<crate::metrics::MetricsAdmin>>,
 }
 
 impl ConnectionConfig {
@@ -144,6 +147,7 @@ pub(crate) fn connection_config(props: &Properties, side: Side<'_>) -> Connectio
         } else {
             floe_wire::ClassFormat::Compact
         },
+        metrics: None,
     }
 }
 

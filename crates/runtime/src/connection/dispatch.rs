@@ -175,9 +175,57 @@ impl ConnectionInner {
             inner: self.clone(),
         };
         let bytes = request.params.data.len();
+        let observer = match &self.config.metrics {
+            Some(admin) => self.observe_dispatch(admin, &adapter, &request),
+            None => None,
+        };
         let dispatch = adapter.dispatch_request(request, Some(connection));
+        let dispatch = match observer {
+            Some(o) => observed(dispatch, o, rid != 0),
+            None => dispatch,
+        };
         let frame = if rid != 0 { frame.cloned() } else { None };
         self.run_dispatch(dispatch, (rid, compress, bytes), dispatches, frame, &span);
+    }
+
+    /// Attaches a dispatch of `request` to the `Dispatch` maps.
+    fn observe_dispatch(
+        &self,
+        admin: &crate::metrics::MetricsAdmin,
+        adapter: &ObjectAdapter,
+        request: &Request,
+    ) -> Option<DispatchObserver> {
+        use crate::metrics::observe;
+        let attrs = crate::metrics::attributes::DispatchAttrs {
+            info: &self.info,
+            adapter: adapter.name(),
+            identity: &request.identity,
+            facet: &request.facet,
+            operation: &request.operation,
+            request_id: request.request_id,
+            context: &request.context,
+        };
+        let params = 6 + request.params.data.len();
+        let empty = floe_wire::Context::new();
+        // A status 2-4 reply repeats identity, facet and operation.
+        let failed = observe::request_size(
+            &request.identity,
+            &request.facet,
+            &request.operation,
+            &empty,
+            0,
+        ) - 2;
+        let size = observe::request_size(
+            &request.identity,
+            &request.facet,
+            &request.operation,
+            &request.context,
+            params,
+        );
+        observe::dispatch(admin, &attrs, size).map(|o| DispatchObserver {
+            observer: o,
+            failed_reply: 1 + failed,
+        })
     }
 
     /// Runs `dispatch` of request `rid` (`compress`: whether its reply may
@@ -224,6 +272,30 @@ impl ConnectionInner {
         if let Err(e) = self.writer.send_frame(frame, false) {
             tracing::debug!("cannot send reply {rid}: {e}");
         }
+    }
+}
+
+/// An observed dispatch, and the size of its reply should it fail with
+/// status 2-4.
+struct DispatchObserver {
+    observer: crate::metrics::Observer,
+    failed_reply: usize,
+}
+
+/// `dispatch`, ended in the metrics when its result is known
+/// (`twoway`: a reply is sent).
+fn observed(dispatch: Dispatch, o: DispatchObserver, twoway: bool) -> Dispatch {
+    use crate::metrics::observe::dispatched;
+    match dispatch {
+        Dispatch::Ready(result) => {
+            dispatched(&o.observer, &result, twoway, o.failed_reply);
+            Dispatch::Ready(result)
+        }
+        Dispatch::Pending(fut) => Dispatch::Pending(Box::pin(async move {
+            let result = fut.await;
+            dispatched(&o.observer, &result, twoway, o.failed_reply);
+            result
+        })),
     }
 }
 

@@ -17,6 +17,13 @@ impl Connection {
         config: ConnectionConfig,
         endpoint: Endpoint,
     ) -> Result<Connection> {
+        let metrics = config.metrics.clone();
+        if let Some(admin) = &metrics {
+            lookup_observed(admin, &endpoint, addr).await;
+        }
+        let observer = metrics
+            .as_ref()
+            .and_then(|admin| crate::metrics::observe::establishment(admin, &endpoint, addr));
         let establish = async {
             let stream = TcpStream::connect(addr)
                 .await
@@ -45,9 +52,14 @@ impl Connection {
         let established = match timeout {
             Some(t) => tokio::time::timeout(t, establish)
                 .await
-                .map_err(|_| Error::ConnectTimeout)??,
-            None => establish.await?,
+                .unwrap_or(Err(Error::ConnectTimeout)),
+            None => establish.await,
         };
+        if let (Some(o), Err(e)) = (&observer, &established) {
+            o.failed(e.ice_name());
+        }
+        drop(observer);
+        let established = established?;
         let info = ConnectionInfo {
             local: established.local,
             remote: established.remote,
@@ -61,7 +73,12 @@ impl Connection {
             headers: established.headers,
         };
         event_if!(config.trace.network >= 1, info, debug, remote = ?info.remote, "connection established");
-        Self::start(established.io, info, config, None, false)
+        let conn = Self::start(established.io, info, config, None, false)?;
+        if let Some(m) = &conn.inner.writer.metrics {
+            // The server's ValidateConnection, read before the task.
+            crate::metrics::observe::received(m, HEADER_SIZE);
+        }
+        Ok(conn)
     }
 
     /// Takes an accepted TCP socket: sends ValidateConnection first
@@ -177,5 +194,21 @@ async fn read_validation(io: &Io, head: &mut [u8; HEADER_SIZE]) -> Result<()> {
             head.copy_from_slice(&filled[..HEADER_SIZE]);
             Ok(())
         }
+    }
+}
+
+/// With metrics on, resolves the host name of `endpoint` (not an IP
+/// address) as the `EndpointLookup` map observes it; the connection
+/// resolves it again (from the system's cache). Failures are counted as
+/// `::Ice::DNSException`.
+async fn lookup_observed(admin: &crate::metrics::MetricsAdmin, endpoint: &Endpoint, addr: &str) {
+    if endpoint.host.parse::<std::net::IpAddr>().is_ok() || endpoint.host.is_empty() {
+        return;
+    }
+    let Some(observer) = crate::metrics::observe::endpoint_lookup(admin, endpoint) else {
+        return;
+    };
+    if tokio::net::lookup_host(addr).await.is_err() {
+        observer.failed("::Ice::DNSException");
     }
 }

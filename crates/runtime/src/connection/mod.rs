@@ -150,8 +150,12 @@ impl Connection {
     ) -> Result<Connection> {
         let (closed_tx, _) = watch::channel(false);
         let span = crate::spans::connection(&info);
+        let mut writer = Writer::for_io(&io, &config);
+        if let Some(admin) = &config.metrics {
+            writer.metrics = crate::metrics::observe::connection(admin, &info);
+        }
         let inner = Arc::new(ConnectionInner {
-            writer: Writer::for_io(&io, &config),
+            writer,
             io,
             adapter: RwLock::new(adapter),
             closed_tx,

@@ -175,6 +175,10 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
             "connection ended: {e}"
         ),
     }
+    if let Some(m) = &conn.writer.metrics {
+        crate::metrics::observe::connection_ended(m, &end);
+        m.end();
+    }
     conn.terminate(end);
     if conn.info.incoming {
         // The accepting adapter lets go of it now (its socket is closed
@@ -214,7 +218,10 @@ fn after_read(
         } else {
             Error::ConnectionLost("peer closed the connection".into())
         }),
-        Ok(_) => {
+        Ok(n) => {
+            if let Some(m) = &conn.writer.metrics {
+                crate::metrics::observe::received(m, n);
+            }
             let handled = handle_frames(conn, buf, size, dispatches, active).map(|h| *held = h);
             size.adapt();
             if let Io::Tcp(tcp) = &conn.io {

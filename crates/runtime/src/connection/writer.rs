@@ -95,6 +95,9 @@ pub(crate) struct Writer {
     /// When the last stamped message was sent, in ns since `epoch`.
     last_write: AtomicU64,
     epoch: std::time::Instant,
+    /// The connection's IceMX observer, which counts the bytes sent and
+    /// received (`None` without metrics: one branch per message).
+    pub(crate) metrics: Option<Arc<crate::metrics::Observer>>,
 }
 
 impl Writer {
@@ -136,6 +139,7 @@ impl Writer {
             help_bytes: policy.help_bytes,
             last_write: AtomicU64::new(0),
             epoch: std::time::Instant::now(),
+            metrics: None,
         }
     }
 
@@ -207,6 +211,9 @@ impl Writer {
     /// The connection's error if it is closed or a write failed.
     pub(crate) fn send_deferred(&self, parts: &mut [Bytes]) -> Result<(), Error> {
         self.count_write();
+        if let Some(m) = &self.metrics {
+            count_sent(m, parts, &[]);
+        }
         let mut guard = self.lock();
         guard.wrote();
         let st = &mut guard.out;
@@ -252,6 +259,9 @@ impl Writer {
     /// Sends `parts` then `tail` (may be empty); `counted`: a request or
     /// reply (for the liveness rules), not a heartbeat.
     fn send_parts(&self, parts: &mut [Bytes], tail: &[u8], counted: bool) -> Result<(), Error> {
+        if let Some(m) = &self.metrics {
+            count_sent(m, parts, tail);
+        }
         let mut guard = self.lock();
         if counted {
             guard.wrote();
@@ -488,3 +498,9 @@ impl Writer {
 #[cfg(test)]
 #[path = "writer_tests.rs"]
 mod tests;
+
+/// Counts a message's bytes as sent on an observed connection.
+fn count_sent(m: &crate::metrics::Observer, parts: &[Bytes], tail: &[u8]) {
+    let n = parts.iter().map(Bytes::len).sum::<usize>() + tail.len();
+    crate::metrics::observe::sent(m, n);
+}

@@ -14,6 +14,7 @@ use super::{InvocationMode, Proxy, Response};
 use crate::connection::{InvokeError, Params};
 use crate::current::encode_encapsulation;
 use crate::error::{Error, Result};
+use crate::metrics::observe;
 use crate::spans;
 
 impl Proxy {
@@ -224,6 +225,12 @@ impl Proxy {
             }
         }
         let p = &*self.inner;
+        // IceMX: one relaxed load when no communicator observes metrics.
+        let observer = if crate::metrics::active() {
+            self.observe_invocation(operation, context)
+        } else {
+            None
+        };
         let span = spans::invoke(operation, &p.identity, &p.facet, p.mode);
         let head = RequestHead {
             identity: &p.identity,
@@ -261,6 +268,25 @@ impl Proxy {
                     .queue_batch_request(&head, &params.framed(), compress)
                     .map(|_| ReplyBody::Ok(Encapsulation::empty(p.encoding)))
                     .map_err(InvokeError::unsent),
+                Ok(conn) if observer.is_some() => {
+                    let remote = observer.as_ref().and_then(|o| {
+                        let size = observe::request_size(
+                            &p.identity,
+                            &p.facet,
+                            operation,
+                            head.context,
+                            params.len(),
+                        );
+                        observe::remote(o, conn.info(), size)
+                    });
+                    let r = conn
+                        .invoke(&head, params, twoway, compress, p.invocation_timeout, &span)
+                        .await;
+                    if let Some(c) = &remote {
+                        observe::remote_replied(c, r.as_ref().ok());
+                    }
+                    r
+                }
                 Ok(conn) => {
                     conn.invoke(&head, params, twoway, compress, p.invocation_timeout, &span)
                         .await
@@ -268,13 +294,18 @@ impl Proxy {
             };
             let (err, sent) = match result {
                 Ok(body) => match reply_to_result(body) {
-                    Ok(r) => return Ok(r),
+                    Ok(r) => {
+                        if let Some(o) = &observer {
+                            observe::invoked(o, &Ok(r.clone()));
+                        }
+                        return Ok(r);
+                    }
                     Err(e) => (e, true),
                 },
                 Err(InvokeError { error, sent }) => (error, sent),
             };
             if p.fixed.is_some() || p.mode.is_batch() {
-                return Err(err);
+                return Err(invocation_failed(observer.as_ref(), err));
             }
             let retryable = err.is_retryable(sent, mode.is_idempotent())
                 || crate::locator::resolve::retry_object_not_exist(self, &err);
@@ -296,9 +327,12 @@ impl Proxy {
                 None
             };
             let Some(interval) = interval else {
-                return Err(err);
+                return Err(invocation_failed(observer.as_ref(), err));
             };
             attempt += 1;
+            if let Some(o) = &observer {
+                observe::retried(o);
+            }
             let trace_retry = self
                 .communicator()
                 .map(|c| c.properties().get_int_or("Ice.Trace.Retry", 0) >= 1)
@@ -481,6 +515,33 @@ impl Proxy {
         }
         let conn = self.ice_get_connection().await?;
         conn.flush_batch_requests()
+    }
+}
+
+/// `err`, counted as the failure of an observed invocation.
+fn invocation_failed(observer: Option<&crate::metrics::Observer>, err: Error) -> Error {
+    if let Some(o) = observer {
+        o.failed(err.ice_name());
+    }
+    err
+}
+
+impl Proxy {
+    /// Attaches an invocation of `operation` to the `Invocation` maps of
+    /// this proxy's communicator, if it observes metrics.
+    fn observe_invocation(
+        &self,
+        operation: &str,
+        context: Option<&Context>,
+    ) -> Option<crate::metrics::Observer> {
+        let inner = self.inner.communicator.upgrade()?;
+        let admin = inner.metrics.as_ref()?;
+        observe::invocation(
+            admin,
+            self,
+            operation,
+            context.unwrap_or(&self.inner.context),
+        )
     }
 }
 

@@ -1,0 +1,300 @@
+//! One metrics map of a view: its settings (`GroupBy`, `Accept.*`,
+//! `Reject.*`, `RetainDetached`) and its entries, one per group key.
+//!
+//! An observed object (a connection, an invocation, ...) is matched
+//! against the accept and reject rules, then grouped: its key is the
+//! values of the `GroupBy` attributes joined by the separators written
+//! between them (`parent-id` joins `parent` and `id` with `-`). An object
+//! whose attributes cannot be resolved, or that a rule turns away, is not
+//! counted in this map.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use regex::Regex;
+
+use super::attributes::Attributes;
+use super::MapKind;
+use crate::properties::Properties;
+
+/// How Ice keeps detached entries by default (`RetainDetached`).
+const DEFAULT_RETAIN_DETACHED: usize = 10;
+
+/// The settings of one map, read from the properties under its prefix.
+#[derive(Debug)]
+pub(crate) struct MapConfig {
+    /// `GroupBy` split into attribute names and the separators between
+    /// them: `parts[0]`, `separators[0]`, `parts[1]`, ...
+    parts: Vec<String>,
+    separators: Vec<String>,
+    /// `Accept.<attribute>` rules: every one must match.
+    accept: Vec<(String, Regex)>,
+    /// `Reject.<attribute>` rules: none may match.
+    reject: Vec<(String, Regex)>,
+    /// `RetainDetached`: entries with no current object kept at most.
+    retain: usize,
+}
+
+impl MapConfig {
+    /// Reads the settings under `prefix` (`IceMX.Metrics.V.` or
+    /// `IceMX.Metrics.V.Map.M.`). An invalid regex is ignored with a
+    /// warning.
+    pub(crate) fn read(props: &Properties, prefix: &str) -> MapConfig {
+        let group_by = props
+            .get(&format!("{prefix}GroupBy"))
+            .unwrap_or_else(|| "id".to_string());
+        let (parts, separators) = split_group_by(&group_by);
+        let retain = props.get_int_or(
+            &format!("{prefix}RetainDetached"),
+            DEFAULT_RETAIN_DETACHED as i64,
+        );
+        MapConfig {
+            parts,
+            separators,
+            accept: rules(props, &format!("{prefix}Accept.")),
+            reject: rules(props, &format!("{prefix}Reject.")),
+            retain: usize::try_from(retain).unwrap_or(0),
+        }
+    }
+
+    /// The group key of an object, or `None` when a rule turns it away or
+    /// a `GroupBy` attribute does not resolve.
+    fn key(&self, attrs: &dyn Attributes) -> Option<String> {
+        // An attribute the object does not have passes both kinds of rule.
+        for (name, re) in &self.accept {
+            if attrs.get(name).is_some_and(|v| !re.is_match(&v)) {
+                return None;
+            }
+        }
+        for (name, re) in &self.reject {
+            if attrs.get(name).is_some_and(|v| re.is_match(&v)) {
+                return None;
+            }
+        }
+        let mut key = String::new();
+        for (i, part) in self.parts.iter().enumerate() {
+            key.push_str(&attrs.get(part)?);
+            if let Some(sep) = self.separators.get(i) {
+                key.push_str(sep);
+            }
+        }
+        Some(key)
+    }
+}
+
+/// Splits a `GroupBy` value into attribute names (letters, digits and
+/// dots) and the separators between them.
+fn split_group_by(group_by: &str) -> (Vec<String>, Vec<String>) {
+    let mut parts = Vec::new();
+    let mut separators = Vec::new();
+    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '.';
+    let mut current = String::new();
+    let mut in_name = group_by.chars().next().is_some_and(is_name);
+    if !in_name && !group_by.is_empty() {
+        // A leading separator: the key starts with an empty (unknown)
+        // attribute, as in Ice, so nothing is grouped.
+        parts.push(String::new());
+    }
+    for c in group_by.chars() {
+        if is_name(c) != in_name {
+            if in_name {
+                parts.push(std::mem::take(&mut current));
+            } else {
+                separators.push(std::mem::take(&mut current));
+            }
+            in_name = !in_name;
+        }
+        current.push(c);
+    }
+    if in_name {
+        parts.push(current);
+    } else if !current.is_empty() {
+        separators.push(current);
+    }
+    (parts, separators)
+}
+
+/// The `Accept.*` or `Reject.*` rules under `prefix`.
+fn rules(props: &Properties, prefix: &str) -> Vec<(String, Regex)> {
+    props
+        .with_prefix(prefix)
+        .into_iter()
+        .filter_map(|(k, v)| {
+            let name = k[prefix.len()..].to_string();
+            match Regex::new(&v) {
+                Ok(re) => Some((name, re)),
+                Err(e) => {
+                    tracing::warn!("ignoring metrics rule {k}={v}: {e}");
+                    None
+                }
+            }
+        })
+        .collect()
+}
+
+/// The measurements of one group. Counters are atomics so that the bytes
+/// of a connection are added without a lock; the failures are rare.
+#[derive(Debug, Default)]
+pub(crate) struct Entry {
+    /// The group key (the metrics id).
+    pub(crate) key: String,
+    pub(crate) total: AtomicI64,
+    pub(crate) current: AtomicI64,
+    /// Microseconds, summed as objects detach.
+    pub(crate) total_lifetime: AtomicI64,
+    pub(crate) failures: AtomicI64,
+    /// `ConnectionMetrics::receivedBytes`.
+    pub(crate) received: AtomicI64,
+    /// `ConnectionMetrics::sentBytes`.
+    pub(crate) sent: AtomicI64,
+    /// `size` of dispatch and remote metrics.
+    pub(crate) size: AtomicI64,
+    /// `replySize` of dispatch and remote metrics.
+    pub(crate) reply_size: AtomicI64,
+    /// `userException` of dispatch and invocation metrics.
+    pub(crate) user_exception: AtomicI64,
+    /// `InvocationMetrics::retry`.
+    pub(crate) retry: AtomicI64,
+    /// Failures by Ice exception type id.
+    pub(crate) failed: Mutex<BTreeMap<String, i32>>,
+    /// An invocation entry's `Remote` sub-map.
+    pub(crate) remotes: Option<Arc<MetricsMap>>,
+}
+
+impl Entry {
+    /// Counts a failure named `name` (an Ice exception type id).
+    pub(crate) fn fail(&self, name: &str) {
+        self.failures.fetch_add(1, Ordering::Relaxed);
+        *lock(&self.failed).entry(name.to_string()).or_insert(0) += 1;
+    }
+
+    /// Adds `n` to `counter`.
+    pub(crate) fn add(counter: &AtomicI64, n: usize) {
+        counter.fetch_add(i64::try_from(n).unwrap_or(i64::MAX), Ordering::Relaxed);
+    }
+}
+
+/// The entries of a map, by key (sorted, as Ice lists them).
+#[derive(Debug, Default)]
+struct MapState {
+    entries: BTreeMap<String, Arc<Entry>>,
+    /// Keys of entries whose last object detached, oldest first.
+    detached: VecDeque<String>,
+}
+
+/// One map of a view.
+#[derive(Debug)]
+pub(crate) struct MetricsMap {
+    pub(crate) kind: MapKind,
+    config: MapConfig,
+    /// The settings of the `Remote` sub-map of each entry (invocation maps
+    /// only; `None` when not configured).
+    sub: Option<Arc<MapConfig>>,
+    state: Mutex<MapState>,
+}
+
+impl MetricsMap {
+    /// A map of `kind` with `config`, and `sub` for its entries' sub-maps.
+    pub(crate) fn new(kind: MapKind, config: MapConfig, sub: Option<MapConfig>) -> Self {
+        MetricsMap {
+            kind,
+            config,
+            sub: sub.map(Arc::new),
+            state: Mutex::default(),
+        }
+    }
+
+    /// Attaches an object: finds (or makes) the entry of its group and
+    /// counts it as current. `None` when the object is not counted here.
+    pub(crate) fn attach(&self, attrs: &dyn Attributes) -> Option<Arc<Entry>> {
+        let key = self.config.key(attrs)?;
+        let mut st = lock(&self.state);
+        let entry = st.entries.entry(key.clone()).or_insert_with(|| {
+            Arc::new(Entry {
+                key,
+                remotes: self.sub.as_ref().map(|c| {
+                    Arc::new(MetricsMap {
+                        kind: MapKind::Remote,
+                        config: MapConfig::clone_of(c),
+                        sub: None,
+                        state: Mutex::default(),
+                    })
+                }),
+                ..Entry::default()
+            })
+        });
+        entry.total.fetch_add(1, Ordering::Relaxed);
+        entry.current.fetch_add(1, Ordering::Relaxed);
+        Some(entry.clone())
+    }
+
+    /// Detaches an object of `entry` (from [`MetricsMap::attach`]) that
+    /// lived `micros`; an entry left with no current object is kept among
+    /// the `RetainDetached` most recently detached ones.
+    pub(crate) fn detach(&self, entry: &Arc<Entry>, micros: i64) {
+        entry.total_lifetime.fetch_add(micros, Ordering::Relaxed);
+        let mut st = lock(&self.state);
+        if entry.current.fetch_sub(1, Ordering::Relaxed) != 1 {
+            return;
+        }
+        st.detached.push_back(entry.key.clone());
+        while st.detached.len() > self.config.retain {
+            let Some(old) = st.detached.pop_front() else {
+                break;
+            };
+            let idle = st
+                .entries
+                .get(&old)
+                .is_some_and(|e| e.current.load(Ordering::Relaxed) == 0);
+            if idle && !st.detached.contains(&old) {
+                st.entries.remove(&old);
+            }
+        }
+    }
+
+    /// The entries, by key.
+    pub(crate) fn entries(&self) -> Vec<(String, Arc<Entry>)> {
+        lock(&self.state)
+            .entries
+            .iter()
+            .map(|(k, e)| (k.clone(), e.clone()))
+            .collect()
+    }
+}
+
+impl MapConfig {
+    /// A copy (regexes are cheap to clone).
+    fn clone_of(c: &MapConfig) -> MapConfig {
+        MapConfig {
+            parts: c.parts.clone(),
+            separators: c.separators.clone(),
+            accept: c.accept.clone(),
+            reject: c.reject.clone(),
+            retain: c.retain,
+        }
+    }
+}
+
+/// Locks `m`; the state stays consistent across a panic (inserts and
+/// removes only).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn group_by_splits_names_and_separators() {
+        let (p, s) = split_group_by("parent-id");
+        assert_eq!(p, ["parent", "id"]);
+        assert_eq!(s, ["-"]);
+        let (p, s) = split_group_by("operation [mode]");
+        assert_eq!(p, ["operation", "mode"]);
+        assert_eq!(s, [" [", "]"]);
+        let (p, _) = split_group_by("context.user");
+        assert_eq!(p, ["context.user"]);
+    }
+}

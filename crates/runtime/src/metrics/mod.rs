@@ -1,0 +1,345 @@
+//! IceMX metrics: what the `Metrics` admin facet
+//! ([`crate::admin`], `IceMX::MetricsAdmin`) reports, configured as in
+//! Ice by the properties `IceMX.Metrics.<view>.*`.
+//!
+//! - Each distinct `<view>` in `IceMX.Metrics.<view>.<setting>` is a
+//!   view; `IceMX.Metrics.<view>.Disabled=1` starts it disabled.
+//! - A view has the maps `Connection`, `ConnectionEstablishment`,
+//!   `Dispatch`, `EndpointLookup`, `Invocation` (each entry with a
+//!   `Remote` sub-map) and `Thread` (always empty: floe's tasks are not
+//!   threads). With any `IceMX.Metrics.<view>.Map.<map>.*` property, only
+//!   the maps named so exist, each configured by its own prefix; without,
+//!   every map takes the view's settings. `Map.<map>.Disabled=1` leaves a
+//!   map out.
+//! - A map's settings: `GroupBy` (default `id`; attribute names joined by
+//!   separators, e.g. `parent-id`), `Accept.<attribute>` and
+//!   `Reject.<attribute>` (regular expressions, matched anywhere in the
+//!   value), `RetainDetached` (default 10). [`attributes`] lists the
+//!   attributes.
+//!
+//! With no `IceMX.Metrics.*` property (the default), or with
+//! `Ice.Admin.Facets` leaving out `Metrics`, nothing is observed: the
+//! communicator has no [`MetricsAdmin`], and the hot paths pay one
+//! branch ([`active`] for invocations, an `Option` for connections and
+//! dispatches).
+
+pub(crate) mod attributes;
+mod map;
+pub(crate) mod observe;
+pub(crate) mod value;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Instant;
+
+use crate::properties::Properties;
+use attributes::Attributes;
+pub(crate) use map::lock as map_lock;
+pub(crate) use map::Entry;
+use map::{MapConfig, MetricsMap};
+
+/// The property prefix of the views.
+const PREFIX: &str = "IceMX.Metrics.";
+
+/// The kinds of map (and `Remote`, the sub-map of invocations).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MapKind {
+    Connection,
+    ConnectionEstablishment,
+    Dispatch,
+    EndpointLookup,
+    Invocation,
+    Thread,
+    Remote,
+}
+
+impl MapKind {
+    /// The maps of a view, in name order.
+    const VIEW_MAPS: [MapKind; 6] = [
+        MapKind::Connection,
+        MapKind::ConnectionEstablishment,
+        MapKind::Dispatch,
+        MapKind::EndpointLookup,
+        MapKind::Invocation,
+        MapKind::Thread,
+    ];
+
+    /// The map's name in the properties and in `MetricsView`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            MapKind::Connection => "Connection",
+            MapKind::ConnectionEstablishment => "ConnectionEstablishment",
+            MapKind::Dispatch => "Dispatch",
+            MapKind::EndpointLookup => "EndpointLookup",
+            MapKind::Invocation => "Invocation",
+            MapKind::Thread => "Thread",
+            MapKind::Remote => "Remote",
+        }
+    }
+}
+
+/// Communicators that observe metrics, process-wide: 0 lets invocations
+/// skip the lookup of their communicator's [`MetricsAdmin`].
+static ACTIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether any communicator of the process observes metrics.
+#[inline]
+pub(crate) fn active() -> bool {
+    ACTIVE.load(Ordering::Relaxed) != 0
+}
+
+/// One view: its maps, empty while disabled.
+#[derive(Debug)]
+struct View {
+    name: String,
+    enabled: bool,
+    maps: Vec<Arc<MetricsMap>>,
+}
+
+/// The metrics of a communicator: its views and their maps.
+#[derive(Debug)]
+pub(crate) struct MetricsAdmin {
+    properties: Properties,
+    views: RwLock<Vec<View>>,
+}
+
+/// The entries of one map, for `getMetricsView`.
+pub(crate) type MapSnapshot = (MapKind, Vec<Arc<Entry>>);
+
+/// `enableMetricsView` and friends on a view that does not exist.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown metrics view {0}")]
+pub(crate) struct UnknownView(pub(crate) String);
+
+impl MetricsAdmin {
+    /// The metrics of a communicator with `props`, or `None` when no view
+    /// is configured or `Ice.Admin.Facets` leaves out `Metrics`.
+    pub(crate) fn from_properties(props: &Properties) -> Option<Arc<MetricsAdmin>> {
+        let facets = props.get_list("Ice.Admin.Facets");
+        if !facets.is_empty() && !facets.iter().any(|f| f == "Metrics") {
+            return None;
+        }
+        let mut names: Vec<String> = props
+            .with_prefix(PREFIX)
+            .keys()
+            .filter_map(|k| k[PREFIX.len()..].split('.').next().map(str::to_string))
+            .filter(|n| !n.is_empty())
+            .collect();
+        names.dedup();
+        if names.is_empty() {
+            return None;
+        }
+        let views = names.into_iter().map(|n| build_view(props, n)).collect();
+        ACTIVE.fetch_add(1, Ordering::Relaxed);
+        Some(Arc::new(MetricsAdmin {
+            properties: props.clone(),
+            views: RwLock::new(views),
+        }))
+    }
+
+    /// Attaches an object of `kind` to the maps of every enabled view
+    /// that count it; `None` when none does.
+    pub(crate) fn observe(&self, kind: MapKind, attrs: &dyn Attributes) -> Option<Observer> {
+        let views = self.views.read().unwrap_or_else(|p| p.into_inner());
+        let mut hits = Vec::new();
+        for map in views
+            .iter()
+            .flat_map(|v| &v.maps)
+            .filter(|m| m.kind == kind)
+        {
+            if let Some(entry) = map.attach(attrs) {
+                hits.push((map.clone(), entry));
+            }
+        }
+        Observer::new(hits)
+    }
+
+    /// The enabled and the disabled views' names.
+    pub(crate) fn view_names(&self) -> (Vec<String>, Vec<String>) {
+        let views = self.views.read().unwrap_or_else(|p| p.into_inner());
+        let (on, off): (Vec<&View>, Vec<&View>) = views.iter().partition(|v| v.enabled);
+        let names = |v: Vec<&View>| v.into_iter().map(|v| v.name.clone()).collect();
+        (names(on), names(off))
+    }
+
+    /// Enables or disables view `name` (as Ice, by setting its `Disabled`
+    /// property; enabling starts it afresh).
+    ///
+    /// # Errors
+    ///
+    /// [`UnknownView`].
+    pub(crate) fn set_enabled(&self, name: &str, enabled: bool) -> Result<(), UnknownView> {
+        let mut views = self.views.write().unwrap_or_else(|p| p.into_inner());
+        let view = views
+            .iter_mut()
+            .find(|v| v.name == name)
+            .ok_or_else(|| UnknownView(name.to_string()))?;
+        if view.enabled != enabled {
+            let flag = if enabled { "0" } else { "1" };
+            self.properties
+                .set(&format!("{PREFIX}{name}.Disabled"), flag);
+            *view = build_view(&self.properties, name.to_string());
+        }
+        Ok(())
+    }
+
+    /// The maps of view `name` (none while it is disabled).
+    ///
+    /// # Errors
+    ///
+    /// [`UnknownView`].
+    pub(crate) fn maps(&self, name: &str) -> Result<Vec<MapSnapshot>, UnknownView> {
+        let views = self.views.read().unwrap_or_else(|p| p.into_inner());
+        let view = views
+            .iter()
+            .find(|v| v.name == name)
+            .ok_or_else(|| UnknownView(name.to_string()))?;
+        Ok(view
+            .maps
+            .iter()
+            .map(|m| (m.kind, m.entries().into_iter().map(|(_, e)| e).collect()))
+            .collect())
+    }
+
+    /// The entries of map `map` of view `view` (none for an unknown map).
+    ///
+    /// # Errors
+    ///
+    /// [`UnknownView`].
+    pub(crate) fn map_entries(
+        &self,
+        view: &str,
+        map: &str,
+    ) -> Result<Vec<Arc<Entry>>, UnknownView> {
+        Ok(self
+            .maps(view)?
+            .into_iter()
+            .find(|(k, _)| k.name() == map)
+            .map(|(_, e)| e)
+            .unwrap_or_default())
+    }
+}
+
+impl Drop for MetricsAdmin {
+    fn drop(&mut self) {
+        ACTIVE.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Builds view `name` from the properties.
+fn build_view(props: &Properties, name: String) -> View {
+    let view_prefix = format!("{PREFIX}{name}.");
+    let enabled = props.get_int_or(&format!("{view_prefix}Disabled"), 0) <= 0;
+    if !enabled {
+        return View {
+            name,
+            enabled,
+            maps: Vec::new(),
+        };
+    }
+    let maps_prefix = format!("{view_prefix}Map.");
+    let by_map = !props.with_prefix(&maps_prefix).is_empty();
+    let mut maps = Vec::new();
+    for kind in MapKind::VIEW_MAPS {
+        let prefix = if by_map {
+            let p = format!("{maps_prefix}{}.", kind.name());
+            if props.with_prefix(&p).is_empty() {
+                continue;
+            }
+            p
+        } else {
+            view_prefix.clone()
+        };
+        if by_map && props.get_int_or(&format!("{prefix}Disabled"), 0) > 0 {
+            continue;
+        }
+        let sub = (kind == MapKind::Invocation)
+            .then(|| {
+                let subs = format!("{prefix}Map.");
+                let remote = format!("{subs}Remote.");
+                if !props.with_prefix(&remote).is_empty() {
+                    Some(MapConfig::read(props, &remote))
+                } else if props.with_prefix(&subs).is_empty() {
+                    Some(MapConfig::read(props, &prefix))
+                } else {
+                    None
+                }
+            })
+            .flatten();
+        let config = MapConfig::read(props, &prefix);
+        maps.push(Arc::new(MetricsMap::new(kind, config, sub)));
+    }
+    View {
+        name,
+        enabled,
+        maps,
+    }
+}
+
+/// An observed object, attached to the entries of the maps that count
+/// it until dropped (which adds its lifetime and detaches it).
+#[derive(Debug)]
+pub(crate) struct Observer {
+    start: Instant,
+    /// Set once the object is detached ([`Observer::end`] or drop).
+    ended: std::sync::atomic::AtomicBool,
+    hits: Vec<(Arc<MetricsMap>, Arc<Entry>)>,
+}
+
+impl Observer {
+    /// An observer of `hits`, `None` when empty.
+    fn new(hits: Vec<(Arc<MetricsMap>, Arc<Entry>)>) -> Option<Observer> {
+        (!hits.is_empty()).then(|| Observer {
+            start: Instant::now(),
+            ended: std::sync::atomic::AtomicBool::new(false),
+            hits,
+        })
+    }
+
+    /// Runs `f` on every entry the object is counted in.
+    pub(crate) fn each(&self, f: impl Fn(&Entry)) {
+        for (_, e) in &self.hits {
+            f(e);
+        }
+    }
+
+    /// Counts a failure named `name` (an Ice exception type id).
+    pub(crate) fn failed(&self, name: &str) {
+        self.each(|e| e.fail(name));
+    }
+
+    /// Attaches a child (a remote invocation attempt) to the `Remote`
+    /// sub-maps of this invocation's entries.
+    pub(crate) fn child(&self, attrs: &dyn Attributes) -> Option<Observer> {
+        let mut hits = Vec::new();
+        for (_, e) in &self.hits {
+            if let Some(sub) = &e.remotes {
+                if let Some(entry) = sub.attach(attrs) {
+                    hits.push((sub.clone(), entry));
+                }
+            }
+        }
+        Observer::new(hits)
+    }
+}
+
+impl Observer {
+    /// Detaches the object now (once; dropping the observer does it
+    /// otherwise): its lifetime is added, its entries are no longer
+    /// current.
+    pub(crate) fn end(&self) {
+        if self.ended.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let micros = i64::try_from(self.start.elapsed().as_micros()).unwrap_or(i64::MAX);
+        for (map, entry) in &self.hits {
+            map.detach(entry, micros);
+        }
+    }
+}
+
+impl Drop for Observer {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
