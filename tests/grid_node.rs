@@ -18,7 +18,9 @@
 //! - the admin facets: `Properties` (`server property`, `server
 //!   properties`, and `application update --no-restart` changing a
 //!   property of the running process) and `Logger` (`server show ID log`,
-//!   and `--follow` seeing a new message as it is logged).
+//!   and `--follow` seeing a new message as it is logged), and `Metrics`
+//!   (`IceMX::MetricsAdmin` through `IceGrid::Admin::getServerAdmin`: the
+//!   dispatches of the calls above, counted per operation).
 
 mod grid {
     pub mod node_admin;
@@ -61,7 +63,8 @@ fn server_xml(id: &str, side: Side, group: &str, admin: bool, out: &Path) -> Str
     let output = format!(
         "<property name=\"Ice.StdOut\" value=\"{}\"/>\
          <property name=\"Ice.StdErr\" value=\"{}\"/>\
-         <property name=\"Ice.Trace.Network\" value=\"1\"/>{}",
+         <property name=\"Ice.Trace.Network\" value=\"1\"/>\
+         <property name=\"IceMX.Metrics.ByOperation.GroupBy\" value=\"operation\"/>{}",
         out.join(format!("{id}.out")).display(),
         out.join(format!("{id}.err")).display(),
         // Changed at run time through the Properties facet.
@@ -129,6 +132,14 @@ fn node_checks(reg: &Registry, side: Side, tag: &str) {
     }
     let own = format!("a@{}.BenchAdapter", ids[2]);
     assert!(calls(Side::Floe, reg, &own, 1, false).is_ok(), "{own}");
+
+    // The Metrics facet, read through the registry: the replicas
+    // dispatched the 8 calls of the two clients between them.
+    let dispatched: u64 = ids[..2]
+        .iter()
+        .map(|id| node_admin::dispatched(reg, id, "o"))
+        .sum();
+    assert_eq!(dispatched, 8, "{side:?} servers: `o` dispatches");
 
     // Output files, log prefix, Properties and Logger facets.
     for (i, id) in ids.iter().enumerate() {

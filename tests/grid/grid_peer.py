@@ -32,7 +32,14 @@
     grid_peer.py failover LOCATOR PROXY GO_FILE [--Ice.Prop=value ...]
         Calls o() on PROXY, prints "port <port>", waits until GO_FILE
         exists (the test kills that server meanwhile), calls o() again on
-        the same proxy and prints "ok <port>" or "error <type id>"."""
+        the same proxy and prints "ok <port>" or "error <type id>".
+
+    grid_peer.py metrics LOCATOR SERVER_ID VIEW [--Ice.Prop=value ...]
+        Through an IceGrid admin session (IceGrid::Admin::getServerAdmin),
+        reads the metrics view VIEW of the deployed server SERVER_ID from
+        its Metrics admin facet (IceMX::MetricsAdmin::getMetricsView);
+        prints "<map> <id> <total> <current> <failures>" per entry, then
+        "end"."""
 import os
 import signal
 import sys
@@ -162,6 +169,30 @@ def glacier2_callback(router_text, args, secure=False):
             pass
 
 
+def metrics(locator, server_id, view, args):
+    import IceGrid
+    import IceMX
+
+    communicator = init(locator, args)
+    try:
+        registry = IceGrid.RegistryPrx.checkedCast(
+            communicator.stringToProxy("IceGrid/Registry")
+        )
+        session = registry.createAdminSession("floe", "test")
+        try:
+            admin = session.getAdmin().getServerAdmin(server_id)
+            facet = IceMX.MetricsAdminPrx.checkedCast(admin, "Metrics")
+            maps, _ = facet.getMetricsView(view)
+            for name in sorted(maps):
+                for m in maps[name]:
+                    print(name, m.id, m.total, m.current, m.failures)
+            print("end")
+        finally:
+            session.destroy()
+    finally:
+        communicator.destroy()
+
+
 def main():
     args = sys.argv[1:]
     props = [a for a in args if a.startswith("--")]
@@ -181,6 +212,8 @@ def main():
         glacier2_callback(pos[1], props, secure=True)
     elif mode == "failover":
         failover(pos[1], pos[2], pos[3], props)
+    elif mode == "metrics":
+        metrics(pos[1], pos[2], pos[3], props)
     else:
         sys.exit("unknown mode " + mode)
 

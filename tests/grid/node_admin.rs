@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use super::support::{calls, Registry, Side};
+use super::support::{calls, peer_script, Registry, Side};
 use floe_testkit::Peer;
 
 /// A directory for the servers' output files that the servers can write
@@ -162,4 +162,24 @@ pub fn facet_checks(reg: &Registry, id: &str, file: &Path, xml: &str) {
         pid,
         "{id} not restarted"
     );
+}
+
+/// The `total` of entry `operation` in the `Dispatch` map of the deployed
+/// server `id`'s metrics view `ByOperation` (`IceMX.Metrics.ByOperation.
+/// GroupBy=operation`), read by an Ice for Python admin client through the
+/// registry (`IceGrid::Admin::getServerAdmin`, facet `Metrics`).
+pub fn dispatched(reg: &Registry, id: &str, operation: &str) -> u64 {
+    let mut cmd = Command::new(floe_testkit::PYTHON);
+    cmd.arg(peer_script())
+        .args(["metrics", &reg.locator(), id, "ByOperation"]);
+    let out = Peer::spawn("metrics client", cmd).wait_output(Duration::from_secs(20));
+    assert!(out.lines().any(|l| l == "end"), "{id} metrics:\n{out}");
+    println!("{id} ByOperation view:\n{out}");
+    out.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            (f.len() == 5 && f[0] == "Dispatch" && f[1] == operation)
+                .then(|| f[2].parse::<u64>().ok())?
+        })
+        .sum()
 }
