@@ -35,8 +35,13 @@ const PUBLISHERS: u32 = 2;
 const EVENTS: u32 = 300;
 /// The subscribers' identities.
 const SUBSCRIBERS: [&str; 2] = ["alpha", "beta"];
-/// The metrics view the brokers configure.
+/// The metrics view the brokers configure, grouping by `id`.
 const VIEW: &str = "Debug";
+/// A second view with only the `Subscriber` map, grouped by topic.
+const BY_TOPIC: [&str; 2] = [
+    "IceMX.Metrics.ByTopic.Map.Subscriber.GroupBy=topic",
+    "IceMX.Metrics.ByTopic.Map.Subscriber.Accept.identity=^(alpha|beta)$",
+];
 
 fn peer(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -65,6 +70,7 @@ impl Broker {
             "--Ice.Admin.InstanceName=storm",
             "--IceMX.Metrics.Debug.GroupBy=id",
         ])
+        .args(BY_TOPIC.map(|p| format!("--{p}")))
         .arg(format!(
             "--Ice.Admin.Endpoints=tcp -h 127.0.0.1 -p {admin_port}"
         ))
@@ -101,8 +107,9 @@ impl Broker {
                  IceStorm.TopicManager.Endpoints=tcp -h 127.0.0.1 -p {tm}\n\
                  IceStorm.Publish.Endpoints=tcp -h 127.0.0.1 -p {publish}\n\
                  IceStorm.LMDB.Path={}\n\
-                 IceMX.Metrics.{VIEW}.GroupBy=id\n",
+                 IceMX.Metrics.{VIEW}.GroupBy=id\n{}\n",
                 dir.path().display(),
+                BY_TOPIC.join("\n"),
             ),
         )
         .unwrap();
@@ -134,11 +141,11 @@ impl Broker {
         }
     }
 
-    /// `icemx.py`: the output lines.
-    fn read_view(&self) -> Vec<String> {
+    /// `icemx.py` on `view`: the output lines.
+    fn read_view(&self, view: &str) -> Vec<String> {
         let out = Command::new(PYTHON)
             .arg(peer("icemx.py"))
-            .args([&self.admin, self.facet, VIEW])
+            .args([&self.admin, self.facet, view])
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -234,7 +241,7 @@ fn run(broker: &Broker) -> Vec<String> {
     let sent = publish(broker.port);
     let counted: Vec<u64> = subs.into_iter().map(received).collect();
     assert_eq!(sent, expected);
-    let lines = broker.read_view();
+    let lines = broker.read_view(VIEW);
     let maps = lines.first().cloned().unwrap_or_default();
     assert!(
         maps.contains("Topic") && maps.contains("Subscriber"),
@@ -262,7 +269,21 @@ fn run(broker: &Broker) -> Vec<String> {
         assert_eq!((s.values["queued"], s.values["outstanding"]), (0, 0));
         assert_eq!((s.values["total"], s.values["current"]), (1, 1));
     }
-    lines
+    // `Map.Subscriber.*` selects that map only; grouped by topic, the
+    // subscribers' counters add up.
+    let by_topic = broker.read_view("ByTopic");
+    assert_eq!(
+        by_topic.first().map(String::as_str),
+        Some("maps Subscriber")
+    );
+    let grouped = entries(&by_topic);
+    assert_eq!(grouped.len(), 1, "{by_topic:?}");
+    let g = &grouped[0];
+    assert_eq!(g.id, TOPIC);
+    let n = SUBSCRIBERS.len() as i64;
+    assert_eq!((g.values["total"], g.values["current"]), (n, n));
+    assert_eq!(g.values["delivered"], counted.iter().sum::<u64>() as i64);
+    lines.into_iter().chain(by_topic).collect()
 }
 
 fn icebox_available() -> bool {
