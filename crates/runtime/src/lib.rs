@@ -124,6 +124,7 @@ pub use error::{Error, Result};
 pub use floe_wire::protocol::{OperationMode, ReplyStatus};
 pub use floe_wire::{Context, Encapsulation, EncodingVersion, Identity};
 pub use locator::EndpointSelection;
+pub use metrics::provided::{MetricsField, MetricsObject, MetricsProvider};
 pub use object_adapter::{ObjectAdapter, ServantLocator};
 pub use properties::Properties;
 pub use proxy::{InvocationMode, Proxy, Response};

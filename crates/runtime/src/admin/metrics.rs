@@ -5,9 +5,9 @@
 //! - `getMetricsViewNames()`: the enabled views, and the disabled ones as
 //!   the out parameter;
 //! - `enableMetricsView(name)` / `disableMetricsView(name)`;
-//! - `getMetricsView(view, out timestamp)`: each map of the view, as a
-//!   sequence of `Metrics` class instances, and the time in ms since the
-//!   Unix epoch;
+//! - `getMetricsView(view, out timestamp)`: each map of the view (the
+//!   application's own too, [`crate::MetricsProvider`]), as a sequence of
+//!   `Metrics` class instances, and the time in ms since the Unix epoch;
 //! - `getMapMetricsFailures(view, map)`: the failures of each entry of a
 //!   map that has some;
 //! - `getMetricsFailures(view, map, id)`: the failures of one entry.
@@ -58,18 +58,27 @@ pub(super) fn facet(admin: Arc<MetricsAdmin>) -> Arc<dyn Servant> {
             "getMetricsView" => {
                 let view = dec.read_string()?;
                 let maps = admin.maps(&view).map_err(unknown)?;
+                let provided = admin.provided_maps(&view).map_err(unknown)?;
                 let now = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
                     .unwrap_or(0);
                 Ok(reply(&|e| {
                     e.write_i64(now);
-                    e.write_size(maps.len());
+                    e.write_size(maps.len() + provided.len());
                     for (kind, entries) in &maps {
                         e.write_string(kind.name());
                         e.write_size(entries.len());
                         for entry in entries {
                             e.write_value(Some(&MetricsValue::of(*kind, entry)));
+                        }
+                    }
+                    // Application-defined maps (IceStorm's `Topic`, ...).
+                    for (name, values) in &provided {
+                        e.write_string(name);
+                        e.write_size(values.len());
+                        for v in values {
+                            e.write_value(Some(v));
                         }
                     }
                 }))

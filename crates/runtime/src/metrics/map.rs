@@ -60,7 +60,7 @@ impl MapConfig {
 
     /// The group key of an object, or `None` when a rule turns it away or
     /// a `GroupBy` attribute does not resolve.
-    fn key(&self, attrs: &dyn Attributes) -> Option<String> {
+    pub(crate) fn key(&self, attrs: &dyn Attributes) -> Option<String> {
         // An attribute the object does not have passes both kinds of rule.
         for (name, re) in &self.accept {
             if attrs.get(name).is_some_and(|v| !re.is_match(&v)) {

@@ -17,6 +17,9 @@
 //!   value), `RetainDetached` (default 10). [`attributes`] lists the
 //!   attributes.
 //!
+//! Applications add maps of their own with a [`provided::MetricsProvider`]
+//! (floe-storm's `Topic` and `Subscriber`).
+//!
 //! With no `IceMX.Metrics.*` property (the default), or with
 //! `Ice.Admin.Facets` leaving out `Metrics`, nothing is observed: the
 //! communicator has no [`MetricsAdmin`], and the hot paths pay one
@@ -26,6 +29,7 @@
 pub(crate) mod attributes;
 mod map;
 pub(crate) mod observe;
+pub(crate) mod provided;
 pub(crate) mod value;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -101,6 +105,8 @@ struct View {
 pub(crate) struct MetricsAdmin {
     properties: Properties,
     views: RwLock<Vec<View>>,
+    /// Application-defined maps ([`provided`]).
+    providers: provided::Providers,
 }
 
 /// The entries of one map, for `getMetricsView`.
@@ -134,6 +140,7 @@ impl MetricsAdmin {
         Some(Arc::new(MetricsAdmin {
             properties: props.clone(),
             views: RwLock::new(views),
+            providers: provided::Providers::default(),
         }))
     }
 

@@ -1,8 +1,8 @@
 //! The broker's counters, in one place: what a topic and each of its
 //! subscribers count while events flow, and [`MetricsSnapshot`], their
 //! values read at one moment for whoever reports them (the statistics
-//! log, `floe-storm --metrics` for Prometheus, and later IceMX's `Topic`
-//! and `Subscriber` maps).
+//! log, `floe-storm --metrics` for Prometheus, and IceMX's `Topic` and
+//! `Subscriber` maps of the admin `Metrics` facet, [`icemx`]).
 //!
 //! The meanings are IceStorm's (`IceMX::TopicMetrics` and
 //! `IceMX::SubscriberMetrics` in `IceStorm/Metrics.ice`):
@@ -31,6 +31,7 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 pub mod endpoint;
+pub mod icemx;
 #[cfg(feature = "prometheus")]
 pub mod prometheus;
 
@@ -114,8 +115,17 @@ pub struct SubscriberSnapshot {
     pub topic: String,
     /// Its identity in Ice's text form (a link: the linked topic's).
     pub id: String,
+    /// Its proxy in Ice's text form (a link: the linked topic's).
+    pub proxy: String,
+    /// Its proxy's facet.
+    pub facet: String,
+    /// Its proxy's mode: `twoway`, `oneway`, `batch-oneway`, `datagram`
+    /// or `batch-datagram`.
+    pub mode: String,
     /// Whether it is a link to another topic.
     pub link: bool,
+    /// Whether it is offline now (failed, waiting to be retried).
+    pub offline: bool,
     /// Events in its queue now.
     pub queued: usize,
     /// Events being delivered now.

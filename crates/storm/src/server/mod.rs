@@ -234,6 +234,11 @@ impl Server {
         publish.add_default_servant(&instance, Arc::new(PublishServant(broker.clone())));
         topic_manager.activate();
         publish.activate();
+        // IceMX's `Topic` and `Subscriber` maps in the `Metrics` facet's
+        // views, and the admin object when `Ice.Admin.Endpoints` asks for
+        // it (as an IceBox service's communicator has one).
+        crate::metrics::icemx::register(&communicator, broker.instance());
+        communicator.create_admin().await?;
         Ok(Server {
             communicator,
             topic_manager,

@@ -6,14 +6,24 @@ use std::sync::atomic::Ordering;
 use super::Topic;
 use crate::metrics::{MetricsSnapshot, SubscriberSnapshot, TopicSnapshot};
 use crate::subscriber::{identity_to_string, Subscriber};
+use crate::types::ProxyData;
 
-fn subscriber_snapshot(topic: &str, subscriber: &Subscriber, link: bool) -> SubscriberSnapshot {
+fn subscriber_snapshot(
+    topic: &str,
+    proxy: &ProxyData,
+    subscriber: &Subscriber,
+    link: bool,
+) -> SubscriberSnapshot {
     let state = subscriber.state();
     let counters = state.counters();
     SubscriberSnapshot {
         topic: topic.to_owned(),
         id: identity_to_string(state.id()),
+        proxy: proxy.to_string(),
+        facet: proxy.facet.clone(),
+        mode: proxy.mode.name().to_owned(),
         link,
+        offline: subscriber.is_offline(),
         queued: state.queue().len(),
         outstanding: counters.outstanding.load(Ordering::Relaxed),
         delivered: counters.delivered.load(Ordering::Relaxed),
@@ -41,13 +51,16 @@ impl Topic {
         let mut entries: Vec<(u64, SubscriberSnapshot)> = state
             .subscribers
             .iter()
-            .map(|s| (s.seq, subscriber_snapshot(&self.name, &s.subscriber, false)))
-            .chain(
-                state
-                    .links
-                    .iter()
-                    .map(|l| (l.seq, subscriber_snapshot(&self.name, &l.subscriber, true))),
-            )
+            .map(|s| {
+                (
+                    s.seq,
+                    subscriber_snapshot(&self.name, &s.proxy, &s.subscriber, false),
+                )
+            })
+            .chain(state.links.iter().map(|l| {
+                let s = subscriber_snapshot(&self.name, &l.topic, &l.subscriber, true);
+                (l.seq, s)
+            }))
             .collect();
         entries.sort_by_key(|(seq, _)| *seq);
         out.subscribers.extend(entries.into_iter().map(|(_, s)| s));
