@@ -15,16 +15,50 @@
 //!   (`twoway`, `oneway`, `batch-oneway`, `datagram`, `batch-datagram`),
 //!   `proxy`, `context.<key>`; `Remote` adds `requestId`.
 
+use std::sync::{Arc, Weak};
+
 use floe_wire::{Context, Identity, ToStringMode};
 
 use crate::connection::ConnectionInfo;
 use crate::endpoint::{Endpoint, Transport};
+use crate::proxy::{Proxy, ProxyInner};
 
 /// What an observed object answers for an attribute name (`None`: it has
 /// no such attribute).
 pub(crate) trait Attributes {
     /// The value of attribute `name`.
     fn get(&self, name: &str) -> Option<String>;
+
+    /// What determines every attribute but the [volatile](is_volatile)
+    /// ones: objects with equal tokens group alike, so a map remembers
+    /// the entry of a token. `None`: not remembered.
+    fn token(&self) -> Option<Token> {
+        None
+    }
+
+    /// Whether this object's token is `token`.
+    fn is(&self, _token: &Token) -> bool {
+        false
+    }
+}
+
+/// Attributes that change from one object to the next of the same token
+/// (a map using them remembers no entry).
+pub(crate) fn is_volatile(name: &str) -> bool {
+    name == "requestId" || name.starts_with("context.")
+}
+
+/// What an object's non-volatile attributes are computed from.
+#[derive(Debug)]
+pub(crate) enum Token {
+    /// A connection's id (never reused): remote invocations.
+    Connection(u64),
+    /// An invocation: its proxy (immutable; the weak reference keeps the
+    /// address from being reused) and operation.
+    Invocation(Weak<ProxyInner>, String),
+    /// A dispatch: connection id, adapter, identity, facet, operation,
+    /// oneway.
+    Dispatch(u64, String, Identity, String, String, bool),
 }
 
 /// The parent of what the communicator itself does (Ice's name).
@@ -164,35 +198,85 @@ impl Attributes for DispatchAttrs<'_> {
             _ => return connection_attr(self.info, name),
         })
     }
+
+    fn token(&self) -> Option<Token> {
+        Some(Token::Dispatch(
+            self.info.id,
+            self.adapter.to_string(),
+            self.identity.clone(),
+            self.facet.to_string(),
+            self.operation.to_string(),
+            self.request_id == 0,
+        ))
+    }
+
+    fn is(&self, token: &Token) -> bool {
+        matches!(token, Token::Dispatch(c, a, i, f, o, oneway)
+            if *c == self.info.id
+                && *oneway == (self.request_id == 0)
+                && o == self.operation
+                && i == self.identity
+                && f == self.facet
+                && a == self.adapter)
+    }
 }
 
 /// An invocation (`Invocation` map).
 pub(crate) struct InvocationAttrs<'a> {
-    /// The proxy's string form without endpoints (Ice's id prefix).
-    pub(crate) target: &'a str,
-    /// The proxy's full string form.
-    pub(crate) proxy: &'a str,
-    pub(crate) identity: &'a Identity,
-    pub(crate) facet: &'a str,
+    pub(crate) proxy: &'a Proxy,
     pub(crate) operation: &'a str,
-    pub(crate) encoding: floe_wire::EncodingVersion,
-    pub(crate) mode: &'static str,
     pub(crate) context: &'a Context,
+}
+
+impl InvocationAttrs<'_> {
+    /// Ice's name of the proxy's invocation mode.
+    fn mode(&self) -> &'static str {
+        let m = self.proxy.inner.mode;
+        if m.is_datagram() {
+            if m.is_batch() {
+                "batch-datagram"
+            } else {
+                "datagram"
+            }
+        } else if m.is_batch() {
+            "batch-oneway"
+        } else if m.is_twoway() {
+            "twoway"
+        } else {
+            "oneway"
+        }
+    }
 }
 
 impl Attributes for InvocationAttrs<'_> {
     fn get(&self, name: &str) -> Option<String> {
+        let p = &*self.proxy.inner;
         Some(match name {
             "parent" => COMMUNICATOR.to_string(),
-            "id" => format!("{} [{}]", self.target, self.operation),
+            // The proxy's string form without endpoints (Ice's id prefix).
+            "id" => format!(
+                "{} [{}]",
+                self.proxy.ice_endpoints(Vec::new()),
+                self.operation
+            ),
             "operation" => self.operation.to_string(),
-            "identity" => identity_string(self.identity),
-            "facet" => self.facet.to_string(),
-            "encoding" => format!("{}.{}", self.encoding.major, self.encoding.minor),
-            "mode" => self.mode.to_string(),
+            "identity" => identity_string(&p.identity),
+            "facet" => p.facet.clone(),
+            "encoding" => format!("{}.{}", p.encoding.major, p.encoding.minor),
+            "mode" => self.mode().to_string(),
             "proxy" => self.proxy.to_string(),
             _ => return context_attr(self.context, name),
         })
+    }
+
+    fn token(&self) -> Option<Token> {
+        let proxy = Arc::downgrade(&self.proxy.inner);
+        Some(Token::Invocation(proxy, self.operation.to_string()))
+    }
+
+    fn is(&self, token: &Token) -> bool {
+        matches!(token, Token::Invocation(p, o)
+            if std::ptr::eq(p.as_ptr(), Arc::as_ptr(&self.proxy.inner)) && o == self.operation)
     }
 }
 
@@ -216,5 +300,13 @@ impl Attributes for RemoteAttrs<'_> {
             "requestId" => Some(self.request_id.to_string()),
             _ => connection_attr(self.info, name),
         }
+    }
+
+    fn token(&self) -> Option<Token> {
+        Some(Token::Connection(self.info.id))
+    }
+
+    fn is(&self, token: &Token) -> bool {
+        matches!(token, Token::Connection(c) if *c == self.info.id)
     }
 }

@@ -9,17 +9,20 @@
 //! counted in this map.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use regex::Regex;
 
-use super::attributes::Attributes;
+use super::attributes::{is_volatile, Attributes, Token};
 use super::MapKind;
 use crate::properties::Properties;
 
 /// How Ice keeps detached entries by default (`RetainDetached`).
 const DEFAULT_RETAIN_DETACHED: usize = 10;
+
+/// Tokens (see [`Token`]) a map remembers the entry of.
+const MEMO_SLOTS: usize = 8;
 
 /// The settings of one map, read from the properties under its prefix.
 #[derive(Debug)]
@@ -34,6 +37,9 @@ pub(crate) struct MapConfig {
     reject: Vec<(String, Regex)>,
     /// `RetainDetached`: entries with no current object kept at most.
     retain: usize,
+    /// Whether the key or the rules use a volatile attribute (the entries
+    /// of tokens are then not remembered).
+    volatile: bool,
 }
 
 impl MapConfig {
@@ -49,12 +55,17 @@ impl MapConfig {
             &format!("{prefix}RetainDetached"),
             DEFAULT_RETAIN_DETACHED as i64,
         );
+        let accept = rules(props, &format!("{prefix}Accept."));
+        let reject = rules(props, &format!("{prefix}Reject."));
+        let volatile = parts.iter().any(|p| is_volatile(p))
+            || accept.iter().chain(&reject).any(|(n, _)| is_volatile(n));
         MapConfig {
             parts,
             separators,
-            accept: rules(props, &format!("{prefix}Accept.")),
-            reject: rules(props, &format!("{prefix}Reject.")),
+            accept,
+            reject,
             retain: usize::try_from(retain).unwrap_or(0),
+            volatile,
         }
     }
 
@@ -160,6 +171,9 @@ pub(crate) struct Entry {
     pub(crate) failed: Mutex<BTreeMap<String, i32>>,
     /// An invocation entry's `Remote` sub-map.
     pub(crate) remotes: Option<Arc<MetricsMap>>,
+    /// Times the entry is in its map's detached queue (under the map's
+    /// lock).
+    queued: AtomicU32,
 }
 
 impl Entry {
@@ -179,8 +193,14 @@ impl Entry {
 #[derive(Debug, Default)]
 struct MapState {
     entries: BTreeMap<String, Arc<Entry>>,
-    /// Keys of entries whose last object detached, oldest first.
-    detached: VecDeque<String>,
+    /// Entries whose last object detached, oldest first (once per
+    /// detachment).
+    detached: VecDeque<Arc<Entry>>,
+    /// The entries of recently attached tokens (all in `entries`), so
+    /// that attaching the same object again computes no key.
+    memo: Vec<(Token, Arc<Entry>)>,
+    /// The slot the next new token takes once `memo` is full.
+    memo_next: usize,
 }
 
 /// One map of a view.
@@ -208,25 +228,43 @@ impl MetricsMap {
     /// Attaches an object: finds (or makes) the entry of its group and
     /// counts it as current. `None` when the object is not counted here.
     pub(crate) fn attach(&self, attrs: &dyn Attributes) -> Option<Arc<Entry>> {
+        let memo = !self.config.volatile;
+        if memo {
+            let st = lock(&self.state);
+            if let Some((_, e)) = st.memo.iter().find(|(t, _)| attrs.is(t)) {
+                return Some(count(e));
+            }
+        }
         let key = self.config.key(attrs)?;
         let mut st = lock(&self.state);
-        let entry = st.entries.entry(key.clone()).or_insert_with(|| {
-            Arc::new(Entry {
-                key,
-                remotes: self.sub.as_ref().map(|c| {
-                    Arc::new(MetricsMap {
-                        kind: MapKind::Remote,
-                        config: MapConfig::clone_of(c),
-                        sub: None,
-                        state: Mutex::default(),
-                    })
-                }),
-                ..Entry::default()
-            })
-        });
-        entry.total.fetch_add(1, Ordering::Relaxed);
-        entry.current.fetch_add(1, Ordering::Relaxed);
-        Some(entry.clone())
+        let entry = match st.entries.get(&key) {
+            Some(e) => e.clone(),
+            None => {
+                let e = Arc::new(Entry {
+                    key: key.clone(),
+                    remotes: self.sub.as_ref().map(|c| {
+                        Arc::new(MetricsMap::new(
+                            MapKind::Remote,
+                            MapConfig::clone_of(c),
+                            None,
+                        ))
+                    }),
+                    ..Entry::default()
+                });
+                st.entries.insert(key, e.clone());
+                e
+            }
+        };
+        if let Some(token) = attrs.token().filter(|_| memo) {
+            if st.memo.len() < MEMO_SLOTS {
+                st.memo.push((token, entry.clone()));
+            } else {
+                let slot = st.memo_next % MEMO_SLOTS;
+                st.memo[slot] = (token, entry.clone());
+                st.memo_next = slot + 1;
+            }
+        }
+        Some(count(&entry))
     }
 
     /// Detaches an object of `entry` (from [`MetricsMap::attach`]) that
@@ -238,17 +276,15 @@ impl MetricsMap {
         if entry.current.fetch_sub(1, Ordering::Relaxed) != 1 {
             return;
         }
-        st.detached.push_back(entry.key.clone());
+        entry.queued.fetch_add(1, Ordering::Relaxed);
+        st.detached.push_back(entry.clone());
         while st.detached.len() > self.config.retain {
             let Some(old) = st.detached.pop_front() else {
                 break;
             };
-            let idle = st
-                .entries
-                .get(&old)
-                .is_some_and(|e| e.current.load(Ordering::Relaxed) == 0);
-            if idle && !st.detached.contains(&old) {
-                st.entries.remove(&old);
+            let queued = old.queued.fetch_sub(1, Ordering::Relaxed) - 1;
+            if queued == 0 && old.current.load(Ordering::Relaxed) == 0 {
+                st.remove(&old);
             }
         }
     }
@@ -272,7 +308,29 @@ impl MapConfig {
             accept: c.accept.clone(),
             reject: c.reject.clone(),
             retain: c.retain,
+            volatile: c.volatile,
         }
+    }
+}
+
+/// Counts one more object of `entry`.
+fn count(entry: &Arc<Entry>) -> Arc<Entry> {
+    entry.total.fetch_add(1, Ordering::Relaxed);
+    entry.current.fetch_add(1, Ordering::Relaxed);
+    entry.clone()
+}
+
+impl MapState {
+    /// Removes `entry` (idle, no longer queued) and what remembers it.
+    fn remove(&mut self, entry: &Arc<Entry>) {
+        if self
+            .entries
+            .get(&entry.key)
+            .is_some_and(|e| Arc::ptr_eq(e, entry))
+        {
+            self.entries.remove(&entry.key);
+        }
+        self.memo.retain(|(_, e)| !Arc::ptr_eq(e, entry));
     }
 }
 

@@ -148,7 +148,7 @@ impl MetricsAdmin {
     /// that count it; `None` when none does.
     pub(crate) fn observe(&self, kind: MapKind, attrs: &dyn Attributes) -> Option<Observer> {
         let views = self.views.read().unwrap_or_else(|p| p.into_inner());
-        let mut hits = Vec::new();
+        let mut hits = Hits::default();
         for map in views
             .iter()
             .flat_map(|v| &v.maps)
@@ -290,12 +290,40 @@ pub(crate) struct Observer {
     start: Instant,
     /// Set once the object is detached ([`Observer::end`] or drop).
     ended: std::sync::atomic::AtomicBool,
-    hits: Vec<(Arc<MetricsMap>, Arc<Entry>)>,
+    hits: Hits,
+}
+
+/// A map and the entry an object is counted in there.
+type Hit = (Arc<MetricsMap>, Arc<Entry>);
+
+/// The hits of an observer: two inline (no allocation with the usual
+/// one or two views), more in a vector.
+#[derive(Debug, Default)]
+struct Hits {
+    inline: [Option<Hit>; 2],
+    more: Vec<Hit>,
+}
+
+impl Hits {
+    fn push(&mut self, hit: Hit) {
+        match self.inline.iter_mut().find(|s| s.is_none()) {
+            Some(slot) => *slot = Some(hit),
+            None => self.more.push(hit),
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Hit> {
+        self.inline.iter().flatten().chain(&self.more)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.inline[0].is_none()
+    }
 }
 
 impl Observer {
     /// An observer of `hits`, `None` when empty.
-    fn new(hits: Vec<(Arc<MetricsMap>, Arc<Entry>)>) -> Option<Observer> {
+    fn new(hits: Hits) -> Option<Observer> {
         (!hits.is_empty()).then(|| Observer {
             start: Instant::now(),
             ended: std::sync::atomic::AtomicBool::new(false),
@@ -305,7 +333,7 @@ impl Observer {
 
     /// Runs `f` on every entry the object is counted in.
     pub(crate) fn each(&self, f: impl Fn(&Entry)) {
-        for (_, e) in &self.hits {
+        for (_, e) in self.hits.iter() {
             f(e);
         }
     }
@@ -318,8 +346,8 @@ impl Observer {
     /// Attaches a child (a remote invocation attempt) to the `Remote`
     /// sub-maps of this invocation's entries.
     pub(crate) fn child(&self, attrs: &dyn Attributes) -> Option<Observer> {
-        let mut hits = Vec::new();
-        for (_, e) in &self.hits {
+        let mut hits = Hits::default();
+        for (_, e) in self.hits.iter() {
             if let Some(sub) = &e.remotes {
                 if let Some(entry) = sub.attach(attrs) {
                     hits.push((sub.clone(), entry));
@@ -339,7 +367,7 @@ impl Observer {
             return;
         }
         let micros = i64::try_from(self.start.elapsed().as_micros()).unwrap_or(i64::MAX);
-        for (map, entry) in &self.hits {
+        for (map, entry) in self.hits.iter() {
             map.detach(entry, micros);
         }
     }

@@ -177,30 +177,9 @@ pub(crate) fn invocation(
     operation: &str,
     context: &Context,
 ) -> Option<Observer> {
-    let p = &*proxy.inner;
-    let full = proxy.to_string();
-    let target = proxy.ice_endpoints(Vec::new()).to_string();
-    let mode = if p.mode.is_datagram() {
-        if p.mode.is_batch() {
-            "batch-datagram"
-        } else {
-            "datagram"
-        }
-    } else if p.mode.is_batch() {
-        "batch-oneway"
-    } else if p.mode.is_twoway() {
-        "twoway"
-    } else {
-        "oneway"
-    };
     let attrs = InvocationAttrs {
-        target: &target,
-        proxy: &full,
-        identity: &p.identity,
-        facet: &p.facet,
+        proxy,
         operation,
-        encoding: p.encoding,
-        mode,
         context,
     };
     admin.observe(MapKind::Invocation, &attrs)
