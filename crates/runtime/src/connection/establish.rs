@@ -73,12 +73,10 @@ impl Connection {
             headers: established.headers,
         };
         event_if!(config.trace.network >= 1, info, debug, remote = ?info.remote, "connection established");
-        let conn = Self::start(established.io, info, config, None, false)?;
-        if let Some(m) = &conn.inner.writer.metrics {
-            // The server's ValidateConnection, read before the task.
-            crate::metrics::observe::received(m, HEADER_SIZE);
-        }
-        Ok(conn)
+        // The server's ValidateConnection, read before the task, is not in
+        // the connection's `receivedBytes`: as in Ice, they start once the
+        // connection is validated.
+        Self::start(established.io, info, config, None, false)
     }
 
     /// Takes an accepted TCP socket: sends ValidateConnection first

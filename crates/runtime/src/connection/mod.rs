@@ -151,6 +151,13 @@ impl Connection {
         let (closed_tx, _) = watch::channel(false);
         let span = crate::spans::connection(&info);
         let mut writer = Writer::for_io(&io, &config);
+        if validate {
+            // Written before the task starts, so that no reply to a request
+            // the client pipelined can overtake it (§1.3); and before the
+            // metrics observer is attached: as in Ice, a connection's
+            // `sentBytes` start once it is validated.
+            writer.send(&mut [Bytes::from_static(&VALIDATE_CONNECTION)])?;
+        }
         if let Some(admin) = &config.metrics {
             writer.metrics = crate::metrics::observe::connection(admin, &info);
         }
@@ -163,13 +170,6 @@ impl Connection {
             config,
             span,
         });
-        if validate {
-            // Written before the task starts, so that no reply to a request
-            // the client pipelined can overtake it (§1.3).
-            inner
-                .writer
-                .send(&mut [Bytes::from_static(&VALIDATE_CONNECTION)])?;
-        }
         if inner.span.is_disabled() {
             tokio::spawn(task::run(inner.clone()));
         } else {
