@@ -66,13 +66,7 @@ impl Broker {
         .env("NO_COLOR", "1");
         let proc = Proc::spawn("floe-storm", cmd);
         let line = proc.expect_line("floe-storm ready ", Duration::from_secs(60));
-        let port = line
-            .split("TopicManager=")
-            .nth(1)
-            .and_then(|s| s.split(" -p ").nth(1))
-            .and_then(|s| s.split_whitespace().next())
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("no port in {line}"));
+        let port = topic_manager_port(&line);
         let idle_hwm_kb = proc.status_kb("VmHWM");
         Broker {
             proc,

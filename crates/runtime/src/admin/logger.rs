@@ -18,7 +18,6 @@
 
 use std::sync::Arc;
 
-use floe_wire::exception::{UserException, UserExceptionType};
 use floe_wire::protocol::OperationMode;
 use floe_wire::{Decoder, Encoder};
 
@@ -203,30 +202,8 @@ fn write_message(e: &mut Encoder, m: &LogMessage) {
     e.write_string(&m.message);
 }
 
-/// `Ice::RemoteLoggerAlreadyAttachedException` (no members).
-#[derive(Debug, Default)]
-struct RemoteLoggerAlreadyAttached;
-
-impl UserExceptionType for RemoteLoggerAlreadyAttached {
-    const TYPE_ID: &'static str = "::Ice::RemoteLoggerAlreadyAttachedException";
-}
-
-impl UserException for RemoteLoggerAlreadyAttached {
-    fn ice_id(&self) -> &'static str {
-        Self::TYPE_ID
-    }
-
-    fn ice_ids(&self) -> &'static [&'static str] {
-        &[Self::TYPE_ID]
-    }
-
-    fn write_slices(&self, enc: &mut Encoder) {
-        enc.start_slice(Self::TYPE_ID, None, true);
-        enc.end_slice();
-    }
-
-    fn read_slices(&mut self, dec: &mut Decoder) -> floe_wire::Result<()> {
-        dec.start_slice()?;
-        dec.end_slice()
-    }
-}
+memberless_exception!(
+    /// `Ice::RemoteLoggerAlreadyAttachedException` (no members).
+    RemoteLoggerAlreadyAttached,
+    "::Ice::RemoteLoggerAlreadyAttachedException"
+);

@@ -19,8 +19,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use floe_wire::exception::{UserException, UserExceptionType};
-use floe_wire::{ClassFormat, Decoder, Encoder};
+use floe_wire::{ClassFormat, Encoder};
 
 use crate::metrics::value::MetricsValue;
 use crate::metrics::{Entry, MetricsAdmin, UnknownView};
@@ -126,30 +125,8 @@ fn write_failures(e: &mut Encoder, id: &str, entry: Option<&Arc<Entry>>) {
     }
 }
 
-/// `IceMX::UnknownMetricsView` (no members).
-#[derive(Debug, Default)]
-struct UnknownMetricsView;
-
-impl UserExceptionType for UnknownMetricsView {
-    const TYPE_ID: &'static str = "::IceMX::UnknownMetricsView";
-}
-
-impl UserException for UnknownMetricsView {
-    fn ice_id(&self) -> &'static str {
-        Self::TYPE_ID
-    }
-
-    fn ice_ids(&self) -> &'static [&'static str] {
-        &[Self::TYPE_ID]
-    }
-
-    fn write_slices(&self, enc: &mut Encoder) {
-        enc.start_slice(Self::TYPE_ID, None, true);
-        enc.end_slice();
-    }
-
-    fn read_slices(&mut self, dec: &mut Decoder) -> floe_wire::Result<()> {
-        dec.start_slice()?;
-        dec.end_slice()
-    }
-}
+memberless_exception!(
+    /// `IceMX::UnknownMetricsView` (no members).
+    UnknownMetricsView,
+    "::IceMX::UnknownMetricsView"
+);

@@ -24,6 +24,40 @@
 //!   `IceMX.Metrics.<view>.*` property configures a metrics view (see
 //!   [`crate::metrics`]): `icegridadmin` and IceGrid GUI's metrics.
 
+/// A user exception the admin facets raise that has no members: its type
+/// and its one-slice encoding.
+macro_rules! memberless_exception {
+    ($(#[$doc:meta])* $name:ident, $type_id:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Default)]
+        struct $name;
+
+        impl floe_wire::exception::UserExceptionType for $name {
+            const TYPE_ID: &'static str = $type_id;
+        }
+
+        impl floe_wire::exception::UserException for $name {
+            fn ice_id(&self) -> &'static str {
+                $type_id
+            }
+
+            fn ice_ids(&self) -> &'static [&'static str] {
+                &[$type_id]
+            }
+
+            fn write_slices(&self, enc: &mut floe_wire::Encoder) {
+                enc.start_slice($type_id, None, true);
+                enc.end_slice();
+            }
+
+            fn read_slices(&mut self, dec: &mut floe_wire::Decoder) -> floe_wire::Result<()> {
+                dec.start_slice()?;
+                dec.end_slice()
+            }
+        }
+    };
+}
+
 mod logger;
 mod metrics;
 mod process;

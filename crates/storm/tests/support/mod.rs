@@ -44,6 +44,18 @@ pub fn peers_available() -> bool {
     );
 }
 
+/// The TopicManager port in floe-storm's ready line
+/// (`floe-storm ready TopicManager=... -p PORT ...`).
+pub fn topic_manager_port(ready_line: &str) -> u16 {
+    ready_line
+        .split("TopicManager=")
+        .nth(1)
+        .and_then(|s| s.split(" -p ").nth(1))
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {ready_line}"))
+}
+
 pub fn floe_storm_binary() -> PathBuf {
     std::env::var_os("FLOE_STORM_BIN")
         .map(PathBuf::from)
