@@ -23,7 +23,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use support::*;
 
@@ -117,15 +117,12 @@ impl Broker {
         ))
         .arg("--Ice.Admin.InstanceName=icebox");
         let proc = Proc::spawn("icebox", cmd);
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", tm)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "IceStorm did not start: {:?}",
-                proc.err.snapshot()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        proc.wait_until(
+            Duration::from_secs(30),
+            Duration::from_millis(50),
+            "IceStorm did not start",
+            || std::net::TcpStream::connect(("127.0.0.1", tm)).is_ok(),
+        );
         Broker {
             proc,
             port: tm,

@@ -99,15 +99,12 @@ impl Broker {
             service.display()
         ));
         let proc = Proc::spawn("icebox", cmd);
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", tm)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "IceStorm did not start: {:?}",
-                proc.err.snapshot()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        proc.wait_until(
+            Duration::from_secs(30),
+            Duration::from_millis(50),
+            "IceStorm did not start",
+            || std::net::TcpStream::connect(("127.0.0.1", tm)).is_ok(),
+        );
         let idle_hwm_kb = proc.status_kb("VmHWM");
         Broker {
             proc,

@@ -113,15 +113,12 @@ impl Prometheus {
             .arg(format!("--web.listen-address={addr}"))
             .arg("--log.level=warn");
         let proc = Proc::spawn("prometheus", cmd);
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !matches!(http_get(addr, "/-/ready"), Ok((200, _))) {
-            assert!(
-                Instant::now() < deadline,
-                "prometheus not ready on {addr}: {:?}",
-                proc.err.snapshot()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        proc.wait_until(
+            Duration::from_secs(60),
+            Duration::from_millis(100),
+            &format!("prometheus not ready on {addr}"),
+            || matches!(http_get(addr, "/-/ready"), Ok((200, _))),
+        );
         Prometheus {
             proc,
             addr,

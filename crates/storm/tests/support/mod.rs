@@ -135,6 +135,26 @@ pub struct Proc {
 }
 
 impl Proc {
+    /// Polls `ready` every `every` until it holds; panics after `timeout`
+    /// with `what` and the process's stderr so far.
+    pub fn wait_until(
+        &self,
+        timeout: Duration,
+        every: Duration,
+        what: &str,
+        mut ready: impl FnMut() -> bool,
+    ) {
+        let deadline = Instant::now() + timeout;
+        while !ready() {
+            assert!(
+                Instant::now() < deadline,
+                "{what}: {:?}",
+                self.err.snapshot()
+            );
+            std::thread::sleep(every);
+        }
+    }
+
     pub fn spawn(name: &str, mut cmd: Command) -> Proc {
         let mut child = cmd
             .stdin(Stdio::piped())
