@@ -9,7 +9,7 @@
 //! counted in this map.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicI64, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use regex::Regex;
@@ -171,9 +171,9 @@ pub(crate) struct Entry {
     pub(crate) failed: Mutex<BTreeMap<String, i32>>,
     /// An invocation entry's `Remote` sub-map.
     pub(crate) remotes: Option<Arc<MetricsMap>>,
-    /// Times the entry is in its map's detached queue (under the map's
-    /// lock).
-    queued: AtomicU32,
+    /// Whether the entry is in its map's detached queue (changed under
+    /// the map's lock).
+    queued: AtomicBool,
 }
 
 impl Entry {
@@ -268,24 +268,38 @@ impl MetricsMap {
     }
 
     /// Detaches an object of `entry` (from [`MetricsMap::attach`]) that
-    /// lived `micros`; an entry left with no current object is kept among
-    /// the `RetainDetached` most recently detached ones.
+    /// lived `micros`. An entry left with no current object is kept among
+    /// the `RetainDetached` most recently detached entries (as in Ice, an
+    /// entry counts once there however often it detaches): when there is
+    /// no room, entries that are current again leave the queue, then the
+    /// least recently detached one leaves the map.
     pub(crate) fn detach(&self, entry: &Arc<Entry>, micros: i64) {
         entry.total_lifetime.fetch_add(micros, Ordering::Relaxed);
         let mut st = lock(&self.state);
         if entry.current.fetch_sub(1, Ordering::Relaxed) != 1 {
             return;
         }
-        entry.queued.fetch_add(1, Ordering::Relaxed);
+        if entry.queued.swap(true, Ordering::Relaxed) {
+            if let Some(at) = st.detached.iter().position(|e| Arc::ptr_eq(e, entry)) {
+                st.detached.remove(at);
+            }
+        }
         st.detached.push_back(entry.clone());
+        if st.detached.len() > self.config.retain {
+            st.detached.retain(|e| {
+                let idle = e.current.load(Ordering::Relaxed) == 0;
+                if !idle {
+                    e.queued.store(false, Ordering::Relaxed);
+                }
+                idle
+            });
+        }
         while st.detached.len() > self.config.retain {
             let Some(old) = st.detached.pop_front() else {
                 break;
             };
-            let queued = old.queued.fetch_sub(1, Ordering::Relaxed) - 1;
-            if queued == 0 && old.current.load(Ordering::Relaxed) == 0 {
-                st.remove(&old);
-            }
+            old.queued.store(false, Ordering::Relaxed);
+            st.remove(&old);
         }
     }
 
@@ -321,7 +335,7 @@ fn count(entry: &Arc<Entry>) -> Arc<Entry> {
 }
 
 impl MapState {
-    /// Removes `entry` (idle, no longer queued) and what remembers it.
+    /// Removes `entry` (idle, out of the queue) and what remembers it.
     fn remove(&mut self, entry: &Arc<Entry>) {
         if self
             .entries
@@ -354,5 +368,57 @@ mod tests {
         assert_eq!(s, [" [", "]"]);
         let (p, _) = split_group_by("context.user");
         assert_eq!(p, ["context.user"]);
+    }
+
+    /// An object grouped by its `id`.
+    struct Named(&'static str);
+
+    impl Attributes for Named {
+        fn get(&self, name: &str) -> Option<String> {
+            (name == "id").then(|| self.0.to_string())
+        }
+    }
+
+    fn map(retain: &str) -> MetricsMap {
+        let props = Properties::new();
+        props.set("M.RetainDetached", retain);
+        MetricsMap::new(MapKind::Dispatch, MapConfig::read(&props, "M."), None)
+    }
+
+    fn keys(map: &MetricsMap) -> Vec<String> {
+        map.entries().into_iter().map(|(k, _)| k).collect()
+    }
+
+    #[test]
+    fn an_entry_that_detaches_often_counts_once_among_the_retained() {
+        let map = map("2");
+        let once = map.attach(&Named("once")).unwrap();
+        map.detach(&once, 1);
+        for _ in 0..50 {
+            let often = map.attach(&Named("often")).unwrap();
+            map.detach(&often, 1);
+        }
+        assert_eq!(keys(&map), ["often", "once"]);
+        assert_eq!(once.total.load(Ordering::Relaxed), 1);
+        // A third detached entry pushes out the least recently detached.
+        let third = map.attach(&Named("third")).unwrap();
+        map.detach(&third, 1);
+        assert_eq!(keys(&map), ["often", "third"]);
+    }
+
+    #[test]
+    fn current_entries_stay_and_retain_zero_keeps_none() {
+        let map = map("1");
+        let busy = map.attach(&Named("busy")).unwrap();
+        map.detach(&map.attach(&Named("busy")).unwrap(), 1);
+        let a = map.attach(&Named("a")).unwrap();
+        map.detach(&a, 1);
+        assert_eq!(keys(&map), ["a", "busy"]);
+        map.detach(&busy, 1);
+        assert_eq!(keys(&map), ["busy"]);
+        let none = self::map("0");
+        let gone = none.attach(&Named("gone")).unwrap();
+        none.detach(&gone, 1);
+        assert!(keys(&none).is_empty());
     }
 }
