@@ -102,6 +102,8 @@ pub mod middleware;
 pub mod object_adapter;
 pub mod outcome;
 mod params_size;
+#[cfg(feature = "prometheus")]
+pub mod prometheus;
 pub mod properties;
 pub mod proxy;
 pub mod router;

@@ -19,12 +19,12 @@
 
 mod support;
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
+use floe_testkit::prometheus::{self, http_get, now_secs, Prometheus};
 use support::*;
 
 /// The topic of the run.
@@ -40,114 +40,6 @@ const SUBSCRIBERS: [&str; 2] = ["alpha", "beta"];
 
 fn burst_script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/burst.py")
-}
-
-/// Whether Debian's `prometheus` is installed; says so when it is not.
-fn prometheus_available() -> bool {
-    let found = Command::new("prometheus")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        println!("the prometheus binary is missing (apt-get install prometheus): skipping");
-    }
-    found
-}
-
-/// `GET path` on `addr` over HTTP/1.0: status code and body.
-fn http_get(addr: SocketAddr, path: &str) -> std::io::Result<(u16, String)> {
-    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5))?;
-    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n")?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response)?;
-    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    Ok((status, body.to_owned()))
-}
-
-/// `s` percent-encoded for a URL's query.
-fn url_encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
-/// A real Prometheus scraping `target` every second, its storage in a
-/// temporary directory.
-struct Prometheus {
-    proc: Proc,
-    addr: SocketAddr,
-    _dir: tempfile::TempDir,
-}
-
-impl Prometheus {
-    fn start(target: SocketAddr) -> Prometheus {
-        let dir = tempfile::tempdir().unwrap();
-        let config = dir.path().join("prometheus.yml");
-        std::fs::write(
-            &config,
-            format!(
-                "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n\
-                 scrape_configs:\n  - job_name: floe-storm\n    static_configs:\n\
-                 \x20     - targets: ['{target}']\n"
-            ),
-        )
-        .unwrap();
-        let addr: SocketAddr = ([127, 0, 0, 1], free_port()).into();
-        let mut cmd = Command::new("prometheus");
-        cmd.arg(format!("--config.file={}", config.display()))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.path().join("data").display()
-            ))
-            .arg(format!("--web.listen-address={addr}"))
-            .arg("--log.level=warn");
-        let proc = Proc::spawn("prometheus", cmd);
-        proc.wait_until(
-            Duration::from_secs(60),
-            Duration::from_millis(100),
-            &format!("prometheus not ready on {addr}"),
-            || matches!(http_get(addr, "/-/ready"), Ok((200, _))),
-        );
-        Prometheus {
-            proc,
-            addr,
-            _dir: dir,
-        }
-    }
-
-    /// `/api/v1/query?query=QUERY`: the result vector's samples as
-    /// (labels, evaluation time in seconds, value), and the raw answer.
-    fn query(&self, query: &str) -> (Vec<(serde_json::Value, f64, f64)>, String) {
-        let path = format!("/api/v1/query?query={}", url_encode(query));
-        let (status, body) = http_get(self.addr, &path)
-            .unwrap_or_else(|e| panic!("prometheus {path}: {e}; {:?}", self.proc.err.snapshot()));
-        assert_eq!(status, 200, "prometheus {path}: {body}");
-        let json: serde_json::Value = serde_json::from_str(&body).unwrap();
-        assert_eq!(json["status"], "success", "{body}");
-        let samples = json["data"]["result"]
-            .as_array()
-            .unwrap_or_else(|| panic!("no result vector: {body}"))
-            .iter()
-            .map(|r| {
-                let v = &r["value"];
-                let time = v[0].as_f64().unwrap();
-                let value = v[1].as_str().unwrap().parse().unwrap();
-                (r["metric"].clone(), time, value)
-            })
-            .collect();
-        (samples, body)
-    }
 }
 
 /// `floe-storm --metrics 127.0.0.1:0` on free ports: the process, the
@@ -220,24 +112,17 @@ fn received(mut sub: Proc) -> u64 {
     fields(&line)["received"].parse().unwrap()
 }
 
-fn now_secs() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64()
-}
-
 #[test]
 fn prometheus_reads_what_the_clients_counted() {
-    if !prometheus_available() || !peers_available() {
+    if !prometheus::available() || !peers_available() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let (broker, port, metrics) = floe_storm(dir.path());
+    let (_broker, port, metrics) = floe_storm(dir.path());
     let (status, text) = http_get(metrics, "/metrics").unwrap();
     assert_eq!(status, 200, "{text}");
     assert!(text.ends_with("# EOF\n"), "{text}");
-    let prometheus = Prometheus::start(metrics);
+    let prometheus = Prometheus::start("floe-storm", metrics);
 
     let expected = u64::from(PUBLISHERS) * u64::from(EVENTS);
     let subs: Vec<Proc> = SUBSCRIBERS
@@ -255,44 +140,19 @@ fn prometheus_reads_what_the_clients_counted() {
     );
     assert_eq!(sent, expected);
 
-    // Wait for the first scrape that started after the run ended: an
-    // instant query's own time is the evaluation's, `timestamp()` gives
-    // the sample's (the scrape's start).
-    let published = format!("timestamp(icestorm_topic_published_total{{topic=\"{TOPIC}\"}})");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let (samples, body) = prometheus.query(&published);
-        if samples
-            .first()
-            .is_some_and(|(_, _, scraped)| *scraped > run_end)
-        {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no scrape after the run in 30 s: {body}\nprometheus: {:?}\nbroker: {:?}",
-            prometheus.proc.err.snapshot(),
-            broker.err.snapshot()
-        );
-        std::thread::sleep(Duration::from_millis(250));
-    }
-    // The latest samples of the topic's series: from that scrape or a
-    // later one.
+    // The latest samples of the topic's series, from a scrape that
+    // started after the run ended.
     let at = |query: &str| {
-        let selector = format!("{query}{{topic=\"{TOPIC}\"}}");
-        let (scraped, _) = prometheus.query(&format!("timestamp({selector})"));
-        assert!(
-            !scraped.is_empty() && scraped.iter().all(|(_, _, t)| *t > run_end),
-            "{selector}: sampled before the run ended: {scraped:?}"
-        );
-        let (samples, body) = prometheus.query(&selector);
-        println!("{selector}: {body}");
-        samples
+        prometheus
+            .latest(&format!("{query}{{topic=\"{TOPIC}\"}}"), run_end)
+            .into_iter()
+            .map(|s| (s.labels, s.value))
+            .collect::<Vec<_>>()
     };
     let one = |query: &str| -> f64 {
         let samples = at(query);
         assert_eq!(samples.len(), 1, "{query}: {samples:?}");
-        samples[0].2
+        samples[0].1
     };
     assert_eq!(one("icestorm_topic_published_total"), sent as f64);
     assert_eq!(one("icestorm_topic_forwarded_total"), 0.0);
@@ -302,12 +162,12 @@ fn prometheus_reads_what_the_clients_counted() {
     for (name, got) in SUBSCRIBERS.iter().zip(&received) {
         let series = delivered
             .iter()
-            .find(|(labels, _, _)| labels["subscriber"] == *name)
+            .find(|(labels, _)| labels["subscriber"] == *name)
             .unwrap_or_else(|| panic!("no delivered series for {name}: {delivered:?}"));
         assert_eq!(
-            series.2, *got as f64,
+            series.1, *got as f64,
             "{name}: Prometheus says delivered {}, the subscriber counted {got}",
-            series.2
+            series.1
         );
     }
     for gauge in [
@@ -316,7 +176,7 @@ fn prometheus_reads_what_the_clients_counted() {
     ] {
         let samples = at(gauge);
         assert_eq!(samples.len(), SUBSCRIBERS.len(), "{gauge}: {samples:?}");
-        assert!(samples.iter().all(|s| s.2 == 0.0), "{gauge}: {samples:?}");
+        assert!(samples.iter().all(|s| s.1 == 0.0), "{gauge}: {samples:?}");
     }
     assert_eq!(received, vec![expected; SUBSCRIBERS.len()]);
 }

@@ -16,7 +16,8 @@
 //! - [`icegrid`]: a real `icegridnode`; [`tls_certs`]: test certificates;
 //!   [`hostile`]: malformed frames and the reaction Ice shows; [`wiretap`]:
 //!   a relay that records frame headers; [`node_packages`]: the npm
-//!   packages of the Node and browser peers.
+//!   packages of the Node and browser peers; [`prometheus`]: a real
+//!   Prometheus scraping a test's endpoint.
 
 pub mod cpp_build;
 pub mod hostile;
@@ -27,6 +28,7 @@ pub mod node_packages;
 pub mod paths;
 pub mod peer;
 pub mod ports;
+pub mod prometheus;
 pub mod python;
 pub mod report;
 pub mod tls_certs;

@@ -30,6 +30,10 @@ pub(crate) struct CommunicatorInner {
     /// The IceMX metrics views (`IceMX.Metrics.*`), served by the admin
     /// `Metrics` facet; `None` when no view is configured.
     pub(crate) metrics: Option<Arc<crate::metrics::MetricsAdmin>>,
+    /// The scrape endpoint `Floe.Prometheus.Endpoint` started (stopped
+    /// by `destroy`).
+    #[cfg(feature = "prometheus")]
+    pub(crate) prometheus: Mutex<Option<crate::prometheus::PrometheusEndpoint>>,
     pub(crate) retry_intervals: Vec<Duration>,
     /// `Ice.Override.Compress`.
     pub(crate) override_compress: Option<bool>,
@@ -142,6 +146,8 @@ impl Communicator {
                 transports: crate::transport::ClientTransports::new(&properties),
                 client_config,
                 metrics,
+                #[cfg(feature = "prometheus")]
+                prometheus: Mutex::new(None),
                 retry_intervals,
                 override_compress: properties
                     .get("Ice.Override.Compress")
@@ -167,7 +173,30 @@ impl Communicator {
         };
         communicator.inner.locators.init_default(&communicator);
         communicator.inner.routers.init_default(&communicator);
+        communicator.start_prometheus();
         communicator
+    }
+
+    /// Starts the scrape endpoint `Floe.Prometheus.Endpoint` names, if
+    /// set; a failure cannot stop the constructor: it is reported.
+    fn start_prometheus(&self) {
+        #[cfg(feature = "prometheus")]
+        let result = self.start_prometheus_from_properties();
+        #[cfg(not(feature = "prometheus"))]
+        let result = match self
+            .inner
+            .properties
+            .get(crate::metrics::PROMETHEUS_ENDPOINT)
+        {
+            Some(_) => Err(format!(
+                "{} is set, but floe was built without its `prometheus` feature",
+                crate::metrics::PROMETHEUS_ENDPOINT
+            )),
+            None => Ok(()),
+        };
+        if let Err(e) = result {
+            tracing::error!("{e}");
+        }
     }
 
     /// A communicator configured from command-line arguments
@@ -404,6 +433,8 @@ impl Communicator {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clear();
+        #[cfg(feature = "prometheus")]
+        crate::metrics::map_lock(&self.inner.prometheus).take();
     }
 }
 

@@ -45,6 +45,14 @@ use map::{MapConfig, MetricsMap};
 /// The property prefix of the views.
 const PREFIX: &str = "IceMX.Metrics.";
 
+/// The property that starts a Prometheus scrape endpoint on `HOST:PORT`
+/// (feature `prometheus`; see `floe_runtime::prometheus`).
+pub const PROMETHEUS_ENDPOINT: &str = "Floe.Prometheus.Endpoint";
+
+/// The view observed for [`PROMETHEUS_ENDPOINT`] when no view is
+/// configured.
+const PROMETHEUS_VIEW: &str = "Prometheus";
+
 /// The kinds of map (and `Remote`, the sub-map of invocations).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MapKind {
@@ -120,9 +128,18 @@ pub(crate) struct UnknownView(pub(crate) String);
 impl MetricsAdmin {
     /// The metrics of a communicator with `props`, or `None` when no view
     /// is configured or `Ice.Admin.Facets` leaves out `Metrics`.
+    ///
+    /// With [`PROMETHEUS_ENDPOINT`] set (and the `prometheus` feature),
+    /// metrics are observed for it whatever `Ice.Admin.Facets` says, in a
+    /// view named `Prometheus` with the default settings when no view is
+    /// configured.
     pub(crate) fn from_properties(props: &Properties) -> Option<Arc<MetricsAdmin>> {
+        let exported = cfg!(feature = "prometheus")
+            && props
+                .get(PROMETHEUS_ENDPOINT)
+                .is_some_and(|v| !v.trim().is_empty());
         let facets = props.get_list("Ice.Admin.Facets");
-        if !facets.is_empty() && !facets.iter().any(|f| f == "Metrics") {
+        if !exported && !facets.is_empty() && !facets.iter().any(|f| f == "Metrics") {
             return None;
         }
         let mut names: Vec<String> = props
@@ -133,7 +150,10 @@ impl MetricsAdmin {
             .collect();
         names.dedup();
         if names.is_empty() {
-            return None;
+            if !exported {
+                return None;
+            }
+            names.push(PROMETHEUS_VIEW.to_string());
         }
         let views = names.into_iter().map(|n| build_view(props, n)).collect();
         ACTIVE.fetch_add(1, Ordering::Relaxed);

@@ -24,8 +24,11 @@
 use std::fmt;
 use std::sync::{Arc, Weak};
 
+#[cfg(test)]
+use floe::runtime::prometheus::encode;
+use floe::runtime::prometheus::family;
 use prometheus_client::collector::Collector;
-use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
+use prometheus_client::encoding::DescriptorEncoder;
 use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::MetricType;
@@ -33,10 +36,6 @@ use prometheus_client::registry::Registry;
 
 use super::{MetricsSnapshot, SubscriberSnapshot, TopicSnapshot};
 use crate::instance::Instance;
-
-/// The `Content-Type` of [`encode`]'s text: OpenMetrics 1.0, which
-/// Prometheus negotiates first and reads as its text format too.
-pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// Takes the broker's snapshot at each scrape. Holds the broker weakly:
 /// an exporter does not keep a broker that shuts down alive.
@@ -65,30 +64,6 @@ pub fn registry(instance: &Arc<Instance>) -> Registry {
         instance: Arc::downgrade(instance),
     }));
     registry
-}
-
-/// A scrape of `registry`: the OpenMetrics text ([`CONTENT_TYPE`]).
-///
-/// # Errors
-///
-/// Only if formatting fails, which writing into a `String` does not.
-pub fn encode(registry: &Registry) -> Result<String, fmt::Error> {
-    let mut text = String::new();
-    prometheus_client::encoding::text::encode(&mut text, registry)?;
-    Ok(text)
-}
-
-/// One metric family: its descriptor, then one sample per label set.
-fn family<L: EncodeLabelSet, M: EncodeMetric>(
-    encoder: &mut DescriptorEncoder,
-    (name, help, metric_type): (&str, &str, MetricType),
-    samples: impl Iterator<Item = (L, M)>,
-) -> fmt::Result {
-    let mut family = encoder.encode_descriptor(name, help, None, metric_type)?;
-    for (labels, metric) in samples {
-        metric.encode(family.encode_family(&labels)?)?;
-    }
-    Ok(())
 }
 
 fn topic_counter<'a>(

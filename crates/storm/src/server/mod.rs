@@ -208,7 +208,9 @@ impl Server {
         let metrics_endpoint = config.metrics_endpoint;
         let broker = Broker::open(config, endpoints, sinks)?;
         let metrics = match metrics_endpoint {
-            Some(addr) => Some(MetricsEndpoint::start(addr, broker.instance()).await?),
+            Some(addr) => {
+                Some(MetricsEndpoint::start(addr, broker.instance(), &communicator).await?)
+            }
             None => None,
         };
         let replica = match replica_config {
