@@ -12,10 +12,13 @@ use floe_testkit::{free_port, require_python_ice, PYTHON};
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/metrics_admin/mx.py");
 
 /// The views of both servers (as the script's `PROPS`).
-const VIEWS: [(&str, &str); 3] = [
+const VIEWS: [(&str, &str); 6] = [
     ("IceMX.Metrics.Debug.GroupBy", "id"),
     ("IceMX.Metrics.ByParent.GroupBy", "parent"),
     ("IceMX.Metrics.Off.Disabled", "1"),
+    ("IceMX.Metrics.Retain.Map.Dispatch.GroupBy", "operation"),
+    ("IceMX.Metrics.Retain.Map.Dispatch.RetainDetached", "2"),
+    ("IceMX.Metrics.Retain.Map.Dispatch.Accept.parent", "^A$"),
 ];
 
 fn props(instance: &str) -> Properties {
@@ -79,6 +82,7 @@ fn service_lines(dump: &str) -> Vec<String> {
         .filter(|l| {
             l.starts_with("Debug Dispatch")
                 || l.starts_with("ByParent")
+                || l.starts_with("Retain")
                 || l.starts_with("failures")
                 || l.starts_with("views")
                 || l.starts_with("unknown")
@@ -112,6 +116,10 @@ async fn python_client_reads_server_metrics_like_ice() {
     assert!(floe.contains(
         "Debug Dispatch DispatchMetrics [echo [echo]] current=0 failures=0 replySize=39 size=78 total=3 userException=0"
     ));
+    // RetainDetached=2 keeps both entries of the Retain view, however
+    // often the echo entry detached (as Ice does).
+    assert!(floe.contains("Retain Dispatch DispatchMetrics [echo] "));
+    assert!(floe.contains("Retain Dispatch DispatchMetrics [ice_ping] "));
     assert_eq!(f, i, "floe and Ice report the same service metrics");
 }
 

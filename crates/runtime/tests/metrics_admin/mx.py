@@ -8,7 +8,12 @@ Ice.loadSlice("-I" + Ice.getSliceDir(), [os.path.join(os.path.dirname(__file__),
 import MxTest
 
 PROPS = ["IceMX.Metrics.Debug.GroupBy=id", "IceMX.Metrics.ByParent.GroupBy=parent",
-         "IceMX.Metrics.Off.Disabled=1"]
+         "IceMX.Metrics.Off.Disabled=1",
+         # RetainDetached: the echo entry detaches three times, then the
+         # ice_ping one twice; both stay (an entry counts once).
+         "IceMX.Metrics.Retain.Map.Dispatch.GroupBy=operation",
+         "IceMX.Metrics.Retain.Map.Dispatch.RetainDetached=2",
+         "IceMX.Metrics.Retain.Map.Dispatch.Accept.parent=^A$"]
 
 def line(view, name, m, ind=""):
     fields = {k: v for k, v in vars(m).items() if k not in ("remotes", "collocated", "totalLifetime", "id")}
@@ -60,7 +65,7 @@ class Svc(MxTest.Svc):
 with Ice.initialize(sys.argv) as ic:
     if sys.argv[1] == "client":
         calls(ic, sys.argv[2])
-        dump(metrics_of(ic, sys.argv[3]), ["Debug", "ByParent"])
+        dump(metrics_of(ic, sys.argv[3]), ["Debug", "ByParent", "Retain"])
     elif sys.argv[1] == "reference":
         init = Ice.InitializationData()
         init.properties = Ice.createProperties()
@@ -73,6 +78,6 @@ with Ice.initialize(sys.argv) as ic:
             a.activate()
             calls(ic, prx.ice_toString())
             import time; time.sleep(0.1)
-            dump(metrics_of(ic, server.getAdmin().ice_toString()), ["Debug", "ByParent"])
+            dump(metrics_of(ic, server.getAdmin().ice_toString()), ["Debug", "ByParent", "Retain"])
     elif sys.argv[1] == "read":
         dump(metrics_of(ic, sys.argv[2]), [sys.argv[3]])
