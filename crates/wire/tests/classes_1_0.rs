@@ -1,8 +1,8 @@
 //! Classes and user exceptions in encoding 1.0, floe both ways: round
 //! trips of graphs (shared instances, cycles), slicing of unknown types,
 //! exceptions, and hostile input. Byte-exactness against Ice 3.7.8 is
-//! checked by the golden vectors (`golden/classes10.rs`) and the live peers
-//! (`class_interop.rs`, `golden/live10.rs`).
+//! checked by the golden vectors (`vectors/classes10.rs`) and the live peers
+//! (`class_interop.rs`, `live_ice/live10.rs`).
 
 mod common;
 

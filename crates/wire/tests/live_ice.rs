@@ -15,17 +15,11 @@
 //! Needs `slice2cpp`, `g++` and `libIce++11` (`cargo xtask test` installs
 //! them); with `FLOE_NO_INTEROP=1` the tests print a line and return.
 
-#[path = "golden/checks.rs"]
-mod checks;
-#[path = "golden/class_types.rs"]
-mod class_types;
-#[path = "golden/classes10.rs"]
-mod classes10;
-#[path = "golden/live10.rs"]
-mod live10;
-#[path = "golden/types.rs"]
-#[allow(dead_code)]
-mod types;
+mod vectors;
+/// The encoding 1.0 checks against the live Python peer.
+mod live_ice {
+    pub mod live10;
+}
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -40,6 +34,7 @@ use floe_wire::{
     Decode, Decoder, Encode, Encoder, Error, OptionalKind, ENCODING_1_0, ENCODING_1_1,
 };
 use types::{Color, Fixed, Mixed, Nested, Point, Sparse};
+use vectors::{checks, types};
 
 const GEN_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/gen");
 const VECTORS: &str = include_str!("golden/vectors.txt");

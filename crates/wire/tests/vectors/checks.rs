@@ -9,7 +9,7 @@ use std::fmt::Debug;
 use bytes::Bytes;
 use floe_wire::{Decode, Decoder, Encode, Encoder, Error, Result, ENCODING_1_0, ENCODING_1_1};
 
-use crate::types::*;
+use super::types::*;
 
 /// Parsed `name hex` lines and what the checks found.
 pub struct Vectors {
@@ -174,7 +174,7 @@ pub fn check_all(v: &mut Vectors) {
     optionals(v);
     optional_skipping(v);
     encapsulations(v);
-    crate::classes10::check_all(v);
+    super::classes10::check_all(v);
 }
 
 fn primitives(v: &mut Vectors) {

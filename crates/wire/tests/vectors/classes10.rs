@@ -11,8 +11,8 @@ use floe_wire::class::ValueFactoryRegistry;
 use floe_wire::exception::UserExceptionRegistry;
 use floe_wire::{ClassRef, Decoder, Encoder, Error, Result, ValuePtr, ENCODING_1_0};
 
-use crate::checks::Vectors;
-use crate::class_types::*;
+use super::checks::Vectors;
+use super::class_types::*;
 
 /// A decoder over the data of the 1.0 encapsulation `dec` holds.
 fn inner(dec: &mut Decoder, classes: Arc<ValueFactoryRegistry>) -> Result<Decoder> {

@@ -14,8 +14,8 @@ use bytes::Bytes;
 use floe_wire::class::ValueFactoryRegistry;
 use floe_wire::{ClassRef, Decoder, Encoder, ValuePtr, ENCODING_1_0};
 
-use super::class_types::*;
-use super::{interop_disabled, invoke_in, lines, read_frame, EchoPeer, VECTORS};
+use crate::vectors::class_types::*;
+use crate::{interop_disabled, invoke_in, lines, read_frame, EchoPeer, VECTORS};
 
 /// The data of an encoding-1.0 encapsulation holding `roots` (written
 /// with their pending values).
