@@ -1,6 +1,7 @@
 //! [`StateMachine`]: openraft's state machine (`RaftStateMachine`) is the
 //! broker itself. A committed command is applied to the store's tables
-//! (with the applied log id, in one durable transaction) and then to the
+//! (with the applied log id, in one transaction that the next log append
+//! makes durable: the log already holds the command) and then to the
 //! running topics ([`crate::state::apply`]); a snapshot is the store's
 //! topics, subscribers and links ([`crate::store::encode_topics`]), and
 //! installing one replaces them and reconciles the running topics

@@ -35,6 +35,15 @@ impl Store {
     /// creates), then the replica layer's `meta` entries (the applied log
     /// id, ...) in the same transaction.
     ///
+    /// The transaction is not made durable by itself (no fsync): the
+    /// entries are already durable in the log of the same database, and
+    /// the next durable commit (a log append, a vote, a snapshot) makes
+    /// this one durable too, as redb commits form one history. After a
+    /// crash the tables and the applied log id go back together to an
+    /// earlier consistent point, and Raft applies the entries after it
+    /// again from the log (which keeps them until a durable snapshot
+    /// covers them).
+    ///
     /// # Errors
     ///
     /// Database failures (nothing was changed then).
@@ -43,7 +52,8 @@ impl Store {
         commands: &[(u64, &Command)],
         meta: &[(&str, &[u8])],
     ) -> Result<Vec<Outcome>, StoreError> {
-        let txn = self.db.begin_write().map_err(dberr)?;
+        let mut txn = self.db.begin_write().map_err(dberr)?;
+        txn.set_durability(redb::Durability::None).map_err(dberr)?;
         let mut outcomes = Vec::with_capacity(commands.len());
         for (index, cmd) in commands {
             outcomes.push(apply_in(&txn, *index, cmd)?);
