@@ -193,9 +193,12 @@ impl Entry {
 #[derive(Debug, Default)]
 struct MapState {
     entries: BTreeMap<String, Arc<Entry>>,
-    /// Entries whose last object detached, oldest first (once per
-    /// detachment).
-    detached: VecDeque<Arc<Entry>>,
+    /// The last `RetainDetached` detachments, oldest first: runs of one
+    /// entry and their lengths (an entry detached again and again takes
+    /// one run, not one slot per detachment).
+    detached: VecDeque<(Arc<Entry>, usize)>,
+    /// The detachments in `detached` (the sum of the run lengths).
+    detached_len: usize,
     /// The entries of recently attached tokens (all in `entries`), so
     /// that attaching the same object again computes no key.
     memo: Vec<(Token, Arc<Entry>)>,
@@ -272,19 +275,35 @@ impl MetricsMap {
     /// the `RetainDetached` most recently detached ones.
     pub(crate) fn detach(&self, entry: &Arc<Entry>, micros: i64) {
         entry.total_lifetime.fetch_add(micros, Ordering::Relaxed);
-        let mut st = lock(&self.state);
+        let mut guard = lock(&self.state);
         if entry.current.fetch_sub(1, Ordering::Relaxed) != 1 {
             return;
         }
+        let st = &mut *guard;
         entry.queued.fetch_add(1, Ordering::Relaxed);
-        st.detached.push_back(entry.clone());
-        while st.detached.len() > self.config.retain {
-            let Some(old) = st.detached.pop_front() else {
+        match st.detached.back_mut() {
+            Some((last, n)) if Arc::ptr_eq(last, entry) => *n += 1,
+            _ => st.detached.push_back((entry.clone(), 1)),
+        }
+        st.detached_len += 1;
+        while st.detached_len > self.config.retain {
+            let Some((oldest, n)) = st.detached.front_mut() else {
                 break;
             };
-            let queued = old.queued.fetch_sub(1, Ordering::Relaxed) - 1;
-            if queued == 0 && old.current.load(Ordering::Relaxed) == 0 {
-                st.remove(&old);
+            st.detached_len -= 1;
+            *n -= 1;
+            // The entry's runs are among its queued detachments: its last
+            // one gone, so is the run.
+            if oldest.queued.fetch_sub(1, Ordering::Relaxed) != 1 {
+                if *n == 0 {
+                    st.detached.pop_front();
+                }
+                continue;
+            }
+            if let Some((old, _)) = st.detached.pop_front() {
+                if old.current.load(Ordering::Relaxed) == 0 {
+                    st.remove(&old);
+                }
             }
         }
     }
@@ -354,5 +373,48 @@ mod tests {
         assert_eq!(s, [" [", "]"]);
         let (p, _) = split_group_by("context.user");
         assert_eq!(p, ["context.user"]);
+    }
+
+    /// An object grouped by its id.
+    struct Id(&'static str);
+
+    impl Attributes for Id {
+        fn get(&self, name: &str) -> Option<String> {
+            (name == "id").then(|| self.0.to_string())
+        }
+    }
+
+    fn keys(map: &MetricsMap) -> Vec<String> {
+        map.entries().into_iter().map(|(k, _)| k).collect()
+    }
+
+    #[test]
+    fn retain_detached_keeps_the_last_detachments() {
+        let props = Properties::new();
+        props.set("IceMX.Metrics.V.RetainDetached", "2");
+        let config = MapConfig::read(&props, "IceMX.Metrics.V.");
+        let map = MetricsMap::new(MapKind::Dispatch, config, None);
+        let once = |id| {
+            let e = map.attach(&Id(id)).expect("counted");
+            map.detach(&e, 1);
+        };
+        once("a");
+        once("b");
+        assert_eq!(keys(&map), ["a", "b"]);
+        // Detaching b again pushes a's detachment out.
+        once("b");
+        assert_eq!(keys(&map), ["b"]);
+        // An attached entry stays, and detaching it again keeps it.
+        let a = map.attach(&Id("a")).expect("counted");
+        once("c");
+        once("c");
+        once("c");
+        assert_eq!(keys(&map), ["a", "c"]);
+        map.detach(&a, 1);
+        assert_eq!(keys(&map), ["a", "c"]);
+        assert_eq!(a.total.load(Ordering::Relaxed), 1);
+        once("b");
+        once("b");
+        assert_eq!(keys(&map), ["b"]);
     }
 }
