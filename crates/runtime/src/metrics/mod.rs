@@ -27,6 +27,7 @@
 //! dispatches).
 
 pub(crate) mod attributes;
+pub(crate) mod clock;
 mod map;
 pub(crate) mod observe;
 pub(crate) mod provided;
@@ -34,10 +35,10 @@ pub(crate) mod value;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
-use std::time::Instant;
 
 use crate::properties::Properties;
 use attributes::Attributes;
+use clock::Tick;
 pub(crate) use map::lock as map_lock;
 pub(crate) use map::Entry;
 use map::{MapConfig, MetricsMap};
@@ -58,6 +59,9 @@ pub(crate) enum MapKind {
 }
 
 impl MapKind {
+    /// The number of kinds.
+    const COUNT: usize = 7;
+
     /// The maps of a view, in name order.
     const VIEW_MAPS: [MapKind; 6] = [
         MapKind::Connection,
@@ -98,6 +102,25 @@ struct View {
     name: String,
     enabled: bool,
     maps: Vec<Arc<MetricsMap>>,
+    /// The map of each kind (indexed by `MapKind as usize`), as found in
+    /// `maps`, so that observing looks up no name.
+    by_kind: [Option<Arc<MetricsMap>>; MapKind::COUNT],
+}
+
+impl View {
+    /// A view of `maps` (of distinct kinds).
+    fn new(name: String, enabled: bool, maps: Vec<Arc<MetricsMap>>) -> View {
+        let mut by_kind: [Option<Arc<MetricsMap>>; MapKind::COUNT] = Default::default();
+        for m in &maps {
+            by_kind[m.kind as usize] = Some(m.clone());
+        }
+        View {
+            name,
+            enabled,
+            maps,
+            by_kind,
+        }
+    }
 }
 
 /// The metrics of a communicator: its views and their maps.
@@ -151,13 +174,13 @@ impl MetricsAdmin {
         let mut hits = Hits::default();
         for map in views
             .iter()
-            .flat_map(|v| &v.maps)
-            .filter(|m| m.kind == kind)
+            .filter_map(|v| v.by_kind[kind as usize].as_ref())
         {
             if let Some(entry) = map.attach(attrs) {
                 hits.push((map.clone(), entry));
             }
         }
+        drop(views);
         Observer::new(hits)
     }
 
@@ -238,11 +261,7 @@ fn build_view(props: &Properties, name: String) -> View {
     let view_prefix = format!("{PREFIX}{name}.");
     let enabled = props.get_int_or(&format!("{view_prefix}Disabled"), 0) <= 0;
     if !enabled {
-        return View {
-            name,
-            enabled,
-            maps: Vec::new(),
-        };
+        return View::new(name, enabled, Vec::new());
     }
     let maps_prefix = format!("{view_prefix}Map.");
     let by_map = !props.with_prefix(&maps_prefix).is_empty();
@@ -276,18 +295,14 @@ fn build_view(props: &Properties, name: String) -> View {
         let config = MapConfig::read(props, &prefix);
         maps.push(Arc::new(MetricsMap::new(kind, config, sub)));
     }
-    View {
-        name,
-        enabled,
-        maps,
-    }
+    View::new(name, enabled, maps)
 }
 
 /// An observed object, attached to the entries of the maps that count
 /// it until dropped (which adds its lifetime and detaches it).
 #[derive(Debug)]
 pub(crate) struct Observer {
-    start: Instant,
+    start: Tick,
     /// Set once the object is detached ([`Observer::end`] or drop).
     ended: std::sync::atomic::AtomicBool,
     hits: Hits,
@@ -325,7 +340,7 @@ impl Observer {
     /// An observer of `hits`, `None` when empty.
     fn new(hits: Hits) -> Option<Observer> {
         (!hits.is_empty()).then(|| Observer {
-            start: Instant::now(),
+            start: Tick::now(),
             ended: std::sync::atomic::AtomicBool::new(false),
             hits,
         })
@@ -361,12 +376,21 @@ impl Observer {
 impl Observer {
     /// Detaches the object now (once; dropping the observer does it
     /// otherwise): its lifetime is added, its entries are no longer
-    /// current.
-    pub(crate) fn end(&self) {
+    /// current. Returns the clock reading it ended at, which an
+    /// enclosing observation ending right after may share
+    /// ([`Observer::end_at`]).
+    pub(crate) fn end(&self) -> Tick {
+        let now = Tick::now();
+        self.end_at(now);
+        now
+    }
+
+    /// Detaches the object as of `now` (once; see [`Observer::end`]).
+    pub(crate) fn end_at(&self, now: Tick) {
         if self.ended.swap(true, Ordering::Relaxed) {
             return;
         }
-        let micros = i64::try_from(self.start.elapsed().as_micros()).unwrap_or(i64::MAX);
+        let micros = now.micros_since(self.start);
         for (map, entry) in self.hits.iter() {
             map.detach(entry, micros);
         }
@@ -375,6 +399,8 @@ impl Observer {
 
 impl Drop for Observer {
     fn drop(&mut self) {
-        self.end();
+        if !*self.ended.get_mut() {
+            self.end();
+        }
     }
 }
