@@ -151,7 +151,9 @@ pub(crate) struct Entry {
     /// The group key (the metrics id).
     pub(crate) key: String,
     pub(crate) total: AtomicI64,
-    pub(crate) current: AtomicI64,
+    /// The current objects, with [`SOLE`] set while the entry alone fills
+    /// its map's detached queue (read through [`Entry::current`]).
+    current: AtomicI64,
     /// Microseconds, summed as objects detach.
     pub(crate) total_lifetime: AtomicI64,
     pub(crate) failures: AtomicI64,
@@ -176,7 +178,20 @@ pub(crate) struct Entry {
     queued: AtomicU32,
 }
 
+/// The flag of [`Entry::current`] telling that the entry's detachments
+/// alone fill its map's detached queue (`RetainDetached` of them, none of
+/// another entry): detaching it again leaves the queue as it is, so it
+/// takes no lock. Set and cleared under the map's lock; an atomic
+/// exchange of the counter that sees it set is ordered before whatever
+/// next changes the queue.
+const SOLE: i64 = 1 << 62;
+
 impl Entry {
+    /// The objects counted in the entry and not yet detached.
+    pub(crate) fn current(&self) -> i64 {
+        self.current.load(Ordering::Relaxed) & !SOLE
+    }
+
     /// Counts a failure named `name` (an Ice exception type id).
     pub(crate) fn fail(&self, name: &str) {
         self.failures.fetch_add(1, Ordering::Relaxed);
@@ -231,13 +246,20 @@ impl MetricsMap {
     /// Attaches an object: finds (or makes) the entry of its group and
     /// counts it as current. `None` when the object is not counted here.
     pub(crate) fn attach(&self, attrs: &dyn Attributes) -> Option<Arc<Entry>> {
-        let memo = !self.config.volatile;
-        if memo {
+        if !self.config.volatile {
             let st = lock(&self.state);
             if let Some((_, e)) = st.memo.iter().find(|(t, _)| attrs.is(t)) {
                 return Some(count(e));
             }
         }
+        self.attach_new(attrs)
+    }
+
+    /// [`MetricsMap::attach`] of an object whose entry is not remembered:
+    /// computes its key.
+    #[inline(never)]
+    fn attach_new(&self, attrs: &dyn Attributes) -> Option<Arc<Entry>> {
+        let memo = !self.config.volatile;
         let key = self.config.key(attrs)?;
         let mut st = lock(&self.state);
         let entry = match st.entries.get(&key) {
@@ -275,11 +297,32 @@ impl MetricsMap {
     /// the `RetainDetached` most recently detached ones.
     pub(crate) fn detach(&self, entry: &Arc<Entry>, micros: i64) {
         entry.total_lifetime.fetch_add(micros, Ordering::Relaxed);
+        // Without the lock: an entry left with current objects, or one
+        // whose detachments alone fill the queue.
+        let mut c = entry.current.load(Ordering::Relaxed);
+        while c & !SOLE != 1 || c & SOLE != 0 {
+            match entry
+                .current
+                .compare_exchange_weak(c, c - 1, Ordering::AcqRel, Ordering::Relaxed)
+            {
+                Ok(_) => return,
+                Err(v) => c = v,
+            }
+        }
+        self.detach_last(entry);
+    }
+
+    /// [`MetricsMap::detach`] of the last current object of `entry`, under
+    /// the lock: the detachment joins the queue.
+    #[inline(never)]
+    fn detach_last(&self, entry: &Arc<Entry>) {
         let mut guard = lock(&self.state);
-        if entry.current.fetch_sub(1, Ordering::Relaxed) != 1 {
+        let st = &mut *guard;
+        st.mark(false, self.config.retain);
+        if entry.current.fetch_sub(1, Ordering::AcqRel) & !SOLE != 1 {
+            st.mark(true, self.config.retain);
             return;
         }
-        let st = &mut *guard;
         entry.queued.fetch_add(1, Ordering::Relaxed);
         match st.detached.back_mut() {
             Some((last, n)) if Arc::ptr_eq(last, entry) => *n += 1,
@@ -301,11 +344,12 @@ impl MetricsMap {
                 continue;
             }
             if let Some((old, _)) = st.detached.pop_front() {
-                if old.current.load(Ordering::Relaxed) == 0 {
+                if old.current() == 0 {
                     st.remove(&old);
                 }
             }
         }
+        st.mark(true, self.config.retain);
     }
 
     /// The entries, by key.
@@ -340,6 +384,21 @@ fn count(entry: &Arc<Entry>) -> Arc<Entry> {
 }
 
 impl MapState {
+    /// Sets (`on`) or clears [`SOLE`] on the entry of the queue's only run
+    /// (set only when the run fills the `retain` detachments kept).
+    fn mark(&self, on: bool, retain: usize) {
+        if self.detached.len() != 1 {
+            return;
+        }
+        if let Some((e, n)) = self.detached.front() {
+            if !on {
+                e.current.fetch_and(!SOLE, Ordering::AcqRel);
+            } else if *n == retain {
+                e.current.fetch_or(SOLE, Ordering::AcqRel);
+            }
+        }
+    }
+
     /// Removes `entry` (idle, no longer queued) and what remembers it.
     fn remove(&mut self, entry: &Arc<Entry>) {
         if self
