@@ -105,19 +105,20 @@ impl DispatchSet {
         Some(finished)
     }
 
-    /// `fut`'s result if it is done on its first poll (a panic counts as
-    /// done, with status 7); otherwise `fut` is returned to be added.
-    pub(super) fn poll_once(
+    /// Polls a new dispatch once: its result if it is done (`Err`: the
+    /// payload of its panic, answered with status 7); otherwise `fut` is
+    /// returned to be added.
+    fn poll_first(
         &self,
         mut fut: DispatchFuture,
-    ) -> std::result::Result<DispatchResult, DispatchFuture> {
+    ) -> std::result::Result<std::thread::Result<DispatchResult>, DispatchFuture> {
         let mut cx = Context::from_waker(&self.waker);
         let polled =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fut.as_mut().poll(&mut cx)));
         match polled {
-            Ok(Poll::Ready(result)) => Ok(result),
+            Ok(Poll::Ready(result)) => Ok(Ok(result)),
             Ok(Poll::Pending) => Err(fut),
-            Err(p) => Ok(Err(panic_error(p))),
+            Err(p) => Ok(Err(p)),
         }
     }
 
@@ -180,12 +181,9 @@ impl ConnectionInner {
             None => None,
         };
         let dispatch = adapter.dispatch_request(request, Some(connection));
-        let dispatch = match observer {
-            Some(o) => observed(dispatch, o, rid != 0),
-            None => dispatch,
-        };
         let frame = if rid != 0 { frame.cloned() } else { None };
-        self.run_dispatch(dispatch, (rid, compress, bytes), dispatches, frame, &span);
+        let run = (rid, compress, bytes);
+        self.run_dispatch(dispatch, run, observer, dispatches, frame, &span);
     }
 
     /// Attaches a dispatch of `request` to the `Dispatch` maps.
@@ -206,15 +204,7 @@ impl ConnectionInner {
             context: &request.context,
         };
         let params = 6 + request.params.data.len();
-        let empty = floe_wire::Context::new();
-        // A status 2-4 reply repeats identity, facet and operation.
-        let failed = observe::request_size(
-            &request.identity,
-            &request.facet,
-            &request.operation,
-            &empty,
-            0,
-        ) - 2;
+        let context = observe::context_size(&request.context);
         let size = observe::request_size(
             &request.identity,
             &request.facet,
@@ -222,6 +212,9 @@ impl ConnectionInner {
             &request.context,
             params,
         );
+        // A status 2-4 reply repeats identity, facet and operation: the
+        // request's body without its mode, context and parameters.
+        let failed = size - params - context - 1;
         observe::dispatch(admin, &attrs, size).map(|o| DispatchObserver {
             observer: o,
             failed_reply: 1 + failed,
@@ -229,29 +222,47 @@ impl ConnectionInner {
     }
 
     /// Runs `dispatch` of request `rid` (`compress`: whether its reply may
-    /// be compressed; `bytes`: its parameter bytes).
+    /// be compressed; `bytes`: its parameter bytes), ended in the metrics
+    /// by `observer` when its result is known.
     fn run_dispatch(
         self: &Arc<Self>,
         dispatch: Dispatch,
         (rid, compress, bytes): (i32, bool, usize),
+        observer: Option<DispatchObserver>,
         dispatches: &mut DispatchSet,
         frame: Option<Bytes>,
         span: &tracing::Span,
     ) {
-        match dispatch {
-            Dispatch::Ready(result) => {
-                self.send_reply(rid, compress, fill_failed(result, frame.as_ref()))
-            }
-            Dispatch::Pending(fut) => match dispatches.poll_once(fut) {
-                Ok(result) => self.send_reply(rid, compress, fill_failed(result, frame.as_ref())),
-                Err(fut) if span.is_disabled() => dispatches.push(rid, compress, fut, frame, bytes),
-                Err(fut) => {
-                    use tracing::Instrument;
-                    let fut = Box::pin(fut.instrument(span.clone()));
-                    dispatches.push(rid, compress, fut, frame, bytes)
+        let polled = match dispatch {
+            Dispatch::Ready(result) => Ok(Ok(result)),
+            Dispatch::Pending(fut) => dispatches.poll_first(fut),
+        };
+        let result = match polled {
+            Ok(Ok(result)) => {
+                // Ended (dropped) before the reply is sent.
+                if let Some(o) = observer {
+                    o.dispatched(&result, rid != 0);
                 }
-            },
-        }
+                result
+            }
+            // A panic ends the observation without a result, as it would
+            // have in the observed future.
+            Ok(Err(p)) => Err(panic_error(p)),
+            Err(fut) => {
+                let fut = match observer {
+                    Some(o) => observed(fut, o, rid != 0),
+                    None => fut,
+                };
+                let fut = if span.is_disabled() {
+                    fut
+                } else {
+                    use tracing::Instrument;
+                    Box::pin(fut.instrument(span.clone()))
+                };
+                return dispatches.push(rid, compress, fut, frame, bytes);
+            }
+        };
+        self.send_reply(rid, compress, fill_failed(result, frame.as_ref()));
     }
 
     /// Writes the reply to request `rid` (nothing for oneway requests,
@@ -282,21 +293,21 @@ struct DispatchObserver {
     failed_reply: usize,
 }
 
-/// `dispatch`, ended in the metrics when its result is known
-/// (`twoway`: a reply is sent).
-fn observed(dispatch: Dispatch, o: DispatchObserver, twoway: bool) -> Dispatch {
-    use crate::metrics::observe::dispatched;
-    match dispatch {
-        Dispatch::Ready(result) => {
-            dispatched(&o.observer, &result, twoway, o.failed_reply);
-            Dispatch::Ready(result)
-        }
-        Dispatch::Pending(fut) => Dispatch::Pending(Box::pin(async move {
-            let result = fut.await;
-            dispatched(&o.observer, &result, twoway, o.failed_reply);
-            result
-        })),
+impl DispatchObserver {
+    /// Ends the observation with `result` (`twoway`: a reply is sent).
+    fn dispatched(&self, result: &DispatchResult, twoway: bool) {
+        crate::metrics::observe::dispatched(&self.observer, result, twoway, self.failed_reply);
     }
+}
+
+/// `fut`, a dispatch not done on its first poll, ended in the metrics by
+/// `o` when its result is known (`twoway`: a reply is sent).
+fn observed(fut: DispatchFuture, o: DispatchObserver, twoway: bool) -> DispatchFuture {
+    Box::pin(async move {
+        let result = fut.await;
+        o.dispatched(&result, twoway);
+        result
+    })
 }
 
 /// Fills the fields of a status 2–4 error the servant left empty from the

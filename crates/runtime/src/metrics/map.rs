@@ -151,7 +151,9 @@ pub(crate) struct Entry {
     /// The group key (the metrics id).
     pub(crate) key: String,
     pub(crate) total: AtomicI64,
-    pub(crate) current: AtomicI64,
+    /// The current objects, with [`LAST`] set while the entry is the most
+    /// recently detached one of its map (read through [`Entry::current`]).
+    current: AtomicI64,
     /// Microseconds, summed as objects detach.
     pub(crate) total_lifetime: AtomicI64,
     pub(crate) failures: AtomicI64,
@@ -176,7 +178,19 @@ pub(crate) struct Entry {
     queued: AtomicBool,
 }
 
+/// The flag of [`Entry::current`] telling that the entry is the last of
+/// its map's detached queue (the most recently detached): detaching it
+/// again leaves the queue as it is, so it takes no lock. Set and cleared
+/// under the map's lock; an atomic exchange of the counter that sees it
+/// set is ordered before whatever next changes the queue.
+const LAST: i64 = 1 << 62;
+
 impl Entry {
+    /// The objects counted in the entry and not yet detached.
+    pub(crate) fn current(&self) -> i64 {
+        self.current.load(Ordering::Relaxed) & !LAST
+    }
+
     /// Counts a failure named `name` (an Ice exception type id).
     pub(crate) fn fail(&self, name: &str) {
         self.failures.fetch_add(1, Ordering::Relaxed);
@@ -193,8 +207,9 @@ impl Entry {
 #[derive(Debug, Default)]
 struct MapState {
     entries: BTreeMap<String, Arc<Entry>>,
-    /// Entries whose last object detached, oldest first (once per
-    /// detachment).
+    /// The `RetainDetached` most recently detached entries, each once,
+    /// least recent first (an entry there may have been attached again
+    /// since: it leaves when room is needed).
     detached: VecDeque<Arc<Entry>>,
     /// The entries of recently attached tokens (all in `entries`), so
     /// that attaching the same object again computes no key.
@@ -228,13 +243,20 @@ impl MetricsMap {
     /// Attaches an object: finds (or makes) the entry of its group and
     /// counts it as current. `None` when the object is not counted here.
     pub(crate) fn attach(&self, attrs: &dyn Attributes) -> Option<Arc<Entry>> {
-        let memo = !self.config.volatile;
-        if memo {
+        if !self.config.volatile {
             let st = lock(&self.state);
             if let Some((_, e)) = st.memo.iter().find(|(t, _)| attrs.is(t)) {
                 return Some(count(e));
             }
         }
+        self.attach_new(attrs)
+    }
+
+    /// [`MetricsMap::attach`] of an object whose entry is not remembered:
+    /// computes its key.
+    #[inline(never)]
+    fn attach_new(&self, attrs: &dyn Attributes) -> Option<Arc<Entry>> {
+        let memo = !self.config.volatile;
         let key = self.config.key(attrs)?;
         let mut st = lock(&self.state);
         let entry = match st.entries.get(&key) {
@@ -275,9 +297,32 @@ impl MetricsMap {
     /// least recently detached one leaves the map.
     pub(crate) fn detach(&self, entry: &Arc<Entry>, micros: i64) {
         entry.total_lifetime.fetch_add(micros, Ordering::Relaxed);
+        // Without the lock: an entry left with current objects, or the
+        // most recently detached one.
+        let mut c = entry.current.load(Ordering::Relaxed);
+        while c & !LAST != 1 || c & LAST != 0 {
+            match entry
+                .current
+                .compare_exchange_weak(c, c - 1, Ordering::AcqRel, Ordering::Relaxed)
+            {
+                Ok(_) => return,
+                Err(v) => c = v,
+            }
+        }
+        self.detach_last(entry);
+    }
+
+    /// [`MetricsMap::detach`] of the last current object of `entry`, under
+    /// the lock: the entry becomes the most recently detached.
+    #[inline(never)]
+    fn detach_last(&self, entry: &Arc<Entry>) {
         let mut st = lock(&self.state);
-        if entry.current.fetch_sub(1, Ordering::Relaxed) != 1 {
+        let retain = self.config.retain;
+        if entry.current.fetch_sub(1, Ordering::AcqRel) & !LAST != 1 {
             return;
+        }
+        if let Some(last) = st.detached.back() {
+            last.current.fetch_and(!LAST, Ordering::AcqRel);
         }
         if entry.queued.swap(true, Ordering::Relaxed) {
             if let Some(at) = st.detached.iter().position(|e| Arc::ptr_eq(e, entry)) {
@@ -285,21 +330,24 @@ impl MetricsMap {
             }
         }
         st.detached.push_back(entry.clone());
-        if st.detached.len() > self.config.retain {
+        if st.detached.len() > retain {
             st.detached.retain(|e| {
-                let idle = e.current.load(Ordering::Relaxed) == 0;
+                let idle = e.current() == 0;
                 if !idle {
                     e.queued.store(false, Ordering::Relaxed);
                 }
                 idle
             });
         }
-        while st.detached.len() > self.config.retain {
+        while st.detached.len() > retain {
             let Some(old) = st.detached.pop_front() else {
                 break;
             };
             old.queued.store(false, Ordering::Relaxed);
             st.remove(&old);
+        }
+        if let Some(last) = st.detached.back() {
+            last.current.fetch_or(LAST, Ordering::AcqRel);
         }
     }
 
@@ -370,13 +418,17 @@ mod tests {
         assert_eq!(p, ["context.user"]);
     }
 
-    /// An object grouped by its `id`.
-    struct Named(&'static str);
+    /// An object grouped by its id.
+    struct Id(&'static str);
 
-    impl Attributes for Named {
+    impl Attributes for Id {
         fn get(&self, name: &str) -> Option<String> {
             (name == "id").then(|| self.0.to_string())
         }
+    }
+
+    fn keys(map: &MetricsMap) -> Vec<String> {
+        map.entries().into_iter().map(|(k, _)| k).collect()
     }
 
     fn map(retain: &str) -> MetricsMap {
@@ -385,39 +437,47 @@ mod tests {
         MetricsMap::new(MapKind::Dispatch, MapConfig::read(&props, "M."), None)
     }
 
-    fn keys(map: &MetricsMap) -> Vec<String> {
-        map.entries().into_iter().map(|(k, _)| k).collect()
-    }
-
     #[test]
     fn an_entry_that_detaches_often_counts_once_among_the_retained() {
         let map = map("2");
-        let once = map.attach(&Named("once")).unwrap();
+        let once = map.attach(&Id("once")).unwrap();
         map.detach(&once, 1);
         for _ in 0..50 {
-            let often = map.attach(&Named("often")).unwrap();
+            let often = map.attach(&Id("often")).unwrap();
             map.detach(&often, 1);
         }
         assert_eq!(keys(&map), ["often", "once"]);
         assert_eq!(once.total.load(Ordering::Relaxed), 1);
         // A third detached entry pushes out the least recently detached.
-        let third = map.attach(&Named("third")).unwrap();
+        let third = map.attach(&Id("third")).unwrap();
         map.detach(&third, 1);
         assert_eq!(keys(&map), ["often", "third"]);
+        // Detaching `often` again makes it the most recent: `third` goes.
+        map.detach(&map.attach(&Id("often")).unwrap(), 1);
+        map.detach(&map.attach(&Id("fourth")).unwrap(), 1);
+        assert_eq!(keys(&map), ["fourth", "often"]);
     }
 
     #[test]
     fn current_entries_stay_and_retain_zero_keeps_none() {
         let map = map("1");
-        let busy = map.attach(&Named("busy")).unwrap();
-        map.detach(&map.attach(&Named("busy")).unwrap(), 1);
-        let a = map.attach(&Named("a")).unwrap();
+        let busy = map.attach(&Id("busy")).unwrap();
+        map.detach(&map.attach(&Id("busy")).unwrap(), 1);
+        let a = map.attach(&Id("a")).unwrap();
         map.detach(&a, 1);
         assert_eq!(keys(&map), ["a", "busy"]);
+        assert_eq!(busy.current(), 1);
         map.detach(&busy, 1);
         assert_eq!(keys(&map), ["busy"]);
+        // The most recently detached entry, attached and detached again
+        // without the lock, keeps its place and its counts.
+        for _ in 0..3 {
+            map.detach(&map.attach(&Id("busy")).unwrap(), 1);
+        }
+        assert_eq!(busy.total.load(Ordering::Relaxed), 5);
+        assert_eq!(busy.current(), 0);
         let none = self::map("0");
-        let gone = none.attach(&Named("gone")).unwrap();
+        let gone = none.attach(&Id("gone")).unwrap();
         none.detach(&gone, 1);
         assert!(keys(&none).is_empty());
     }

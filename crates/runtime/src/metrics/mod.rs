@@ -27,6 +27,7 @@
 //! dispatches).
 
 pub(crate) mod attributes;
+pub(crate) mod clock;
 mod map;
 pub(crate) mod observe;
 pub(crate) mod provided;
@@ -34,10 +35,10 @@ pub(crate) mod value;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
-use std::time::Instant;
 
 use crate::properties::Properties;
 use attributes::Attributes;
+use clock::Tick;
 pub(crate) use map::lock as map_lock;
 pub(crate) use map::Entry;
 use map::{MapConfig, MetricsMap};
@@ -66,6 +67,9 @@ pub(crate) enum MapKind {
 }
 
 impl MapKind {
+    /// The number of kinds.
+    const COUNT: usize = 7;
+
     /// The maps of a view, in name order.
     const VIEW_MAPS: [MapKind; 6] = [
         MapKind::Connection,
@@ -106,6 +110,25 @@ struct View {
     name: String,
     enabled: bool,
     maps: Vec<Arc<MetricsMap>>,
+    /// The map of each kind (indexed by `MapKind as usize`), as found in
+    /// `maps`, so that observing looks up no name.
+    by_kind: [Option<Arc<MetricsMap>>; MapKind::COUNT],
+}
+
+impl View {
+    /// A view of `maps` (of distinct kinds).
+    fn new(name: String, enabled: bool, maps: Vec<Arc<MetricsMap>>) -> View {
+        let mut by_kind: [Option<Arc<MetricsMap>>; MapKind::COUNT] = Default::default();
+        for m in &maps {
+            by_kind[m.kind as usize] = Some(m.clone());
+        }
+        View {
+            name,
+            enabled,
+            maps,
+            by_kind,
+        }
+    }
 }
 
 /// The metrics of a communicator: its views and their maps.
@@ -171,13 +194,13 @@ impl MetricsAdmin {
         let mut hits = Hits::default();
         for map in views
             .iter()
-            .flat_map(|v| &v.maps)
-            .filter(|m| m.kind == kind)
+            .filter_map(|v| v.by_kind[kind as usize].as_ref())
         {
             if let Some(entry) = map.attach(attrs) {
                 hits.push((map.clone(), entry));
             }
         }
+        drop(views);
         Observer::new(hits)
     }
 
@@ -258,11 +281,7 @@ fn build_view(props: &Properties, name: String) -> View {
     let view_prefix = format!("{PREFIX}{name}.");
     let enabled = props.get_int_or(&format!("{view_prefix}Disabled"), 0) <= 0;
     if !enabled {
-        return View {
-            name,
-            enabled,
-            maps: Vec::new(),
-        };
+        return View::new(name, enabled, Vec::new());
     }
     let maps_prefix = format!("{view_prefix}Map.");
     let by_map = !props.with_prefix(&maps_prefix).is_empty();
@@ -296,18 +315,14 @@ fn build_view(props: &Properties, name: String) -> View {
         let config = MapConfig::read(props, &prefix);
         maps.push(Arc::new(MetricsMap::new(kind, config, sub)));
     }
-    View {
-        name,
-        enabled,
-        maps,
-    }
+    View::new(name, enabled, maps)
 }
 
 /// An observed object, attached to the entries of the maps that count
 /// it until dropped (which adds its lifetime and detaches it).
 #[derive(Debug)]
 pub(crate) struct Observer {
-    start: Instant,
+    start: Tick,
     /// Set once the object is detached ([`Observer::end`] or drop).
     ended: std::sync::atomic::AtomicBool,
     hits: Hits,
@@ -332,8 +347,19 @@ impl Hits {
         }
     }
 
-    fn iter(&self) -> impl Iterator<Item = &Hit> {
-        self.inline.iter().flatten().chain(&self.more)
+    /// Runs `f` on every hit (a loop rather than a chained iterator:
+    /// this runs several times per call).
+    #[inline]
+    fn for_each(&self, mut f: impl FnMut(&Hit)) {
+        for hit in &self.inline {
+            match hit {
+                Some(hit) => f(hit),
+                None => return,
+            }
+        }
+        for hit in &self.more {
+            f(hit);
+        }
     }
 
     fn is_empty(&self) -> bool {
@@ -345,7 +371,7 @@ impl Observer {
     /// An observer of `hits`, `None` when empty.
     fn new(hits: Hits) -> Option<Observer> {
         (!hits.is_empty()).then(|| Observer {
-            start: Instant::now(),
+            start: Tick::now(),
             ended: std::sync::atomic::AtomicBool::new(false),
             hits,
         })
@@ -353,9 +379,7 @@ impl Observer {
 
     /// Runs `f` on every entry the object is counted in.
     pub(crate) fn each(&self, f: impl Fn(&Entry)) {
-        for (_, e) in self.hits.iter() {
-            f(e);
-        }
+        self.hits.for_each(|(_, e)| f(e));
     }
 
     /// Counts a failure named `name` (an Ice exception type id).
@@ -367,13 +391,13 @@ impl Observer {
     /// sub-maps of this invocation's entries.
     pub(crate) fn child(&self, attrs: &dyn Attributes) -> Option<Observer> {
         let mut hits = Hits::default();
-        for (_, e) in self.hits.iter() {
+        self.hits.for_each(|(_, e)| {
             if let Some(sub) = &e.remotes {
                 if let Some(entry) = sub.attach(attrs) {
                     hits.push((sub.clone(), entry));
                 }
             }
-        }
+        });
         Observer::new(hits)
     }
 }
@@ -381,20 +405,29 @@ impl Observer {
 impl Observer {
     /// Detaches the object now (once; dropping the observer does it
     /// otherwise): its lifetime is added, its entries are no longer
-    /// current.
-    pub(crate) fn end(&self) {
+    /// current. Returns the clock reading it ended at, which an
+    /// enclosing observation ending right after may share
+    /// ([`Observer::end_at`]).
+    pub(crate) fn end(&self) -> Tick {
+        let now = Tick::now();
+        self.end_at(now);
+        now
+    }
+
+    /// Detaches the object as of `now` (once; see [`Observer::end`]).
+    pub(crate) fn end_at(&self, now: Tick) {
         if self.ended.swap(true, Ordering::Relaxed) {
             return;
         }
-        let micros = i64::try_from(self.start.elapsed().as_micros()).unwrap_or(i64::MAX);
-        for (map, entry) in self.hits.iter() {
-            map.detach(entry, micros);
-        }
+        let micros = now.micros_since(self.start);
+        self.hits.for_each(|(map, entry)| map.detach(entry, micros));
     }
 }
 
 impl Drop for Observer {
     fn drop(&mut self) {
-        self.end();
+        if !*self.ended.get_mut() {
+            self.end();
+        }
     }
 }

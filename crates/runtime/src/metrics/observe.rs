@@ -49,18 +49,22 @@ pub(crate) fn request_size(
     } else {
         1 + string_len(facet)
     };
-    let context: usize = size_len(context.len())
-        + context
-            .iter()
-            .map(|(k, v)| string_len(k) + string_len(v))
-            .sum::<usize>();
     string_len(&identity.name)
         + string_len(&identity.category)
         + facet
         + string_len(operation)
         + 1
-        + context
+        + context_size(context)
         + params
+}
+
+/// Bytes of a request context on the wire.
+pub(crate) fn context_size(context: &Context) -> usize {
+    size_len(context.len())
+        + context
+            .iter()
+            .map(|(k, v)| string_len(k) + string_len(v))
+            .sum::<usize>()
 }
 
 /// A connection, from its start to its end; counts its bytes.
@@ -196,23 +200,31 @@ pub(crate) fn remote(obs: &Observer, info: &ConnectionInfo, size: usize) -> Opti
     Some(child)
 }
 
-/// The end of a remote attempt, with its reply body (if one came).
-pub(crate) fn remote_replied(child: &Observer, reply: Option<&ReplyBody>) {
+/// The end of a remote attempt, with its reply body (if one came): ends
+/// the attempt's observation and returns the clock reading it ended at.
+pub(crate) fn remote_replied(child: &Observer, reply: Option<&ReplyBody>) -> super::Tick {
     let size = match reply {
         Some(ReplyBody::Ok(e) | ReplyBody::UserException(e)) => 1 + 6 + e.data.len(),
         _ => 0,
     };
     child.each(|e| Entry::add(&e.reply_size, size));
+    child.end()
 }
 
-/// The end of an observed invocation: a user exception, or a failure.
-pub(crate) fn invoked(obs: &Observer, result: &crate::Result<crate::proxy::Response>) {
-    match result {
-        Ok(crate::proxy::Response::UserException(_)) => obs.each(|e| {
+/// The successful end of an observed invocation (a user exception
+/// counted as such), as of `now` (the end of its last remote attempt,
+/// when there was one).
+pub(crate) fn invoked(obs: &Observer, response: &crate::proxy::Response, now: Option<super::Tick>) {
+    if let crate::proxy::Response::UserException(_) = response {
+        obs.each(|e| {
             e.user_exception.fetch_add(1, Ordering::Relaxed);
-        }),
-        Ok(_) => {}
-        Err(e) => obs.failed(e.ice_name()),
+        });
+    }
+    match now {
+        Some(now) => obs.end_at(now),
+        None => {
+            obs.end();
+        }
     }
 }
 

@@ -64,7 +64,7 @@ impl MetricsValue {
             kind: Some(kind),
             id: entry.key.clone(),
             total: entry.total.load(Ordering::Relaxed),
-            current: int(&entry.current),
+            current: i32::try_from(entry.current()).unwrap_or(i32::MAX),
             total_lifetime: entry.total_lifetime.load(Ordering::Relaxed),
             failures: int(&entry.failures),
             received: entry.received.load(Ordering::Relaxed),

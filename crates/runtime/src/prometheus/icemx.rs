@@ -71,7 +71,7 @@ impl Row {
             invocation: invocation.map(str::to_string),
             id: entry.key.clone(),
             total: count(&entry.total),
-            current: entry.current.load(Ordering::Relaxed),
+            current: entry.current(),
             lifetime_micros: count(&entry.total_lifetime),
             failures: count(&entry.failures),
             exceptions,

@@ -256,6 +256,9 @@ impl Proxy {
         let twoway = p.mode.is_twoway();
         let mut attempt = 0usize;
         let mut close_retried = false;
+        // IceMX: when the last remote attempt ended, which the invocation
+        // ends at on success (one clock reading for both).
+        let mut remote_end = None;
         loop {
             let connection = if span.is_disabled() {
                 self.ice_get_connection().await
@@ -282,9 +285,9 @@ impl Proxy {
                     let r = conn
                         .invoke(&head, params, twoway, compress, p.invocation_timeout, &span)
                         .await;
-                    if let Some(c) = &remote {
-                        observe::remote_replied(c, r.as_ref().ok());
-                    }
+                    remote_end = remote
+                        .as_ref()
+                        .map(|c| observe::remote_replied(c, r.as_ref().ok()));
                     r
                 }
                 Ok(conn) => {
@@ -296,7 +299,7 @@ impl Proxy {
                 Ok(body) => match reply_to_result(body) {
                     Ok(r) => {
                         if let Some(o) = &observer {
-                            observe::invoked(o, &Ok(r.clone()));
+                            observe::invoked(o, &r, remote_end);
                         }
                         return Ok(r);
                     }
