@@ -18,7 +18,7 @@
 //!   `max_dispatches` run at once, holding at most `max_dispatch_bytes` of
 //!   parameters; beyond that the task stops reading (back-pressure through
 //!   TCP);
-//! - flushes what senders could not write directly (see `writer.rs`);
+//! - flushes what senders could not write directly (see `writer/`);
 //! - keeps the connection alive and closes it when idle, inactive or
 //!   silent (Ice 3.8's idle timeout, `idle.rs`, or Ice 3.7's ACM, §1.5,
 //!   `acm.rs`; `liveness.rs` chooses), and runs the graceful close (§1.4).
@@ -26,7 +26,7 @@
 //! What the connection knows and decides lives in its protocol core
 //! (`core/`, no I/O: `ConnectionState`, behind the writer's lock); the
 //! files here are the tokio driver around it. Twoway callers write their
-//! request frames themselves (see `writer.rs`), then await the reply in
+//! request frames themselves (see `writer/`), then await the reply in
 //! their request's slot of the core: one hop, from the connection task to
 //! the caller, per twoway call. Oneway requests are queued for the
 //! connection task, which writes consecutive ones together.
