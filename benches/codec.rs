@@ -13,7 +13,7 @@ use std::time::Duration;
 use bytes::BytesMut;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use floe::wire::protocol::{
-    BatchBuilder, CompressionStatus, Message, Reply, ReplyStatus, RequestHead,
+    BatchBuilder, CompressionStatus, Message, OperationMode, Reply, ReplyStatus, RequestHead,
 };
 use floe::wire::{Context, Identity};
 use floe_bench::*;
@@ -93,7 +93,7 @@ fn frames(c: &mut Criterion) {
         identity: &id,
         facet: "",
         operation: "o",
-        mode: 0,
+        mode: OperationMode::Normal,
         context: &ctx,
     };
     let empty = encaps(|_| {});

@@ -28,14 +28,20 @@ pub fn run(data: &[u8]) {
         }
         1 => {
             if let Ok(batch) = BatchRequest::decode_body(&mut dec) {
-                let requests: Vec<Request> = batch.iter().map_while(Result::ok).collect();
+                // A RequestHead holds a valid mode: requests whose mode byte
+                // is not one are left out of the re-encoded batch.
+                let requests: Vec<Request> = batch
+                    .iter()
+                    .map_while(Result::ok)
+                    .filter(|r| r.mode().is_some())
+                    .collect();
                 let mut builder = BatchBuilder::new();
                 for r in &requests {
                     let head = RequestHead {
                         identity: &r.identity,
                         facet: &r.facet,
                         operation: &r.operation,
-                        mode: r.mode_byte,
+                        mode: r.mode().unwrap_or_default(),
                         context: &r.context,
                     };
                     let mut params = BytesMut::new();

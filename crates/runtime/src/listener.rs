@@ -169,7 +169,8 @@ pub(crate) async fn accept_loop(listener: Listener, adapter: ObjectAdapter) {
                     true => {
                         let config = adapter.inner.config.clone();
                         let endpoint = endpoint.clone();
-                        match Connection::accept_tcp(stream, adapter.clone(), config, endpoint) {
+                        match Connection::accept_tcp(stream, adapter.dispatcher(), config, endpoint)
+                        {
                             Ok(conn) => adapter.track(conn),
                             Err(e) => tracing::debug!("accept failed: {e}"),
                         }
@@ -183,7 +184,7 @@ pub(crate) async fn accept_loop(listener: Listener, adapter: ObjectAdapter) {
                             let accepting = Connection::accept(
                                 stream,
                                 &acceptor,
-                                adapter.clone(),
+                                adapter.dispatcher(),
                                 config,
                                 endpoint,
                             );

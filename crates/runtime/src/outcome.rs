@@ -294,6 +294,17 @@ impl DispatchError {
     }
 }
 
+/// Status 7 for a servant that panicked, with the panic's message.
+pub(crate) fn panic_error(payload: Box<dyn std::any::Any + Send>) -> DispatchError {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    tracing::error!("servant panicked: {what}");
+    DispatchError::UnknownException(format!("servant panicked: {what}"))
+}
+
 impl From<floe_wire::Error> for DispatchError {
     /// Decoding errors of the parameters become status 5 with Ice's
     /// exception name in the text, as a C++ server sends it.

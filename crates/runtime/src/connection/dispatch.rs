@@ -1,10 +1,10 @@
 //! Dispatch bookkeeping of a connection: the set of asynchronous
 //! dispatches its task runs beside the socket, the hand-over of one request
-//! to its adapter (whose rules are in `object_adapter/dispatch.rs`) and the
-//! reply it sends.
+//! to its [`Dispatcher`] (the adapter, whose rules are in
+//! `object_adapter/dispatch.rs`) and the reply it sends.
 
 use super::*;
-use crate::object_adapter::panic_error;
+use crate::outcome::panic_error;
 
 /// A finished asynchronous dispatch, with what its reply needs.
 pub(super) struct Finished {
@@ -163,7 +163,7 @@ impl ConnectionInner {
             self.info.id,
         );
         let _entered = span.enter();
-        let Some(adapter) = self.adapter() else {
+        let Some(dispatcher) = self.dispatcher() else {
             let failed = RequestFailed {
                 identity: request.identity,
                 facet: request.facet,
@@ -177,10 +177,10 @@ impl ConnectionInner {
         };
         let bytes = request.params.data.len();
         let observer = match &self.config.metrics {
-            Some(admin) => self.observe_dispatch(admin, &adapter, &request),
+            Some(admin) => self.observe_dispatch(admin, dispatcher.name(), &request),
             None => None,
         };
-        let dispatch = adapter.dispatch_request(request, Some(connection));
+        let dispatch = dispatcher.dispatch(request, connection);
         let frame = if rid != 0 { frame.cloned() } else { None };
         let run = (rid, compress, bytes);
         self.run_dispatch(dispatch, run, observer, dispatches, frame, &span);
@@ -190,13 +190,13 @@ impl ConnectionInner {
     fn observe_dispatch(
         &self,
         admin: &crate::metrics::MetricsAdmin,
-        adapter: &ObjectAdapter,
+        adapter: &str,
         request: &Request,
     ) -> Option<DispatchObserver> {
         use crate::metrics::observe;
         let attrs = crate::metrics::attributes::DispatchAttrs {
             info: &self.info,
-            adapter: adapter.name(),
+            adapter,
             identity: &request.identity,
             facet: &request.facet,
             operation: &request.operation,

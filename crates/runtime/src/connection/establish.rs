@@ -80,18 +80,18 @@ impl Connection {
     }
 
     /// Takes an accepted TCP socket: sends ValidateConnection first
-    /// (§1.3) and starts the connection task dispatching to `adapter`.
+    /// (§1.3) and starts the connection task dispatching to `dispatcher`.
     /// Never waits.
     pub(crate) fn accept_tcp(
         stream: TcpStream,
-        adapter: ObjectAdapter,
+        dispatcher: Arc<dyn Dispatcher>,
         config: ConnectionConfig,
         endpoint: Endpoint,
     ) -> Result<Connection> {
         stream
             .set_nodelay(true)
             .map_err(|e| Error::Socket(e.to_string()))?;
-        Self::accepted(Established::tcp(stream), adapter, config, endpoint)
+        Self::accepted(Established::tcp(stream), dispatcher, config, endpoint)
     }
 
     /// Takes an accepted socket and sets up the transport `acceptor` says
@@ -100,7 +100,7 @@ impl Connection {
     pub(crate) async fn accept(
         stream: TcpStream,
         acceptor: &Acceptor,
-        adapter: ObjectAdapter,
+        dispatcher: Arc<dyn Dispatcher>,
         config: ConnectionConfig,
         endpoint: Endpoint,
     ) -> Result<Connection> {
@@ -116,12 +116,12 @@ impl Connection {
                 .map_err(|_| Error::ConnectTimeout)??,
             None => establish.await?,
         };
-        Self::accepted(established, adapter, config, endpoint)
+        Self::accepted(established, dispatcher, config, endpoint)
     }
 
     fn accepted(
         established: Established,
-        adapter: ObjectAdapter,
+        dispatcher: Arc<dyn Dispatcher>,
         config: ConnectionConfig,
         endpoint: Endpoint,
     ) -> Result<Connection> {
@@ -129,7 +129,7 @@ impl Connection {
             local: established.local,
             remote: established.remote,
             incoming: true,
-            adapter_name: adapter.name().to_string(),
+            adapter_name: dispatcher.name().to_string(),
             connection_id: String::new(),
             transport: established.transport,
             id: crate::spans::next_connection_id(),
@@ -142,10 +142,10 @@ impl Connection {
             info,
             debug,
             remote = ?info.remote,
-            adapter = adapter.name(),
+            adapter = dispatcher.name(),
             "connection accepted"
         );
-        Self::start(established.io, info, config, Some(adapter), true)
+        Self::start(established.io, info, config, Some(dispatcher), true)
     }
 }
 

@@ -18,7 +18,7 @@
 //!   `max_dispatches` run at once, holding at most `max_dispatch_bytes` of
 //!   parameters; beyond that the task stops reading (back-pressure through
 //!   TCP);
-//! - flushes what senders could not write directly (see `writer.rs`);
+//! - flushes what senders could not write directly (see `writer/`);
 //! - keeps the connection alive and closes it when idle, inactive or
 //!   silent (Ice 3.8's idle timeout, `idle.rs`, or Ice 3.7's ACM, §1.5,
 //!   `acm.rs`; `liveness.rs` chooses), and runs the graceful close (§1.4).
@@ -26,7 +26,7 @@
 //! What the connection knows and decides lives in its protocol core
 //! (`core/`, no I/O: `ConnectionState`, behind the writer's lock); the
 //! files here are the tokio driver around it. Twoway callers write their
-//! request frames themselves (see `writer.rs`), then await the reply in
+//! request frames themselves (see `writer/`), then await the reply in
 //! their request's slot of the core: one hop, from the connection task to
 //! the caller, per twoway call. Oneway requests are queued for the
 //! connection task, which writes consecutive ones together.
@@ -34,6 +34,7 @@
 pub(crate) mod config;
 pub(crate) mod core;
 mod dispatch;
+pub(crate) mod dispatcher;
 mod establish;
 mod outgoing;
 mod read;
@@ -61,8 +62,7 @@ use crate::transport::tls::TlsInfo;
 use crate::transport::Io;
 
 use crate::error::{Error, Result};
-use crate::object_adapter::ObjectAdapter;
-use crate::servant::{Dispatch, DispatchError, DispatchFuture, DispatchResult};
+use crate::outcome::{Dispatch, DispatchError, DispatchFuture, DispatchResult};
 use crate::trace::event_if;
 pub(crate) use config::ConnectionConfig;
 use core::inbound::Inbound;
@@ -71,6 +71,7 @@ use core::outbound::{self, OutFrame};
 pub(crate) use core::params::Params;
 use core::TaskPass;
 use dispatch::{fill_failed, DispatchSet};
+pub(crate) use dispatcher::Dispatcher;
 pub(crate) use outgoing::InvokeError;
 use read::ReadSize;
 use writer::Writer;
@@ -114,7 +115,8 @@ pub(crate) struct ConnectionInner {
     io: Io,
     /// The send side, and the protocol core behind its lock.
     pub(crate) writer: Writer,
-    adapter: RwLock<Option<ObjectAdapter>>,
+    /// Where incoming requests go (see [`Dispatcher`]).
+    dispatcher: RwLock<Option<Arc<dyn Dispatcher>>>,
     /// Becomes `true` once the socket is closed.
     closed_tx: watch::Sender<bool>,
     info: ConnectionInfo,
@@ -145,7 +147,7 @@ impl Connection {
         io: Io,
         info: ConnectionInfo,
         config: ConnectionConfig,
-        adapter: Option<ObjectAdapter>,
+        dispatcher: Option<Arc<dyn Dispatcher>>,
         validate: bool,
     ) -> Result<Connection> {
         let (closed_tx, _) = watch::channel(false);
@@ -164,7 +166,7 @@ impl Connection {
         let inner = Arc::new(ConnectionInner {
             writer,
             io,
-            adapter: RwLock::new(adapter),
+            dispatcher: RwLock::new(dispatcher),
             closed_tx,
             info,
             config,
@@ -206,36 +208,20 @@ impl Connection {
         self.inner.writer.queued_bytes()
     }
 
-    /// Sets the adapter that dispatches requests arriving on this
-    /// connection: makes an outgoing connection bidirectional (the server
-    /// can call back objects of `adapter` over it).
-    pub fn set_adapter(&self, adapter: Option<ObjectAdapter>) {
+    /// Sets where requests arriving on this connection go (the public
+    /// face is `Connection::set_adapter`).
+    pub(crate) fn set_dispatcher(&self, dispatcher: Option<Arc<dyn Dispatcher>>) {
         *self
             .inner
-            .adapter
+            .dispatcher
             .write()
-            .unwrap_or_else(|p| p.into_inner()) = adapter;
+            .unwrap_or_else(|p| p.into_inner()) = dispatcher;
     }
 
-    /// The adapter dispatching incoming requests, if any.
-    pub fn adapter(&self) -> Option<ObjectAdapter> {
-        self.inner.adapter()
-    }
-
-    /// A proxy for `identity` whose calls go through this connection (Ice's
-    /// `Connection::createProxy`): no endpoints, fixed to the connection
-    /// (see [`crate::Proxy::ice_fixed`]), in the communicator of the connection's
-    /// adapter. A connection without an adapter (an outgoing one never
-    /// given one with [`Connection::set_adapter`]) knows no communicator:
-    /// calls through the proxy work, but proxies in their results cannot
-    /// be decoded as live ones; use `ice_fixed` on a proxy of the
-    /// communicator instead.
-    pub fn create_proxy(&self, identity: floe_wire::Identity) -> crate::proxy::Proxy {
-        let communicator = self
-            .adapter()
-            .map(|a| a.inner.communicator.clone())
-            .unwrap_or_default();
-        crate::proxy::Proxy::new_internal(communicator, identity, Vec::new()).ice_fixed(self)
+    /// Where requests arriving on this connection go, if anywhere (the
+    /// public face is `Connection::adapter`).
+    pub(crate) fn dispatcher(&self) -> Option<Arc<dyn Dispatcher>> {
+        self.inner.dispatcher()
     }
 
     /// Sends a heartbeat (a ValidateConnection frame) now.
@@ -291,8 +277,8 @@ impl ConnectionInner {
         self.writer.lock().requests.waiting()
     }
 
-    fn adapter(&self) -> Option<ObjectAdapter> {
-        self.adapter
+    fn dispatcher(&self) -> Option<Arc<dyn Dispatcher>> {
+        self.dispatcher
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .clone()

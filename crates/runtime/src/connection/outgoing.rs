@@ -1,5 +1,5 @@
 //! The request side of a [`Connection`]: twoway and oneway invocations
-//! (written by the caller's task, see `writer.rs`), batched requests and
+//! (written by the caller's task, see `writer/`), batched requests and
 //! their flush (§2.6). The frames come from the protocol core
 //! (`core/outbound.rs`); the reply lands in the request's slot there.
 

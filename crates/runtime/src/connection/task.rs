@@ -183,8 +183,8 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
     if conn.info.incoming {
         // The accepting adapter lets go of it now (its socket is closed
         // when the last handle goes), not at the next accept.
-        if let Some(adapter) = conn.adapter() {
-            adapter.untrack(Arc::as_ptr(&conn) as usize);
+        if let Some(dispatcher) = conn.dispatcher() {
+            dispatcher.untrack(Arc::as_ptr(&conn) as usize);
         }
     }
     // Dispatches already started run to completion, as in Ice, where a

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use super::{DynServantLocator, ObjectAdapter};
 use crate::connection::Connection;
 use crate::current::Current;
+use crate::outcome::panic_error;
 use crate::servant::{Dispatch, DispatchError, DispatchResult, ReplyData, Servant};
 
 impl ObjectAdapter {
@@ -226,17 +227,6 @@ pub(crate) fn call(
         servant.dispatch(current, params)
     }))
     .unwrap_or_else(|p| Dispatch::Ready(Err(panic_error(p))))
-}
-
-/// Status 7 for a servant that panicked, with the panic's message.
-pub(crate) fn panic_error(payload: Box<dyn std::any::Any + Send>) -> DispatchError {
-    let what = payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    tracing::error!("servant panicked: {what}");
-    DispatchError::UnknownException(format!("servant panicked: {what}"))
 }
 
 /// Answers the built-in operations (§2.2) from the servant's type ids.

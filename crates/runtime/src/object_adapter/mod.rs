@@ -23,11 +23,12 @@ use crate::locator::registration::AdapterRegistration;
 use crate::proxy::Proxy;
 use crate::servant::Servant;
 
+mod connection;
 mod dispatch;
 mod lifecycle;
 mod servant_locator;
 mod servants;
-pub(crate) use dispatch::{call, panic_error};
+pub(crate) use dispatch::call;
 use servant_locator::DynServantLocator;
 pub use servant_locator::{Located, ServantLocator};
 use servants::ServantMap;

@@ -185,7 +185,7 @@ impl Proxy {
             identity: &p.identity,
             facet: &p.facet,
             operation,
-            mode: mode as u8,
+            mode,
             context: context.unwrap_or(&p.context),
         };
         let body = Params::Body(params.encoding, &params.data);
@@ -236,7 +236,7 @@ impl Proxy {
             identity: &p.identity,
             facet: &p.facet,
             operation,
-            mode: mode as u8,
+            mode,
             context: context.unwrap_or(&p.context),
         };
         let compress = self.is_compressed();

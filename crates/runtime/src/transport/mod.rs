@@ -3,7 +3,7 @@
 //! - **`tcp`** is the fast path: the connection's writer sends frames with
 //!   direct vectored `sendmsg` calls on the socket, and its reader reads
 //!   straight into frame buffers with `recv`, setting `SO_RCVLOWAT` for
-//!   large oneways (see `connection/writer.rs` and `connection/read.rs`).
+//!   large oneways (see `connection/writer/` and `connection/read.rs`).
 //! - **`ssl`, `ws` and `wss`** take the stream path: the socket is wrapped
 //!   in a stream (TLS with `tokio-rustls`, a WebSocket with
 //!   tokio-tungstenite, or a WebSocket over TLS), driven through

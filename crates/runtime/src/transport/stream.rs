@@ -5,7 +5,7 @@
 //! The stream sits behind a std `Mutex` and is only ever polled, never
 //! awaited with the lock held: the connection task polls reads with its
 //! waker; writes are polled by whoever holds the writer's queue lock
-//! (see `connection/writer.rs`). Reads fill the spare capacity of a frame
+//! (see `connection/writer/`). Reads fill the spare capacity of a frame
 //! buffer the connection task lends to the stream before it waits
 //! ([`StreamIo::lend_read_buf`]) and takes back after, so received frames
 //! are split off that buffer as on the TCP path, with no copy beyond what

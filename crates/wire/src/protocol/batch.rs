@@ -170,7 +170,7 @@ impl BatchBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::Message;
+    use crate::protocol::{Message, OperationMode};
     use crate::{Context, Identity};
 
     /// protocol_basic.txt: three batched oneways.
@@ -202,7 +202,7 @@ mod tests {
             identity: &id,
             facet: "",
             operation: op,
-            mode: 0,
+            mode: OperationMode::Normal,
             context: ctx,
         };
         bb.push(&head("o", &empty), &[6, 0, 0, 0, 1, 1]);
@@ -239,7 +239,7 @@ mod tests {
             identity: &id,
             facet: "",
             operation: "o",
-            mode: 0,
+            mode: OperationMode::Normal,
             context: &ctx,
         };
         let mut bb = BatchBuilder::new();

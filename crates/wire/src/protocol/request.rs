@@ -144,17 +144,30 @@ impl Request {
         Ok(request)
     }
 
-    /// Encodes this request as a whole frame into `buf`.
+    /// Encodes this request as a whole frame into `buf`, with its mode
+    /// byte as received (valid or not).
+    ///
+    /// # Panics
+    ///
+    /// If the frame would be over `i32::MAX` bytes, as
+    /// [`RequestHead::encode_head`].
     pub fn encode(&self, buf: &mut BytesMut, compression: CompressionStatus) {
         let head = RequestHead {
             identity: &self.identity,
             facet: &self.facet,
             operation: &self.operation,
-            mode: self.mode_byte,
+            // Not written: the byte as received is.
+            mode: self.mode().unwrap_or_default(),
             context: &self.context,
         };
         let start = buf.len();
-        head.encode_head(buf, self.request_id, self.params.wire_size(), compression);
+        head.encode_head_as(
+            buf,
+            self.request_id,
+            self.params.wire_size(),
+            compression,
+            self.mode_byte,
+        );
         buf.put_i32_le(self.params.wire_size() as i32);
         buf.put_u8(self.params.encoding.major);
         buf.put_u8(self.params.encoding.minor);
@@ -195,8 +208,8 @@ pub struct RequestHead<'a> {
     pub facet: &'a str,
     /// Operation name.
     pub operation: &'a str,
-    /// Mode byte.
-    pub mode: u8,
+    /// Operation mode (one byte on the wire).
+    pub mode: OperationMode,
     /// Context.
     pub context: &'a Context,
 }
@@ -239,10 +252,10 @@ impl RequestHead<'_> {
     /// ```
     /// use bytes::BytesMut;
     /// use floe_wire::{Context, Identity};
-    /// use floe_wire::protocol::{CompressionStatus, RequestHead};
+    /// use floe_wire::protocol::{CompressionStatus, OperationMode, RequestHead};
     /// let id = Identity::from_name("hello");
     /// let ctx = Context::from([("k".to_string(), "v".to_string())]);
-    /// let head = RequestHead { identity: &id, facet: "f", operation: "o", mode: 0, context: &ctx };
+    /// let head = RequestHead { identity: &id, facet: "f", operation: "o", mode: OperationMode::Normal, context: &ctx };
     /// let mut buf = BytesMut::new();
     /// head.encode_head(&mut buf, 1, 0, CompressionStatus::NotSupported);
     /// assert_eq!(buf.len(), head.encoded_len());
@@ -272,6 +285,12 @@ impl RequestHead<'_> {
     /// Writes the request fields (identity to context), without requestId
     /// and without the parameters: the batch-request form.
     pub fn encode_fields(&self, buf: &mut BytesMut) {
+        self.write_fields(buf, self.mode as u8);
+    }
+
+    /// [`RequestHead::encode_fields`] with `mode` as the mode byte (a
+    /// decoded [`Request`] keeps the byte it came with, valid or not).
+    fn write_fields(&self, buf: &mut BytesMut, mode: u8) {
         // Written straight into `buf` (no `Encoder`): these fields are on
         // every request's path. A size over `i32::MAX` cannot come out of a
         // frame: `try_encode_head` refuses the frame afterwards.
@@ -284,7 +303,7 @@ impl RequestHead<'_> {
             put_string(buf, self.facet);
         }
         put_string(buf, self.operation);
-        buf.put_u8(self.mode);
+        buf.put_u8(mode);
         put_size(buf, self.context.len());
         for (k, v) in self.context {
             put_string(buf, k);
@@ -308,7 +327,19 @@ impl RequestHead<'_> {
         params_len: usize,
         compression: CompressionStatus,
     ) {
-        self.try_encode_head(buf, request_id, params_len, compression)
+        self.encode_head_as(buf, request_id, params_len, compression, self.mode as u8);
+    }
+
+    /// [`RequestHead::encode_head`] with `mode` as the mode byte.
+    fn encode_head_as(
+        &self,
+        buf: &mut BytesMut,
+        request_id: i32,
+        params_len: usize,
+        compression: CompressionStatus,
+        mode: u8,
+    ) {
+        self.write_head(buf, request_id, params_len, compression, mode)
             .expect("Ice frames are limited to i32::MAX bytes")
     }
 
@@ -327,10 +358,22 @@ impl RequestHead<'_> {
         params_len: usize,
         compression: CompressionStatus,
     ) -> Result<()> {
+        self.write_head(buf, request_id, params_len, compression, self.mode as u8)
+    }
+
+    /// [`RequestHead::try_encode_head`] with `mode` as the mode byte.
+    fn write_head(
+        &self,
+        buf: &mut BytesMut,
+        request_id: i32,
+        params_len: usize,
+        compression: CompressionStatus,
+        mode: u8,
+    ) -> Result<()> {
         let start = buf.len();
         Header::write(buf, MessageType::Request, compression);
         buf.put_i32_le(request_id);
-        self.encode_fields(buf);
+        self.write_fields(buf, mode);
         let size = (buf.len() - start).saturating_add(params_len);
         if i32::try_from(size).is_err() {
             buf.truncate(start);
@@ -350,10 +393,10 @@ impl RequestHead<'_> {
     /// ```
     /// use bytes::BytesMut;
     /// use floe_wire::{Context, Identity};
-    /// use floe_wire::protocol::{CompressionStatus, RequestHead};
+    /// use floe_wire::protocol::{CompressionStatus, OperationMode, RequestHead};
     /// let id = Identity::from_name("hello");
     /// let ctx = Context::new();
-    /// let head = RequestHead { identity: &id, facet: "", operation: "o", mode: 0, context: &ctx };
+    /// let head = RequestHead { identity: &id, facet: "", operation: "o", mode: OperationMode::Normal, context: &ctx };
     /// let mut buf = BytesMut::new();
     /// head.encode(&mut buf, 1, &[6, 0, 0, 0, 1, 1], CompressionStatus::NotSupported);
     /// assert_eq!(buf.len(), 36);
@@ -403,7 +446,7 @@ mod tests {
                             identity: id,
                             facet,
                             operation,
-                            mode: 2,
+                            mode: OperationMode::Idempotent,
                             context: ctx,
                         };
                         let mut buf = BytesMut::new();
@@ -423,7 +466,7 @@ mod tests {
             identity: &id,
             facet: "",
             operation: "put",
-            mode: 0,
+            mode: OperationMode::Normal,
             context: &ctx,
         };
         let mut buf = BytesMut::from(&b"before"[..]);
@@ -500,7 +543,7 @@ mod tests {
             identity: &id,
             facet: "",
             operation: "idem",
-            mode: 2,
+            mode: OperationMode::Idempotent,
             context: &ctx,
         };
         let mut buf = BytesMut::new();
@@ -524,7 +567,7 @@ mod tests {
             identity: &id,
             facet: "f1",
             operation: "o",
-            mode: 0,
+            mode: OperationMode::Normal,
             context: &ctx,
         };
         let mut buf = BytesMut::new();

@@ -126,7 +126,8 @@ mod tests {
     use super::*;
     use bytes::BytesMut;
     use floe_wire::protocol::{
-        compress_frame, BatchBuilder, ReplyBody, RequestHead, CLOSE_CONNECTION, VALIDATE_CONNECTION,
+        compress_frame, BatchBuilder, OperationMode, ReplyBody, RequestHead, CLOSE_CONNECTION,
+        VALIDATE_CONNECTION,
     };
     use floe_wire::{Context, Encapsulation, Identity, ENCODING_1_1};
 
@@ -139,7 +140,7 @@ mod tests {
             identity: &id,
             facet: "",
             operation: "sayHello",
-            mode: 0,
+            mode: OperationMode::Normal,
             context: &ctx,
         };
         let mut buf = BytesMut::new();
@@ -262,7 +263,7 @@ mod tests {
             identity: &id,
             facet: "",
             operation: "o",
-            mode: 0,
+            mode: OperationMode::Normal,
             context: &ctx,
         };
         let mut batch = BatchBuilder::new();

@@ -112,6 +112,7 @@ mod tests {
     use super::*;
     use crate::outcome::ReplyData;
     use bytes::Bytes;
+    use floe_wire::protocol::OperationMode;
     use floe_wire::{Context, Identity};
 
     #[test]
@@ -159,7 +160,7 @@ mod tests {
             identity: &id,
             facet: "",
             operation: "o",
-            mode: 0,
+            mode: OperationMode::Normal,
             context: &ctx,
         };
         let mut b = BatchBuilder::new();

@@ -196,7 +196,7 @@ mod tests {
             identity: id,
             facet: "",
             operation: "op",
-            mode: OperationMode::Normal as u8,
+            mode: OperationMode::Normal,
             context: ctx,
         }
     }

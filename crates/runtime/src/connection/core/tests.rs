@@ -73,7 +73,7 @@ fn head<'a>(id: &'a Identity, ctx: &'a IceContext, op: &'a str) -> RequestHead<'
         identity: id,
         facet: "",
         operation: op,
-        mode: OperationMode::Normal as u8,
+        mode: OperationMode::Normal,
         context: ctx,
     }
 }

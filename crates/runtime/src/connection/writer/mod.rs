@@ -61,10 +61,8 @@ use crate::error::Error;
 use crate::transport::stream::StreamIo;
 use crate::transport::Io;
 
-#[path = "stream_writer.rs"]
-mod stream_writer;
-#[path = "tcp_writer.rs"]
-mod tcp_writer;
+mod stream;
+mod tcp;
 pub(super) use super::core::WriteState;
 
 /// What a [`Writer`] writes to.
@@ -496,7 +494,6 @@ impl Writer {
 }
 
 #[cfg(test)]
-#[path = "writer_tests.rs"]
 mod tests;
 
 /// Counts a message's bytes as sent on an observed connection.

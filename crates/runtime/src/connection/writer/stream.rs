@@ -1,6 +1,6 @@
 //! The [`Writer`]'s stream path (TLS): the queue written through the
 //! stream's `poll_write_vectored` and `poll_flush` (see the module
-//! documentation of `writer.rs`).
+//! documentation of `writer/mod.rs`).
 
 use super::*;
 

@@ -2,7 +2,7 @@
 //! sender that finds the connection idle, the vectored writes of the
 //! queue's head by the connection task and by helping senders, and the
 //! flags and limits of those writes (see the module documentation of
-//! `writer.rs`).
+//! `writer/mod.rs`).
 
 use super::*;
 
