@@ -22,7 +22,7 @@ use crate::properties::Properties;
 const DEFAULT_RETAIN_DETACHED: usize = 10;
 
 /// Tokens (see [`Token`]) a map remembers the entry of.
-const MEMO_SLOTS: usize = 8;
+pub(crate) const MEMO_SLOTS: usize = 8;
 
 /// The settings of one map, read from the properties under its prefix.
 #[derive(Debug)]
@@ -185,10 +185,55 @@ pub(crate) struct Entry {
 /// set is ordered before whatever next changes the queue.
 const LAST: i64 = 1 << 62;
 
+/// The flag of [`Entry::current`] telling that the entry left its map:
+/// set under the map's lock, and only from no current object, so that
+/// [`Entry::try_count`] (without the lock) never counts into an entry
+/// no longer listed.
+const EVICTED: i64 = 1 << 61;
+
 impl Entry {
     /// The objects counted in the entry and not yet detached.
     pub(crate) fn current(&self) -> i64 {
-        self.current.load(Ordering::Relaxed) & !LAST
+        self.current.load(Ordering::Relaxed) & !(LAST | EVICTED)
+    }
+
+    /// Counts one more object of the entry, without its map's lock,
+    /// unless the entry left its map (`false`: attach through the map).
+    pub(crate) fn try_count(&self) -> bool {
+        let mut c = self.current.load(Ordering::Relaxed);
+        loop {
+            if c & EVICTED != 0 {
+                return false;
+            }
+            match self
+                .current
+                .compare_exchange_weak(c, c + 1, Ordering::AcqRel, Ordering::Relaxed)
+            {
+                Ok(_) => break,
+                Err(v) => c = v,
+            }
+        }
+        self.total.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+
+    /// Marks the entry as out of its map if it has no current object
+    /// (under the map's lock); `false` when an object was attached to it
+    /// meanwhile.
+    fn evict(&self) -> bool {
+        let mut c = self.current.load(Ordering::Relaxed);
+        while c & !LAST == 0 {
+            match self.current.compare_exchange_weak(
+                c,
+                c | EVICTED,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(v) => c = v,
+            }
+        }
+        false
     }
 
     /// Counts a failure named `name` (an Ice exception type id).
@@ -238,6 +283,12 @@ impl MetricsMap {
             sub: sub.map(Arc::new),
             state: Mutex::default(),
         }
+    }
+
+    /// Whether the group of an object is a function of its token (no
+    /// volatile attribute in the key or the rules).
+    pub(crate) fn memoizable(&self) -> bool {
+        !self.config.volatile
     }
 
     /// Attaches an object: finds (or makes) the entry of its group and
@@ -344,7 +395,11 @@ impl MetricsMap {
                 break;
             };
             old.queued.store(false, Ordering::Relaxed);
-            st.remove(&old);
+            // Attached again without the lock since: current, it stays
+            // (out of the queue, as Ice leaves a current entry).
+            if old.evict() {
+                st.remove(&old);
+            }
         }
         if let Some(last) = st.detached.back() {
             last.current.fetch_or(LAST, Ordering::AcqRel);
@@ -383,7 +438,7 @@ fn count(entry: &Arc<Entry>) -> Arc<Entry> {
 }
 
 impl MapState {
-    /// Removes `entry` (idle, out of the queue) and what remembers it.
+    /// Removes `entry` (evicted, out of the queue) and what remembers it.
     fn remove(&mut self, entry: &Arc<Entry>) {
         if self
             .entries
@@ -480,5 +535,9 @@ mod tests {
         let gone = none.attach(&Id("gone")).unwrap();
         none.detach(&gone, 1);
         assert!(keys(&none).is_empty());
+        // An evicted entry is not counted into without its map.
+        assert!(!gone.try_count());
+        assert!(busy.try_count());
+        assert_eq!(busy.current(), 1);
     }
 }

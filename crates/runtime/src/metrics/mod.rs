@@ -34,14 +34,14 @@ pub(crate) mod provided;
 pub(crate) mod value;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use crate::properties::Properties;
-use attributes::Attributes;
+use attributes::{Attributes, Token};
 use clock::Tick;
 pub(crate) use map::lock as map_lock;
 pub(crate) use map::Entry;
-use map::{MapConfig, MetricsMap};
+use map::{MapConfig, MetricsMap, MEMO_SLOTS};
 
 /// The property prefix of the views.
 const PREFIX: &str = "IceMX.Metrics.";
@@ -138,6 +138,35 @@ pub(crate) struct MetricsAdmin {
     views: RwLock<Vec<View>>,
     /// Application-defined maps ([`provided`]).
     providers: provided::Providers,
+    /// The hits of recently observed tokens, across the views, so that
+    /// observing the same object again compares its token once and
+    /// takes no map's lock. Cleared when a view is rebuilt.
+    memo: Mutex<Memo>,
+}
+
+/// The hits of recently observed tokens (see [`MetricsAdmin::observe`]):
+/// [`MEMO_SLOTS`] for each kind with tokens (dispatches, invocations).
+#[derive(Debug, Default)]
+struct Memo {
+    slots: Vec<(MapKind, Token, Vec<Hit>)>,
+    /// The slot the next new token takes once `slots` is full.
+    next: usize,
+}
+
+impl Memo {
+    /// Remembers the hits of `token`.
+    fn insert(&mut self, kind: MapKind, token: Token, hits: &Hits) {
+        let mut list = Vec::new();
+        hits.for_each(|h| list.push(h.clone()));
+        let slot = (kind, token, list);
+        if self.slots.len() < MEMO_SLOTS * 2 {
+            self.slots.push(slot);
+        } else {
+            let at = self.next % self.slots.len();
+            self.slots[at] = slot;
+            self.next = at + 1;
+        }
+    }
 }
 
 /// The entries of one map, for `getMetricsView`.
@@ -184,6 +213,7 @@ impl MetricsAdmin {
             properties: props.clone(),
             views: RwLock::new(views),
             providers: provided::Providers::default(),
+            memo: Mutex::default(),
         }))
     }
 
@@ -191,17 +221,50 @@ impl MetricsAdmin {
     /// that count it; `None` when none does.
     pub(crate) fn observe(&self, kind: MapKind, attrs: &dyn Attributes) -> Option<Observer> {
         let views = self.views.read().unwrap_or_else(|p| p.into_inner());
+        if let Some(hits) = self.observe_memo(kind, attrs) {
+            return Observer::new(hits);
+        }
         let mut hits = Hits::default();
+        let mut memoizable = true;
         for map in views
             .iter()
             .filter_map(|v| v.by_kind[kind as usize].as_ref())
         {
+            memoizable &= map.memoizable();
             if let Some(entry) = map.attach(attrs) {
                 hits.push((map.clone(), entry));
             }
         }
+        if let Some(token) = attrs.token().filter(|_| memoizable) {
+            map_lock(&self.memo).insert(kind, token, &hits);
+        }
         drop(views);
         Observer::new(hits)
+    }
+
+    /// [`MetricsAdmin::observe`] of a remembered token (under the views'
+    /// read lock): counts the object in its entries without their maps'
+    /// locks, attaching it through a map whose entry left it. `None`
+    /// when the token is not remembered.
+    fn observe_memo(&self, kind: MapKind, attrs: &dyn Attributes) -> Option<Hits> {
+        let mut memo = map_lock(&self.memo);
+        let (_, _, list) = memo
+            .slots
+            .iter_mut()
+            .find(|(k, t, _)| *k == kind && attrs.is(t))?;
+        let mut hits = Hits::default();
+        for (map, entry) in list.iter_mut() {
+            // Evicted: the group's entry is a new one (the key is the
+            // token's, so the map still counts the object).
+            if !entry.try_count() {
+                match map.attach(attrs) {
+                    Some(e) => *entry = e,
+                    None => continue,
+                }
+            }
+            hits.push((map.clone(), entry.clone()));
+        }
+        Some(hits)
     }
 
     /// The enabled and the disabled views' names.
@@ -229,6 +292,8 @@ impl MetricsAdmin {
             self.properties
                 .set(&format!("{PREFIX}{name}.Disabled"), flag);
             *view = build_view(&self.properties, name.to_string());
+            // Hits of the old maps must not be counted in again.
+            *map_lock(&self.memo) = Memo::default();
         }
         Ok(())
     }
