@@ -148,17 +148,15 @@ pub(crate) struct MetricsAdmin {
 /// [`MEMO_SLOTS`] for each kind with tokens (dispatches, invocations).
 #[derive(Debug, Default)]
 struct Memo {
-    slots: Vec<(MapKind, Token, Vec<Hit>)>,
+    slots: Vec<(MapKind, Token, Vec<MemoHit>)>,
     /// The slot the next new token takes once `slots` is full.
     next: usize,
 }
 
 impl Memo {
     /// Remembers the hits of `token`.
-    fn insert(&mut self, kind: MapKind, token: Token, hits: &Hits) {
-        let mut list = Vec::new();
-        hits.for_each(|h| list.push(h.clone()));
-        let slot = (kind, token, list);
+    fn insert(&mut self, kind: MapKind, token: Token, hits: Vec<MemoHit>) {
+        let slot = (kind, token, hits);
         if self.slots.len() < MEMO_SLOTS * 2 {
             self.slots.push(slot);
         } else {
@@ -226,17 +224,19 @@ impl MetricsAdmin {
         }
         let mut hits = Hits::default();
         let mut memoizable = true;
+        let mut memo = Vec::new();
         for map in views
             .iter()
             .filter_map(|v| v.by_kind[kind as usize].as_ref())
         {
             memoizable &= map.memoizable();
             if let Some(entry) = map.attach(attrs) {
-                hits.push((map.clone(), entry));
+                memo.push((map.clone(), entry.clone()));
+                hits.push(entry);
             }
         }
         if let Some(token) = attrs.token().filter(|_| memoizable) {
-            map_lock(&self.memo).insert(kind, token, &hits);
+            map_lock(&self.memo).insert(kind, token, memo);
         }
         drop(views);
         Observer::new(hits)
@@ -262,7 +262,7 @@ impl MetricsAdmin {
                     None => continue,
                 }
             }
-            hits.push((map.clone(), entry.clone()));
+            hits.push(entry.clone());
         }
         Some(hits)
     }
@@ -393,8 +393,11 @@ pub(crate) struct Observer {
     hits: Hits,
 }
 
-/// A map and the entry an object is counted in there.
-type Hit = (Arc<MetricsMap>, Arc<Entry>);
+/// An entry an object is counted in.
+type Hit = Arc<Entry>;
+
+/// A map and the entry of a remembered token there.
+type MemoHit = (Arc<MetricsMap>, Arc<Entry>);
 
 /// The hits of an observer: two inline (no allocation with the usual
 /// one or two views), more in a vector.
@@ -444,7 +447,7 @@ impl Observer {
 
     /// Runs `f` on every entry the object is counted in.
     pub(crate) fn each(&self, f: impl Fn(&Entry)) {
-        self.hits.for_each(|(_, e)| f(e));
+        self.hits.for_each(|e| f(e));
     }
 
     /// Counts a failure named `name` (an Ice exception type id).
@@ -456,10 +459,10 @@ impl Observer {
     /// sub-maps of this invocation's entries.
     pub(crate) fn child(&self, attrs: &dyn Attributes) -> Option<Observer> {
         let mut hits = Hits::default();
-        self.hits.for_each(|(_, e)| {
+        self.hits.for_each(|e| {
             if let Some(sub) = &e.remotes {
                 if let Some(entry) = sub.attach(attrs) {
-                    hits.push((sub.clone(), entry));
+                    hits.push(entry);
                 }
             }
         });
@@ -485,7 +488,7 @@ impl Observer {
             return;
         }
         let micros = now.micros_since(self.start);
-        self.hits.for_each(|(map, entry)| map.detach(entry, micros));
+        self.hits.for_each(|entry| entry.detach(micros));
     }
 }
 
