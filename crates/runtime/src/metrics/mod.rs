@@ -33,8 +33,11 @@ pub(crate) mod observe;
 pub(crate) mod provided;
 pub(crate) mod value;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+#[cfg(test)]
+mod tests;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use crate::properties::Properties;
 use attributes::{Attributes, Token};
@@ -148,7 +151,7 @@ pub(crate) struct MetricsAdmin {
 /// [`MEMO_SLOTS`] for each kind with tokens (dispatches, invocations).
 #[derive(Debug, Default)]
 struct Memo {
-    slots: Vec<(MapKind, Token, Vec<MemoHit>)>,
+    slots: Vec<(MapKind, Token, Vec<MemoHit>, Arc<Children>)>,
     /// The slot the next new token takes once `slots` is full.
     next: usize,
 }
@@ -156,7 +159,7 @@ struct Memo {
 impl Memo {
     /// Remembers the hits of `token`.
     fn insert(&mut self, kind: MapKind, token: Token, hits: Vec<MemoHit>) {
-        let slot = (kind, token, hits);
+        let slot = (kind, token, hits, Arc::default());
         if self.slots.len() < MEMO_SLOTS * 2 {
             self.slots.push(slot);
         } else {
@@ -165,6 +168,18 @@ impl Memo {
             self.next = at + 1;
         }
     }
+}
+
+/// The `Remote` entries of the attempts of a remembered invocation on one
+/// connection (set once, by the first attempt), for the entries the
+/// invocation is remembered in: an attempt on the same connection
+/// counts in them with no lock.
+#[derive(Debug, Default)]
+struct Children {
+    hits: OnceLock<(Token, Vec<MemoHit>)>,
+    /// Set when an attempt found them of no use (another connection, an
+    /// evicted entry): the memo then starts afresh.
+    stale: AtomicBool,
 }
 
 /// The entries of one map, for `getMetricsView`.
@@ -219,8 +234,8 @@ impl MetricsAdmin {
     /// that count it; `None` when none does.
     pub(crate) fn observe(&self, kind: MapKind, attrs: &dyn Attributes) -> Option<Observer> {
         let views = self.views.read().unwrap_or_else(|p| p.into_inner());
-        if let Some(hits) = self.observe_memo(kind, attrs) {
-            return Observer::new(hits);
+        if let Some((hits, children)) = self.observe_memo(kind, attrs) {
+            return Observer::new(hits, Some(children));
         }
         let mut hits = Hits::default();
         let mut memoizable = true;
@@ -239,20 +254,22 @@ impl MetricsAdmin {
             map_lock(&self.memo).insert(kind, token, memo);
         }
         drop(views);
-        Observer::new(hits)
+        Observer::new(hits, None)
     }
 
     /// [`MetricsAdmin::observe`] of a remembered token (under the views'
     /// read lock): counts the object in its entries without their maps'
     /// locks, attaching it through a map whose entry left it. `None`
-    /// when the token is not remembered.
-    fn observe_memo(&self, kind: MapKind, attrs: &dyn Attributes) -> Option<Hits> {
+    /// when the token is not remembered; else the hits and the children
+    /// memo of these entries.
+    fn observe_memo(&self, kind: MapKind, attrs: &dyn Attributes) -> Option<(Hits, Arc<Children>)> {
         let mut memo = map_lock(&self.memo);
-        let (_, _, list) = memo
+        let (_, _, list, children) = memo
             .slots
             .iter_mut()
-            .find(|(k, t, _)| *k == kind && attrs.is(t))?;
+            .find(|(k, t, _, _)| *k == kind && attrs.is(t))?;
         let mut hits = Hits::default();
+        let mut fresh = children.stale.load(Ordering::Relaxed);
         for (map, entry) in list.iter_mut() {
             // Evicted: the group's entry is a new one (the key is the
             // token's, so the map still counts the object).
@@ -261,10 +278,15 @@ impl MetricsAdmin {
                     Some(e) => *entry = e,
                     None => continue,
                 }
+                fresh = true;
             }
             hits.push(entry.clone());
         }
-        Some(hits)
+        if fresh {
+            // The children of other entries, or of no use.
+            *children = Arc::default();
+        }
+        Some((hits, children.clone()))
     }
 
     /// The enabled and the disabled views' names.
@@ -389,8 +411,10 @@ fn build_view(props: &Properties, name: String) -> View {
 pub(crate) struct Observer {
     start: Tick,
     /// Set once the object is detached ([`Observer::end`] or drop).
-    ended: std::sync::atomic::AtomicBool,
+    ended: AtomicBool,
     hits: Hits,
+    /// The memo of the children of these hits (a remembered invocation).
+    children: Option<Arc<Children>>,
 }
 
 /// An entry an object is counted in.
@@ -437,11 +461,12 @@ impl Hits {
 
 impl Observer {
     /// An observer of `hits`, `None` when empty.
-    fn new(hits: Hits) -> Option<Observer> {
+    fn new(hits: Hits, children: Option<Arc<Children>>) -> Option<Observer> {
         (!hits.is_empty()).then(|| Observer {
             start: Tick::now(),
-            ended: std::sync::atomic::AtomicBool::new(false),
+            ended: AtomicBool::new(false),
             hits,
+            children,
         })
     }
 
@@ -458,15 +483,52 @@ impl Observer {
     /// Attaches a child (a remote invocation attempt) to the `Remote`
     /// sub-maps of this invocation's entries.
     pub(crate) fn child(&self, attrs: &dyn Attributes) -> Option<Observer> {
+        let children = self.children.as_deref();
+        if let Some(c) = children {
+            if let Some((token, list)) = c.hits.get() {
+                if attrs.is(token) {
+                    return Observer::new(c.count(list, attrs), None);
+                }
+                c.stale.store(true, Ordering::Relaxed);
+            }
+        }
         let mut hits = Hits::default();
+        let mut memo = Vec::new();
+        let mut memoizable = true;
         self.hits.for_each(|e| {
             if let Some(sub) = &e.remotes {
+                memoizable &= sub.memoizable();
                 if let Some(entry) = sub.attach(attrs) {
+                    memo.push((sub.clone(), entry.clone()));
                     hits.push(entry);
                 }
             }
         });
-        Observer::new(hits)
+        if let (Some(c), Some(token)) = (children, attrs.token().filter(|_| memoizable)) {
+            // Already set by a concurrent attempt: that one stays.
+            let _ = c.hits.set((token, memo));
+        }
+        Observer::new(hits, None)
+    }
+}
+
+impl Children {
+    /// Counts a child in the remembered entries `list`, attaching it
+    /// through the sub-map of an evicted one (and marking the memo
+    /// stale).
+    fn count(&self, list: &[MemoHit], attrs: &dyn Attributes) -> Hits {
+        let mut hits = Hits::default();
+        for (sub, entry) in list {
+            if entry.try_count() {
+                hits.push(entry.clone());
+            } else {
+                self.stale.store(true, Ordering::Relaxed);
+                if let Some(e) = sub.attach(attrs) {
+                    hits.push(e);
+                }
+            }
+        }
+        hits
     }
 }
 
