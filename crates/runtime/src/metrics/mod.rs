@@ -233,10 +233,14 @@ impl MetricsAdmin {
     /// Attaches an object of `kind` to the maps of every enabled view
     /// that count it; `None` when none does.
     pub(crate) fn observe(&self, kind: MapKind, attrs: &dyn Attributes) -> Option<Observer> {
-        let views = self.views.read().unwrap_or_else(|p| p.into_inner());
+        // Without the views' lock: a rebuilt view clears the memo before
+        // `set_enabled` returns, so a remembered hit of an old map is an
+        // object observed before the rebuild, as one attached under the
+        // lock and still current then.
         if let Some((hits, children)) = self.observe_memo(kind, attrs) {
             return Observer::new(hits, Some(children));
         }
+        let views = self.views.read().unwrap_or_else(|p| p.into_inner());
         let mut hits = Hits::default();
         let mut memoizable = true;
         let mut memo = Vec::new();
@@ -257,8 +261,7 @@ impl MetricsAdmin {
         Observer::new(hits, None)
     }
 
-    /// [`MetricsAdmin::observe`] of a remembered token (under the views'
-    /// read lock): counts the object in its entries without their maps'
+    /// [`MetricsAdmin::observe`] of a remembered token: counts the object in its entries without their maps'
     /// locks, attaching it through a map whose entry left it. `None`
     /// when the token is not remembered; else the hits and the children
     /// memo of these entries.
