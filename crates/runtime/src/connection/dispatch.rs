@@ -209,7 +209,7 @@ impl ConnectionInner {
             &request.identity,
             &request.facet,
             &request.operation,
-            &request.context,
+            context,
             params,
         );
         // A status 2-4 reply repeats identity, facet and operation: the

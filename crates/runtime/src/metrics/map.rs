@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use regex::Regex;
 
@@ -22,7 +22,7 @@ use crate::properties::Properties;
 const DEFAULT_RETAIN_DETACHED: usize = 10;
 
 /// Tokens (see [`Token`]) a map remembers the entry of.
-const MEMO_SLOTS: usize = 8;
+pub(crate) const MEMO_SLOTS: usize = 8;
 
 /// The settings of one map, read from the properties under its prefix.
 #[derive(Debug)]
@@ -176,6 +176,9 @@ pub(crate) struct Entry {
     /// Whether the entry is in its map's detached queue (changed under
     /// the map's lock).
     queued: AtomicBool,
+    /// The map of the entry, which detaching its last current object
+    /// locks (an observer holds no reference to the map).
+    map: Weak<MetricsMap>,
 }
 
 /// The flag of [`Entry::current`] telling that the entry is the last of
@@ -185,16 +188,90 @@ pub(crate) struct Entry {
 /// set is ordered before whatever next changes the queue.
 const LAST: i64 = 1 << 62;
 
+/// The flag of [`Entry::current`] telling that the entry left its map:
+/// set under the map's lock, and only from no current object, so that
+/// [`Entry::try_count`] (without the lock) never counts into an entry
+/// no longer listed.
+const EVICTED: i64 = 1 << 61;
+
 impl Entry {
     /// The objects counted in the entry and not yet detached.
     pub(crate) fn current(&self) -> i64 {
-        self.current.load(Ordering::Relaxed) & !LAST
+        self.current.load(Ordering::Relaxed) & !(LAST | EVICTED)
+    }
+
+    /// Counts one more object of the entry, without its map's lock,
+    /// unless the entry left its map (`false`: attach through the map).
+    pub(crate) fn try_count(&self) -> bool {
+        let mut c = self.current.load(Ordering::Relaxed);
+        loop {
+            if c & EVICTED != 0 {
+                return false;
+            }
+            match self
+                .current
+                .compare_exchange_weak(c, c + 1, Ordering::AcqRel, Ordering::Relaxed)
+            {
+                Ok(_) => break,
+                Err(v) => c = v,
+            }
+        }
+        self.total.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+
+    /// Marks the entry as out of its map if it has no current object
+    /// (under the map's lock); `false` when an object was attached to it
+    /// meanwhile.
+    fn evict(&self) -> bool {
+        let mut c = self.current.load(Ordering::Relaxed);
+        while c & !LAST == 0 {
+            match self.current.compare_exchange_weak(
+                c,
+                c | EVICTED,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(v) => c = v,
+            }
+        }
+        false
     }
 
     /// Counts a failure named `name` (an Ice exception type id).
     pub(crate) fn fail(&self, name: &str) {
         self.failures.fetch_add(1, Ordering::Relaxed);
         *lock(&self.failed).entry(name.to_string()).or_insert(0) += 1;
+    }
+
+    /// Detaches an object of the entry (from [`MetricsMap::attach`]) that
+    /// lived `micros`. An entry left with no current object is kept among
+    /// the `RetainDetached` most recently detached entries (as in Ice, an
+    /// entry counts once there however often it detaches): when there is
+    /// no room, entries that are current again leave the queue, then the
+    /// least recently detached one leaves the map.
+    pub(crate) fn detach(self: &Arc<Self>, micros: i64) {
+        self.total_lifetime.fetch_add(micros, Ordering::Relaxed);
+        // Without the lock: an entry left with current objects, or the
+        // most recently detached one.
+        let mut c = self.current.load(Ordering::Relaxed);
+        while c & !LAST != 1 || c & LAST != 0 {
+            match self
+                .current
+                .compare_exchange_weak(c, c - 1, Ordering::AcqRel, Ordering::Relaxed)
+            {
+                Ok(_) => return,
+                Err(v) => c = v,
+            }
+        }
+        match self.map.upgrade() {
+            Some(map) => map.detach_last(self),
+            // The map left its view: no queue to keep.
+            None => {
+                self.current.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
     }
 
     /// Adds `n` to `counter`.
@@ -240,9 +317,15 @@ impl MetricsMap {
         }
     }
 
+    /// Whether the group of an object is a function of its token (no
+    /// volatile attribute in the key or the rules).
+    pub(crate) fn memoizable(&self) -> bool {
+        !self.config.volatile
+    }
+
     /// Attaches an object: finds (or makes) the entry of its group and
     /// counts it as current. `None` when the object is not counted here.
-    pub(crate) fn attach(&self, attrs: &dyn Attributes) -> Option<Arc<Entry>> {
+    pub(crate) fn attach(self: &Arc<Self>, attrs: &dyn Attributes) -> Option<Arc<Entry>> {
         if !self.config.volatile {
             let st = lock(&self.state);
             if let Some((_, e)) = st.memo.iter().find(|(t, _)| attrs.is(t)) {
@@ -255,7 +338,7 @@ impl MetricsMap {
     /// [`MetricsMap::attach`] of an object whose entry is not remembered:
     /// computes its key.
     #[inline(never)]
-    fn attach_new(&self, attrs: &dyn Attributes) -> Option<Arc<Entry>> {
+    fn attach_new(self: &Arc<Self>, attrs: &dyn Attributes) -> Option<Arc<Entry>> {
         let memo = !self.config.volatile;
         let key = self.config.key(attrs)?;
         let mut st = lock(&self.state);
@@ -271,6 +354,7 @@ impl MetricsMap {
                             None,
                         ))
                     }),
+                    map: Arc::downgrade(self),
                     ..Entry::default()
                 });
                 st.entries.insert(key, e.clone());
@@ -289,30 +373,7 @@ impl MetricsMap {
         Some(count(&entry))
     }
 
-    /// Detaches an object of `entry` (from [`MetricsMap::attach`]) that
-    /// lived `micros`. An entry left with no current object is kept among
-    /// the `RetainDetached` most recently detached entries (as in Ice, an
-    /// entry counts once there however often it detaches): when there is
-    /// no room, entries that are current again leave the queue, then the
-    /// least recently detached one leaves the map.
-    pub(crate) fn detach(&self, entry: &Arc<Entry>, micros: i64) {
-        entry.total_lifetime.fetch_add(micros, Ordering::Relaxed);
-        // Without the lock: an entry left with current objects, or the
-        // most recently detached one.
-        let mut c = entry.current.load(Ordering::Relaxed);
-        while c & !LAST != 1 || c & LAST != 0 {
-            match entry
-                .current
-                .compare_exchange_weak(c, c - 1, Ordering::AcqRel, Ordering::Relaxed)
-            {
-                Ok(_) => return,
-                Err(v) => c = v,
-            }
-        }
-        self.detach_last(entry);
-    }
-
-    /// [`MetricsMap::detach`] of the last current object of `entry`, under
+    /// [`Entry::detach`] of the last current object of `entry`, under
     /// the lock: the entry becomes the most recently detached.
     #[inline(never)]
     fn detach_last(&self, entry: &Arc<Entry>) {
@@ -344,7 +405,11 @@ impl MetricsMap {
                 break;
             };
             old.queued.store(false, Ordering::Relaxed);
-            st.remove(&old);
+            // Attached again without the lock since: current, it stays
+            // (out of the queue, as Ice leaves a current entry).
+            if old.evict() {
+                st.remove(&old);
+            }
         }
         if let Some(last) = st.detached.back() {
             last.current.fetch_or(LAST, Ordering::AcqRel);
@@ -383,7 +448,7 @@ fn count(entry: &Arc<Entry>) -> Arc<Entry> {
 }
 
 impl MapState {
-    /// Removes `entry` (idle, out of the queue) and what remembers it.
+    /// Removes `entry` (evicted, out of the queue) and what remembers it.
     fn remove(&mut self, entry: &Arc<Entry>) {
         if self
             .entries
@@ -431,30 +496,34 @@ mod tests {
         map.entries().into_iter().map(|(k, _)| k).collect()
     }
 
-    fn map(retain: &str) -> MetricsMap {
+    fn map(retain: &str) -> Arc<MetricsMap> {
         let props = Properties::new();
         props.set("M.RetainDetached", retain);
-        MetricsMap::new(MapKind::Dispatch, MapConfig::read(&props, "M."), None)
+        Arc::new(MetricsMap::new(
+            MapKind::Dispatch,
+            MapConfig::read(&props, "M."),
+            None,
+        ))
     }
 
     #[test]
     fn an_entry_that_detaches_often_counts_once_among_the_retained() {
         let map = map("2");
         let once = map.attach(&Id("once")).unwrap();
-        map.detach(&once, 1);
+        once.detach(1);
         for _ in 0..50 {
             let often = map.attach(&Id("often")).unwrap();
-            map.detach(&often, 1);
+            often.detach(1);
         }
         assert_eq!(keys(&map), ["often", "once"]);
         assert_eq!(once.total.load(Ordering::Relaxed), 1);
         // A third detached entry pushes out the least recently detached.
         let third = map.attach(&Id("third")).unwrap();
-        map.detach(&third, 1);
+        third.detach(1);
         assert_eq!(keys(&map), ["often", "third"]);
         // Detaching `often` again makes it the most recent: `third` goes.
-        map.detach(&map.attach(&Id("often")).unwrap(), 1);
-        map.detach(&map.attach(&Id("fourth")).unwrap(), 1);
+        map.attach(&Id("often")).unwrap().detach(1);
+        map.attach(&Id("fourth")).unwrap().detach(1);
         assert_eq!(keys(&map), ["fourth", "often"]);
     }
 
@@ -462,23 +531,27 @@ mod tests {
     fn current_entries_stay_and_retain_zero_keeps_none() {
         let map = map("1");
         let busy = map.attach(&Id("busy")).unwrap();
-        map.detach(&map.attach(&Id("busy")).unwrap(), 1);
+        map.attach(&Id("busy")).unwrap().detach(1);
         let a = map.attach(&Id("a")).unwrap();
-        map.detach(&a, 1);
+        a.detach(1);
         assert_eq!(keys(&map), ["a", "busy"]);
         assert_eq!(busy.current(), 1);
-        map.detach(&busy, 1);
+        busy.detach(1);
         assert_eq!(keys(&map), ["busy"]);
         // The most recently detached entry, attached and detached again
         // without the lock, keeps its place and its counts.
         for _ in 0..3 {
-            map.detach(&map.attach(&Id("busy")).unwrap(), 1);
+            map.attach(&Id("busy")).unwrap().detach(1);
         }
         assert_eq!(busy.total.load(Ordering::Relaxed), 5);
         assert_eq!(busy.current(), 0);
         let none = self::map("0");
         let gone = none.attach(&Id("gone")).unwrap();
-        none.detach(&gone, 1);
+        gone.detach(1);
         assert!(keys(&none).is_empty());
+        // An evicted entry is not counted into without its map.
+        assert!(!gone.try_count());
+        assert!(busy.try_count());
+        assert_eq!(busy.current(), 1);
     }
 }

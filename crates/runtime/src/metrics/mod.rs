@@ -33,15 +33,18 @@ pub(crate) mod observe;
 pub(crate) mod provided;
 pub(crate) mod value;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, RwLock};
+#[cfg(test)]
+mod tests;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use crate::properties::Properties;
-use attributes::Attributes;
+use attributes::{Attributes, Token};
 use clock::Tick;
 pub(crate) use map::lock as map_lock;
 pub(crate) use map::Entry;
-use map::{MapConfig, MetricsMap};
+use map::{MapConfig, MetricsMap, MEMO_SLOTS};
 
 /// The property prefix of the views.
 const PREFIX: &str = "IceMX.Metrics.";
@@ -138,6 +141,45 @@ pub(crate) struct MetricsAdmin {
     views: RwLock<Vec<View>>,
     /// Application-defined maps ([`provided`]).
     providers: provided::Providers,
+    /// The hits of recently observed tokens, across the views, so that
+    /// observing the same object again compares its token once and
+    /// takes no map's lock. Cleared when a view is rebuilt.
+    memo: Mutex<Memo>,
+}
+
+/// The hits of recently observed tokens (see [`MetricsAdmin::observe`]):
+/// [`MEMO_SLOTS`] for each kind with tokens (dispatches, invocations).
+#[derive(Debug, Default)]
+struct Memo {
+    slots: Vec<(MapKind, Token, Vec<MemoHit>, Arc<Children>)>,
+    /// The slot the next new token takes once `slots` is full.
+    next: usize,
+}
+
+impl Memo {
+    /// Remembers the hits of `token`.
+    fn insert(&mut self, kind: MapKind, token: Token, hits: Vec<MemoHit>) {
+        let slot = (kind, token, hits, Arc::default());
+        if self.slots.len() < MEMO_SLOTS * 2 {
+            self.slots.push(slot);
+        } else {
+            let at = self.next % self.slots.len();
+            self.slots[at] = slot;
+            self.next = at + 1;
+        }
+    }
+}
+
+/// The `Remote` entries of the attempts of a remembered invocation on one
+/// connection (set once, by the first attempt), for the entries the
+/// invocation is remembered in: an attempt on the same connection
+/// counts in them with no lock.
+#[derive(Debug, Default)]
+struct Children {
+    hits: OnceLock<(Token, Vec<MemoHit>)>,
+    /// Set when an attempt found them of no use (another connection, an
+    /// evicted entry): the memo then starts afresh.
+    stale: AtomicBool,
 }
 
 /// The entries of one map, for `getMetricsView`.
@@ -184,24 +226,70 @@ impl MetricsAdmin {
             properties: props.clone(),
             views: RwLock::new(views),
             providers: provided::Providers::default(),
+            memo: Mutex::default(),
         }))
     }
 
     /// Attaches an object of `kind` to the maps of every enabled view
     /// that count it; `None` when none does.
     pub(crate) fn observe(&self, kind: MapKind, attrs: &dyn Attributes) -> Option<Observer> {
+        // Without the views' lock: a rebuilt view clears the memo before
+        // `set_enabled` returns, so a remembered hit of an old map is an
+        // object observed before the rebuild, as one attached under the
+        // lock and still current then.
+        if let Some((hits, children)) = self.observe_memo(kind, attrs) {
+            return Observer::new(hits, Some(children));
+        }
         let views = self.views.read().unwrap_or_else(|p| p.into_inner());
         let mut hits = Hits::default();
+        let mut memoizable = true;
+        let mut memo = Vec::new();
         for map in views
             .iter()
             .filter_map(|v| v.by_kind[kind as usize].as_ref())
         {
+            memoizable &= map.memoizable();
             if let Some(entry) = map.attach(attrs) {
-                hits.push((map.clone(), entry));
+                memo.push((map.clone(), entry.clone()));
+                hits.push(entry);
             }
         }
+        if let Some(token) = attrs.token().filter(|_| memoizable) {
+            map_lock(&self.memo).insert(kind, token, memo);
+        }
         drop(views);
-        Observer::new(hits)
+        Observer::new(hits, None)
+    }
+
+    /// [`MetricsAdmin::observe`] of a remembered token: counts the object in its entries without their maps'
+    /// locks, attaching it through a map whose entry left it. `None`
+    /// when the token is not remembered; else the hits and the children
+    /// memo of these entries.
+    fn observe_memo(&self, kind: MapKind, attrs: &dyn Attributes) -> Option<(Hits, Arc<Children>)> {
+        let mut memo = map_lock(&self.memo);
+        let (_, _, list, children) = memo
+            .slots
+            .iter_mut()
+            .find(|(k, t, _, _)| *k == kind && attrs.is(t))?;
+        let mut hits = Hits::default();
+        let mut fresh = children.stale.load(Ordering::Relaxed);
+        for (map, entry) in list.iter_mut() {
+            // Evicted: the group's entry is a new one (the key is the
+            // token's, so the map still counts the object).
+            if !entry.try_count() {
+                match map.attach(attrs) {
+                    Some(e) => *entry = e,
+                    None => continue,
+                }
+                fresh = true;
+            }
+            hits.push(entry.clone());
+        }
+        if fresh {
+            // The children of other entries, or of no use.
+            *children = Arc::default();
+        }
+        Some((hits, children.clone()))
     }
 
     /// The enabled and the disabled views' names.
@@ -229,6 +317,8 @@ impl MetricsAdmin {
             self.properties
                 .set(&format!("{PREFIX}{name}.Disabled"), flag);
             *view = build_view(&self.properties, name.to_string());
+            // Hits of the old maps must not be counted in again.
+            *map_lock(&self.memo) = Memo::default();
         }
         Ok(())
     }
@@ -324,12 +414,17 @@ fn build_view(props: &Properties, name: String) -> View {
 pub(crate) struct Observer {
     start: Tick,
     /// Set once the object is detached ([`Observer::end`] or drop).
-    ended: std::sync::atomic::AtomicBool,
+    ended: AtomicBool,
     hits: Hits,
+    /// The memo of the children of these hits (a remembered invocation).
+    children: Option<Arc<Children>>,
 }
 
-/// A map and the entry an object is counted in there.
-type Hit = (Arc<MetricsMap>, Arc<Entry>);
+/// An entry an object is counted in.
+type Hit = Arc<Entry>;
+
+/// A map and the entry of a remembered token there.
+type MemoHit = (Arc<MetricsMap>, Arc<Entry>);
 
 /// The hits of an observer: two inline (no allocation with the usual
 /// one or two views), more in a vector.
@@ -369,17 +464,18 @@ impl Hits {
 
 impl Observer {
     /// An observer of `hits`, `None` when empty.
-    fn new(hits: Hits) -> Option<Observer> {
+    fn new(hits: Hits, children: Option<Arc<Children>>) -> Option<Observer> {
         (!hits.is_empty()).then(|| Observer {
             start: Tick::now(),
-            ended: std::sync::atomic::AtomicBool::new(false),
+            ended: AtomicBool::new(false),
             hits,
+            children,
         })
     }
 
     /// Runs `f` on every entry the object is counted in.
     pub(crate) fn each(&self, f: impl Fn(&Entry)) {
-        self.hits.for_each(|(_, e)| f(e));
+        self.hits.for_each(|e| f(e));
     }
 
     /// Counts a failure named `name` (an Ice exception type id).
@@ -390,15 +486,52 @@ impl Observer {
     /// Attaches a child (a remote invocation attempt) to the `Remote`
     /// sub-maps of this invocation's entries.
     pub(crate) fn child(&self, attrs: &dyn Attributes) -> Option<Observer> {
+        let children = self.children.as_deref();
+        if let Some(c) = children {
+            if let Some((token, list)) = c.hits.get() {
+                if attrs.is(token) {
+                    return Observer::new(c.count(list, attrs), None);
+                }
+                c.stale.store(true, Ordering::Relaxed);
+            }
+        }
         let mut hits = Hits::default();
-        self.hits.for_each(|(_, e)| {
+        let mut memo = Vec::new();
+        let mut memoizable = true;
+        self.hits.for_each(|e| {
             if let Some(sub) = &e.remotes {
+                memoizable &= sub.memoizable();
                 if let Some(entry) = sub.attach(attrs) {
-                    hits.push((sub.clone(), entry));
+                    memo.push((sub.clone(), entry.clone()));
+                    hits.push(entry);
                 }
             }
         });
-        Observer::new(hits)
+        if let (Some(c), Some(token)) = (children, attrs.token().filter(|_| memoizable)) {
+            // Already set by a concurrent attempt: that one stays.
+            let _ = c.hits.set((token, memo));
+        }
+        Observer::new(hits, None)
+    }
+}
+
+impl Children {
+    /// Counts a child in the remembered entries `list`, attaching it
+    /// through the sub-map of an evicted one (and marking the memo
+    /// stale).
+    fn count(&self, list: &[MemoHit], attrs: &dyn Attributes) -> Hits {
+        let mut hits = Hits::default();
+        for (sub, entry) in list {
+            if entry.try_count() {
+                hits.push(entry.clone());
+            } else {
+                self.stale.store(true, Ordering::Relaxed);
+                if let Some(e) = sub.attach(attrs) {
+                    hits.push(e);
+                }
+            }
+        }
+        hits
     }
 }
 
@@ -420,7 +553,7 @@ impl Observer {
             return;
         }
         let micros = now.micros_since(self.start);
-        self.hits.for_each(|(map, entry)| map.detach(entry, micros));
+        self.hits.for_each(|entry| entry.detach(micros));
     }
 }
 

@@ -35,13 +35,13 @@ fn string_len(s: &str) -> usize {
 }
 
 /// Bytes of a request's body after its request id (identity, facet,
-/// operation, mode, context, parameters): Ice's `size` of a dispatch or
-/// remote invocation.
+/// operation, mode, context of `context` bytes (see [`context_size`]),
+/// parameters): Ice's `size` of a dispatch or remote invocation.
 pub(crate) fn request_size(
     identity: &floe_wire::Identity,
     facet: &str,
     operation: &str,
-    context: &Context,
+    context: usize,
     params: usize,
 ) -> usize {
     let facet = if facet.is_empty() {
@@ -54,12 +54,15 @@ pub(crate) fn request_size(
         + facet
         + string_len(operation)
         + 1
-        + context_size(context)
+        + context
         + params
 }
 
 /// Bytes of a request context on the wire.
 pub(crate) fn context_size(context: &Context) -> usize {
+    if context.is_empty() {
+        return 1;
+    }
     size_len(context.len())
         + context
             .iter()

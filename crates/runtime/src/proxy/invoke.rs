@@ -277,7 +277,7 @@ impl Proxy {
                             &p.identity,
                             &p.facet,
                             operation,
-                            head.context,
+                            observe::context_size(head.context),
                             params.len(),
                         );
                         observe::remote(o, conn.info(), size)
