@@ -6,6 +6,7 @@ use floe_wire::protocol::OperationMode;
 use floe_wire::{Context, Encoder, EncodingVersion, Identity};
 
 use crate::connection::Connection;
+use crate::encapsulation::encode_encapsulation;
 use crate::object_adapter::ObjectAdapter;
 use crate::servant::{DispatchError, ReplyData};
 
@@ -169,23 +170,4 @@ impl Current {
             .copy_from_slice(&floe_wire::Encapsulation::header(size, self.encoding));
         Ok(ReplyData::split(head.freeze(), payload.clone()))
     }
-}
-
-/// The wire bytes of an encapsulation (6-byte header then data), e.g. to
-/// forward received parameters unchanged with [`crate::Proxy::invoke`].
-pub fn encapsulation_bytes(encaps: &floe_wire::Encapsulation) -> Bytes {
-    encaps.to_wire()
-}
-
-/// Encodes an encapsulation (header included) in `encoding`.
-pub fn encode_encapsulation(
-    encoding: EncodingVersion,
-    capacity: usize,
-    write: impl FnOnce(&mut Encoder),
-) -> Bytes {
-    let mut enc = Encoder::with_buffer(BytesMut::with_capacity(capacity), encoding);
-    let mark = enc.start_encapsulation(encoding);
-    write(&mut enc);
-    enc.end_encapsulation(mark);
-    enc.finish()
 }

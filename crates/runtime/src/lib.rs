@@ -90,8 +90,10 @@ mod admin;
 pub mod builtins;
 pub mod communicator;
 pub mod connection;
+mod connection_info;
 pub mod current;
 mod datagram;
+mod encapsulation;
 pub mod endpoint;
 pub mod error;
 mod listener;
@@ -112,16 +114,16 @@ mod signals;
 pub mod spans;
 pub mod trace;
 mod transport;
-mod user_error;
-mod value_factory;
 
 pub use builtins::{Builtins, WithBuiltins};
 pub use communicator::Communicator;
 pub use connection::core::acm::{AcmClose, AcmConfig, AcmHeartbeat};
 pub use connection::core::idle::IdleConfig;
 pub use connection::{Connection, ConnectionInfo, SEND_HIGH_WATER};
-pub use current::{encapsulation_bytes, encode_encapsulation, Current};
+pub use current::Current;
+pub use encapsulation::{encapsulation_bytes, encode_encapsulation};
 pub use endpoint::{Endpoint, Transport};
+pub use error::user::{user_exception_error, UserError};
 pub use error::{Error, Result};
 pub use floe_wire::protocol::{OperationMode, ReplyStatus};
 pub use floe_wire::{Context, Encapsulation, EncodingVersion, Identity};
@@ -135,4 +137,3 @@ pub use servant::{
     servant_fn, Dispatch, DispatchError, DispatchFuture, DispatchResult, ReplyData, Servant,
 };
 pub use transport::tls::TlsInfo;
-pub use user_error::{user_exception_error, UserError};

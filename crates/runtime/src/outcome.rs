@@ -3,7 +3,7 @@
 //! that becomes a reply status. The connection's protocol core and the
 //! object adapter both speak in these types; they know nothing of
 //! servants, so this module depends on nothing but floe-wire and the
-//! runtime's [`Error`](crate::Error).
+//! runtime's [`Error`](crate::error::Error).
 //!
 //! A dispatch is either [`Dispatch::Ready`] (a synchronous servant: no
 //! allocation, the reply is written before the connection reads on) or
@@ -154,7 +154,7 @@ pub enum DispatchError {
     /// dispatcher encodes it in its operation's format; the runtime encodes
     /// one that reaches it in the compact format.
     #[error("user exception {0}")]
-    UserException(crate::UserError),
+    UserException(crate::error::user::UserError),
     /// Status 1: a user exception already encoded as an encapsulation
     /// (6-byte header included).
     #[error("user exception (encoded)")]
@@ -284,11 +284,13 @@ impl DispatchError {
     /// errors are returned as they are.
     pub fn encoded(self) -> Self {
         match self {
-            DispatchError::UserException(e) => DispatchError::EncodedUserException(
-                crate::encode_encapsulation(floe_wire::version::ENCODING_1_1, 64, |enc| {
-                    enc.write_user_exception(e.as_dyn())
-                }),
-            ),
+            DispatchError::UserException(e) => {
+                DispatchError::EncodedUserException(crate::encapsulation::encode_encapsulation(
+                    floe_wire::version::ENCODING_1_1,
+                    64,
+                    |enc| enc.write_user_exception(e.as_dyn()),
+                ))
+            }
             other => other,
         }
     }
@@ -313,21 +315,21 @@ impl From<floe_wire::Error> for DispatchError {
     }
 }
 
-impl From<crate::Error> for DispatchError {
+impl From<crate::error::Error> for DispatchError {
     /// Runtime errors raised inside a dispatch (e.g. a nested call failed).
-    fn from(e: crate::Error) -> Self {
+    fn from(e: crate::error::Error) -> Self {
         match e {
-            crate::Error::ObjectNotExist(f) => DispatchError::ObjectNotExist(f),
-            crate::Error::FacetNotExist(f) => DispatchError::FacetNotExist(f),
-            crate::Error::OperationNotExist(f) => DispatchError::OperationNotExist(f),
-            crate::Error::UnknownUserException(s) => DispatchError::UnknownUserException(s),
+            crate::error::Error::ObjectNotExist(f) => DispatchError::ObjectNotExist(f),
+            crate::error::Error::FacetNotExist(f) => DispatchError::FacetNotExist(f),
+            crate::error::Error::OperationNotExist(f) => DispatchError::OperationNotExist(f),
+            crate::error::Error::UnknownUserException(s) => DispatchError::UnknownUserException(s),
             // Ice 3.8 sends a nested call's DispatchException on with its
             // own status, as it does for statuses 2-4.
-            crate::Error::DispatchException { status, message } => {
+            crate::error::Error::DispatchException { status, message } => {
                 DispatchError::DispatchException { status, message }
             }
             // A nested call's user exception propagates, as in Ice.
-            crate::Error::UserException(e) => DispatchError::UserException(e),
+            crate::error::Error::UserException(e) => DispatchError::UserException(e),
             other => {
                 DispatchError::UnknownLocalException(format!("{}:\n{}", other.ice_name(), other))
             }

@@ -43,8 +43,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tracing::field::{self, Empty};
 use tracing::Span;
 
-use crate::connection::ConnectionInfo;
-use crate::proxy::InvocationMode;
+use crate::connection_info::ConnectionInfo;
+use floe_wire::proxy::ProxyMode;
 use floe_wire::Identity;
 
 static NEXT_CONNECTION_ID: AtomicU64 = AtomicU64::new(1);
@@ -73,12 +73,7 @@ pub(crate) fn connection(info: &ConnectionInfo) -> Span {
 
 /// The span of one invocation; `request_id` and `connection` are recorded
 /// with [`record_sent`] once the request is sent.
-pub(crate) fn invoke(
-    operation: &str,
-    identity: &Identity,
-    facet: &str,
-    mode: InvocationMode,
-) -> Span {
+pub(crate) fn invoke(operation: &str, identity: &Identity, facet: &str, mode: ProxyMode) -> Span {
     tracing::debug_span!(
         target: "floe_runtime::proxy",
         "invoke",

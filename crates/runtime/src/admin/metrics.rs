@@ -21,10 +21,10 @@ use std::sync::Arc;
 
 use floe_wire::{ClassFormat, Encoder};
 
+use crate::error::user::UserError;
 use crate::metrics::value::MetricsValue;
 use crate::metrics::{Entry, MetricsAdmin, UnknownView};
 use crate::servant::{DispatchError, Servant};
-use crate::user_error::UserError;
 
 /// The facet's servant.
 pub(super) fn facet(admin: Arc<MetricsAdmin>) -> Arc<dyn Servant> {

@@ -20,6 +20,10 @@ use crate::properties::Properties;
 use crate::proxy::Proxy;
 
 mod connections;
+mod metrics;
+#[cfg(feature = "prometheus")]
+mod prometheus;
+mod value_factories;
 
 /// Key of the outgoing connection cache: address and connection id.
 type ConnectionKey = (String, String);
@@ -69,7 +73,7 @@ pub(crate) struct CommunicatorInner {
     /// `Ice.Default.Router` and the routers' state.
     pub(crate) routers: crate::router::RouterManager,
     /// The application's value factories (see `add_value_factory`).
-    pub(crate) value_factories: crate::value_factory::Slot,
+    pub(crate) value_factories: value_factories::Slot,
     /// Invocation middleware for new proxies.
     pub(crate) invocation_middleware: crate::middleware::InvocationChain,
 }

@@ -193,8 +193,8 @@ impl ConnectionInner {
         adapter: &str,
         request: &Request,
     ) -> Option<DispatchObserver> {
-        use crate::metrics::observe;
-        let attrs = crate::metrics::attributes::DispatchAttrs {
+        use crate::metrics::observe::{context_size, request_size};
+        let attrs = super::observe::DispatchAttrs {
             info: &self.info,
             adapter,
             identity: &request.identity,
@@ -204,8 +204,8 @@ impl ConnectionInner {
             context: &request.context,
         };
         let params = 6 + request.params.data.len();
-        let context = observe::context_size(&request.context);
-        let size = observe::request_size(
+        let context = context_size(&request.context);
+        let size = request_size(
             &request.identity,
             &request.facet,
             &request.operation,
@@ -215,7 +215,7 @@ impl ConnectionInner {
         // A status 2-4 reply repeats identity, facet and operation: the
         // request's body without its mode, context and parameters.
         let failed = size - params - context - 1;
-        observe::dispatch(admin, &attrs, size).map(|o| DispatchObserver {
+        super::observe::dispatch(admin, &attrs, size).map(|o| DispatchObserver {
             observer: o,
             failed_reply: 1 + failed,
         })
@@ -296,7 +296,7 @@ struct DispatchObserver {
 impl DispatchObserver {
     /// Ends the observation with `result` (`twoway`: a reply is sent).
     fn dispatched(&self, result: &DispatchResult, twoway: bool) {
-        crate::metrics::observe::dispatched(&self.observer, result, twoway, self.failed_reply);
+        super::observe::dispatched(&self.observer, result, twoway, self.failed_reply);
     }
 }
 

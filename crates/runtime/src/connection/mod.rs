@@ -36,6 +36,7 @@ pub(crate) mod core;
 mod dispatch;
 pub(crate) mod dispatcher;
 mod establish;
+pub(crate) mod observe;
 mod outgoing;
 mod read;
 mod signal;
@@ -43,7 +44,6 @@ mod task;
 pub(crate) mod writer;
 
 use std::future::Future;
-use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::{Arc, RwLock};
 use std::task::{Context, Poll, Waker};
@@ -58,7 +58,6 @@ use futures_util::stream::{FuturesUnordered, StreamExt};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 
-use crate::transport::tls::TlsInfo;
 use crate::transport::Io;
 
 use crate::error::{Error, Result};
@@ -76,40 +75,8 @@ pub(crate) use outgoing::InvokeError;
 use read::ReadSize;
 use writer::Writer;
 
+pub use crate::connection_info::ConnectionInfo;
 pub use core::policy::SEND_HIGH_WATER;
-
-/// What is known about a connection's endpoints.
-#[derive(Clone, Debug)]
-pub struct ConnectionInfo {
-    /// Local address.
-    pub local: Option<SocketAddr>,
-    /// Peer address.
-    pub remote: Option<SocketAddr>,
-    /// Whether the peer connected to us (server side).
-    pub incoming: bool,
-    /// Name of the adapter that accepted it (empty for outgoing).
-    pub adapter_name: String,
-    /// The connection id it was created for (`ice_connection_id`).
-    pub connection_id: String,
-    /// The transport: `tcp`, `ssl`, `ws` or `wss`.
-    pub transport: &'static str,
-    /// A number that tells this connection from the others of the
-    /// process (never reused): the `connection` field of the
-    /// [tracing spans](crate::spans).
-    pub id: u64,
-    /// The TLS side of an `ssl` connection (cipher, the peer's
-    /// certificates), as `IceSSL::ConnectionInfo`; `None` over `tcp`.
-    pub tls: Option<TlsInfo>,
-    /// The endpoint the connection was made to (outgoing) or accepted on
-    /// (incoming, with the port bound), as Ice's `Connection::getEndpoint`:
-    /// transport, host, port, timeout, compress.
-    pub endpoint: Option<crate::endpoint::Endpoint>,
-    /// A `ws`/`wss` connection's upgrade headers, as Ice's
-    /// `WSConnectionInfo::headers`: the request's on the server side, the
-    /// response's on the client side (names in lower case); empty for
-    /// other transports.
-    pub headers: Vec<(String, String)>,
-}
 
 pub(crate) struct ConnectionInner {
     io: Io,
@@ -161,7 +128,7 @@ impl Connection {
             writer.send(&mut [Bytes::from_static(&VALIDATE_CONNECTION)])?;
         }
         if let Some(admin) = &config.metrics {
-            writer.metrics = crate::metrics::observe::connection(admin, &info);
+            writer.metrics = observe::connection(admin, &info);
         }
         let inner = Arc::new(ConnectionInner {
             writer,

@@ -176,7 +176,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
         ),
     }
     if let Some(m) = &conn.writer.metrics {
-        crate::metrics::observe::connection_ended(m, &end);
+        super::observe::connection_ended(m, &end);
         m.end();
     }
     conn.terminate(end);
@@ -220,7 +220,7 @@ fn after_read(
         }),
         Ok(n) => {
             if let Some(m) = &conn.writer.metrics {
-                crate::metrics::observe::received(m, n);
+                super::observe::received(m, n);
             }
             let handled = handle_frames(conn, buf, size, dispatches, active).map(|h| *held = h);
             size.adapt();

@@ -15,13 +15,12 @@
 //!   (`twoway`, `oneway`, `batch-oneway`, `datagram`, `batch-datagram`),
 //!   `proxy`, `context.<key>`; `Remote` adds `requestId`.
 
-use std::sync::{Arc, Weak};
+use std::any::Any;
+use std::sync::Weak;
 
 use floe_wire::{Context, Identity, ToStringMode};
 
-use crate::connection::ConnectionInfo;
 use crate::endpoint::{Endpoint, Transport};
-use crate::proxy::{Proxy, ProxyInner};
 
 /// What an observed object answers for an attribute name (`None`: it has
 /// no such attribute).
@@ -55,7 +54,7 @@ pub(crate) enum Token {
     Connection(u64),
     /// An invocation: its proxy (immutable; the weak reference keeps the
     /// address from being reused) and operation.
-    Invocation(Weak<ProxyInner>, String),
+    Invocation(Weak<dyn Any + Send + Sync>, String),
     /// A dispatch: connection id, adapter, identity, facet, operation,
     /// oneway.
     Dispatch(u64, String, Identity, String, String, bool),
@@ -64,7 +63,7 @@ pub(crate) enum Token {
 /// String equality that compares no bytes of empty strings (a token's
 /// facet and category usually are).
 #[inline]
-fn same(a: &str, b: &str) -> bool {
+pub(crate) fn same(a: &str, b: &str) -> bool {
     a.len() == b.len() && (a.is_empty() || a == b)
 }
 
@@ -97,44 +96,8 @@ pub(crate) fn endpoint_attr(e: &Endpoint, name: &str) -> Option<String> {
     })
 }
 
-/// Ice's id of a connection: `local -> remote`, then ` [connection id]`.
-pub(crate) fn connection_id(info: &ConnectionInfo) -> String {
-    let addr = |a: Option<std::net::SocketAddr>| match a {
-        Some(a) => format!("{}:{}", a.ip(), a.port()),
-        None => ":-1".to_string(),
-    };
-    let mut id = format!("{} -> {}", addr(info.local), addr(info.remote));
-    if !info.connection_id.is_empty() {
-        id.push_str(&format!(" [{}]", info.connection_id));
-    }
-    id
-}
-
-/// The parent of a connection: its adapter, or the communicator.
-fn connection_parent(info: &ConnectionInfo) -> String {
-    if info.adapter_name.is_empty() {
-        COMMUNICATOR.to_string()
-    } else {
-        info.adapter_name.clone()
-    }
-}
-
-/// The connection attributes of `info` (and its endpoint's).
-pub(crate) fn connection_attr(info: &ConnectionInfo, name: &str) -> Option<String> {
-    Some(match name {
-        "incoming" => info.incoming.to_string(),
-        "adapterName" => info.adapter_name.clone(),
-        "connectionId" => info.connection_id.clone(),
-        "localHost" => info.local?.ip().to_string(),
-        "localPort" => info.local?.port().to_string(),
-        "remoteHost" => info.remote?.ip().to_string(),
-        "remotePort" => info.remote?.port().to_string(),
-        _ => return endpoint_attr(info.endpoint.as_ref()?, name),
-    })
-}
-
 /// `context.<key>` of `ctx`.
-fn context_attr(ctx: &Context, name: &str) -> Option<String> {
+pub(crate) fn context_attr(ctx: &Context, name: &str) -> Option<String> {
     let key = name.strip_prefix("context.")?;
     ctx.get(key).cloned()
 }
@@ -142,20 +105,6 @@ fn context_attr(ctx: &Context, name: &str) -> Option<String> {
 /// The string form of an identity, as Ice prints it.
 pub(crate) fn identity_string(id: &Identity) -> String {
     floe_wire::identity_string::identity_to_string(id, ToStringMode::Unicode)
-}
-
-/// A connection (`Connection` map).
-pub(crate) struct ConnectionAttrs<'a>(pub(crate) &'a ConnectionInfo);
-
-impl Attributes for ConnectionAttrs<'_> {
-    fn get(&self, name: &str) -> Option<String> {
-        match name {
-            "parent" => Some(connection_parent(self.0)),
-            "id" => Some(connection_id(self.0)),
-            "state" => Some("active".to_string()),
-            _ => connection_attr(self.0, name),
-        }
-    }
 }
 
 /// An endpoint being connected to or looked up
@@ -172,149 +121,5 @@ impl Attributes for EndpointAttrs<'_> {
             "id" => Some(self.id.to_string()),
             _ => endpoint_attr(self.endpoint, name),
         }
-    }
-}
-
-/// A request being dispatched (`Dispatch` map).
-pub(crate) struct DispatchAttrs<'a> {
-    pub(crate) info: &'a ConnectionInfo,
-    pub(crate) adapter: &'a str,
-    pub(crate) identity: &'a Identity,
-    pub(crate) facet: &'a str,
-    pub(crate) operation: &'a str,
-    pub(crate) request_id: i32,
-    pub(crate) context: &'a Context,
-}
-
-impl Attributes for DispatchAttrs<'_> {
-    fn get(&self, name: &str) -> Option<String> {
-        Some(match name {
-            "parent" => self.adapter.to_string(),
-            "id" => format!("{} [{}]", identity_string(self.identity), self.operation),
-            "operation" => self.operation.to_string(),
-            "identity" => identity_string(self.identity),
-            "facet" => self.facet.to_string(),
-            "requestId" => self.request_id.to_string(),
-            "mode" => if self.request_id == 0 {
-                "oneway"
-            } else {
-                "twoway"
-            }
-            .to_string(),
-            _ if name.starts_with("context.") => return context_attr(self.context, name),
-            _ => return connection_attr(self.info, name),
-        })
-    }
-
-    fn token(&self) -> Option<Token> {
-        Some(Token::Dispatch(
-            self.info.id,
-            self.adapter.to_string(),
-            self.identity.clone(),
-            self.facet.to_string(),
-            self.operation.to_string(),
-            self.request_id == 0,
-        ))
-    }
-
-    fn is(&self, token: &Token) -> bool {
-        matches!(token, Token::Dispatch(c, a, i, f, o, oneway)
-            if *c == self.info.id
-                && *oneway == (self.request_id == 0)
-                && same(o, self.operation)
-                && same(&i.name, &self.identity.name)
-                && same(&i.category, &self.identity.category)
-                && same(f, self.facet)
-                && same(a, self.adapter))
-    }
-}
-
-/// An invocation (`Invocation` map).
-pub(crate) struct InvocationAttrs<'a> {
-    pub(crate) proxy: &'a Proxy,
-    pub(crate) operation: &'a str,
-    pub(crate) context: &'a Context,
-}
-
-impl InvocationAttrs<'_> {
-    /// Ice's name of the proxy's invocation mode.
-    fn mode(&self) -> &'static str {
-        let m = self.proxy.inner.mode;
-        if m.is_datagram() {
-            if m.is_batch() {
-                "batch-datagram"
-            } else {
-                "datagram"
-            }
-        } else if m.is_batch() {
-            "batch-oneway"
-        } else if m.is_twoway() {
-            "twoway"
-        } else {
-            "oneway"
-        }
-    }
-}
-
-impl Attributes for InvocationAttrs<'_> {
-    fn get(&self, name: &str) -> Option<String> {
-        let p = &*self.proxy.inner;
-        Some(match name {
-            "parent" => COMMUNICATOR.to_string(),
-            // The proxy's string form without endpoints (Ice's id prefix).
-            "id" => format!(
-                "{} [{}]",
-                self.proxy.ice_endpoints(Vec::new()),
-                self.operation
-            ),
-            "operation" => self.operation.to_string(),
-            "identity" => identity_string(&p.identity),
-            "facet" => p.facet.clone(),
-            "encoding" => format!("{}.{}", p.encoding.major, p.encoding.minor),
-            "mode" => self.mode().to_string(),
-            "proxy" => self.proxy.to_string(),
-            _ => return context_attr(self.context, name),
-        })
-    }
-
-    fn token(&self) -> Option<Token> {
-        let proxy = Arc::downgrade(&self.proxy.inner);
-        Some(Token::Invocation(proxy, self.operation.to_string()))
-    }
-
-    fn is(&self, token: &Token) -> bool {
-        matches!(token, Token::Invocation(p, o)
-            if std::ptr::eq(p.as_ptr(), Arc::as_ptr(&self.proxy.inner)) && same(o, self.operation))
-    }
-}
-
-/// One attempt of an invocation on a connection (`Remote` sub-map).
-pub(crate) struct RemoteAttrs<'a> {
-    pub(crate) info: &'a ConnectionInfo,
-    pub(crate) request_id: i32,
-}
-
-impl Attributes for RemoteAttrs<'_> {
-    fn get(&self, name: &str) -> Option<String> {
-        match name {
-            "parent" => Some(connection_parent(self.info)),
-            "id" => {
-                let mut id = self.info.endpoint.as_ref()?.to_string();
-                if !self.info.connection_id.is_empty() {
-                    id.push_str(&format!(" [{}]", self.info.connection_id));
-                }
-                Some(id)
-            }
-            "requestId" => Some(self.request_id.to_string()),
-            _ => connection_attr(self.info, name),
-        }
-    }
-
-    fn token(&self) -> Option<Token> {
-        Some(Token::Connection(self.info.id))
-    }
-
-    fn is(&self, token: &Token) -> bool {
-        matches!(token, Token::Connection(c) if *c == self.info.id)
     }
 }

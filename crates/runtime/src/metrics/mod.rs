@@ -41,7 +41,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use crate::properties::Properties;
 use attributes::{Attributes, Token};
-use clock::Tick;
+pub(crate) use clock::Tick;
 pub(crate) use map::lock as map_lock;
 pub(crate) use map::Entry;
 use map::{MapConfig, MetricsMap, MEMO_SLOTS};

@@ -25,7 +25,6 @@ use floe_wire::{Decoder, Encoder};
 use super::attributes::Attributes;
 use super::map::MapConfig;
 use super::{MetricsAdmin, UnknownView, PREFIX};
-use crate::communicator::Communicator;
 
 /// A member of a `Metrics` subclass, after `Metrics`' own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,26 +102,17 @@ impl std::fmt::Debug for Providers {
     }
 }
 
-impl Communicator {
-    /// Adds an application-defined map to every metrics view (see
-    /// [`MetricsProvider`]). Returns `false`, and does nothing, when the
-    /// communicator has no metrics view (no `IceMX.Metrics.*` property,
-    /// or `Ice.Admin.Facets` leaves out `Metrics`).
-    pub fn add_metrics_provider(&self, provider: Arc<dyn MetricsProvider>) -> bool {
-        let Some(admin) = &self.inner.metrics else {
-            return false;
-        };
-        let mut list = admin.providers.0.write().unwrap_or_else(|p| p.into_inner());
-        list.retain(|p| p.map_name() != provider.map_name());
-        list.push(provider);
-        true
-    }
-}
-
 /// The entries of one application-defined map, as class instances.
 pub(crate) type ProvidedMap = (&'static str, Vec<ValuePtr>);
 
 impl MetricsAdmin {
+    /// Adds `provider`'s map, in place of a map of the same name.
+    pub(crate) fn add_provider(&self, provider: Arc<dyn MetricsProvider>) {
+        let mut list = self.providers.0.write().unwrap_or_else(|p| p.into_inner());
+        list.retain(|p| p.map_name() != provider.map_name());
+        list.push(provider);
+    }
+
     /// The application-defined maps of view `view` (none while it is
     /// disabled), each entry a class instance.
     ///

@@ -19,8 +19,8 @@ use crate::metrics::{map_lock, Entry, MapKind, MetricsAdmin};
 /// Reads the views of a communicator's [`MetricsAdmin`], held weakly: a
 /// registry does not keep a destroyed communicator's metrics alive.
 #[derive(Debug)]
-pub(super) struct ViewsCollector {
-    pub(super) admin: Weak<MetricsAdmin>,
+pub(crate) struct ViewsCollector {
+    pub(crate) admin: Weak<MetricsAdmin>,
 }
 
 impl Collector for ViewsCollector {

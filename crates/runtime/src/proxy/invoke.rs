@@ -10,11 +10,13 @@ use floe_wire::protocol::{OperationMode, ReplyBody, RequestHead};
 use floe_wire::{Context, Encapsulation, ENCODING_1_1};
 use tracing::Instrument;
 
+use super::observe;
 use super::{InvocationMode, Proxy, Response};
+use crate::connection::observe::{remote, remote_replied};
 use crate::connection::{InvokeError, Params};
-use crate::current::encode_encapsulation;
+use crate::encapsulation::encode_encapsulation;
 use crate::error::{Error, Result};
-use crate::metrics::observe;
+use crate::metrics::observe::{context_size, request_size};
 use crate::spans;
 
 impl Proxy {
@@ -273,21 +275,19 @@ impl Proxy {
                     .map_err(InvokeError::unsent),
                 Ok(conn) if observer.is_some() => {
                     let remote = observer.as_ref().and_then(|o| {
-                        let size = observe::request_size(
+                        let size = request_size(
                             &p.identity,
                             &p.facet,
                             operation,
-                            observe::context_size(head.context),
+                            context_size(head.context),
                             params.len(),
                         );
-                        observe::remote(o, conn.info(), size)
+                        remote(o, conn.info(), size)
                     });
                     let r = conn
                         .invoke(&head, params, twoway, compress, p.invocation_timeout, &span)
                         .await;
-                    remote_end = remote
-                        .as_ref()
-                        .map(|c| observe::remote_replied(c, r.as_ref().ok()));
+                    remote_end = remote.as_ref().map(|c| remote_replied(c, r.as_ref().ok()));
                     r
                 }
                 Ok(conn) => {
@@ -299,7 +299,11 @@ impl Proxy {
                 Ok(body) => match reply_to_result(body) {
                     Ok(r) => {
                         if let Some(o) = &observer {
-                            observe::invoked(o, &r, remote_end);
+                            observe::invoked(
+                                o,
+                                matches!(r, Response::UserException(_)),
+                                remote_end,
+                            );
                         }
                         return Ok(r);
                     }

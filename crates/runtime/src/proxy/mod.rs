@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::params_size::ParamsSize;
 
 mod invoke;
+pub(crate) mod observe;
 
 /// How a proxy sends requests: floe-wire's [`ProxyMode`](floe_wire::proxy::ProxyMode)
 /// (the proxy's mode byte, §4.10), under the name the runtime's API uses.

@@ -499,5 +499,5 @@ mod tests;
 /// Counts a message's bytes as sent on an observed connection.
 fn count_sent(m: &crate::metrics::Observer, parts: &[Bytes], tail: &[u8]) {
     let n = parts.iter().map(Bytes::len).sum::<usize>() + tail.len();
-    crate::metrics::observe::sent(m, n);
+    crate::connection::observe::sent(m, n);
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use floe_wire::class::{UserValueFactory, Value, ValueFactoryManager};
 
-use crate::communicator::Communicator;
+use super::Communicator;
 use crate::error::{Error, Result};
 
 impl Communicator {

@@ -3,6 +3,8 @@
 
 use floe_wire::protocol::{ReplyStatus, RequestFailed};
 
+pub(crate) mod user;
+
 /// A `Result` whose error is [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -30,7 +32,7 @@ pub enum Error {
     /// Reply status 1 with a user exception the operation declares: view
     /// it with [`Error::user_exception`].
     #[error("user exception {0}")]
-    UserException(crate::UserError),
+    UserException(user::UserError),
     /// Reply status 6, or status 1 with an exception the caller does not
     /// know or the operation does not declare.
     #[error("unknown user exception: {0}")]

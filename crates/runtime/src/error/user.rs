@@ -44,7 +44,7 @@ use std::sync::Arc;
 use floe_wire::exception::{UserException, UserExceptionRegistry};
 use floe_wire::{Decoder, Encoder};
 
-use crate::error::Error;
+use super::Error;
 
 /// A user exception raised by a servant or received in a reply (status 1).
 ///
