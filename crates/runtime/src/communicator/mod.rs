@@ -6,13 +6,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use floe_wire::protocol::BatchBuilder;
 use floe_wire::Identity;
 use tokio::sync::watch;
 
 use crate::connection::config::{connection_config, Side};
 use crate::connection::{Connection, ConnectionConfig};
-use crate::datagram::DatagramSender;
+use crate::datagram::Datagrams;
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::object_adapter::ObjectAdapter;
@@ -61,8 +60,7 @@ pub(crate) struct CommunicatorInner {
     /// to one server share a connection instead of racing to open several,
     /// while a slow or dead server never delays connections to others.
     connecting: Mutex<HashMap<ConnectionKey, Arc<tokio::sync::Mutex<()>>>>,
-    pub(crate) datagram: Mutex<HashMap<String, Arc<DatagramSender>>>,
-    pub(crate) datagram_batches: Mutex<HashMap<String, (BatchBuilder, bool)>>,
+    pub(crate) datagrams: Datagrams,
     pub(crate) adapters: Mutex<Vec<ObjectAdapter>>,
     shutdown: watch::Sender<bool>,
     destroyed: AtomicBool,
@@ -166,8 +164,7 @@ impl Communicator {
                 properties,
                 connections: Mutex::new(HashMap::new()),
                 connecting: Mutex::new(HashMap::new()),
-                datagram: Mutex::new(HashMap::new()),
-                datagram_batches: Mutex::new(HashMap::new()),
+                datagrams: Datagrams::default(),
                 adapters: Mutex::new(Vec::new()),
                 value_factories: Mutex::new(None),
                 invocation_middleware: Default::default(),
@@ -354,7 +351,10 @@ impl Communicator {
                 first.get_or_insert(e);
             }
         }
-        self.flush_datagram_batches().await?;
+        self.inner
+            .datagrams
+            .flush(self.inner.client_config.compression_level)
+            .await?;
         first.map_or(Ok(()), Err)
     }
 
@@ -432,11 +432,7 @@ impl Communicator {
         for c in &conns {
             c.close().await;
         }
-        self.inner
-            .datagram
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clear();
+        self.inner.datagrams.close();
         #[cfg(feature = "prometheus")]
         crate::metrics::map_lock(&self.inner.prometheus).take();
     }

@@ -29,7 +29,7 @@ impl ObjectAdapter {
         let mut tasks = lock(&self.inner.tasks);
         for listener in listeners {
             let adapter = self.clone();
-            tasks.push(tokio::spawn(listener::accept_loop(listener, adapter)));
+            tasks.push(tokio::spawn(accept::accept_loop(listener, adapter)));
         }
         for socket in udp {
             let adapter = self.clone();

@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 
 use crate::communicator::{Communicator, CommunicatorInner};
 use crate::connection::{Connection, ConnectionConfig};
-use crate::datagram;
+
 use crate::endpoint::{Endpoint, Transport};
 use crate::error::{Error, Result};
 use crate::listener;
@@ -23,7 +23,9 @@ use crate::locator::registration::AdapterRegistration;
 use crate::proxy::Proxy;
 use crate::servant::Servant;
 
+mod accept;
 mod connection;
+mod datagram;
 mod dispatch;
 mod lifecycle;
 mod servant_locator;

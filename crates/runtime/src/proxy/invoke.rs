@@ -244,13 +244,17 @@ impl Proxy {
         let compress = self.is_compressed();
         if p.mode.is_datagram() {
             let comm = self.communicator()?;
+            let level = comm.inner.client_config.compression_level;
             return comm
-                .send_datagram(
+                .inner
+                .datagrams
+                .send(
                     &p.endpoints,
                     &head,
                     &params.framed(),
                     compress,
                     p.mode.is_batch(),
+                    level,
                 )
                 .await
                 .map(|_| Response::Ok(Encapsulation::empty(p.encoding)));
@@ -518,7 +522,8 @@ impl Proxy {
     pub async fn ice_flush_batch_requests(&self) -> Result<()> {
         if self.inner.mode.is_datagram() {
             let comm = self.communicator()?;
-            return comm.flush_datagram_batches().await;
+            let level = comm.inner.client_config.compression_level;
+            return comm.inner.datagrams.flush(level).await;
         }
         let conn = self.ice_get_connection().await?;
         conn.flush_batch_requests()
