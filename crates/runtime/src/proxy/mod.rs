@@ -16,7 +16,9 @@ use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::params_size::ParamsSize;
 
+mod codec;
 mod invoke;
+mod object_ops;
 pub(crate) mod observe;
 
 /// How a proxy sends requests: floe-wire's [`ProxyMode`](floe_wire::proxy::ProxyMode)
