@@ -5,7 +5,7 @@
 
 use std::net::SocketAddr;
 
-use crate::transport::tls::TlsInfo;
+use bytes::Bytes;
 
 /// What is known about a connection's endpoints.
 #[derive(Clone, Debug)]
@@ -38,4 +38,20 @@ pub struct ConnectionInfo {
     /// response's on the client side (names in lower case); empty for
     /// other transports.
     pub headers: Vec<(String, String)>,
+}
+
+/// The TLS side of a connection, as `IceSSL::ConnectionInfo` has it.
+#[derive(Clone, Debug, Default)]
+pub struct TlsInfo {
+    /// The negotiated cipher suite (e.g. `TLS13_AES_256_GCM_SHA384`).
+    pub cipher: String,
+    /// The protocol version (e.g. `TLSv1_3`).
+    pub protocol: String,
+    /// The peer's certificate chain in DER, its own certificate first
+    /// (empty when the peer sent none).
+    pub peer_certificates: Vec<Bytes>,
+    /// The subject of the peer's certificate (`CN=..., O=...`), if any.
+    pub subject: Option<String>,
+    /// Whether the peer's certificate chain was verified.
+    pub verified: bool,
 }

@@ -120,6 +120,7 @@ pub use communicator::Communicator;
 pub use connection::core::acm::{AcmClose, AcmConfig, AcmHeartbeat};
 pub use connection::core::idle::IdleConfig;
 pub use connection::{Connection, ConnectionInfo, SEND_HIGH_WATER};
+pub use connection_info::TlsInfo;
 pub use current::Current;
 pub use encapsulation::{encapsulation_bytes, encode_encapsulation};
 pub use endpoint::{Endpoint, Transport};
@@ -136,4 +137,3 @@ pub use router::session::Glacier2Session;
 pub use servant::{
     servant_fn, Dispatch, DispatchError, DispatchFuture, DispatchResult, ReplyData, Servant,
 };
-pub use transport::tls::TlsInfo;

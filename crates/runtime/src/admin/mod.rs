@@ -75,13 +75,6 @@ use crate::proxy::Proxy;
 use crate::servant::{Dispatch, DispatchError, Servant};
 use floe_wire::Encapsulation;
 
-/// The state of a communicator's admin object.
-#[derive(Default)]
-pub(crate) struct AdminState {
-    /// The admin proxy, once created (`None` inside: admin disabled).
-    created: tokio::sync::OnceCell<Option<Proxy>>,
-}
-
 impl Communicator {
     /// Creates the `Ice.Admin` object adapter and the admin object with
     /// its facets, once, when admin is enabled
@@ -106,9 +99,8 @@ impl Communicator {
     /// Binding `Ice.Admin.Endpoints`; [`Error::NotRegistered`] when the
     /// registry does not know the server id; failures to reach it.
     pub async fn create_admin(&self) -> Result<Option<Proxy>> {
-        let state = &self.inner.admin;
-        state
-            .created
+        self.inner
+            .admin
             .get_or_try_init(|| self.make_admin())
             .await
             .cloned()

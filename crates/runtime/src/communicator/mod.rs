@@ -66,8 +66,9 @@ pub(crate) struct CommunicatorInner {
     destroyed: AtomicBool,
     /// `Ice.Default.Locator` and the locators' caches.
     pub(crate) locators: crate::locator::LocatorManager,
-    /// The `Ice.Admin` object, once created.
-    pub(crate) admin: crate::admin::AdminState,
+    /// The proxy of the `Ice.Admin` object, once created (`None` inside:
+    /// admin disabled; see `create_admin`).
+    pub(crate) admin: tokio::sync::OnceCell<Option<Proxy>>,
     /// `Ice.Default.Router` and the routers' state.
     pub(crate) routers: crate::router::RouterManager,
     /// The application's value factories (see `add_value_factory`).
@@ -142,7 +143,7 @@ impl Communicator {
         let communicator = Communicator {
             inner: Arc::new(CommunicatorInner {
                 locators: crate::locator::LocatorManager::from_properties(&properties),
-                admin: crate::admin::AdminState::default(),
+                admin: tokio::sync::OnceCell::new(),
                 routers: crate::router::RouterManager::default(),
                 default_host: properties.get("Ice.Default.Host"),
                 transports: crate::transport::ClientTransports::new(&properties),

@@ -4,8 +4,8 @@
 //!
 //! Start it with the property `Floe.Prometheus.Endpoint=HOST:PORT` (the
 //! communicator starts it when created within a tokio runtime; port `0`
-//! binds a free port, see [`Communicator::prometheus_addr`]), or with
-//! [`Communicator::serve_prometheus`]. With that property and no
+//! binds a free port, see [`Communicator::prometheus_addr`](crate::Communicator::prometheus_addr)), or with
+//! [`Communicator::serve_prometheus`](crate::Communicator::serve_prometheus). With that property and no
 //! `IceMX.Metrics.*` view, the communicator observes a view named
 //! `Prometheus` with Ice's default settings (`GroupBy=id`); configure
 //! views as for Ice to choose the grouping, e.g.
@@ -35,7 +35,7 @@
 //! Application maps ([`crate::MetricsProvider`]) are not exported here;
 //! their owners export their own (floe-storm's `icestorm_*`). Other
 //! collectors can share the endpoint: build a [`Registry`], call
-//! [`Communicator::register_prometheus`], and serve it with
+//! [`Communicator::register_prometheus`](crate::Communicator::register_prometheus), and serve it with
 //! [`PrometheusEndpoint::serve`].
 //!
 //! ```no_run

@@ -22,9 +22,10 @@ use std::sync::Arc;
 
 use tokio::net::TcpStream;
 
+use crate::connection_info::TlsInfo;
 use crate::error::Result;
 use stream::StreamIo;
-use tls::{TlsClient, TlsInfo, TlsServer};
+use tls::{TlsClient, TlsServer};
 
 /// A connection's transport.
 pub(crate) enum Io {

@@ -33,24 +33,9 @@ use tokio::net::TcpStream;
 use super::verify::{
     format_subject, subject_rdns, IceClientVerifier, IceServerVerifier, TrustOnly,
 };
+use crate::connection_info::TlsInfo;
 use crate::error::{Error, Result};
 use crate::properties::Properties;
-
-/// The TLS side of a connection, as `IceSSL::ConnectionInfo` has it.
-#[derive(Clone, Debug, Default)]
-pub struct TlsInfo {
-    /// The negotiated cipher suite (e.g. `TLS13_AES_256_GCM_SHA384`).
-    pub cipher: String,
-    /// The protocol version (e.g. `TLSv1_3`).
-    pub protocol: String,
-    /// The peer's certificate chain in DER, its own certificate first
-    /// (empty when the peer sent none).
-    pub peer_certificates: Vec<Bytes>,
-    /// The subject of the peer's certificate (`CN=..., O=...`), if any.
-    pub subject: Option<String>,
-    /// Whether the peer's certificate chain was verified.
-    pub verified: bool,
-}
 
 /// The client side's rustls configuration from `IceSSL.*`.
 pub(crate) struct TlsClient {
