@@ -85,3 +85,35 @@ fn remembered_children_follow_connections_and_evictions() {
     drop(parent);
     assert_eq!(counts(&admin, "Invocation"), [("op".to_string(), 8, 0)]);
 }
+
+#[test]
+fn an_entry_evicted_in_one_view_is_made_anew_there_only() {
+    let props = Properties::new();
+    props.set("IceMX.Metrics.V.RetainDetached", "1");
+    props.set("IceMX.Metrics.W.RetainDetached", "10");
+    let admin = MetricsAdmin::from_properties(&props).unwrap();
+    let observe = |o: &Obj| {
+        let obs = admin.observe(MapKind::Dispatch, o).unwrap();
+        let n = std::cell::Cell::new(0);
+        obs.each(|_| n.set(n.get() + 1));
+        assert_eq!(n.get(), 2, "counted in both views");
+    };
+    let totals = |view: &str| -> Vec<(String, i64)> {
+        let entries = admin.map_entries(view, "Dispatch").unwrap();
+        let mut t: Vec<_> = entries
+            .iter()
+            .map(|e| (e.key.clone(), e.total.load(Ordering::Relaxed)))
+            .collect();
+        t.sort();
+        t
+    };
+    observe(&Obj(1, "a"));
+    observe(&Obj(1, "a"));
+    observe(&Obj(2, "b"));
+    // V evicted `a`; the remembered `a` is counted in W's entry and in a
+    // new entry of V's.
+    observe(&Obj(1, "a"));
+    observe(&Obj(1, "a"));
+    assert_eq!(totals("V"), [("a".to_string(), 2)]);
+    assert_eq!(totals("W"), [("a".to_string(), 4), ("b".to_string(), 1)]);
+}
