@@ -15,6 +15,7 @@ use syn::parse_macro_input;
 
 mod ast;
 mod attr;
+mod ctxt;
 mod expand;
 mod fallback;
 mod inherit;

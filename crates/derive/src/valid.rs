@@ -5,7 +5,7 @@
 use floe_idl::ident::{check_identifier, escape_rust, to_snake, to_upper_camel, IdentRules};
 use proc_macro2::Span;
 
-use crate::ast::Ctxt;
+use crate::ctxt::Ctxt;
 
 /// How the generator derives a Rust name from a Slice name.
 #[derive(Clone, Copy)]

@@ -28,6 +28,7 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 
 use crate::attr;
+pub use crate::ctxt::Ctxt;
 use crate::valid;
 
 mod data;
@@ -36,35 +37,6 @@ mod types;
 
 pub use data::{from_derive, DataKind};
 pub use interface::from_trait;
-
-/// Error collector: every error is kept and reported together.
-#[derive(Default)]
-pub struct Ctxt {
-    errors: Option<syn::Error>,
-}
-
-impl Ctxt {
-    /// Records an error at `span`.
-    pub fn error(&mut self, span: Span, msg: impl std::fmt::Display) {
-        self.push(syn::Error::new(span, msg));
-    }
-
-    /// Records `err`.
-    pub fn push(&mut self, err: syn::Error) {
-        match &mut self.errors {
-            Some(e) => e.combine(err),
-            None => self.errors = Some(err),
-        }
-    }
-
-    /// `Err` with every error, if any.
-    pub fn check(self) -> syn::Result<()> {
-        match self.errors {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    }
-}
 
 /// A Rust type outside the macro input that the definition uses.
 pub struct Dep {
