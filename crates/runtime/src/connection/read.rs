@@ -390,6 +390,11 @@ fn set_receive_low_water(_: &TcpStream, _: usize) -> io::Result<()> {
 /// Whether `partial`, the start of a frame, is an uncompressed oneway
 /// request (request id 0) or a batch request.
 fn is_oneway_request(partial: &[u8]) -> bool {
+    // Less than a header (usually nothing: the frames before were whole)
+    // says nothing, and parsing it would build an error.
+    if partial.len() < HEADER_SIZE {
+        return false;
+    }
     match Header::parse(partial, 0) {
         Ok(h) if h.compression == CompressionStatus::Compressed => false,
         Ok(h) if h.message_type == MessageType::BatchRequest => true,
