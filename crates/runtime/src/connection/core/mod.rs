@@ -29,6 +29,7 @@ pub(crate) mod outbound;
 pub(crate) mod params;
 pub(crate) mod policy;
 pub(crate) mod requests;
+pub(crate) mod scratch;
 pub(crate) mod write_state;
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use floe_wire::protocol::{
 use super::limits;
 use super::params::Params;
 use super::policy::Policy;
+use super::scratch;
 use crate::error::Error;
 use crate::outcome::{DispatchError, DispatchResult, ReplyData};
 
@@ -57,7 +58,7 @@ pub(crate) fn request<'a>(
     let copied = data.len() <= policy.params_copy_limit || compress.is_some();
     // Exactly the frame's size: a full buffer becomes `Bytes` without a
     // second allocation (one with room to spare needs a shared header).
-    let mut buf = BytesMut::with_capacity(
+    let mut buf = scratch::frame_buf(
         head.encoded_len()
             + if encoding.is_some() { 6 } else { 0 }
             + prefix.len()
@@ -111,7 +112,7 @@ pub(crate) fn reply(
     let copy_payload = copy_head && payload.len() <= policy.copy_limit;
     let copy_all = compress.is_some() || (copy_head && copy_payload);
     // Exactly the frame's size (see `request`).
-    let mut buf = BytesMut::with_capacity(
+    let mut buf = scratch::frame_buf(
         Reply::HEAD_SIZE
             + if copy_head || copy_all { head.len() } else { 0 }
             + if copy_payload || copy_all {
