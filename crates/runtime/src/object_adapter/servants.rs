@@ -8,19 +8,24 @@ use std::sync::Arc;
 
 use super::*;
 
+/// The hasher of the maps every request looks up: foldhash, keyed with a
+/// random seed per process (as std's `RandomState`), at a fraction of
+/// SipHash's cost per identity.
+type Fast = foldhash::fast::RandomState;
+
 #[derive(Default)]
 pub(super) struct ServantMap {
     /// identity → facet → servant ("" is the default facet).
-    active: HashMap<Identity, Facets>,
+    active: HashMap<Identity, Facets, Fast>,
     /// category → default servant ("" matches every category).
-    defaults: HashMap<String, Arc<dyn Servant>>,
+    defaults: HashMap<String, Arc<dyn Servant>, Fast>,
     /// category → servant locator ("" matches every category).
     pub(super) locators: HashMap<String, Arc<dyn DynServantLocator>>,
 }
 
 /// The servants of one identity, by facet. The default facet (`""`), which
 /// nearly every request names, is kept apart so that finding it costs no
-/// second (SipHash) hash per request.
+/// second hash per request.
 #[derive(Default)]
 pub(super) struct Facets {
     /// The `""` facet.
