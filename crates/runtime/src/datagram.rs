@@ -55,8 +55,9 @@ impl DatagramSender {
 
 /// The sending side of a communicator's UDP proxies: one datagram per
 /// request, batches per address until flushed.
-#[derive(Default)]
 pub(crate) struct Datagrams {
+    /// `Ice.Compression.Level`, for requests sent compressed.
+    compression_level: u32,
     /// A sender per `host:port`.
     senders: Mutex<HashMap<String, Arc<DatagramSender>>>,
     /// Queued batch requests per `host:port`, and whether any asked for
@@ -65,8 +66,17 @@ pub(crate) struct Datagrams {
 }
 
 impl Datagrams {
+    /// No sender yet; compressed requests at `compression_level`.
+    pub(crate) fn new(compression_level: u32) -> Datagrams {
+        Datagrams {
+            compression_level,
+            senders: Mutex::default(),
+            batches: Mutex::default(),
+        }
+    }
+
     /// Sends (or queues, for batch datagram proxies) one datagram request
-    /// (compressed at `compression_level` when `compress` and large enough).
+    /// (compressed when `compress` and large enough).
     pub(crate) async fn send(
         &self,
         endpoints: &[Endpoint],
@@ -74,7 +84,6 @@ impl Datagrams {
         params: &[u8],
         compress: bool,
         batch: bool,
-        compression_level: u32,
     ) -> Result<()> {
         let ep = endpoints
             .iter()
@@ -94,19 +103,12 @@ impl Datagrams {
         let mut frame = BytesMut::with_capacity(64 + params.len());
         head.try_encode_head(&mut frame, 0, params.len(), CompressionStatus::NotSupported)?;
         frame.put_slice(params);
-        self.send_frame(&addr, frame, compress, compression_level)
-            .await
+        self.send_frame(&addr, frame, compress).await
     }
 
-    async fn send_frame(
-        &self,
-        addr: &str,
-        frame: BytesMut,
-        compress: bool,
-        compression_level: u32,
-    ) -> Result<()> {
+    async fn send_frame(&self, addr: &str, frame: BytesMut, compress: bool) -> Result<()> {
         let frame = if compress && frame.len() >= COMPRESSION_THRESHOLD {
-            floe_wire::protocol::compress_frame(&frame, compression_level)?
+            floe_wire::protocol::compress_frame(&frame, self.compression_level)?
         } else {
             let mut f = frame;
             if compress {
@@ -133,7 +135,7 @@ impl Datagrams {
     }
 
     /// Sends every queued batch.
-    pub(crate) async fn flush(&self, compression_level: u32) -> Result<()> {
+    pub(crate) async fn flush(&self) -> Result<()> {
         let frames: Vec<(String, BytesMut, bool)> = {
             let mut batches = self.batches.lock().unwrap_or_else(|p| p.into_inner());
             batches
@@ -142,8 +144,7 @@ impl Datagrams {
                 .collect()
         };
         for (addr, frame, compress) in frames {
-            self.send_frame(&addr, frame, compress, compression_level)
-                .await?;
+            self.send_frame(&addr, frame, compress).await?;
         }
         Ok(())
     }

@@ -139,6 +139,7 @@ impl Communicator {
         let metrics = crate::metrics::MetricsAdmin::from_properties(&properties);
         let mut client_config = connection_config(&properties, Side::Client);
         client_config.metrics = metrics.clone();
+        let datagrams = Datagrams::new(client_config.compression_level);
         let (shutdown, _) = watch::channel(false);
         let communicator = Communicator {
             inner: Arc::new(CommunicatorInner {
@@ -165,7 +166,7 @@ impl Communicator {
                 properties,
                 connections: Mutex::new(HashMap::new()),
                 connecting: Mutex::new(HashMap::new()),
-                datagrams: Datagrams::default(),
+                datagrams,
                 adapters: Mutex::new(Vec::new()),
                 value_factories: Mutex::new(None),
                 invocation_middleware: Default::default(),
@@ -352,10 +353,7 @@ impl Communicator {
                 first.get_or_insert(e);
             }
         }
-        self.inner
-            .datagrams
-            .flush(self.inner.client_config.compression_level)
-            .await?;
+        self.inner.datagrams.flush().await?;
         first.map_or(Ok(()), Err)
     }
 

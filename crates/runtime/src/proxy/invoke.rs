@@ -242,7 +242,6 @@ impl Proxy {
         let compress = self.is_compressed();
         if p.mode.is_datagram() {
             let comm = self.communicator()?;
-            let level = comm.inner.client_config.compression_level;
             return comm
                 .inner
                 .datagrams
@@ -252,7 +251,6 @@ impl Proxy {
                     &params.framed(),
                     compress,
                     p.mode.is_batch(),
-                    level,
                 )
                 .await
                 .map(|_| Response::Ok(Encapsulation::empty(p.encoding)));

@@ -81,8 +81,7 @@ impl Proxy {
     pub async fn ice_flush_batch_requests(&self) -> Result<()> {
         if self.inner.mode.is_datagram() {
             let comm = self.communicator()?;
-            let level = comm.inner.client_config.compression_level;
-            return comm.inner.datagrams.flush(level).await;
+            return comm.inner.datagrams.flush().await;
         }
         let conn = self.ice_get_connection().await?;
         conn.flush_batch_requests()
