@@ -287,11 +287,16 @@ fn run_monitor(conn: &ConnectionInner, reading: bool, dispatching: usize) -> Opt
 /// Waits until the transport has something to read: readiness of a TCP
 /// socket (the handler reads), or a read done into the lent buffer of a
 /// stream (its size, and whether it filled the room).
-async fn readable(io: &Io) -> std::io::Result<(usize, bool)> {
-    match io {
-        Io::Tcp(tcp) => tcp.readable().await.map(|()| (0, false)),
-        Io::Stream(io) => std::future::poll_fn(|cx| io.poll_read(cx)).await,
-    }
+///
+/// A TCP socket is waited on through `poll_read_ready`, whose one waker
+/// slot is this task's: `TcpStream::readable` queues a waiter in the
+/// socket's list under its lock at each poll, about 250 instructions a
+/// pass, and the connection task is the only reader.
+fn readable(io: &Io) -> impl Future<Output = std::io::Result<(usize, bool)>> + '_ {
+    std::future::poll_fn(move |cx| match io {
+        Io::Tcp(tcp) => tcp.poll_read_ready(cx).map_ok(|()| (0, false)),
+        Io::Stream(io) => io.poll_read(cx),
+    })
 }
 
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {
