@@ -382,11 +382,13 @@ impl Replica {
         }
         // A leader cut off from the majority refuses before appending
         // anything: it confirms its leadership with a round of heartbeats.
+        let asked = Instant::now();
         let confirmed = tokio::time::timeout(
             self.config.election_timeout,
             self.raft.ensure_linearizable(),
         )
         .await;
+        let confirm_us = asked.elapsed().as_micros();
         match confirmed {
             Ok(Ok(_)) => {}
             Ok(Err(RaftError::APIError(CheckIsLeaderError::ForwardToLeader(f)))) => {
@@ -425,7 +427,15 @@ impl Replica {
                 reason: e.to_string(),
             })),
             Ok(Ok(r)) => {
+                let write_us = began.elapsed().as_micros();
                 self.sync_followers(r.log_id.index, before).await;
+                tracing::debug!(
+                    index = r.log_id.index,
+                    confirm_us,
+                    write_us,
+                    sync_us = began.elapsed().as_micros() - write_us,
+                    "replica: update led"
+                );
                 Ok((r.log_id.index, r.data))
             }
         }

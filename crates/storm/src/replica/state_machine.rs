@@ -123,12 +123,14 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         }
         let meta = to_bytes(&convert::snapshot_meta(&applied));
         let batch = commands.clone();
+        let began = std::time::Instant::now();
         let outcomes = blocking(&self.store, move |s| {
             let refs: Vec<(u64, &Command)> = batch.iter().map(|(i, c)| (*i, c)).collect();
             s.apply_logged(&refs, &[(APPLIED, &meta)])
         })
         .await
         .map_err(sm_err)?;
+        tracing::debug!(apply_us = began.elapsed().as_micros(), "replica: applied");
         self.applied = applied;
         if let Some(inst) = self.inst.upgrade() {
             for ((_, cmd), outcome) in commands.iter().zip(&outcomes) {
