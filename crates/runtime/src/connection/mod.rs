@@ -292,11 +292,12 @@ impl ConnectionInner {
     /// run (§1.4; the peer retries it, as CloseConnection promises).
     fn handle_frame(
         self: &Arc<Self>,
+        header: Header,
         frame: Bytes,
         dispatches: &mut DispatchSet,
         active: bool,
     ) -> Result<Handled> {
-        let (header, inbound) = core::inbound::inbound(frame, self.config.message_size_max)?;
+        let inbound = core::inbound::inbound_with(header, frame, self.config.message_size_max)?;
         event_if!(
             self.config.trace.protocol >= 1,
             info,

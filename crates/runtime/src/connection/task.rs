@@ -120,10 +120,6 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                     break e;
                 }
             }
-            // Something was queued, a close or a busy poll was asked for
-            // (raised after `has_queued` was read, or kept since): the
-            // next pass looks.
-            () = conn.writer.task_signal().wait() => {}
             r = readable(&conn.io), if can_read => {
                 let read = match (&conn.io, r) {
                     (Io::Tcp(tcp), Ok(_)) => read::read(tcp, &mut buf, &mut size, max, false),
@@ -142,6 +138,13 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                     break e;
                 }
             }
+            // Something was queued, a close or a busy poll was asked for
+            // (raised after `has_queued` was read, or kept since): the
+            // next pass looks. Polled after the socket: every pass reads
+            // the core's state anyway, so a pass that reads need not
+            // register for the signal first (a raise is kept until a wait
+            // completes).
+            () = conn.writer.task_signal().wait() => {}
             _ = &mut monitor_timer, if monitor_period.is_some() => {
                 if let Some(period) = monitor_period {
                     monitor_timer.as_mut().reset(tokio::time::Instant::now() + period);
@@ -284,6 +287,21 @@ fn run_monitor(conn: &ConnectionInner, reading: bool, dispatching: usize) -> Opt
     action.end
 }
 
+/// `floe_wire::protocol::check` that keeps the header it parsed: the
+/// header of the whole frame at the start of `buf`, or how many more bytes
+/// it needs (`Err`).
+fn whole_frame(buf: &[u8], max: usize) -> floe_wire::Result<std::result::Result<Header, usize>> {
+    if buf.len() < HEADER_SIZE {
+        return Ok(Err(HEADER_SIZE - buf.len()));
+    }
+    let header = Header::parse(buf, max)?;
+    Ok(if buf.len() < header.size {
+        Err(header.size - buf.len())
+    } else {
+        Ok(header)
+    })
+}
+
 /// Waits until the transport has something to read: readiness of a TCP
 /// socket (the handler reads), or a read done into the lent buffer of a
 /// stream (its size, and whether it filled the room).
@@ -345,16 +363,17 @@ fn handle_buffered(
             seen.held = !matches!(check(buf, max), Ok(FrameCheck::Incomplete { .. }));
             break Ok(seen);
         }
-        match check(buf, max) {
+        match whole_frame(buf, max) {
             Err(e) => break Err(e.into()),
-            Ok(FrameCheck::Complete { len }) => {
+            Ok(Ok(header)) => {
+                let len = header.size;
                 if !corked && len < buf.len() {
                     conn.writer.cork();
                     corked = true;
                 }
                 size.frame(len);
                 let frame = buf.split_to(len).freeze();
-                match conn.handle_frame(frame, dispatches, active) {
+                match conn.handle_frame(header, frame, dispatches, active) {
                     Ok(Handled::Reply) => {
                         seen.replies += 1;
                         seen.traffic = true;
@@ -364,7 +383,7 @@ fn handle_buffered(
                     Err(e) => break Err(e),
                 }
             }
-            Ok(FrameCheck::Incomplete { need }) => {
+            Ok(Err(need)) => {
                 // The next read makes room for the rest (see `read::read`),
                 // after the frames split off here were dispatched: their
                 // buffer can then be taken back instead of a new one

@@ -64,6 +64,16 @@ pub(crate) fn inbound(
     message_size_max: usize,
 ) -> Result<(Header, Inbound), floe_wire::Error> {
     let header = Header::parse(&frame, 0)?;
+    inbound_with(header, frame, message_size_max).map(|i| (header, i))
+}
+
+/// [`inbound`] of a frame whose `header` was parsed already (by the
+/// connection task, when it found the frame whole).
+pub(crate) fn inbound_with(
+    header: Header,
+    frame: Bytes,
+    message_size_max: usize,
+) -> Result<Inbound, floe_wire::Error> {
     let accepts_compression = header.compression.accepts_compression();
     let compressed = header.compression == CompressionStatus::Compressed;
     let frame = if compressed {
@@ -71,7 +81,7 @@ pub(crate) fn inbound(
     } else {
         frame
     };
-    // The header was read once here; an inflated frame has its own.
+    // The header was read once already; an inflated frame has its own.
     let parsed = if compressed {
         Message::parse(frame.clone()).map(|(_, m)| m)
     } else {
@@ -86,7 +96,7 @@ pub(crate) fn inbound(
                 error,
                 accepts_compression,
             };
-            return Ok((header, bad));
+            return Ok(bad);
         }
         Err(e) => return Err(e),
     };
@@ -101,7 +111,7 @@ pub(crate) fn inbound(
         Message::ValidateConnection => Inbound::Validate,
         Message::CloseConnection => Inbound::Close,
     };
-    Ok((header, inbound))
+    Ok(inbound)
 }
 
 /// For a Request frame whose fields decode but whose parameters
