@@ -76,6 +76,7 @@ impl Broker {
             mutation: tokio::sync::Mutex::new(()),
             topics: Default::default(),
             replica: Default::default(),
+            detached: Default::default(),
         });
         let mut subscribers = 0;
         for rec in records {

@@ -15,6 +15,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 use floe::wire::Identity;
 
 use crate::config::StormConfig;
+use crate::metrics::detached::Detached;
 use crate::metrics::MetricsSnapshot;
 use crate::replica::Replica;
 use crate::sink::SinkFactory;
@@ -86,6 +87,9 @@ pub struct Instance {
     pub topics: RwLock<BTreeMap<String, Arc<Topic>>>,
     /// A replicated broker's Raft node, set once it runs.
     pub replica: OnceLock<Arc<Replica>>,
+    /// Destroyed topics and removed subscribers, for IceMX's
+    /// `RetainDetached`.
+    pub detached: Detached,
 }
 
 impl std::fmt::Debug for Instance {
@@ -126,6 +130,7 @@ impl Instance {
         for t in topics {
             t.snapshot_into(&mut out);
         }
+        self.detached.snapshot_into(&mut out);
         out
     }
 

@@ -60,6 +60,7 @@ pub fn apply(inst: &Arc<Instance>, cmd: &Command, outcome: &Outcome) {
                 .unwrap_or_else(|p| p.into_inner())
                 .remove(name);
             if let Some(t) = gone {
+                inst.detached.topic(t.snapshot());
                 t.shut_down();
             }
             if inst.config.trace_topic_manager > 0 {
@@ -84,7 +85,10 @@ pub fn apply(inst: &Arc<Instance>, cmd: &Command, outcome: &Outcome) {
         }
         Command::Unsubscribe { subscriber, .. } => {
             let Some(t) = topic() else { return };
-            if t.take_subscriber(subscriber, None).is_some() && inst.config.trace_subscriber > 0 {
+            if t.take_subscriber(subscriber, None, &inst.detached)
+                .is_some()
+                && inst.config.trace_subscriber > 0
+            {
                 tracing::info!(
                     topic = %t.name(),
                     subscriber = %identity_to_string(subscriber),
@@ -107,15 +111,15 @@ pub fn apply(inst: &Arc<Instance>, cmd: &Command, outcome: &Outcome) {
         }
         Command::Unlink { linked, .. } => {
             if let Some(t) = topic() {
-                t.take_link(linked, None);
+                t.take_link(linked, None, &inst.detached);
             }
         }
         Command::RemoveFailed { id, seq, link, .. } => {
             let Some(t) = topic() else { return };
             if *link {
-                t.take_link(id, Some(*seq));
+                t.take_link(id, Some(*seq), &inst.detached);
             } else {
-                t.take_subscriber(id, Some(*seq));
+                t.take_subscriber(id, Some(*seq), &inst.detached);
             }
         }
     }
@@ -136,6 +140,7 @@ pub fn reload(inst: &Arc<Instance>, records: Vec<TopicRecord>) {
         .collect();
     for name in stale {
         if let Some(t) = topics.remove(&name) {
+            inst.detached.topic(t.snapshot());
             t.shut_down();
         }
     }

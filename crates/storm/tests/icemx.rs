@@ -12,6 +12,12 @@
 //!   id its proxy, `delivered` = the events it counted, nothing queued or
 //!   outstanding.
 //!
+//! Then `beta` is unsubscribed (by floe's `TopicPrx`, as any client
+//! would) and the view read again: its entry stays, detached (`current`
+//! 0, `total` 1, its `delivered`), as the maps keep `RetainDetached`
+//! (default 10) detached entries; grouped by topic, the entry counts both
+//! subscribers and one current.
+//!
 //! When `icebox` and IceStorm 3.7 are installed, the same run against a
 //! real IceStorm (its metrics are facet `IceBox.Service.IceStorm.Metrics`
 //! of the IceBox admin object) is the reference: both outputs are printed
@@ -193,6 +199,35 @@ fn received(mut sub: Proc) -> u64 {
     fields(&line)["received"].parse().unwrap()
 }
 
+/// Unsubscribes the subscriber with identity `name` from the topic,
+/// through the broker's TopicManager on `port`.
+fn unsubscribe(port: u16, name: &str) {
+    use floe::runtime::{Communicator, Proxy};
+    use floe_storm::slice::ice_storm::{TopicManagerPrx, TopicPrx};
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let comm = Communicator::new();
+        let manager = TopicManagerPrx::unchecked_cast(
+            comm.string_to_proxy(&format!("IceStorm/TopicManager:tcp -h 127.0.0.1 -p {port}"))
+                .unwrap(),
+        );
+        let topic = manager.retrieve(TOPIC).await.unwrap().unwrap();
+        let topic = TopicPrx::unchecked_cast(Proxy::from_data(&comm, topic));
+        // IceStorm finds the subscriber by its identity only.
+        let subscriber = comm
+            .string_to_proxy(&format!("{name}:tcp -h 127.0.0.1 -p 9"))
+            .unwrap();
+        topic
+            .unsubscribe(&Some(subscriber.to_data()))
+            .await
+            .unwrap();
+        comm.destroy().await;
+    });
+}
+
 /// An entry line of `icemx.py`: its map, id and numeric fields.
 struct Entry {
     map: String,
@@ -274,7 +309,41 @@ fn run(broker: &Broker) -> Vec<String> {
     let n = SUBSCRIBERS.len() as i64;
     assert_eq!((g.values["total"], g.values["current"]), (n, n));
     assert_eq!(g.values["delivered"], counted.iter().sum::<u64>() as i64);
-    lines.into_iter().chain(by_topic).collect()
+
+    // A removed subscriber's entry stays, detached.
+    let (gone, kept) = (SUBSCRIBERS[1], SUBSCRIBERS[0]);
+    unsubscribe(broker.port, gone);
+    let after = broker.read_view(VIEW);
+    let all = entries(&after);
+    let of = |name: &str| {
+        all.iter()
+            .find(|e| e.map == "Subscriber" && e.id.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no Subscriber entry for {name}: {after:?}"))
+    };
+    assert_eq!(
+        (of(kept).values["total"], of(kept).values["current"]),
+        (1, 1)
+    );
+    let detached = of(gone);
+    assert_eq!(
+        (detached.values["total"], detached.values["current"]),
+        (1, 0),
+        "{after:?}"
+    );
+    assert_eq!(detached.values["delivered"], counted[1] as i64, "{after:?}");
+    let by_topic_after = broker.read_view("ByTopic");
+    let g = &entries(&by_topic_after)[0];
+    assert_eq!(
+        (g.values["total"], g.values["current"]),
+        (n, n - 1),
+        "{by_topic_after:?}"
+    );
+    lines
+        .into_iter()
+        .chain(by_topic)
+        .chain(after)
+        .chain(by_topic_after)
+        .collect()
 }
 
 fn icebox_available() -> bool {

@@ -8,8 +8,11 @@
 //! the view's settings for the map are applied to them as to the built-in
 //! maps: `Map.<name>` selection and `Disabled`, `Accept.*`, `Reject.*`,
 //! then `GroupBy` (default `id`). Objects that share a group key are
-//! summed into one entry. `RetainDetached` has no effect: an object that
-//! is gone is no longer reported.
+//! summed into one entry. A provider may report objects that are gone
+//! ([`MetricsObject::detached`], with their last counters and `current`
+//! 0): an entry made of such objects only is a detached entry, and the
+//! map keeps the `RetainDetached` (default 10) detached last, as Ice's
+//! maps keep theirs.
 //!
 //! An entry is written as a class instance of the provider's type ids,
 //! most-derived first and ending with `::IceMX::Metrics`; the extra
@@ -64,6 +67,9 @@ pub struct MetricsObject {
     pub failures: i32,
     /// The members of the provider's class, in Slice order.
     pub fields: Vec<MetricsField>,
+    /// For an object that is gone, when it went: any number that is
+    /// larger for one that went later. `None` for an object that exists.
+    pub detached: Option<u64>,
 }
 
 impl Attributes for MetricsObject {
@@ -175,7 +181,9 @@ impl MetricsAdmin {
     }
 }
 
-/// Groups `objects` by `config`'s key, summing the counters of a group.
+/// Groups `objects` by `config`'s key, summing the counters of a group;
+/// of the groups whose objects are all detached, keeps the
+/// `RetainDetached` that went last.
 fn group(config: &MapConfig, objects: Vec<MetricsObject>) -> BTreeMap<String, MetricsObject> {
     let mut groups: BTreeMap<String, MetricsObject> = BTreeMap::new();
     for o in objects {
@@ -191,10 +199,23 @@ fn group(config: &MapConfig, objects: Vec<MetricsObject>) -> BTreeMap<String, Me
                 for (a, b) in g.fields.iter_mut().zip(o.fields) {
                     *a = a.add(b);
                 }
+                // Detached while every object is; then when the last went.
+                g.detached = g.detached.zip(o.detached).map(|(a, b)| a.max(b));
             }
             None => {
                 groups.insert(key, o);
             }
+        }
+    }
+    let mut detached: Vec<(u64, String)> = groups
+        .iter()
+        .filter_map(|(k, g)| Some((g.detached?, k.clone())))
+        .collect();
+    if detached.len() > config.retain {
+        detached.sort_unstable();
+        let forget = detached.len() - config.retain;
+        for (_, key) in detached.into_iter().take(forget) {
+            groups.remove(&key);
         }
     }
     groups
@@ -287,5 +308,42 @@ mod tests {
         let s = &groups["S"];
         assert_eq!((s.total, s.current), (2, 2));
         assert_eq!(s.fields[0], MetricsField::Long(5));
+    }
+
+    #[test]
+    fn detached_entries_are_kept_up_to_retain_detached_last_gone_first() {
+        let props = Properties::new();
+        props.set("IceMX.Metrics.V.RetainDetached", "2");
+        let config = MapConfig::read(&props, "IceMX.Metrics.V.");
+        let gone = |id: &str, service: &str, at: u64| MetricsObject {
+            current: 0,
+            detached: Some(at),
+            ..object(id, service, 1)
+        };
+        let groups = group(
+            &config,
+            vec![
+                object("live", "S", 1),
+                gone("a", "S", 1),
+                gone("b", "S", 4),
+                gone("c", "S", 2),
+                gone("d", "S", 3),
+            ],
+        );
+        let ids: Vec<&str> = groups.keys().map(String::as_str).collect();
+        assert_eq!(ids, ["b", "d", "live"]);
+        assert_eq!(groups["b"].current, 0);
+
+        // Grouped, a group with an object that exists is not detached, and
+        // counts the detached ones beside it.
+        props.set("IceMX.Metrics.V.GroupBy", "service");
+        props.set("IceMX.Metrics.V.RetainDetached", "0");
+        let config = MapConfig::read(&props, "IceMX.Metrics.V.");
+        let groups = group(
+            &config,
+            vec![object("live", "S", 1), gone("a", "S", 1), gone("x", "T", 1)],
+        );
+        assert_eq!(groups.len(), 1);
+        assert_eq!((groups["S"].total, groups["S"].current), (2, 1));
     }
 }

@@ -22,8 +22,10 @@
 //! Each topic and subscriber that exists counts `total` 1 and `current`
 //! 1 in its entry. The values are read from [`Instance::metrics`] when
 //! a view is read ([`floe::runtime::MetricsProvider`]): nothing is added
-//! to the event path, and a topic or subscriber that is gone is gone from
-//! the maps (IceStorm keeps up to `RetainDetached` of them).
+//! to the event path. A destroyed topic or a removed subscriber is
+//! reported with its last counters and `current` 0
+//! ([`super::detached`]), and each map keeps its `RetainDetached`
+//! (default 10) detached entries, the last to go, as IceStorm's do.
 
 use std::sync::{Arc, Weak};
 
@@ -57,11 +59,18 @@ fn int(n: usize) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
 }
 
-/// The `Topic` objects of `snapshot`, for the IceStorm instance `service`.
+/// `current` of an object: 1 while it exists, 0 once detached.
+fn current(detached: Option<u64>) -> i32 {
+    i32::from(detached.is_none())
+}
+
+/// The `Topic` objects of `snapshot` (destroyed ones too), for the
+/// IceStorm instance `service`.
 fn topics(service: &str, snapshot: &MetricsSnapshot) -> Vec<MetricsObject> {
     snapshot
         .topics
         .iter()
+        .chain(&snapshot.detached_topics)
         .map(|t| MetricsObject {
             attributes: vec![
                 ("parent", service.to_owned()),
@@ -70,21 +79,23 @@ fn topics(service: &str, snapshot: &MetricsSnapshot) -> Vec<MetricsObject> {
                 ("topic", t.name.clone()),
             ],
             total: 1,
-            current: 1,
+            current: current(t.detached),
             fields: vec![
                 MetricsField::Long(long(t.published)),
                 MetricsField::Long(long(t.forwarded)),
             ],
+            detached: t.detached,
             ..MetricsObject::default()
         })
         .collect()
 }
 
-/// The `Subscriber` objects of `snapshot`.
+/// The `Subscriber` objects of `snapshot` (removed ones too).
 fn subscribers(service: &str, snapshot: &MetricsSnapshot) -> Vec<MetricsObject> {
     snapshot
         .subscribers
         .iter()
+        .chain(&snapshot.detached_subscribers)
         .map(|s| MetricsObject {
             attributes: vec![
                 ("parent", s.topic.clone()),
@@ -102,12 +113,13 @@ fn subscribers(service: &str, snapshot: &MetricsSnapshot) -> Vec<MetricsObject> 
                 ),
             ],
             total: 1,
-            current: 1,
+            current: current(s.detached),
             fields: vec![
                 MetricsField::Int(int(s.queued)),
                 MetricsField::Int(int(s.outstanding)),
                 MetricsField::Long(long(s.delivered)),
             ],
+            detached: s.detached,
             ..MetricsObject::default()
         })
         .collect()
@@ -175,6 +187,7 @@ mod tests {
                 queued: 1,
                 ..SubscriberSnapshot::default()
             }],
+            ..Default::default()
         };
         let t = &topics("IceStorm", &snapshot)[0];
         assert_eq!(t.get_attr("id"), Some("t"));

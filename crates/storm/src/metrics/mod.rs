@@ -30,6 +30,7 @@
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
+pub mod detached;
 pub mod endpoint;
 pub mod icemx;
 #[cfg(feature = "prometheus")]
@@ -106,6 +107,9 @@ pub struct TopicSnapshot {
     pub offline: u64,
     /// Subscribers removed after failures so far.
     pub removed: u64,
+    /// For a destroyed topic, the order it went in (see
+    /// [`detached`]); `None` while it exists.
+    pub detached: Option<u64>,
 }
 
 /// One subscriber's (or link's) counters at one moment.
@@ -134,6 +138,9 @@ pub struct SubscriberSnapshot {
     pub delivered: u64,
     /// Events dropped for it so far.
     pub dropped: u64,
+    /// For a removed subscriber, the order it went in (see
+    /// [`detached`]); `None` while it is subscribed.
+    pub detached: Option<u64>,
 }
 
 /// Every topic's and subscriber's counters at one moment: topics by name,
@@ -144,6 +151,10 @@ pub struct MetricsSnapshot {
     pub topics: Vec<TopicSnapshot>,
     /// Their subscribers and links.
     pub subscribers: Vec<SubscriberSnapshot>,
+    /// Destroyed topics, oldest first ([`detached`]).
+    pub detached_topics: Vec<TopicSnapshot>,
+    /// Removed subscribers and links, oldest first ([`detached`]).
+    pub detached_subscribers: Vec<SubscriberSnapshot>,
 }
 
 impl MetricsSnapshot {
@@ -196,6 +207,7 @@ mod tests {
                     ..Default::default()
                 },
             ],
+            ..Default::default()
         };
         assert_eq!(s.topic("a").map(|t| t.published), Some(1));
         assert!(s.topic("b").is_none());

@@ -228,6 +228,7 @@ mod tests {
                 delivered: 5,
                 ..Default::default()
             }],
+            ..Default::default()
         };
         let mut registry = Registry::default();
         registry.register_collector(Box::new(Fixed(snapshot)));

@@ -28,6 +28,7 @@ use crate::command::{Command, Rejection};
 use crate::event::Event;
 use crate::instance::Instance;
 use crate::link::crosses;
+use crate::metrics::detached::Detached;
 use crate::qos::Qos;
 use crate::replica::ReplicaError;
 use crate::store::{StoreError, TopicRecord};
@@ -409,9 +410,9 @@ impl Topic {
                 // A replica stops delivering at once; every replica forgets
                 // the subscriber once a majority commits the removal.
                 if is_link {
-                    topic.take_link(&id, Some(seq));
+                    topic.take_link(&id, Some(seq), &inst.detached);
                 } else {
-                    topic.take_subscriber(&id, Some(seq));
+                    topic.take_subscriber(&id, Some(seq), &inst.detached);
                 }
             }
             let weak = Arc::downgrade(&inst);
@@ -497,24 +498,47 @@ impl Topic {
     }
 
     /// Removes a subscriber from memory (if `seq` is given, only that
-    /// subscription, not a later one with the same identity).
-    pub(crate) fn take_subscriber(&self, id: &Identity, seq: Option<u64>) -> Option<ProxyData> {
-        let mut state = self.write();
-        let i = state
-            .subscribers
-            .iter()
-            .position(|s| &s.proxy.identity == id && seq.is_none_or(|q| q == s.seq))?;
-        Some(state.subscribers.remove(i).proxy)
+    /// subscription, not a later one with the same identity), recording
+    /// its last counters in `detached`.
+    pub(crate) fn take_subscriber(
+        &self,
+        id: &Identity,
+        seq: Option<u64>,
+        detached: &Detached,
+    ) -> Option<ProxyData> {
+        let entry = {
+            let mut state = self.write();
+            let i = state
+                .subscribers
+                .iter()
+                .position(|s| &s.proxy.identity == id && seq.is_none_or(|q| q == s.seq))?;
+            state.subscribers.remove(i)
+        };
+        let last =
+            snapshot::subscriber_snapshot(&self.name, &entry.proxy, &entry.subscriber, false);
+        detached.subscribers([last]);
+        Some(entry.proxy)
     }
 
-    /// Removes a link from memory (if `seq` is given, only that one).
-    pub(crate) fn take_link(&self, id: &Identity, seq: Option<u64>) -> Option<String> {
-        let mut state = self.write();
-        let i = state
-            .links
-            .iter()
-            .position(|l| &l.topic.identity == id && seq.is_none_or(|q| q == l.seq))?;
-        Some(state.links.remove(i).name)
+    /// Removes a link from memory (if `seq` is given, only that one),
+    /// recording its last counters in `detached`.
+    pub(crate) fn take_link(
+        &self,
+        id: &Identity,
+        seq: Option<u64>,
+        detached: &Detached,
+    ) -> Option<String> {
+        let entry = {
+            let mut state = self.write();
+            let i = state
+                .links
+                .iter()
+                .position(|l| &l.topic.identity == id && seq.is_none_or(|q| q == l.seq))?;
+            state.links.remove(i)
+        };
+        let last = snapshot::subscriber_snapshot(&self.name, &entry.topic, &entry.subscriber, true);
+        detached.subscribers([last]);
+        Some(entry.name)
     }
 
     /// Stops every subscriber and link task (used by `destroy`).

@@ -8,7 +8,7 @@ use crate::metrics::{MetricsSnapshot, SubscriberSnapshot, TopicSnapshot};
 use crate::subscriber::{identity_to_string, Subscriber};
 use crate::types::ProxyData;
 
-fn subscriber_snapshot(
+pub(super) fn subscriber_snapshot(
     topic: &str,
     proxy: &ProxyData,
     subscriber: &Subscriber,
@@ -28,6 +28,7 @@ fn subscriber_snapshot(
         outstanding: counters.outstanding.load(Ordering::Relaxed),
         delivered: counters.delivered.load(Ordering::Relaxed),
         dropped: counters.dropped.load(Ordering::Relaxed),
+        detached: None,
     }
 }
 
@@ -47,6 +48,7 @@ impl Topic {
             links: state.links.len(),
             offline: c.offline.load(Ordering::Relaxed),
             removed: c.removed.load(Ordering::Relaxed),
+            detached: None,
         });
         let mut entries: Vec<(u64, SubscriberSnapshot)> = state
             .subscribers
