@@ -12,13 +12,15 @@ use floe_testkit::{free_port, require_python_ice, PYTHON};
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/metrics_admin/mx.py");
 
 /// The views of both servers (as the script's `PROPS`).
-const VIEWS: [(&str, &str); 6] = [
+const VIEWS: [(&str, &str); 8] = [
     ("IceMX.Metrics.Debug.GroupBy", "id"),
     ("IceMX.Metrics.ByParent.GroupBy", "parent"),
     ("IceMX.Metrics.Off.Disabled", "1"),
     ("IceMX.Metrics.Retain.Map.Dispatch.GroupBy", "operation"),
     ("IceMX.Metrics.Retain.Map.Dispatch.RetainDetached", "2"),
     ("IceMX.Metrics.Retain.Map.Dispatch.Accept.parent", "^A$"),
+    ("IceMX.Metrics.ByState.Map.Connection.GroupBy", "state"),
+    ("IceMX.Metrics.ByState.Map.Connection.Accept.parent", "^A$"),
 ];
 
 fn props(instance: &str) -> Properties {
@@ -83,6 +85,7 @@ fn service_lines(dump: &str) -> Vec<String> {
             l.starts_with("Debug Dispatch")
                 || l.starts_with("ByParent")
                 || l.starts_with("Retain")
+                || l.starts_with("ByState")
                 || l.starts_with("failures")
                 || l.starts_with("views")
                 || l.starts_with("unknown")
@@ -120,6 +123,11 @@ async fn python_client_reads_server_metrics_like_ice() {
     // often the echo entry detached (as Ice does).
     assert!(floe.contains("Retain Dispatch DispatchMetrics [echo] "));
     assert!(floe.contains("Retain Dispatch DispatchMetrics [ice_ping] "));
+    // The client's connection went holding, active, closing (its
+    // CloseConnection), closed: one entry per state, as Ice has them.
+    assert!(floe.contains(
+        "ByState Connection ConnectionMetrics [closed] current=0 failures=0 receivedBytes=0 sentBytes=0 total=1"
+    ));
     assert_eq!(f, i, "floe and Ice report the same service metrics");
 }
 
@@ -127,7 +135,10 @@ async fn python_client_reads_server_metrics_like_ice() {
 async fn python_client_reads_floe_client_invocations() {
     require_python_ice();
     let (_server, echo, _) = floe_server().await;
-    let client = Communicator::with_properties(props("client"));
+    let client_props = props("client");
+    // Every connection of the client by state.
+    client_props.set("IceMX.Metrics.ClientState.Map.Connection.GroupBy", "state");
+    let client = Communicator::with_properties(client_props);
     let admin = client
         .create_admin()
         .await
@@ -144,6 +155,22 @@ async fn python_client_reads_floe_client_invocations() {
         .await
         .unwrap();
     }
+    // Closed gracefully by the client: its CloseConnection (14 bytes)
+    // counts in `closing`, as an Ice 3.7 client's does.
+    prx.ice_get_connection().await.unwrap().close().await;
+    let by_state = {
+        let admin = admin.clone();
+        tokio::task::spawn_blocking(move || python(&["read", &admin, "ClientState"]))
+            .await
+            .unwrap()
+    };
+    println!("---- floe client's ClientState view ----\n{by_state}");
+    assert!(by_state.contains(
+        "ClientState Connection ConnectionMetrics [closing] current=0 failures=0 receivedBytes=0 sentBytes=14 total=1"
+    ));
+    assert!(by_state.contains(
+        "ClientState Connection ConnectionMetrics [closed] current=0 failures=0 receivedBytes=0 sentBytes=0 total=1"
+    ));
     let dump = tokio::task::spawn_blocking(move || python(&["read", &admin, "Debug"]))
         .await
         .unwrap();

@@ -128,7 +128,7 @@ impl Connection {
             writer.send(&mut [Bytes::from_static(&VALIDATE_CONNECTION)])?;
         }
         if let Some(admin) = &config.metrics {
-            writer.metrics = observe::connection(admin, &info);
+            writer.metrics = observe::ConnectionObserver::start(admin, &info);
         }
         let inner = Arc::new(ConnectionInner {
             writer,

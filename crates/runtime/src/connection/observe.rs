@@ -7,7 +7,7 @@
 //! ends it.
 
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use floe_wire::protocol::ReplyBody;
 use floe_wire::{Context, Identity};
@@ -57,15 +57,16 @@ pub(crate) fn connection_attr(info: &ConnectionInfo, name: &str) -> Option<Strin
     })
 }
 
-/// A connection (`Connection` map).
-pub(crate) struct ConnectionAttrs<'a>(pub(crate) &'a ConnectionInfo);
+/// A connection (`Connection` map) in one of Ice's connection states
+/// (`holding`, `active`, `closing`, `closed`).
+pub(crate) struct ConnectionAttrs<'a>(pub(crate) &'a ConnectionInfo, pub(crate) &'static str);
 
 impl Attributes for ConnectionAttrs<'_> {
     fn get(&self, name: &str) -> Option<String> {
         match name {
             "parent" => Some(connection_parent(self.0)),
             "id" => Some(connection_id(self.0)),
-            "state" => Some("active".to_string()),
+            "state" => Some(self.1.to_string()),
             _ => connection_attr(self.0, name),
         }
     }
@@ -156,31 +157,139 @@ impl Attributes for RemoteAttrs<'_> {
     }
 }
 
-/// A connection, from its start to its end; counts its bytes.
-pub(crate) fn connection(admin: &MetricsAdmin, info: &ConnectionInfo) -> Option<Arc<Observer>> {
-    admin
-        .observe(MapKind::Connection, &ConnectionAttrs(info))
-        .map(Arc::new)
+/// A connection's observation. The maps that do not read its `state`
+/// count it from its start to its end. Those that do (a `GroupBy`,
+/// `Accept` or `Reject` on `state`) count it in the entry of each state
+/// it goes through, as Ice updates a connection's observer at each state
+/// change: `holding` and `active` once validated, `closing` when a
+/// graceful close starts (ours or the peer's), `closed` at the end. Such
+/// maps are rare, so only they take a lock per message.
+pub(crate) struct ConnectionObserver {
+    whole: Option<Observer>,
+    by_state: Option<StateObserver>,
+}
+
+/// The observation of a connection by the maps that read its `state`.
+struct StateObserver {
+    admin: Arc<MetricsAdmin>,
+    info: ConnectionInfo,
+    /// The state and its observation (`None`: no such map counts it then).
+    now: Mutex<(&'static str, Option<Observer>)>,
+}
+
+impl StateObserver {
+    /// Moves the connection to `state`: its entry there counts it from
+    /// now on, the previous state's no longer.
+    fn enter(&self, state: &'static str) {
+        let mut now = self.now.lock().unwrap_or_else(|p| p.into_inner());
+        if now.0 == state {
+            return;
+        }
+        // Ended before the next one starts, as Ice detaches the old
+        // observer's entries.
+        if let Some(old) = now.1.take() {
+            old.end();
+        }
+        let attrs = ConnectionAttrs(&self.info, state);
+        *now = (
+            state,
+            self.admin
+                .observe_where(MapKind::Connection, &attrs, "state", true),
+        );
+    }
+
+    /// The connection is gone: no entry counts it any longer.
+    fn leave(&self) {
+        let mut now = self.now.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(old) = now.1.take() {
+            old.end();
+        }
+    }
+
+    fn each(&self, f: impl Fn(&Entry)) {
+        let now = self.now.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(o) = &now.1 {
+            o.each(f);
+        }
+    }
+}
+
+impl ConnectionObserver {
+    /// A connection once validated; `None` when no map counts it.
+    pub(crate) fn start(admin: &Arc<MetricsAdmin>, info: &ConnectionInfo) -> Option<Arc<Self>> {
+        let whole = admin.observe_where(
+            MapKind::Connection,
+            &ConnectionAttrs(info, "active"),
+            "state",
+            false,
+        );
+        let by_state = admin
+            .reads(MapKind::Connection, "state")
+            .then(|| StateObserver {
+                admin: admin.clone(),
+                info: info.clone(),
+                now: Mutex::new(("", None)),
+            });
+        if let Some(s) = &by_state {
+            s.enter("holding");
+            s.enter("active");
+        }
+        (whole.is_some() || by_state.is_some())
+            .then(|| Arc::new(ConnectionObserver { whole, by_state }))
+    }
+
+    /// Applies `f` to every entry counting the connection now.
+    fn each(&self, f: impl Fn(&Entry)) {
+        if let Some(o) = &self.whole {
+            o.each(&f);
+        }
+        if let Some(s) = &self.by_state {
+            s.each(f);
+        }
+    }
+
+    /// A graceful close started (ours or the peer's).
+    pub(crate) fn closing(&self) {
+        if let Some(s) = &self.by_state {
+            s.enter("closing");
+        }
+    }
+
+    /// The end of the connection, with the error that ended it: a
+    /// graceful end goes through `closing`, any end through `closed`.
+    pub(crate) fn ended(&self, end: &Error) {
+        let graceful = matches!(
+            end,
+            Error::CloseConnection | Error::ConnectionManuallyClosed
+        );
+        if !graceful {
+            if let Some(o) = &self.whole {
+                o.failed(end.ice_name());
+            }
+        }
+        if let Some(s) = &self.by_state {
+            if graceful {
+                s.enter("closing");
+            } else if let Some(o) = &s.now.lock().unwrap_or_else(|p| p.into_inner()).1 {
+                o.failed(end.ice_name());
+            }
+            s.enter("closed");
+            s.leave();
+        }
+        if let Some(o) = &self.whole {
+            o.end();
+        }
+    }
 }
 
 /// Counts `n` bytes received on an observed connection.
-pub(crate) fn received(obs: &Observer, n: usize) {
+pub(crate) fn received(obs: &ConnectionObserver, n: usize) {
     obs.each(|e| Entry::add(&e.received, n));
 }
 
 /// Counts `n` bytes sent on an observed connection.
-pub(crate) fn sent(obs: &Observer, n: usize) {
+pub(crate) fn sent(obs: &ConnectionObserver, n: usize) {
     obs.each(|e| Entry::add(&e.sent, n));
-}
-
-/// The end of an observed connection, with the error that ended it.
-pub(crate) fn connection_ended(obs: &Observer, end: &Error) {
-    if !matches!(
-        end,
-        Error::CloseConnection | Error::ConnectionManuallyClosed
-    ) {
-        obs.failed(end.ice_name());
-    }
 }
 
 /// A dispatch of a request of `size` bytes (see [`request_size`]).

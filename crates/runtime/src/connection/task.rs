@@ -34,6 +34,18 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
             .writer
             .lock()
             .task_pass(dispatches.len(), dispatches.bytes());
+        if let Some(m) = &conn.writer.metrics {
+            // IceMX: a graceful close started; the CloseConnection this
+            // pass queued counts as sent in `closing`, as in Ice.
+            match &pass {
+                TaskPass::Close { .. } => {
+                    m.closing();
+                    super::observe::sent(m, floe_wire::protocol::CLOSE_CONNECTION.len());
+                }
+                TaskPass::Run { active: false, .. } => m.closing(),
+                _ => {}
+            }
+        }
         let (active, can_read, has_queued, close_sent, deadline) = match pass {
             TaskPass::Ended(e) => break e,
             TaskPass::Close { deadline } => {
@@ -179,8 +191,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
         ),
     }
     if let Some(m) = &conn.writer.metrics {
-        super::observe::connection_ended(m, &end);
-        m.end();
+        m.ended(&end);
     }
     conn.terminate(end);
     if conn.info.incoming {

@@ -54,6 +54,16 @@ impl MapConfig {
         }
     }
 
+    /// Whether the key or the rules read attribute `name`.
+    pub(crate) fn uses(&self, name: &str) -> bool {
+        self.parts.iter().any(|p| p == name)
+            || self
+                .accept
+                .iter()
+                .chain(&self.reject)
+                .any(|(n, _)| n == name)
+    }
+
     /// The group key of an object, or `None` when a rule turns it away or
     /// a `GroupBy` attribute does not resolve.
     pub(crate) fn key(&self, attrs: &dyn Attributes) -> Option<String> {

@@ -192,6 +192,11 @@ impl MetricsMap {
         }
     }
 
+    /// Whether the key or the rules read attribute `name`.
+    pub(crate) fn reads(&self, name: &str) -> bool {
+        self.config.uses(name)
+    }
+
     /// Whether the group of an object is a function of its token (no
     /// volatile attribute in the key or the rules).
     pub(crate) fn memoizable(&self) -> bool {

@@ -253,6 +253,43 @@ impl MetricsAdmin {
         Observer::new(hits, None)
     }
 
+    /// Attaches an object of `kind` to the maps of every enabled view
+    /// that count it and `reads` attribute `attr` (when `reads`), or do
+    /// not (when not); nothing is remembered. `None` when no such map
+    /// counts it. A connection's `state` changes while it lives: the maps
+    /// that group or filter by it are observed apart
+    /// (`crate::connection::observe::StateObserver`).
+    pub(crate) fn observe_where(
+        &self,
+        kind: MapKind,
+        attrs: &dyn Attributes,
+        attr: &str,
+        reads: bool,
+    ) -> Option<Observer> {
+        let views = self.views.read().unwrap_or_else(|p| p.into_inner());
+        let mut hits = Hits::default();
+        for map in views
+            .iter()
+            .filter_map(|v| v.by_kind[kind as usize].as_ref())
+            .filter(|m| m.reads(attr) == reads)
+        {
+            if let Some(entry) = map.attach(attrs) {
+                hits.push(entry);
+            }
+        }
+        drop(views);
+        Observer::new(hits, None)
+    }
+
+    /// Whether a map of `kind` of an enabled view reads attribute `attr`.
+    pub(crate) fn reads(&self, kind: MapKind, attr: &str) -> bool {
+        let views = self.views.read().unwrap_or_else(|p| p.into_inner());
+        views
+            .iter()
+            .filter_map(|v| v.by_kind[kind as usize].as_ref())
+            .any(|m| m.reads(attr))
+    }
+
     /// [`MetricsAdmin::observe`] of a remembered token: counts the object in its entries without their maps'
     /// locks, attaching it through a map whose entry left it. `None`
     /// when the token is not remembered; else the hits and the children

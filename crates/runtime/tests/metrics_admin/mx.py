@@ -13,7 +13,11 @@ PROPS = ["IceMX.Metrics.Debug.GroupBy=id", "IceMX.Metrics.ByParent.GroupBy=paren
          # ice_ping one twice; both stay (an entry counts once).
          "IceMX.Metrics.Retain.Map.Dispatch.GroupBy=operation",
          "IceMX.Metrics.Retain.Map.Dispatch.RetainDetached=2",
-         "IceMX.Metrics.Retain.Map.Dispatch.Accept.parent=^A$"]
+         "IceMX.Metrics.Retain.Map.Dispatch.Accept.parent=^A$",
+         # The service connection by state (holding, active, closing,
+         # closed: one entry each).
+         "IceMX.Metrics.ByState.Map.Connection.GroupBy=state",
+         "IceMX.Metrics.ByState.Map.Connection.Accept.parent=^A$"]
 
 def line(view, name, m, ind=""):
     fields = {k: v for k, v in vars(m).items() if k not in ("remotes", "collocated", "totalLifetime", "id")}
@@ -65,7 +69,7 @@ class Svc(MxTest.Svc):
 with Ice.initialize(sys.argv) as ic:
     if sys.argv[1] == "client":
         calls(ic, sys.argv[2])
-        dump(metrics_of(ic, sys.argv[3]), ["Debug", "ByParent", "Retain"])
+        dump(metrics_of(ic, sys.argv[3]), ["Debug", "ByParent", "Retain", "ByState"])
     elif sys.argv[1] == "reference":
         init = Ice.InitializationData()
         init.properties = Ice.createProperties()
@@ -78,6 +82,6 @@ with Ice.initialize(sys.argv) as ic:
             a.activate()
             calls(ic, prx.ice_toString())
             import time; time.sleep(0.1)
-            dump(metrics_of(ic, server.getAdmin().ice_toString()), ["Debug", "ByParent", "Retain"])
+            dump(metrics_of(ic, server.getAdmin().ice_toString()), ["Debug", "ByParent", "Retain", "ByState"])
     elif sys.argv[1] == "read":
         dump(metrics_of(ic, sys.argv[2]), [sys.argv[3]])

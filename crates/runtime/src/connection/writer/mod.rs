@@ -95,7 +95,7 @@ pub(crate) struct Writer {
     epoch: std::time::Instant,
     /// The connection's IceMX observer, which counts the bytes sent and
     /// received (`None` without metrics: one branch per message).
-    pub(crate) metrics: Option<Arc<crate::metrics::Observer>>,
+    pub(crate) metrics: Option<Arc<crate::connection::observe::ConnectionObserver>>,
 }
 
 impl Writer {
@@ -497,7 +497,7 @@ impl Writer {
 mod tests;
 
 /// Counts a message's bytes as sent on an observed connection.
-fn count_sent(m: &crate::metrics::Observer, parts: &[Bytes], tail: &[u8]) {
+fn count_sent(m: &crate::connection::observe::ConnectionObserver, parts: &[Bytes], tail: &[u8]) {
     let n = parts.iter().map(Bytes::len).sum::<usize>() + tail.len();
     crate::connection::observe::sent(m, n);
 }
