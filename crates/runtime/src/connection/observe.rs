@@ -206,6 +206,10 @@ impl StateObserver {
         }
     }
 
+    // Out of line: the byte counts of the usual connection (no map reads
+    // its state) stay small enough to inline.
+    #[cold]
+    #[inline(never)]
     fn each(&self, f: impl Fn(&Entry)) {
         let now = self.now.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(o) = &now.1 {
