@@ -85,10 +85,7 @@ pub fn apply(inst: &Arc<Instance>, cmd: &Command, outcome: &Outcome) {
         }
         Command::Unsubscribe { subscriber, .. } => {
             let Some(t) = topic() else { return };
-            if t.take_subscriber(subscriber, None, &inst.detached)
-                .is_some()
-                && inst.config.trace_subscriber > 0
-            {
+            if t.take(subscriber, None, false, &inst.detached) && inst.config.trace_subscriber > 0 {
                 tracing::info!(
                     topic = %t.name(),
                     subscriber = %identity_to_string(subscriber),
@@ -111,16 +108,12 @@ pub fn apply(inst: &Arc<Instance>, cmd: &Command, outcome: &Outcome) {
         }
         Command::Unlink { linked, .. } => {
             if let Some(t) = topic() {
-                t.take_link(linked, None, &inst.detached);
+                t.take(linked, None, true, &inst.detached);
             }
         }
         Command::RemoveFailed { id, seq, link, .. } => {
             let Some(t) = topic() else { return };
-            if *link {
-                t.take_link(id, Some(*seq), &inst.detached);
-            } else {
-                t.take_subscriber(id, Some(*seq), &inst.detached);
-            }
+            t.take(id, Some(*seq), *link, &inst.detached);
         }
     }
 }

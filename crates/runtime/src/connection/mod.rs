@@ -51,8 +51,8 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use floe_wire::protocol::{
-    check, FrameCheck, Header, Message, ReplyBody, Request, RequestFailed, RequestHead,
-    HEADER_SIZE, VALIDATE_CONNECTION,
+    Header, Message, ReplyBody, Request, RequestFailed, RequestHead, HEADER_SIZE,
+    VALIDATE_CONNECTION,
 };
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use tokio::net::TcpStream;

@@ -187,9 +187,7 @@ impl StateObserver {
         }
         // Ended before the next one starts, as Ice detaches the old
         // observer's entries.
-        if let Some(old) = now.1.take() {
-            old.end();
-        }
+        end(&mut now.1);
         let attrs = ConnectionAttrs(&self.info, state);
         *now = (
             state,
@@ -200,10 +198,7 @@ impl StateObserver {
 
     /// The connection is gone: no entry counts it any longer.
     fn leave(&self) {
-        let mut now = self.now.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(old) = now.1.take() {
-            old.end();
-        }
+        end(&mut self.now.lock().unwrap_or_else(|p| p.into_inner()).1);
     }
 
     // Out of line: the byte counts of the usual connection (no map reads
@@ -215,6 +210,13 @@ impl StateObserver {
         if let Some(o) = &now.1 {
             o.each(f);
         }
+    }
+}
+
+/// Ends the observation in `slot`, if any.
+fn end(slot: &mut Option<Observer>) {
+    if let Some(old) = slot.take() {
+        old.end();
     }
 }
 

@@ -298,7 +298,8 @@ fn run_monitor(conn: &ConnectionInner, reading: bool, dispatching: usize) -> Opt
     action.end
 }
 
-/// `floe_wire::protocol::check` that keeps the header it parsed: the
+/// `floe_wire::protocol::check` that keeps the header it parsed (the
+/// task's one frame check): the
 /// header of the whole frame at the start of `buf`, or how many more bytes
 /// it needs (`Err`).
 fn whole_frame(buf: &[u8], max: usize) -> floe_wire::Result<std::result::Result<Header, usize>> {
@@ -371,7 +372,7 @@ fn handle_buffered(
         if dispatches.len() >= conn.config.max_dispatches
             || dispatches.bytes() >= conn.config.max_dispatch_bytes
         {
-            seen.held = !matches!(check(buf, max), Ok(FrameCheck::Incomplete { .. }));
+            seen.held = !matches!(whole_frame(buf, max), Ok(Err(_)));
             break Ok(seen);
         }
         match whole_frame(buf, max) {

@@ -409,11 +409,7 @@ impl Topic {
             if replicated {
                 // A replica stops delivering at once; every replica forgets
                 // the subscriber once a majority commits the removal.
-                if is_link {
-                    topic.take_link(&id, Some(seq), &inst.detached);
-                } else {
-                    topic.take_subscriber(&id, Some(seq), &inst.detached);
-                }
+                topic.take(&id, Some(seq), is_link, &inst.detached);
             }
             let weak = Arc::downgrade(&inst);
             drop(inst);
@@ -497,48 +493,44 @@ impl Topic {
         });
     }
 
-    /// Removes a subscriber from memory (if `seq` is given, only that
-    /// subscription, not a later one with the same identity), recording
-    /// its last counters in `detached`.
-    pub(crate) fn take_subscriber(
+    /// Removes a subscriber, or a link when `link`, from memory (if `seq`
+    /// is given, only that subscription, not a later one with the same
+    /// identity), recording its last counters in `detached`. Whether it
+    /// was there.
+    pub(crate) fn take(
         &self,
         id: &Identity,
         seq: Option<u64>,
+        link: bool,
         detached: &Detached,
-    ) -> Option<ProxyData> {
-        let entry = {
+    ) -> bool {
+        let matches = |identity: &Identity, s: u64| identity == id && seq.is_none_or(|q| q == s);
+        let last = {
             let mut state = self.write();
-            let i = state
-                .subscribers
-                .iter()
-                .position(|s| &s.proxy.identity == id && seq.is_none_or(|q| q == s.seq))?;
-            state.subscribers.remove(i)
+            if link {
+                let Some(i) = state
+                    .links
+                    .iter()
+                    .position(|l| matches(&l.topic.identity, l.seq))
+                else {
+                    return false;
+                };
+                let l = state.links.remove(i);
+                snapshot::subscriber_snapshot(&self.name, &l.topic, &l.subscriber, true)
+            } else {
+                let Some(i) = state
+                    .subscribers
+                    .iter()
+                    .position(|s| matches(&s.proxy.identity, s.seq))
+                else {
+                    return false;
+                };
+                let s = state.subscribers.remove(i);
+                snapshot::subscriber_snapshot(&self.name, &s.proxy, &s.subscriber, false)
+            }
         };
-        let last =
-            snapshot::subscriber_snapshot(&self.name, &entry.proxy, &entry.subscriber, false);
         detached.subscribers([last]);
-        Some(entry.proxy)
-    }
-
-    /// Removes a link from memory (if `seq` is given, only that one),
-    /// recording its last counters in `detached`.
-    pub(crate) fn take_link(
-        &self,
-        id: &Identity,
-        seq: Option<u64>,
-        detached: &Detached,
-    ) -> Option<String> {
-        let entry = {
-            let mut state = self.write();
-            let i = state
-                .links
-                .iter()
-                .position(|l| &l.topic.identity == id && seq.is_none_or(|q| q == l.seq))?;
-            state.links.remove(i)
-        };
-        let last = snapshot::subscriber_snapshot(&self.name, &entry.topic, &entry.subscriber, true);
-        detached.subscribers([last]);
-        Some(entry.name)
+        true
     }
 
     /// Stops every subscriber and link task (used by `destroy`).
