@@ -160,6 +160,12 @@ impl Connection {
         &self.inner.info
     }
 
+    /// The IceMX metrics of the connection's communicator, if it
+    /// observes any.
+    pub(crate) fn metrics(&self) -> Option<&Arc<crate::metrics::MetricsAdmin>> {
+        self.inner.config.metrics.as_ref()
+    }
+
     /// Whether the connection can still carry new requests.
     pub fn is_active(&self) -> bool {
         self.inner.writer.lock().is_active()

@@ -362,12 +362,19 @@ fn dispatch_error_name(e: &DispatchError) -> &'static str {
 }
 
 /// One attempt of an observed invocation on `info`'s connection, of a
-/// request of `size` bytes.
-pub(crate) fn remote(obs: &Observer, info: &ConnectionInfo, size: usize) -> Option<Observer> {
-    let child = obs.child(&RemoteAttrs {
+/// request of `size` bytes; `with_parent`: it starts as the invocation
+/// did (see [`Observer::child`]).
+pub(crate) fn remote(
+    obs: &Observer,
+    info: &ConnectionInfo,
+    size: usize,
+    with_parent: bool,
+) -> Option<Observer> {
+    let attrs = RemoteAttrs {
         info,
         request_id: 0,
-    })?;
+    };
+    let child = obs.child(&attrs, with_parent)?;
     child.each(|e| Entry::add(&e.size, size));
     Some(child)
 }

@@ -52,9 +52,14 @@ pub(crate) fn is_volatile(name: &str) -> bool {
 pub(crate) enum Token {
     /// A connection's id (never reused): remote invocations.
     Connection(u64),
-    /// An invocation: its proxy (immutable; the weak reference keeps the
-    /// address from being reused) and operation.
-    Invocation(Weak<dyn Any + Send + Sync>, String),
+    /// An invocation: the address of its proxy (immutable; held by a
+    /// weak reference so that the address is not reused) and its
+    /// operation.
+    Invocation {
+        _proxy: Weak<dyn Any + Send + Sync>,
+        at: usize,
+        operation: String,
+    },
     /// A dispatch: connection id, adapter, identity, facet, operation,
     /// oneway.
     Dispatch(u64, String, Identity, String, String, bool),

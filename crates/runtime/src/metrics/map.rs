@@ -77,19 +77,14 @@ impl Entry {
 
     /// Counts one more object of the entry, without its map's lock,
     /// unless the entry left its map (`false`: attach through the map).
+    #[inline]
     pub(crate) fn try_count(&self) -> bool {
-        let mut c = self.current.load(Ordering::Relaxed);
-        loop {
-            if c & EVICTED != 0 {
-                return false;
-            }
-            match self
-                .current
-                .compare_exchange_weak(c, c + 1, Ordering::AcqRel, Ordering::Relaxed)
-            {
-                Ok(_) => break,
-                Err(v) => c = v,
-            }
+        // Counted first, undone if the entry left: `EVICTED` is only set
+        // from no current object, and an evicted entry is no longer
+        // listed, so the passing count is never seen.
+        if self.current.fetch_add(1, Ordering::AcqRel) & EVICTED != 0 {
+            self.current.fetch_sub(1, Ordering::AcqRel);
+            return false;
         }
         self.total.fetch_add(1, Ordering::Relaxed);
         true
@@ -126,6 +121,7 @@ impl Entry {
     /// entry counts once there however often it detaches): when there is
     /// no room, entries that are current again leave the queue, then the
     /// least recently detached one leaves the map.
+    #[inline]
     pub(crate) fn detach(self: &Arc<Self>, micros: i64) {
         self.total_lifetime.fetch_add(micros, Ordering::Relaxed);
         // Without the lock: an entry left with current objects, or the
@@ -140,6 +136,13 @@ impl Entry {
                 Err(v) => c = v,
             }
         }
+        self.detach_last();
+    }
+
+    /// [`Entry::detach`] of the entry's last current object.
+    #[cold]
+    #[inline(never)]
+    fn detach_last(self: &Arc<Self>) {
         match self.map.upgrade() {
             Some(map) => map.detach_last(self),
             // The map left its view: no queue to keep.
@@ -147,6 +150,11 @@ impl Entry {
                 self.current.fetch_sub(1, Ordering::AcqRel);
             }
         }
+    }
+
+    /// The map of the entry, while it is in its view.
+    pub(crate) fn map(&self) -> Option<Arc<MetricsMap>> {
+        self.map.upgrade()
     }
 
     /// Adds `n` to `counter`.

@@ -47,8 +47,8 @@ pub(crate) use clock::Tick;
 pub(crate) use map::lock as map_lock;
 pub(crate) use map::Entry;
 use map::{MapConfig, MetricsMap, MEMO_SLOTS};
+use observer::Group;
 pub(crate) use observer::Observer;
-use observer::{Children, Hits, MemoHit};
 
 /// The property prefix of the views.
 const PREFIX: &str = "IceMX.Metrics.";
@@ -151,19 +151,19 @@ pub(crate) struct MetricsAdmin {
     memo: Mutex<Memo>,
 }
 
-/// The hits of recently observed tokens (see [`MetricsAdmin::observe`]):
+/// The groups of recently observed tokens (see [`MetricsAdmin::observe`]):
 /// [`MEMO_SLOTS`] for each kind with tokens (dispatches, invocations).
 #[derive(Debug, Default)]
 struct Memo {
-    slots: Vec<(MapKind, Token, Vec<MemoHit>, Arc<Children>)>,
+    slots: Vec<(MapKind, Token, Arc<Group>)>,
     /// The slot the next new token takes once `slots` is full.
     next: usize,
 }
 
 impl Memo {
-    /// Remembers the hits of `token`.
-    fn insert(&mut self, kind: MapKind, token: Token, hits: Vec<MemoHit>) {
-        let slot = (kind, token, hits, Arc::default());
+    /// Remembers the group of `token`.
+    fn insert(&mut self, kind: MapKind, token: Token, group: Arc<Group>) {
+        let slot = (kind, token, group);
         if self.slots.len() < MEMO_SLOTS * 2 {
             self.slots.push(slot);
         } else {
@@ -224,33 +224,40 @@ impl MetricsAdmin {
 
     /// Attaches an object of `kind` to the maps of every enabled view
     /// that count it; `None` when none does.
-    pub(crate) fn observe(&self, kind: MapKind, attrs: &dyn Attributes) -> Option<Observer> {
+    pub(crate) fn observe<A: Attributes>(&self, kind: MapKind, attrs: &A) -> Option<Observer> {
         // Without the views' lock: a rebuilt view clears the memo before
-        // `set_enabled` returns, so a remembered hit of an old map is an
+        // `set_enabled` returns, so a remembered group of an old map is an
         // object observed before the rebuild, as one attached under the
         // lock and still current then.
-        if let Some((hits, children)) = self.observe_memo(kind, attrs) {
-            return Observer::new(hits, Some(children));
+        match self.observe_memo(kind, attrs) {
+            Some(group) => Observer::new(group),
+            None => self.observe_new(kind, attrs),
         }
+    }
+
+    /// [`MetricsAdmin::observe`] of a token not remembered: attaches the
+    /// object through the maps.
+    #[inline(never)]
+    fn observe_new(&self, kind: MapKind, attrs: &dyn Attributes) -> Option<Observer> {
         let views = self.views.read().unwrap_or_else(|p| p.into_inner());
-        let mut hits = Hits::default();
+        let mut entries = Vec::new();
         let mut memoizable = true;
-        let mut memo = Vec::new();
         for map in views
             .iter()
             .filter_map(|v| v.by_kind[kind as usize].as_ref())
         {
             memoizable &= map.memoizable();
             if let Some(entry) = map.attach(attrs) {
-                memo.push((map.clone(), entry.clone()));
-                hits.push(entry);
+                entries.push(entry);
             }
         }
-        if let Some(token) = attrs.token().filter(|_| memoizable) {
-            map_lock(&self.memo).insert(kind, token, memo);
-        }
         drop(views);
-        Observer::new(hits, None)
+        let token = attrs.token().filter(|_| memoizable);
+        let group = Arc::new(Group::new(entries, token.is_some()));
+        if let Some(token) = token {
+            map_lock(&self.memo).insert(kind, token, group.clone());
+        }
+        Observer::new(group)
     }
 
     /// Attaches an object of `kind` to the maps of every enabled view
@@ -267,18 +274,14 @@ impl MetricsAdmin {
         reads: bool,
     ) -> Option<Observer> {
         let views = self.views.read().unwrap_or_else(|p| p.into_inner());
-        let mut hits = Hits::default();
-        for map in views
+        let entries = views
             .iter()
             .filter_map(|v| v.by_kind[kind as usize].as_ref())
             .filter(|m| m.reads(attr) == reads)
-        {
-            if let Some(entry) = map.attach(attrs) {
-                hits.push(entry);
-            }
-        }
+            .filter_map(|m| m.attach(attrs))
+            .collect();
         drop(views);
-        Observer::new(hits, None)
+        Observer::new(Arc::new(Group::new(entries, false)))
     }
 
     /// Whether a map of `kind` of an enabled view reads attribute `attr`.
@@ -290,35 +293,22 @@ impl MetricsAdmin {
             .any(|m| m.reads(attr))
     }
 
-    /// [`MetricsAdmin::observe`] of a remembered token: counts the object in its entries without their maps'
-    /// locks, attaching it through a map whose entry left it. `None`
-    /// when the token is not remembered; else the hits and the children
-    /// memo of these entries.
-    fn observe_memo(&self, kind: MapKind, attrs: &dyn Attributes) -> Option<(Hits, Arc<Children>)> {
+    /// [`MetricsAdmin::observe`] of a remembered token: counts the object
+    /// in the entries of its group without their maps' locks. `None` when
+    /// the token is not remembered. A group with an evicted entry, or
+    /// whose children were of no use, is remembered afresh.
+    fn observe_memo<A: Attributes>(&self, kind: MapKind, attrs: &A) -> Option<Arc<Group>> {
         let mut memo = map_lock(&self.memo);
-        let (_, _, list, children) = memo
+        let (_, _, group) = memo
             .slots
             .iter_mut()
-            .find(|(k, t, _, _)| *k == kind && attrs.is(t))?;
-        let mut hits = Hits::default();
-        let mut fresh = children.stale.load(Ordering::Relaxed);
-        for (map, entry) in list.iter_mut() {
-            // Evicted: the group's entry is a new one (the key is the
-            // token's, so the map still counts the object).
-            if !entry.try_count() {
-                match map.attach(attrs) {
-                    Some(e) => *entry = e,
-                    None => continue,
-                }
-                fresh = true;
-            }
-            hits.push(entry.clone());
+            .find(|(k, t, _)| *k == kind && attrs.is(t))?;
+        match group.count(attrs) {
+            Some(entries) => *group = Arc::new(Group::new(entries, true)),
+            None if group.is_stale() => *group = Arc::new(Group::new(group.entries(), true)),
+            None => {}
         }
-        if fresh {
-            // The children of other entries, or of no use.
-            *children = Arc::default();
-        }
-        Some((hits, children.clone()))
+        Some(group.clone())
     }
 
     /// The enabled and the disabled views' names.
@@ -346,7 +336,7 @@ impl MetricsAdmin {
             self.properties
                 .set(&format!("{PREFIX}{name}.Disabled"), flag);
             *view = build_view(&self.properties, name.to_string());
-            // Hits of the old maps must not be counted in again.
+            // Groups of the old maps must not be counted in again.
             *map_lock(&self.memo) = Memo::default();
         }
         Ok(())

@@ -57,7 +57,7 @@ fn remembered_children_follow_connections_and_evictions() {
     let admin = admin();
     let remote = |conn: Obj| {
         let parent = admin.observe(MapKind::Invocation, &Obj(9, "op")).unwrap();
-        drop(parent.child(&conn));
+        drop(parent.child(&conn, false));
         parent
     };
     for _ in 0..3 {

@@ -12,7 +12,7 @@ use tracing::Instrument;
 use super::observe;
 use super::{InvocationMode, Proxy, Response};
 use crate::connection::observe::{remote, remote_replied};
-use crate::connection::{InvokeError, Params};
+use crate::connection::{Connection, InvokeError, Params};
 use crate::error::{Error, Result};
 use crate::metrics::observe::{context_size, request_size};
 use crate::spans;
@@ -225,9 +225,11 @@ impl Proxy {
             }
         }
         let p = &*self.inner;
+        // The usual call's connection, found with no `await`.
+        let mut ready = self.ready_connection();
         // IceMX: one relaxed load when no communicator observes metrics.
         let observer = if crate::metrics::active() {
-            self.observe_invocation(operation, context)
+            self.observe_invocation(operation, context, ready.as_ref())
         } else {
             None
         };
@@ -262,10 +264,13 @@ impl Proxy {
         // ends at on success (one clock reading for both).
         let mut remote_end = None;
         loop {
-            let connection = if span.is_disabled() {
-                self.ice_get_connection().await
-            } else {
-                self.ice_get_connection().instrument(span.clone()).await
+            // IceMX: an attempt on the connection found as the invocation
+            // started starts with it (the same poll, one clock reading).
+            let started = ready.is_some();
+            let connection = match ready.take() {
+                Some(c) => c,
+                None if span.is_disabled() => self.ice_get_connection().await,
+                None => self.ice_get_connection().instrument(span.clone()).await,
             };
             let result = match connection {
                 Err(e) => Err(InvokeError::unsent(e)),
@@ -282,7 +287,7 @@ impl Proxy {
                             context_size(head.context),
                             params.len(),
                         );
-                        remote(o, conn.info(), size)
+                        remote(o, conn.info(), size, started)
                     });
                     let r = conn
                         .invoke(&head, params, twoway, compress, p.invocation_timeout, &span)
@@ -371,20 +376,21 @@ fn invocation_failed(observer: Option<&crate::metrics::Observer>, err: Error) ->
 
 impl Proxy {
     /// Attaches an invocation of `operation` to the `Invocation` maps of
-    /// this proxy's communicator, if it observes metrics.
+    /// this proxy's communicator, if it observes metrics (found through
+    /// the `ready` connection when there is one: a connection is its
+    /// communicator's).
     fn observe_invocation(
         &self,
         operation: &str,
         context: Option<&Context>,
+        ready: Option<&Result<Connection>>,
     ) -> Option<crate::metrics::Observer> {
+        let context = context.unwrap_or(&self.inner.context);
+        if let Some(Ok(conn)) = ready {
+            return observe::invocation(conn.metrics()?, self, operation, context);
+        }
         let inner = self.inner.communicator.upgrade()?;
-        let admin = inner.metrics.as_ref()?;
-        observe::invocation(
-            admin,
-            self,
-            operation,
-            context.unwrap_or(&self.inner.context),
-        )
+        observe::invocation(inner.metrics.as_ref()?, self, operation, context)
     }
 }
 

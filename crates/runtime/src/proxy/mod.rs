@@ -386,22 +386,29 @@ impl Proxy {
     ///
     /// Connection failures.
     pub async fn ice_get_connection(&self) -> Result<Connection> {
-        if let Some(c) = &self.inner.fixed {
-            if c.is_active() {
-                return Ok(c.clone());
-            }
-            return Err(c.end_error().unwrap_or(Error::ConnectionManuallyClosed));
-        }
-        if let Some(c) = &*lock(&self.inner.cached) {
-            if c.is_active() {
-                return Ok(c.clone());
-            }
+        if let Some(c) = self.ready_connection() {
+            return c;
         }
         let comm = self.communicator()?;
         // Direct or through the locator (see `locator::resolve`).
         let c = crate::locator::resolve::connect(self, &comm).await?;
         *lock(&self.inner.cached) = Some(c.clone());
         Ok(c)
+    }
+
+    /// What [`Proxy::ice_get_connection`] answers without waiting: the
+    /// fixed connection (or why it cannot be used), or the cached one
+    /// while it is active; `None` when a connection must be found.
+    pub(crate) fn ready_connection(&self) -> Option<Result<Connection>> {
+        if let Some(c) = &self.inner.fixed {
+            return Some(if c.is_active() {
+                Ok(c.clone())
+            } else {
+                Err(c.end_error().unwrap_or(Error::ConnectionManuallyClosed))
+            });
+        }
+        let cached = lock(&self.inner.cached);
+        cached.as_ref().filter(|c| c.is_active()).cloned().map(Ok)
     }
 }
 

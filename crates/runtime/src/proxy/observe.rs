@@ -65,12 +65,16 @@ impl Attributes for InvocationAttrs<'_> {
 
     fn token(&self) -> Option<Token> {
         let proxy: Weak<dyn Any + Send + Sync> = Arc::downgrade(&self.proxy.inner) as Weak<_>;
-        Some(Token::Invocation(proxy, self.operation.to_string()))
+        Some(Token::Invocation {
+            _proxy: proxy,
+            at: Arc::as_ptr(&self.proxy.inner) as usize,
+            operation: self.operation.to_string(),
+        })
     }
 
     fn is(&self, token: &Token) -> bool {
-        matches!(token, Token::Invocation(p, o)
-            if std::ptr::addr_eq(p.as_ptr(), Arc::as_ptr(&self.proxy.inner)) && same(o, self.operation))
+        matches!(token, Token::Invocation { at, operation, .. }
+            if *at == Arc::as_ptr(&self.proxy.inner) as usize && same(operation, self.operation))
     }
 }
 
