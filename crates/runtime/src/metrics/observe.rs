@@ -50,6 +50,7 @@ pub(crate) fn request_size(
 }
 
 /// Bytes of a request context on the wire.
+#[inline]
 pub(crate) fn context_size(context: &Context) -> usize {
     if context.is_empty() {
         return 1;
