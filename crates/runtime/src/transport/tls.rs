@@ -17,7 +17,6 @@
 //! PKCS#12 files and encrypted private keys (`IceSSL.Password`) are not
 //! supported: they are refused with a message saying so.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -31,7 +30,7 @@ use rustls::{CertificateError, RootCertStore};
 use tokio::net::TcpStream;
 
 use super::verify::{
-    format_subject, subject_rdns, IceClientVerifier, IceServerVerifier, TrustOnly,
+    config_error, format_subject, subject_rdns, IceClientVerifier, IceServerVerifier, TrustOnly,
 };
 use crate::connection_info::TlsInfo;
 use crate::error::{Error, Result};
@@ -54,10 +53,6 @@ pub(crate) type TlsStream = tokio_rustls::TlsStream<TcpStream>;
 
 fn provider() -> Arc<CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
-}
-
-pub(crate) fn config_error(what: impl fmt::Display) -> Error {
-    Error::Initialization(format!("IceSSL: {what}"))
 }
 
 /// The IceSSL settings both sides share.

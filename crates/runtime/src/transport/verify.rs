@@ -13,9 +13,14 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::{CertificateError, DigitallySignedStruct, DistinguishedName};
 
-use super::tls::config_error;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::properties::Properties;
+
+/// An IceSSL setting that cannot be used, as the error that fails the
+/// communicator's initialization.
+pub(crate) fn config_error(what: impl std::fmt::Display) -> Error {
+    Error::Initialization(format!("IceSSL: {what}"))
+}
 
 /// `IceSSL.TrustOnly*`: subject filters.
 #[derive(Clone, Debug, Default)]
