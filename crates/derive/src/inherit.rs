@@ -26,8 +26,6 @@ use quote::{format_ident, quote, ToTokens};
 use syn::parse::{ParseStream, Parser};
 use syn::{braced, bracketed, parenthesized, LitStr, Token};
 
-use crate::expand;
-
 /// A base interface as the derived interface's expansion sees it.
 pub struct BaseEntry {
     /// The trait, from the module of the macro holding the entry.
@@ -147,7 +145,7 @@ pub fn start(args: TokenStream, item: &syn::ItemTrait, mut bases: Vec<syn::Path>
 
 /// `floe::__interface_inherit!`: one step of the chain (see the module
 /// docs).
-pub fn callback(input: TokenStream) -> TokenStream {
+pub fn callback(input: TokenStream) -> Step {
     let parser = |input: ParseStream| {
         let a;
         parenthesized!(a in input);
@@ -171,7 +169,7 @@ pub fn callback(input: TokenStream) -> TokenStream {
     };
     let (args, item, mut entries, pending, via, received) = match parser.parse2(input) {
         Ok(parsed) => parsed,
-        Err(e) => return e.to_compile_error(),
+        Err(e) => return Step::Next(e.to_compile_error()),
     };
     // The received entries' paths are relative to the base's module:
     // the first is the base itself (reached through `via`), the others
@@ -195,12 +193,28 @@ pub fn callback(input: TokenStream) -> TokenStream {
     }
     let mut pending: Vec<syn::Path> = pending.into_iter().collect();
     if pending.is_empty() {
-        expand::interface_with_bases(args, item, &entries)
+        Step::Done {
+            args,
+            item: Box::new(item),
+            bases: entries,
+        }
     } else {
         let next = pending.remove(0);
         let entries = entries.iter().map(BaseEntry::tokens);
-        quote!(#next! { (#args) { #item } [#(#entries)*] [#(#pending),*] (#next) })
+        Step::Next(quote!(#next! { (#args) { #item } [#(#entries)*] [#(#pending),*] (#next) }))
     }
+}
+
+/// What one step of [`callback`] leaves to do.
+pub enum Step {
+    /// Every base is described: expand the interface with them.
+    Done {
+        args: TokenStream,
+        item: Box<syn::ItemTrait>,
+        bases: Vec<BaseEntry>,
+    },
+    /// The tokens to emit: the next base's macro call (or an error).
+    Next(TokenStream),
 }
 
 /// The hidden macro and module that let other interfaces derive from

@@ -122,5 +122,10 @@ pub fn slice(input: TokenStream) -> TokenStream {
 #[doc(hidden)]
 #[proc_macro]
 pub fn __interface_inherit(input: TokenStream) -> TokenStream {
-    inherit::callback(input.into()).into()
+    match inherit::callback(input.into()) {
+        inherit::Step::Done { args, item, bases } => {
+            expand::interface_with_bases(args, *item, &bases).into()
+        }
+        inherit::Step::Next(tokens) => tokens.into(),
+    }
 }

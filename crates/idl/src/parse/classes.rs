@@ -5,7 +5,7 @@ use nom::combinator::cut;
 use nom::error::context;
 use nom::Parser;
 
-use super::definitions::{doc_and_metadata, member_name, member_rest, opt_semi};
+use super::members::{doc_and_metadata, member_name, member_rest, opt_semi};
 use super::types::{const_expr, metadata, optional_tag, type_expr};
 use crate::ast::{DefinitionKind, Ice38Syntax, Operation, Param, ScopedName};
 use crate::lexer::{

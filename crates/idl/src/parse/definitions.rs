@@ -8,13 +8,13 @@ use nom::error::context;
 use nom::Parser;
 
 use super::classes;
+use super::members::{doc_and_metadata, member_name, member_rest, opt_semi};
 use super::types::{const_expr, file_metadata, metadata, optional_tag, type_expr};
 use crate::ast::{
     DataMember, Definition, DefinitionKind, Enumerator, Ice38Syntax, Ident, Item, Meta, Pos,
 };
 use crate::lexer::{
     expect_sym, fail_cut, ident, keyword, peek_keyword, skip_trivia_cheap, sym, ws, In, PResult,
-    SyntaxError,
 };
 
 /// Deepest module nesting accepted.
@@ -104,22 +104,6 @@ fn skip_definition(i: In<'_>) -> In<'_> {
         k += 1;
     }
     ""
-}
-
-/// Skips an optional `;` after a closing brace.
-pub(super) fn opt_semi(i: In<'_>) -> In<'_> {
-    match sym(";")(i) {
-        Ok((r, _)) => r,
-        Err(_) => i,
-    }
-}
-
-/// Doc comment then metadata (or metadata then doc comment).
-pub(super) fn doc_and_metadata(i: In<'_>) -> PResult<'_, (Option<String>, Vec<crate::ast::Meta>)> {
-    let (i, doc) = ws(i)?;
-    let (i, md) = metadata(i)?;
-    let (i, doc2) = ws(i)?;
-    Ok((i, (doc2.or(doc), md)))
 }
 
 fn definition(i: In<'_>, depth: usize) -> PResult<'_, Definition> {
@@ -253,50 +237,6 @@ fn data_member(i: In<'_>) -> PResult<'_, DataMember> {
     let (i, optional) = optional_tag(i)?;
     let (i, ty) = type_expr(i)?;
     member_rest(i, doc, metadata, optional, ty)
-}
-
-pub(super) fn member_rest(
-    i: In<'_>,
-    doc: Option<String>,
-    metadata: Vec<crate::ast::Meta>,
-    optional: Option<(crate::ast::ConstExpr, usize)>,
-    ty: crate::ast::TypeExpr,
-) -> PResult<'_, DataMember> {
-    let (i, name) = member_name(i, "data member name")?;
-    let (i, default) = match sym("=")(i) {
-        Ok((r, _)) => {
-            let (r, v) = cut(const_expr).parse(r)?;
-            (r, Some(v))
-        }
-        Err(_) => (i, None),
-    };
-    let (i, _) = expect_sym(";")(i)?;
-    Ok((
-        i,
-        DataMember {
-            metadata,
-            doc,
-            optional,
-            ty,
-            name,
-            default,
-        },
-    ))
-}
-
-/// A member or parameter name; a bare keyword here gets a specific message.
-pub(super) fn member_name<'a>(i: In<'a>, what: &'static str) -> PResult<'a, crate::ast::Ident> {
-    match ident(i) {
-        Ok(r) => Ok(r),
-        Err(nom::Err::Error(e)) => Err(nom::Err::Failure(SyntaxError {
-            expected: Some(match e.expected {
-                Some(x) if x.contains("keyword") => format!("{what}: {x}"),
-                _ => what.to_owned(),
-            }),
-            ..e
-        })),
-        Err(e) => Err(e),
-    }
 }
 
 fn members_until_brace(mut i: In<'_>) -> PResult<'_, Vec<DataMember>> {

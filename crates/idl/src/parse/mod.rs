@@ -5,6 +5,7 @@
 
 mod classes;
 mod definitions;
+mod members;
 mod types;
 
 use std::cell::RefCell;

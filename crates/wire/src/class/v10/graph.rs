@@ -10,8 +10,22 @@
 //! rejects every cycle unless [`crate::Decoder::set_accept_class_cycles`],
 //! because a cycle of shared handles leaks.
 
-use super::reader::Slot;
+use crate::class::value::ValuePtr;
 use crate::error::{Error, Result};
+
+/// An instance of the graph: referenced, read, or both.
+#[derive(Debug, Clone)]
+pub(super) struct Slot {
+    pub(super) id: u32,
+    pub(super) ptr: ValuePtr,
+    /// The instance has been read.
+    pub(super) done: bool,
+    /// Slots this instance references (in its known slices).
+    pub(super) refs: Vec<usize>,
+    /// Deepest instance that referenced this one before it was read (0:
+    /// the parameters or the exception), for `Ice.ClassGraphDepthMax`.
+    pub(super) depth: usize,
+}
 
 /// What [`check_graph`] enforces.
 #[derive(Clone, Copy, Debug)]

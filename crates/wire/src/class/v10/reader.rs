@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use super::graph::{check_graph, GraphLimits};
+use super::graph::{check_graph, GraphLimits, Slot};
 use super::OBJECT_TYPE_ID;
 use crate::class::budget;
 use crate::class::value::{Value, ValuePtr};
@@ -35,19 +35,6 @@ pub(crate) struct Reader10 {
     referenced: bool,
     /// [`Decoder::read_pending_values`] ran.
     pending_read: bool,
-}
-
-#[derive(Debug, Clone)]
-pub(super) struct Slot {
-    pub(super) id: u32,
-    pub(super) ptr: ValuePtr,
-    /// The instance has been read.
-    pub(super) done: bool,
-    /// Slots this instance references (in its known slices).
-    pub(super) refs: Vec<usize>,
-    /// Deepest instance that referenced this one before it was read (0:
-    /// the parameters or the exception), for `Ice.ClassGraphDepthMax`.
-    depth: usize,
 }
 
 #[derive(Debug, Clone)]
