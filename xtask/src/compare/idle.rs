@@ -17,7 +17,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use floe_wire::protocol::header::VALIDATE_CONNECTION;
@@ -51,17 +51,6 @@ impl IdleSample {
         (self.after_kib.saturating_sub(self.before_kib) * 1024) as f64
             / self.connections.max(1) as f64
     }
-}
-
-/// `Command` running `program` with the soft fd limit raised to the hard one.
-pub fn with_fd_limit(program: &Path) -> Command {
-    let mut cmd = Command::new("sh");
-    cmd.args([
-        "-c",
-        r#"ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@""#,
-    ])
-    .arg(program);
-    cmd
 }
 
 /// The `VmRSS` of process `pid`, in KiB.
@@ -106,7 +95,7 @@ pub fn measure(pair: &Pair, connections: usize, log: &Path) -> Result<IdleSample
     let pid = server.pid();
     let before_kib = settled_rss(pid, Duration::from_secs(3))?;
     let exe = std::env::current_exe()?;
-    let child = with_fd_limit(&exe)
+    let child = super::process::with_fd_limit(&exe)
         .args(["__idle-client", &server.port.to_string()])
         .arg(connections.to_string())
         .stdin(Stdio::piped())

@@ -87,7 +87,7 @@ impl Server {
             .append(true)
             .open(log)
             .map_err(|e| format!("cannot open {}: {e}", log.display()))?;
-        let child = super::idle::with_fd_limit(&pair.server)
+        let child = with_fd_limit(&pair.server)
             .arg(port.to_string())
             .args(&pair.extra_args)
             .args(args)
@@ -350,6 +350,17 @@ fn raw_field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     let rest = after_key(line, key)?;
     let end = rest.find([',', '}']).unwrap_or(rest.len());
     Some(rest[..end].trim())
+}
+
+/// `Command` running `program` with the soft fd limit raised to the hard one.
+pub fn with_fd_limit(program: &Path) -> Command {
+    let mut cmd = Command::new("sh");
+    cmd.args([
+        "-c",
+        r#"ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@""#,
+    ])
+    .arg(program);
+    cmd
 }
 
 #[cfg(test)]

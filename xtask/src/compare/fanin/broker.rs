@@ -8,16 +8,11 @@ use std::process::Command;
 use std::time::Duration;
 
 use super::super::process::{free_port, run_program, Server};
-use super::{Binaries, BrokerKind, Client, Column};
+use super::{Binaries, BrokerKind, Client, Column, MESSAGE_SIZE_MAX};
 use crate::{workspace_root, DynError};
 
 /// How long one client run (one workload through one broker) may take.
 const CLIENT_LIMIT: Duration = Duration::from_secs(300);
-
-/// Broker setting for both brokers: the 1 MB events need a larger
-/// `Ice.MessageSizeMax` than the 1 MB default once framed. Nothing else is
-/// changed from the defaults.
-pub const MESSAGE_SIZE_MAX: &str = "Ice.MessageSizeMax=102400";
 
 /// A running broker.
 pub struct Broker {

@@ -356,7 +356,7 @@ impl Report {
         load: (String, String),
     ) -> Report {
         let mut table = table(&results, &options.workloads);
-        if let Some(r) = super::replicated::table(&results, &options.workloads) {
+        if let Some(r) = replicated_table(&results, &options.workloads) {
             table.push_str(&r);
         }
         Report {
@@ -374,6 +374,61 @@ impl Report {
     pub fn errors(&self) -> Vec<String> {
         self.failures.iter().chain(&self.lost).cloned().collect()
     }
+}
+
+/// Targets: replicated floe-storm over single floe-storm, and over
+/// replicated IceStorm, same client.
+const TARGET_VS_SINGLE: f64 = 0.9;
+const TARGET_VS_ICESTORM: f64 = 1.5;
+
+/// The replicated rows: per (workload, client) with replicated floe-storm
+/// measured, the three brokers' MB/s, the two ratios and whether the
+/// targets were met. `None` when no replicated column was measured.
+fn replicated_table(results: &Results, workloads: &[String]) -> Option<String> {
+    let mut s = String::new();
+    for w in workloads {
+        for client in ROW_CLIENTS {
+            let Some(x3) = cell(results, w, client, BrokerKind::FloeStormReplicated) else {
+                continue;
+            };
+            if s.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "\n| workload | client | floe-storm ×3 MB/s | floe-storm MB/s | IceStorm ×3 MB/s | ×3 / floe-storm | ×3 / IceStorm ×3 | lost ×3 / IceStorm ×3 | met (≥ {TARGET_VS_SINGLE}×, ≥ {TARGET_VS_ICESTORM}×) |\n|---|---|---:|---:|---:|---:|---:|---:|---|"
+                );
+            }
+            let single = med(results, w, client, BrokerKind::FloeStorm);
+            let ice = cell(results, w, client, BrokerKind::IceStormReplicated);
+            let speed = x3.median();
+            let r1 = speed.zip(single).map(|(a, b)| a / b);
+            let r2 = speed.zip(ice.and_then(Cell::median)).map(|(a, b)| a / b);
+            let lost = x3.lost_total() + ice.map_or(0, Cell::lost_total);
+            let met = if lost > 0 {
+                format!("**LOST {lost}**")
+            } else {
+                match (r1, r2) {
+                    (Some(a), Some(b)) if a >= TARGET_VS_SINGLE && b >= TARGET_VS_ICESTORM => {
+                        "met".into()
+                    }
+                    (Some(_), Some(_)) => "**not met**".into(),
+                    _ => "not measured".into(),
+                }
+            };
+            let _ = writeln!(
+                s,
+                "| {w} | {} | {} | {} | {} | {} | {} | {} / {} | {met} |",
+                client.name(),
+                fmt_opt(speed, 1),
+                fmt_opt(single, 1),
+                fmt_opt(ice.and_then(Cell::median), 1),
+                fmt_opt(r1, 2),
+                fmt_opt(r2, 2),
+                x3.lost_total(),
+                ice.map_or("—".into(), |c| c.lost_total().to_string()),
+            );
+        }
+    }
+    (!s.is_empty()).then_some(s)
 }
 
 #[cfg(test)]
