@@ -31,7 +31,8 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::replica::ReplicaConfig;
+pub use crate::config_error::ConfigError;
+use crate::replica::config::ReplicaConfig;
 use crate::subscriber::{DeliveryConfig, OverflowPolicy};
 
 /// floe's property for a subscriber's byte budget.
@@ -45,27 +46,6 @@ pub const METRICS_ENDPOINT: &str = "floe.Storm.Metrics.Endpoint";
 
 /// The name [`QUEUE_BYTES_MAX`] had before it was floe's own; still read.
 const OLD_QUEUE_BYTES_MAX: &str = "IceStorm.Send.QueueBytesMax";
-
-/// Errors while reading properties.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// A configuration file could not be read.
-    #[error("cannot read configuration file {path}: {source}")]
-    File {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// A property has a value of the wrong form.
-    #[error("invalid value `{value}` for property {key}")]
-    BadValue {
-        /// The property.
-        key: String,
-        /// Its value.
-        value: String,
-    },
-}
 
 /// The broker settings.
 #[derive(Clone, Debug)]

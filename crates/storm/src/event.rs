@@ -13,6 +13,7 @@ use std::sync::Arc;
 use floe::wire::{Context, Encapsulation};
 
 use crate::qos::atoi;
+use crate::slice::ice;
 use crate::types::{EventData, OperationMode};
 
 /// A published event.
@@ -62,7 +63,7 @@ impl Event {
         let cost = data.context.get("cost").map_or(0, |c| atoi(c));
         Ok(Arc::new(Event {
             operation: data.op,
-            mode: crate::link::operation_mode(data.mode),
+            mode: operation_mode(data.mode),
             context: data.context,
             params: Encapsulation::from_wire(data.data)?,
             cost,
@@ -80,6 +81,20 @@ impl Event {
     /// Approximate memory held by the event (for queue accounting).
     pub fn size(&self) -> usize {
         self.params.data.len() + self.operation.len() + 64
+    }
+}
+
+/// Whether `event` may cross a link of cost `link_cost`.
+pub fn crosses(link_cost: i32, event: &Event) -> bool {
+    !event.from_link && (link_cost == 0 || event.cost <= link_cost)
+}
+
+/// The wire mode of a received `EventData`.
+pub fn operation_mode(mode: ice::OperationMode) -> OperationMode {
+    match mode {
+        ice::OperationMode::Normal => OperationMode::Normal,
+        ice::OperationMode::Nonmutating => OperationMode::Nonmutating,
+        ice::OperationMode::Idempotent => OperationMode::Idempotent,
     }
 }
 

@@ -42,6 +42,7 @@ pub mod admission;
 pub mod broker;
 pub mod command;
 pub mod config;
+mod config_error;
 pub mod event;
 pub mod finder;
 pub mod instance;

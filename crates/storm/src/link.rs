@@ -21,11 +21,6 @@ use crate::slice::{ice, ice_storm};
 use crate::topic::Topic;
 use crate::types::{EventData, OperationMode};
 
-/// Whether `event` may cross a link of cost `link_cost`.
-pub fn crosses(link_cost: i32, event: &Event) -> bool {
-    !event.from_link && (link_cost == 0 || event.cost <= link_cost)
-}
-
 /// The `EventData` that carries `event` over a link: `data` is the params
 /// encapsulation in wire form (shared with the other deliveries).
 pub fn event_data(event: &Event) -> EventData {
@@ -38,15 +33,6 @@ pub fn event_data(event: &Event) -> EventData {
         },
         data: event.wire_params(),
         context: event.context.clone(),
-    }
-}
-
-/// The wire mode of a received `EventData`.
-pub fn operation_mode(mode: ice::OperationMode) -> OperationMode {
-    match mode {
-        ice::OperationMode::Normal => OperationMode::Normal,
-        ice::OperationMode::Nonmutating => OperationMode::Nonmutating,
-        ice::OperationMode::Idempotent => OperationMode::Idempotent,
     }
 }
 
@@ -97,6 +83,7 @@ pub fn linked_topic_name(topic: &Identity) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::event::crosses;
     use bytes::Bytes;
     use floe::wire::{Context, Decoder, Encapsulation, Encoder};
 

@@ -1,6 +1,6 @@
 //! [`SubscriberSink`]: the seam between delivery logic and the network.
 //!
-//! The subscriber task ([`crate::subscriber`]) decides *when* to send; a sink
+//! The subscriber task (`subscriber`) decides *when* to send; a sink
 //! decides *how*. The runtime-backed sink turns a call into requests on a
 //! floe proxy; unit tests use fake sinks (slow, stalled, failing, dead).
 

@@ -23,7 +23,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
-use crate::config::ConfigError;
+use crate::config_error::ConfigError;
 
 /// A replicated broker's settings.
 #[derive(Clone, Debug, PartialEq, Eq)]

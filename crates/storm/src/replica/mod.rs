@@ -36,7 +36,7 @@
 //! the peers, and `icestormadmin replica` (`nodes`, `query`).
 
 mod bootstrap;
-mod config;
+pub(crate) mod config;
 mod convert;
 mod error;
 mod log_store;

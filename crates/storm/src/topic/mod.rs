@@ -25,9 +25,8 @@ use floe::wire::Identity;
 
 use crate::admission::{self, Admission};
 use crate::command::{Command, Rejection};
-use crate::event::Event;
+use crate::event::{crosses, Event};
 use crate::instance::Instance;
-use crate::link::crosses;
 use crate::metrics::detached::Detached;
 use crate::qos::Qos;
 use crate::replica::ReplicaError;
