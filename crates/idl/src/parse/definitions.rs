@@ -8,7 +8,7 @@ use nom::error::context;
 use nom::Parser;
 
 use super::classes;
-use super::members::{doc_and_metadata, member_name, member_rest, opt_semi};
+use super::members::{doc_and_metadata, member_name, member_rest, opt_semi, opt_value};
 use super::types::{const_expr, file_metadata, metadata, optional_tag, type_expr};
 use crate::ast::{
     DataMember, Definition, DefinitionKind, Enumerator, Ice38Syntax, Ident, Item, Meta, Pos,
@@ -325,13 +325,7 @@ fn enum_body(i: In<'_>) -> PResult<'_, DefinitionKind> {
         }
         let (r, (doc, metadata)) = doc_and_metadata(i)?;
         let (r, ename) = member_name(r, "enumerator")?;
-        let (r, value) = match sym("=")(r) {
-            Ok((r, _)) => {
-                let (r, v) = cut(const_expr).parse(r)?;
-                (r, Some(v))
-            }
-            Err(_) => (r, None),
-        };
+        let (r, value) = opt_value(r)?;
         enumerators.push(Enumerator {
             doc,
             metadata,

@@ -34,13 +34,7 @@ pub(super) fn member_rest(
     ty: crate::ast::TypeExpr,
 ) -> PResult<'_, DataMember> {
     let (i, name) = member_name(i, "data member name")?;
-    let (i, default) = match sym("=")(i) {
-        Ok((r, _)) => {
-            let (r, v) = cut(const_expr).parse(r)?;
-            (r, Some(v))
-        }
-        Err(_) => (i, None),
-    };
+    let (i, default) = opt_value(i)?;
     let (i, _) = expect_sym(";")(i)?;
     Ok((
         i,
@@ -53,6 +47,17 @@ pub(super) fn member_rest(
             default,
         },
     ))
+}
+
+/// An optional `= value` (a data member's default, an enumerator's value).
+pub(super) fn opt_value(i: In<'_>) -> PResult<'_, Option<(crate::ast::ConstExpr, usize)>> {
+    match sym("=")(i) {
+        Ok((r, _)) => {
+            let (r, v) = cut(const_expr).parse(r)?;
+            Ok((r, Some(v)))
+        }
+        Err(_) => Ok((i, None)),
+    }
 }
 
 /// A member or parameter name; a bare keyword here gets a specific message.

@@ -373,11 +373,7 @@ impl Proxy {
     /// proxy cached (Ice's `ice_getCachedConnection`). `None` before the
     /// first invocation, or once that connection was lost.
     pub fn ice_get_cached_connection(&self) -> Option<Connection> {
-        let c = match &self.inner.fixed {
-            Some(c) => c.clone(),
-            None => lock(&self.inner.cached).clone()?,
-        };
-        c.is_active().then_some(c)
+        self.ready_connection().and_then(Result::ok)
     }
 
     /// The connection this proxy uses, establishing it if needed.
