@@ -251,12 +251,15 @@ impl MetricsAdmin {
                 entries.push(entry);
             }
         }
-        drop(views);
         let token = attrs.token().filter(|_| memoizable);
         let group = Arc::new(Group::new(entries, token.is_some()));
         if let Some(token) = token {
+            // Under the views' lock: were a view rebuilt between the
+            // attach and this insert, its clearing of the memo would come
+            // first and the group of its old maps would stay remembered.
             map_lock(&self.memo).insert(kind, token, group.clone());
         }
+        drop(views);
         Observer::new(group)
     }
 
