@@ -9,7 +9,8 @@
 //! - reads whole frames into a `BytesMut` and freezes them (zero-copy
 //!   receive: parameters reach servants as slices of the frame);
 //! - delivers replies to waiting callers through the reply slots of the
-//!   protocol core (`core/`);
+//!   protocol core (`core/`), unless the caller reads its reply itself
+//!   (`caller_read.rs`);
 //! - dispatches requests to the adapter's servants **inside the task**:
 //!   synchronous servants answer before the next frame is read; an async
 //!   one is polled once at once and, when that does not finish it, joins a
@@ -27,10 +28,12 @@
 //! (`core/`, no I/O: `ConnectionState`, behind the writer's lock); the
 //! files here are the tokio driver around it. Twoway callers write their
 //! request frames themselves (see `writer/`), then await the reply in
-//! their request's slot of the core: one hop, from the connection task to
-//! the caller, per twoway call. Oneway requests are queued for the
-//! connection task, which writes consecutive ones together.
+//! their request's slot of the core. The only caller waiting on a client's
+//! TCP connection reads its reply itself (`caller_read.rs`); otherwise the
+//! connection task delivers it, one hop. Oneway requests are queued for
+//! the connection task, which writes consecutive ones together.
 
+mod caller_read;
 pub(crate) mod config;
 pub(crate) mod core;
 mod dispatch;
@@ -45,7 +48,7 @@ pub(crate) mod writer;
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
@@ -91,6 +94,12 @@ pub(crate) struct ConnectionInner {
     /// The `connection` span (see [`crate::spans`]), the parent of its
     /// dispatches' spans.
     span: tracing::Span,
+    /// The read side, shared by the task and a caller that reads its own
+    /// reply (see `caller_read.rs`).
+    read: Mutex<caller_read::ReadState>,
+    /// Who the socket's read readiness wakes, and its waker.
+    route: Arc<caller_read::ReadRoute>,
+    route_waker: Waker,
 }
 
 /// A connection handle; clones share the connection.
@@ -130,6 +139,7 @@ impl Connection {
         if let Some(admin) = &config.metrics {
             writer.metrics = observe::ConnectionObserver::start(admin, &info);
         }
+        let (route, route_waker) = caller_read::route();
         let inner = Arc::new(ConnectionInner {
             writer,
             io,
@@ -138,6 +148,9 @@ impl Connection {
             info,
             config,
             span,
+            read: Mutex::new(caller_read::ReadState::new()),
+            route,
+            route_waker,
         });
         if inner.span.is_disabled() {
             tokio::spawn(task::run(inner.clone()));
@@ -290,6 +303,21 @@ impl ConnectionInner {
         self.closed_tx.send_replace(true);
     }
 
+    /// Traces a frame received (`Ice.Trace.Protocol`).
+    #[inline]
+    fn trace_frame(&self, header: &Header) {
+        event_if!(
+            self.config.trace.protocol >= 1,
+            info,
+            trace,
+            remote = ?self.info.remote,
+            kind = ?header.message_type,
+            compression = header.compression as u8,
+            size = header.size,
+            "received frame"
+        );
+    }
+
     /// Handles one whole frame: the core says what it asks
     /// ([`core::inbound::inbound`], no lock taken) and this carries it out;
     /// only a reply takes the core's lock, to reach its request's slot.
@@ -303,30 +331,22 @@ impl ConnectionInner {
         dispatches: &mut DispatchSet,
         active: bool,
     ) -> Result<Handled> {
-        let inbound = core::inbound::inbound_with(header, frame, self.config.message_size_max)?;
-        event_if!(
-            self.config.trace.protocol >= 1,
-            info,
-            trace,
-            remote = ?self.info.remote,
-            kind = ?header.message_type,
-            compression = header.compression as u8,
-            size = header.size,
-            "received frame"
-        );
-        match inbound {
-            Inbound::Reply(reply) => {
-                let delivered = self.writer.lock().deliver_reply(reply);
-                match delivered {
-                    Ok(waker) => {
-                        if let Some(w) = waker {
-                            w.wake();
-                        }
-                        return Ok(Handled::Reply);
+        if header.message_type == floe_wire::protocol::MessageType::Reply {
+            return Ok(match self.receive_reply(header, frame)? {
+                Ok(waker) => {
+                    if let Some(w) = waker {
+                        w.wake();
                     }
-                    Err(id) => tracing::trace!(id, "reply for an abandoned request"),
+                    Handled::Reply
                 }
-            }
+                Err(_) => Handled::Traffic,
+            });
+        }
+        let inbound = core::inbound::inbound_with(header, frame, self.config.message_size_max)?;
+        self.trace_frame(&header);
+        match inbound {
+            // Taken above.
+            Inbound::Reply(_) => {}
             Inbound::Validate => return Ok(Handled::Heartbeat),
             Inbound::Close => return Err(Error::CloseConnection),
             _ if !active => {}

@@ -79,6 +79,7 @@ impl Connection {
             inner,
             id,
             done: false,
+            reading: false,
         });
         let deferred = deferred || (!twoway && self.oneway_deferred(&params));
         self.send_request(head, id, params, compress, deferred)
@@ -202,22 +203,50 @@ impl ConnectionInner {
     }
 }
 
-/// The reply to a twoway request: ready once the connection task stored
-/// it in the request's slot (or the connection ended). Dropped before
-/// that, it abandons the request; a late reply is then ignored.
+/// The reply to a twoway request: ready once its slot holds it (or the
+/// connection ended). The only caller waiting on a plain TCP connection
+/// reads the reply itself when the socket becomes readable (see
+/// `caller_read.rs`); otherwise the connection task stores it. Dropped
+/// before that, it abandons the request; a late reply is then ignored.
 struct ReplyFuture<'a> {
     inner: &'a ConnectionInner,
     id: i32,
     done: bool,
+    /// Readiness wakes this caller, which reads for itself.
+    reading: bool,
 }
 
 impl Future for ReplyFuture<'_> {
     type Output = Result<ReplyBody>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let polled = self.inner.writer.lock().requests.poll_reply(self.id, cx);
+        let inner = self.inner;
+        if self.reading {
+            let (reading, mine) = inner.caller_reads(cx, self.id);
+            self.reading = reading;
+            if let Some(body) = mine {
+                self.done = true;
+                if reading {
+                    self.reading = false;
+                    inner.caller_leaves();
+                }
+                return Poll::Ready(Ok(body));
+            }
+        }
+        let (polled, alone) = {
+            let mut st = inner.writer.lock();
+            let polled = st.requests.poll_reply(self.id, cx);
+            (polled, st.requests.waiting() == 1)
+        };
         if polled.is_ready() {
             self.done = true;
+            if self.reading {
+                self.reading = false;
+                inner.caller_leaves();
+            }
+        } else if !self.reading && inner.caller_may_read(alone) {
+            inner.caller_waits(cx);
+            self.reading = true;
         }
         polled
     }
@@ -225,6 +254,9 @@ impl Future for ReplyFuture<'_> {
 
 impl Drop for ReplyFuture<'_> {
     fn drop(&mut self) {
+        if self.reading {
+            self.inner.caller_leaves();
+        }
         if !self.done {
             self.inner.writer.lock().requests.abandon(self.id);
         }

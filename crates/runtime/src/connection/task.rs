@@ -2,14 +2,12 @@
 //! polling the dispatches it started, flushing queued writes, running the
 //! liveness monitor (idle timeout or ACM) and the graceful close.
 
+use super::caller_read::{Handed, ReadState};
 use super::*;
 
 /// The connection task: reads and handles frames, polls dispatches,
 /// flushes queued writes, runs the liveness monitor and the graceful close.
 pub(super) async fn run(conn: Arc<ConnectionInner>) {
-    // Allocated at the first read: an idle connection holds no read buffer.
-    let mut buf = BytesMut::new();
-    let mut size = ReadSize::new();
     let waker = std::future::poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
     let mut dispatches = DispatchSet::new(waker);
     // The core decides when the liveness rules run (sans-IO); their timer
@@ -22,7 +20,14 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
     tokio::pin!(monitor_timer);
     let max = conn.config.message_size_max;
     let busy_poll = conn.config.policy.busy_poll;
-    // Whole frames left in `buf` because the dispatch limit was reached.
+    // Callers read their own replies on outgoing plain TCP connections
+    // without busy polling (see `caller_read.rs`). An accepted connection
+    // (a server's) rarely carries requests of its own: its task keeps the
+    // socket's readiness to itself.
+    let callers_may_read =
+        matches!(conn.io, Io::Tcp(_)) && busy_poll.is_none() && !conn.info.incoming;
+    // Whole frames left in the read buffer because the dispatch limit was
+    // reached.
     let mut held = false;
     let end: Error = loop {
         // One look at the core per pass: the phase (and, while closing,
@@ -69,17 +74,26 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                 deadline,
             } => (active, can_read, has_queued, close_sent, deadline),
         };
-        if held && can_read {
-            // Frames the dispatch limit held back go before any new read.
-            match handle_frames(&conn, &mut buf, &mut size, &mut dispatches, active) {
+        if (held || conn.route.handed()) && can_read {
+            // Frames the dispatch limit held back, or a caller reading its
+            // reply left, go before any new read.
+            let mut guard = conn.read_state();
+            let state = &mut *guard;
+            if let Some(Handed::Failed(e)) = conn.take_handed(state) {
+                break e;
+            }
+            let (buf, size) = (&mut state.buf, &mut state.size);
+            match handle_frames(&conn, buf, size, &mut dispatches, active) {
                 Ok(still_held) => held = still_held,
                 Err(e) => break e,
             }
             continue;
         }
+        conn.route.open(callers_may_read && can_read && active);
         let deadline = deadline.map(tokio::time::Instant::from_std);
         if let (Some(window), Io::Tcp(tcp)) = (
-            busy_poll.filter(|_| can_read && dispatches.is_empty() && buf.is_empty()),
+            busy_poll
+                .filter(|_| can_read && dispatches.is_empty() && conn.read_state().buf.is_empty()),
             &conn.io,
         ) {
             // `floe.BusyPoll`: right after this connection wrote, an answer
@@ -91,21 +105,27 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
             let expecting = conn.info.incoming || conn.waiting_requests() > 0;
             let until = conn.writer.last_write() + window;
             if expecting && !has_queued && std::time::Instant::now() < until {
+                // The read side is taken out while the task polls (callers
+                // never read with busy polling).
+                let (mut buf, mut size) = {
+                    let mut guard = conn.read_state();
+                    let state = &mut *guard;
+                    let size = std::mem::replace(&mut state.size, ReadSize::new());
+                    (std::mem::take(&mut state.buf), size)
+                };
                 let polled = read::busy_poll(tcp, &mut buf, &mut size, max, until, || {
                     let st = conn.writer.lock();
                     st.out.pending() || !st.is_active()
                 })
                 .await;
+                let mut guard = conn.read_state();
+                let state = &mut *guard;
+                (state.buf, state.size) = (buf, size);
                 if let Some(read) = polled {
-                    if let Some(e) = after_read(
-                        &conn,
-                        read,
-                        &mut buf,
-                        &mut size,
-                        &mut dispatches,
-                        (active, close_sent),
-                        &mut held,
-                    ) {
+                    let read_in = (active, close_sent);
+                    if let Some(e) =
+                        after_read(&conn, read, state, &mut dispatches, read_in, &mut held)
+                    {
                         break e;
                     }
                     continue;
@@ -116,8 +136,10 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
         // waits: lend it, with room reserved, and take it back after.
         let lent = match &conn.io {
             Io::Stream(io) if can_read => {
-                read::reserve_stream_room(&mut buf, &size);
-                io.lend_read_buf(std::mem::take(&mut buf));
+                let mut guard = conn.read_state();
+                let state = &mut *guard;
+                read::reserve_stream_room(&mut state.buf, &state.size);
+                io.lend_read_buf(std::mem::take(&mut state.buf));
                 Some(io)
             }
             _ => None,
@@ -132,19 +154,20 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                     break e;
                 }
             }
-            r = readable(&conn.io), if can_read => {
+            r = readable(&conn, callers_may_read), if can_read => {
+                let mut guard = conn.read_state();
+            let state = &mut *guard;
                 let read = match (&conn.io, r) {
-                    (Io::Tcp(tcp), Ok(_)) => read::read(tcp, &mut buf, &mut size, max, false),
+                    (Io::Tcp(tcp), Ok(_)) => read::read(tcp, &mut state.buf, &mut state.size, max, false),
                     (Io::Stream(io), Ok(filled)) => {
-                        buf = io.take_read_buf();
-                        size.stream_read(filled);
+                        state.buf = io.take_read_buf();
+                        state.size.stream_read(filled);
                         Ok(filled.0)
                     }
                     (_, Err(e)) => Err(e),
                 };
                 let ended = after_read(
-                    &conn, read, &mut buf, &mut size, &mut dispatches, (active, close_sent),
-                    &mut held,
+                    &conn, read, state, &mut dispatches, (active, close_sent), &mut held,
                 );
                 if let Some(e) = ended {
                     break e;
@@ -170,11 +193,14 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
             }
         }
         if let Some(io) = lent {
-            if buf.capacity() == 0 {
-                buf = io.take_read_buf();
+            let mut guard = conn.read_state();
+            let state = &mut *guard;
+            if state.buf.capacity() == 0 {
+                state.buf = io.take_read_buf();
             }
         }
     };
+    conn.route.open(false);
     match &end {
         Error::CloseConnection | Error::ConnectionManuallyClosed => {
             event_if!(conn.config.trace.network >= 1, info, debug, remote = ?conn.info.remote, "connection closed: {end}")
@@ -220,8 +246,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
 fn after_read(
     conn: &Arc<ConnectionInner>,
     read: std::io::Result<usize>,
-    buf: &mut BytesMut,
-    size: &mut ReadSize,
+    state: &mut ReadState,
     dispatches: &mut DispatchSet,
     (active, close_sent): (bool, bool),
     held: &mut bool,
@@ -236,20 +261,13 @@ fn after_read(
             if let Some(m) = &conn.writer.metrics {
                 super::observe::received(m, n);
             }
+            let (buf, size) = (&mut state.buf, &mut state.size);
             let handled = handle_frames(conn, buf, size, dispatches, active).map(|h| *held = h);
-            size.adapt();
-            if let Io::Tcp(tcp) = &conn.io {
-                size.low_water(tcp);
-            }
             if let Err(e) = handled {
+                state.size.adapt();
                 return Some(e);
             }
-            if buf.is_empty() && size.release(buf.capacity()) {
-                // Only the slack of a large frame is left, or a burst's
-                // large buffer: let the next read start with a probe,
-                // which sizes the buffer to the frame it finds.
-                *buf = BytesMut::new();
-            }
+            state.settle(&conn.io);
             None
         }
         Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => None,
@@ -302,7 +320,10 @@ fn run_monitor(conn: &ConnectionInner, reading: bool, dispatching: usize) -> Opt
 /// task's one frame check): the
 /// header of the whole frame at the start of `buf`, or how many more bytes
 /// it needs (`Err`).
-fn whole_frame(buf: &[u8], max: usize) -> floe_wire::Result<std::result::Result<Header, usize>> {
+pub(super) fn whole_frame(
+    buf: &[u8],
+    max: usize,
+) -> floe_wire::Result<std::result::Result<Header, usize>> {
     if buf.len() < HEADER_SIZE {
         return Ok(Err(HEADER_SIZE - buf.len()));
     }
@@ -319,11 +340,17 @@ fn whole_frame(buf: &[u8], max: usize) -> floe_wire::Result<std::result::Result<
 /// stream (its size, and whether it filled the room).
 ///
 /// A TCP socket is waited on through `poll_read_ready`, whose one waker
-/// slot is this task's: `TcpStream::readable` queues a waiter in the
-/// socket's list under its lock at each poll, about 250 instructions a
-/// pass, and the connection task is the only reader.
-fn readable(io: &Io) -> impl Future<Output = std::io::Result<(usize, bool)>> + '_ {
-    std::future::poll_fn(move |cx| match io {
+/// slot holds the task's waker, or (`routed`) the connection's read route
+/// (see `caller_read.rs`), which wakes this task or the caller that reads
+/// its own reply. (`TcpStream::readable`
+/// queues a waiter in the socket's list under its lock at each poll, about
+/// 250 instructions a pass.)
+fn readable(
+    conn: &ConnectionInner,
+    routed: bool,
+) -> impl Future<Output = std::io::Result<(usize, bool)>> + '_ {
+    std::future::poll_fn(move |cx| match &conn.io {
+        Io::Tcp(tcp) if routed => conn.poll_task_readable(tcp, cx).map_ok(|()| (0, false)),
         Io::Tcp(tcp) => tcp.poll_read_ready(cx).map_ok(|()| (0, false)),
         Io::Stream(io) => io.poll_read(cx),
     })

@@ -87,6 +87,18 @@ impl Limits {
     }
 }
 
+/// What a reply read by a waiting caller was (see
+/// [`ConnectionState::caller_reply`]).
+#[derive(Debug)]
+pub(crate) enum CallerReply {
+    /// The caller's own reply.
+    Own(floe_wire::protocol::ReplyBody),
+    /// Another caller's, with its waker.
+    Other(Option<Waker>),
+    /// For a request nobody waits for.
+    Abandoned(i32),
+}
+
 /// What a pass of the connection task's loop does ([`ConnectionState::task_pass`]).
 #[derive(Debug)]
 pub(crate) enum TaskPass {
@@ -350,6 +362,21 @@ impl ConnectionState {
     /// check pauses, as Ice 3.8's does.
     pub(crate) fn reads_paused(&mut self) {
         self.monitor.read(false, false);
+    }
+
+    /// A reply read by the caller waiting for `own`, the `replies`-th of
+    /// its read: the reply's body when it is that caller's (its slot is
+    /// freed), else it is delivered as [`ConnectionState::deliver_reply`]
+    /// does. The read counts as [`ConnectionState::record_read`] says.
+    pub(crate) fn caller_reply(&mut self, reply: Reply, own: i32, replies: usize) -> CallerReply {
+        self.record_read(replies, true, false);
+        if reply.request_id == own && self.requests.answer_caller(own) {
+            return CallerReply::Own(reply.body);
+        }
+        match self.deliver_reply(reply) {
+            Ok(waker) => CallerReply::Other(waker),
+            Err(id) => CallerReply::Abandoned(id),
+        }
     }
 
     /// Delivers `reply` to its request's slot: the waiting caller's waker

@@ -96,6 +96,22 @@ impl Requests {
         }
     }
 
+    /// Frees the slot of `id` for its caller, which read the reply itself
+    /// and keeps it: `false` when nobody waits for `id` (answered already,
+    /// or abandoned).
+    pub(crate) fn answer_caller(&mut self, id: i32) -> bool {
+        match self.pending.entry(id) {
+            std::collections::hash_map::Entry::Occupied(slot)
+                if matches!(slot.get(), Slot::Waiting(_)) =>
+            {
+                slot.remove();
+                self.waiting -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// The reply to `id` if it came (the slot is then freed), else
     /// `Pending` with `cx`'s waker kept for [`Requests::complete`].
     pub(crate) fn poll_reply(&mut self, id: i32, cx: &mut Context<'_>) -> Poll<ReplyResult> {
@@ -178,6 +194,10 @@ mod tests {
         assert_eq!(r.waiting(), 1);
         assert!(matches!(r.poll_reply(a, &mut cx), Poll::Ready(Ok(_))));
         r.abandon(b);
+        assert_eq!(r.waiting(), 0);
+        let c = r.register();
+        assert!(r.answer_caller(c), "the caller took its own reply");
+        assert!(!r.answer_caller(c), "a second reply");
         assert_eq!(r.waiting(), 0);
         assert!(r.complete(b, ok()).is_err(), "a reply nobody waits for");
     }

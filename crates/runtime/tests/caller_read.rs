@@ -1,0 +1,160 @@
+//! A twoway caller that reads its own reply (the only caller waiting on a
+//! client's TCP connection does), while the server also sends requests,
+//! heartbeats and nested twoway callbacks on that connection, and while
+//! calls time out and are abandoned: every reply reaches its caller and
+//! every callback is dispatched, on both tokio runtimes, with one caller
+//! and with several.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use floe_runtime::{
+    servant_fn, Communicator, Dispatch, DispatchError, Error, Identity, OperationMode, Proxy,
+};
+
+/// The longest any single call may take before the test calls it hung.
+const HUNG: Duration = Duration::from_secs(10);
+
+/// A server whose `o` answers at once, whose `mixed` first sends the
+/// caller a oneway callback, a heartbeat and a twoway callback through the
+/// caller's own connection, and whose `slow` answers after 200 ms.
+async fn server() -> (Communicator, u16) {
+    let communicator = Communicator::new();
+    let adapter = communicator
+        .create_object_adapter_with_endpoints("Server", "tcp -h 127.0.0.1 -p 0")
+        .await
+        .unwrap();
+    let servant = servant_fn(move |current, _| match current.operation.as_str() {
+        "o" => Dispatch::ready(Ok(current.empty_reply())),
+        "mixed" => {
+            let conn = current.connection.clone().expect("a connection");
+            Dispatch::future(async move {
+                let back = conn.create_proxy(Identity::from_name("cb"));
+                let oneway = back.ice_oneway();
+                oneway
+                    .invoke("ping", OperationMode::Normal, oneway.empty_params())
+                    .await
+                    .map_err(DispatchError::from)?;
+                conn.heartbeat().map_err(DispatchError::from)?;
+                back.invoke("ping", OperationMode::Normal, back.empty_params())
+                    .await
+                    .map_err(DispatchError::from)?;
+                Ok(current.empty_reply())
+            })
+        }
+        "slow" => Dispatch::future(async move {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            Ok(current.empty_reply())
+        }),
+        _ => Dispatch::error(DispatchError::operation_not_exist()),
+    });
+    adapter.add(Identity::from_name("s"), servant).unwrap();
+    adapter.activate();
+    let port = adapter.endpoints()[0].port;
+    (communicator, port)
+}
+
+/// A client whose connection to the server dispatches `cb` (counted).
+async fn client(port: u16) -> (Communicator, Proxy, Arc<AtomicUsize>) {
+    let communicator = Communicator::new();
+    let callbacks = communicator
+        .create_object_adapter_with_endpoints("Callbacks", "")
+        .await
+        .unwrap();
+    let pings = Arc::new(AtomicUsize::new(0));
+    let count = pings.clone();
+    callbacks
+        .add(
+            Identity::from_name("cb"),
+            servant_fn(move |current, _| {
+                count.fetch_add(1, Ordering::SeqCst);
+                Dispatch::ready(Ok(current.empty_reply()))
+            }),
+        )
+        .unwrap();
+    callbacks.activate();
+    let p = communicator
+        .string_to_proxy(&format!("s:tcp -h 127.0.0.1 -p {port}"))
+        .unwrap();
+    p.ice_get_connection()
+        .await
+        .unwrap()
+        .set_adapter(Some(callbacks));
+    (communicator, p, pings)
+}
+
+/// One call, failed if it hangs.
+async fn call(p: &Proxy, operation: &str) -> Result<(), Error> {
+    let params = p.empty_params();
+    let call = p.invoke(operation, OperationMode::Normal, params);
+    match tokio::time::timeout(HUNG, call).await {
+        Ok(reply) => reply.map(drop),
+        Err(_) => panic!("`{operation}` hung"),
+    }
+}
+
+/// `calls` calls from one caller, every fourth a `mixed`; the number of
+/// `mixed` calls.
+async fn calls_from_one(p: &Proxy, calls: usize) -> usize {
+    let mut mixed = 0;
+    for i in 0..calls {
+        if i % 4 == 0 {
+            call(p, "mixed").await.unwrap();
+            mixed += 1;
+        } else {
+            call(p, "o").await.unwrap();
+        }
+    }
+    mixed
+}
+
+async fn run(calls: usize) {
+    let (server, port) = server().await;
+    let (client, p, pings) = client(port).await;
+    let mut mixed = calls_from_one(&p, calls).await;
+
+    // Abandoned calls: their late replies arrive while the next caller
+    // reads.
+    let impatient = p.ice_invocation_timeout(Some(Duration::from_millis(20)));
+    for _ in 0..3 {
+        let e = call(&impatient, "slow").await.unwrap_err();
+        assert!(matches!(e, Error::InvocationTimeout), "{e}");
+        mixed += calls_from_one(&p, 8).await;
+    }
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    mixed += calls_from_one(&p, 8).await;
+
+    // Several callers at once: none of them reads for itself while
+    // another waits too, and the lone one left does.
+    let tasks: Vec<_> = (0..4)
+        .map(|_| {
+            let p = p.clone();
+            tokio::spawn(async move { calls_from_one(&p, calls / 4).await })
+        })
+        .collect();
+    for task in tasks {
+        mixed += task.await.unwrap();
+    }
+
+    // Each `mixed` sent two callbacks, both dispatched before its reply
+    // was sent (the twoway one) or sent before it (the oneway one).
+    let deadline = tokio::time::Instant::now() + HUNG;
+    while pings.load(Ordering::SeqCst) < 2 * mixed {
+        assert!(tokio::time::Instant::now() < deadline, "callbacks lost");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(pings.load(Ordering::SeqCst), 2 * mixed);
+    client.destroy().await;
+    server.destroy().await;
+}
+
+#[tokio::test]
+async fn current_thread() {
+    run(400).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn multi_thread() {
+    run(400).await;
+}
