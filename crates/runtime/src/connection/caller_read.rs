@@ -23,7 +23,7 @@
 //!   back by its dispatch limit.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, MutexGuard};
+use std::sync::{Arc, MutexGuard, OnceLock};
 use std::task::{Context, Poll, Wake, Waker};
 
 use bytes::BytesMut;
@@ -90,8 +90,9 @@ impl ReadState {
 /// that reads for itself, else the connection task.
 #[derive(Default)]
 pub(super) struct ReadRoute {
-    /// The connection task, as it last waited for readiness.
-    task: AtomicWaker,
+    /// The connection task's waker, set when the task starts (a task's
+    /// waker stays the same for its life).
+    task: OnceLock<Waker>,
     /// The caller that reads its own reply, if one does.
     caller: AtomicWaker,
     /// A readiness wake-up went to the caller, which has not read since.
@@ -115,7 +116,7 @@ impl Wake for ReadRoute {
             Some(caller) => caller.wake(),
             None => {
                 self.routed.store(false, Ordering::SeqCst);
-                self.task.wake();
+                self.wake_task();
             }
         }
     }
@@ -135,8 +136,21 @@ impl ReadRoute {
     fn leave(&self) {
         drop(self.caller.take());
         if self.routed.swap(false, Ordering::SeqCst) {
-            self.task.wake();
+            self.wake_task();
         }
+    }
+
+    /// Wakes the connection task (nobody before it started).
+    fn wake_task(&self) {
+        if let Some(task) = self.task.get() {
+            task.wake_by_ref();
+        }
+    }
+
+    /// The connection task's waker, which the route wakes when no caller
+    /// reads (once, when the task starts).
+    pub(super) fn set_task(&self, waker: &Waker) {
+        let _ = self.task.set(waker.clone());
     }
 
     /// Whether a caller left something for the task since it last looked.
@@ -163,12 +177,7 @@ impl ConnectionInner {
 
     /// The task waits for `tcp` to be readable: the task is woken through
     /// the route, unless a caller reads.
-    pub(super) fn poll_task_readable(
-        &self,
-        tcp: &TcpStream,
-        cx: &mut Context<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        self.route.task.register(cx.waker());
+    pub(super) fn poll_task_readable(&self, tcp: &TcpStream) -> Poll<std::io::Result<()>> {
         tcp.poll_read_ready(&mut Context::from_waker(&self.route_waker))
     }
 
@@ -356,7 +365,7 @@ mod tests {
     fn readiness_wakes_the_task_when_no_caller_reads() {
         let (route, waker) = route();
         let (task, task_waker) = counted();
-        route.task.register(&task_waker);
+        route.set_task(&task_waker);
         waker.wake_by_ref();
         assert_eq!(woken(&task), 1);
         assert!(!route.routed.load(Ordering::SeqCst));
@@ -367,7 +376,7 @@ mod tests {
         let (route, waker) = route();
         let (task, task_waker) = counted();
         let (caller, caller_waker) = counted();
-        route.task.register(&task_waker);
+        route.set_task(&task_waker);
         route.caller.register(&caller_waker);
         waker.wake_by_ref();
         assert_eq!((woken(&task), woken(&caller)), (0, 1));
@@ -382,7 +391,7 @@ mod tests {
         let (route, waker) = route();
         let (task, task_waker) = counted();
         let (_, caller_waker) = counted();
-        route.task.register(&task_waker);
+        route.set_task(&task_waker);
         route.caller.register(&caller_waker);
         waker.wake_by_ref();
         // Its reply came through the task, or it gave up: the readiness it

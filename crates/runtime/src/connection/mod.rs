@@ -304,7 +304,7 @@ impl ConnectionInner {
     }
 
     /// Traces a frame received (`Ice.Trace.Protocol`).
-    #[inline]
+    #[inline(always)]
     fn trace_frame(&self, header: &Header) {
         event_if!(
             self.config.trace.protocol >= 1,

@@ -9,6 +9,7 @@ use super::*;
 /// flushes queued writes, runs the liveness monitor and the graceful close.
 pub(super) async fn run(conn: Arc<ConnectionInner>) {
     let waker = std::future::poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
+    conn.route.set_task(&waker);
     let mut dispatches = DispatchSet::new(waker);
     // The core decides when the liveness rules run (sans-IO); their timer
     // lives here, created once and reset after each run rather than
@@ -350,7 +351,7 @@ fn readable(
     routed: bool,
 ) -> impl Future<Output = std::io::Result<(usize, bool)>> + '_ {
     std::future::poll_fn(move |cx| match &conn.io {
-        Io::Tcp(tcp) if routed => conn.poll_task_readable(tcp, cx).map_ok(|()| (0, false)),
+        Io::Tcp(tcp) if routed => conn.poll_task_readable(tcp).map_ok(|()| (0, false)),
         Io::Tcp(tcp) => tcp.poll_read_ready(cx).map_ok(|()| (0, false)),
         Io::Stream(io) => io.poll_read(cx),
     })
