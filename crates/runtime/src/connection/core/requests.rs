@@ -51,7 +51,7 @@ enum Slot {
 #[derive(Debug)]
 pub(crate) struct Requests {
     next_id: i32,
-    pending: HashMap<i32, Slot, BuildHasherDefault<IdHasher>>,
+    pending: Pending,
     /// Requests whose slot is still `Waiting`.
     waiting: usize,
 }
@@ -60,9 +60,54 @@ impl Default for Requests {
     fn default() -> Self {
         Requests {
             next_id: 1,
-            pending: HashMap::default(),
+            pending: Pending::default(),
             waiting: 0,
         }
+    }
+}
+
+/// The slots by request id: the first one inline, the others in a map. A
+/// connection with one request at a time (the usual twoway caller) never
+/// hashes.
+#[derive(Debug, Default)]
+struct Pending {
+    first: Option<(i32, Slot)>,
+    rest: HashMap<i32, Slot, BuildHasherDefault<IdHasher>>,
+}
+
+impl Pending {
+    fn contains_key(&self, id: &i32) -> bool {
+        matches!(&self.first, Some((first, _)) if first == id) || self.rest.contains_key(id)
+    }
+
+    fn insert(&mut self, id: i32, slot: Slot) {
+        match &self.first {
+            None => self.first = Some((id, slot)),
+            Some(_) => {
+                self.rest.insert(id, slot);
+            }
+        }
+    }
+
+    fn get_mut(&mut self, id: &i32) -> Option<&mut Slot> {
+        match &mut self.first {
+            Some((first, slot)) if first == id => Some(slot),
+            _ => self.rest.get_mut(id),
+        }
+    }
+
+    fn remove(&mut self, id: &i32) -> Option<Slot> {
+        match &self.first {
+            Some((first, _)) if first == id => self.first.take().map(|(_, slot)| slot),
+            _ => self.rest.remove(id),
+        }
+    }
+
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut Slot> {
+        self.first
+            .iter_mut()
+            .map(|(_, slot)| slot)
+            .chain(self.rest.values_mut())
     }
 }
 
@@ -100,16 +145,12 @@ impl Requests {
     /// and keeps it: `false` when nobody waits for `id` (answered already,
     /// or abandoned).
     pub(crate) fn answer_caller(&mut self, id: i32) -> bool {
-        match self.pending.entry(id) {
-            std::collections::hash_map::Entry::Occupied(slot)
-                if matches!(slot.get(), Slot::Waiting(_)) =>
-            {
-                slot.remove();
-                self.waiting -= 1;
-                true
-            }
-            _ => false,
+        if !matches!(self.pending.get_mut(&id), Some(Slot::Waiting(_))) {
+            return false;
         }
+        self.pending.remove(&id);
+        self.waiting -= 1;
+        true
     }
 
     /// The reply to `id` if it came (the slot is then freed), else
@@ -219,6 +260,43 @@ mod tests {
             matches!(r.poll_reply(b, &mut cx), Poll::Ready(Ok(_))),
             "answered before"
         );
+    }
+
+    #[test]
+    fn slots_inline_and_in_the_map_answer_alike() {
+        let mut r = Requests::default();
+        let mut cx = Context::from_waker(Waker::noop());
+        let ids: Vec<i32> = (0..4).map(|_| r.register()).collect();
+        // Answered out of order, the inline slot among the last.
+        for &id in [ids[2], ids[0], ids[3]].iter() {
+            assert!(r.poll_reply(id, &mut cx).is_pending());
+            r.complete(id, ok()).unwrap();
+            assert!(matches!(r.poll_reply(id, &mut cx), Poll::Ready(Ok(_))));
+        }
+        assert!(r.answer_caller(ids[1]));
+        assert_eq!(r.waiting(), 0);
+        // The inline slot is free again; the next id is not one in use.
+        let (a, b) = (r.register(), r.register());
+        assert_eq!((a, b), (5, 6));
+        r.abandon(a);
+        assert!(r.complete(a, ok()).is_err());
+        assert_eq!(r.fail_all(&Error::CloseConnection).len(), 0);
+        assert!(matches!(
+            r.poll_reply(b, &mut cx),
+            Poll::Ready(Err(Error::CloseConnection))
+        ));
+    }
+
+    #[test]
+    fn a_wrapped_id_skips_the_inline_slot_in_use() {
+        let mut r = Requests {
+            next_id: i32::MAX,
+            ..Requests::default()
+        };
+        let held = r.register();
+        assert_eq!(held, i32::MAX);
+        r.next_id = i32::MAX;
+        assert_eq!(r.register(), 1, "i32::MAX is still in use");
     }
 
     #[test]
