@@ -278,7 +278,7 @@ impl ConnectionInner {
         let max = self.config.message_size_max;
         let mut replies = 0;
         let handed = loop {
-            match super::task::whole_frame(&state.buf, max) {
+            match read::whole_frame(&state.buf, max) {
                 Ok(Err(need)) => {
                     state.size.need(&state.buf, need, max);
                     break None;

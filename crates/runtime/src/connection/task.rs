@@ -317,25 +317,6 @@ fn run_monitor(conn: &ConnectionInner, reading: bool, dispatching: usize) -> Opt
     action.end
 }
 
-/// `floe_wire::protocol::check` that keeps the header it parsed (the
-/// task's one frame check): the
-/// header of the whole frame at the start of `buf`, or how many more bytes
-/// it needs (`Err`).
-pub(super) fn whole_frame(
-    buf: &[u8],
-    max: usize,
-) -> floe_wire::Result<std::result::Result<Header, usize>> {
-    if buf.len() < HEADER_SIZE {
-        return Ok(Err(HEADER_SIZE - buf.len()));
-    }
-    let header = Header::parse(buf, max)?;
-    Ok(if buf.len() < header.size {
-        Err(header.size - buf.len())
-    } else {
-        Ok(header)
-    })
-}
-
 /// Waits until the transport has something to read: readiness of a TCP
 /// socket (the handler reads), or a read done into the lent buffer of a
 /// stream (its size, and whether it filled the room).
@@ -400,10 +381,10 @@ fn handle_buffered(
         if dispatches.len() >= conn.config.max_dispatches
             || dispatches.bytes() >= conn.config.max_dispatch_bytes
         {
-            seen.held = !matches!(whole_frame(buf, max), Ok(Err(_)));
+            seen.held = !matches!(read::whole_frame(buf, max), Ok(Err(_)));
             break Ok(seen);
         }
-        match whole_frame(buf, max) {
+        match read::whole_frame(buf, max) {
             Err(e) => break Err(e.into()),
             Ok(Ok(header)) => {
                 let len = header.size;

@@ -261,6 +261,25 @@ pub(super) fn read(
     Ok(n)
 }
 
+/// `floe_wire::protocol::check` that keeps the header it parsed (the one
+/// frame check of the task and of a caller reading its reply): the header
+/// of the whole frame at the start of `buf`, or how many more bytes it
+/// needs (`Err`).
+pub(super) fn whole_frame(
+    buf: &[u8],
+    max: usize,
+) -> floe_wire::Result<std::result::Result<Header, usize>> {
+    if buf.len() < HEADER_SIZE {
+        return Ok(Err(HEADER_SIZE - buf.len()));
+    }
+    let header = Header::parse(buf, max)?;
+    Ok(if buf.len() < header.size {
+        Err(header.size - buf.len())
+    } else {
+        Ok(header)
+    })
+}
+
 /// Makes room in `buf` for the next read of a stream transport, sized as
 /// [`read`] sizes a socket's (the rest of a partial frame, or the read
 /// room [`ReadSize`] asks for).
