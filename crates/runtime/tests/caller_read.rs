@@ -10,7 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use floe_runtime::{
-    servant_fn, Communicator, Dispatch, DispatchError, Error, Identity, OperationMode, Proxy,
+    servant_fn, Communicator, Dispatch, DispatchError, Error, Identity, ObjectAdapter,
+    OperationMode, Proxy,
 };
 
 /// The longest any single call may take before the test calls it hung.
@@ -18,7 +19,8 @@ const HUNG: Duration = Duration::from_secs(10);
 
 /// A server whose `o` answers at once, whose `mixed` first sends the
 /// caller a oneway callback, a heartbeat and a twoway callback through the
-/// caller's own connection, and whose `slow` answers after 200 ms.
+/// caller's own connection, whose `slow` answers after 200 ms, and whose
+/// `abort` drops the connection.
 async fn server() -> (Communicator, u16) {
     let communicator = Communicator::new();
     let adapter = communicator
@@ -43,6 +45,13 @@ async fn server() -> (Communicator, u16) {
                 Ok(current.empty_reply())
             })
         }
+        // Drops the connection instead of replying.
+        "abort" => {
+            if let Some(conn) = &current.connection {
+                conn.abort();
+            }
+            Dispatch::future(std::future::pending::<Result<bytes::Bytes, DispatchError>>())
+        }
         "slow" => Dispatch::future(async move {
             tokio::time::sleep(Duration::from_millis(200)).await;
             Ok(current.empty_reply())
@@ -55,8 +64,9 @@ async fn server() -> (Communicator, u16) {
     (communicator, port)
 }
 
-/// A client whose connection to the server dispatches `cb` (counted).
-async fn client(port: u16) -> (Communicator, Proxy, Arc<AtomicUsize>) {
+/// A client whose connection to the server dispatches `cb` (counted)
+/// through its `Callbacks` adapter.
+async fn client(port: u16) -> (Communicator, Proxy, ObjectAdapter, Arc<AtomicUsize>) {
     let communicator = Communicator::new();
     let callbacks = communicator
         .create_object_adapter_with_endpoints("Callbacks", "")
@@ -80,8 +90,8 @@ async fn client(port: u16) -> (Communicator, Proxy, Arc<AtomicUsize>) {
     p.ice_get_connection()
         .await
         .unwrap()
-        .set_adapter(Some(callbacks));
-    (communicator, p, pings)
+        .set_adapter(Some(callbacks.clone()));
+    (communicator, p, callbacks, pings)
 }
 
 /// One call, failed if it hangs.
@@ -111,7 +121,7 @@ async fn calls_from_one(p: &Proxy, calls: usize) -> usize {
 
 async fn run(calls: usize) {
     let (server, port) = server().await;
-    let (client, p, pings) = client(port).await;
+    let (client, p, callbacks, pings) = client(port).await;
     let mut mixed = calls_from_one(&p, calls).await;
 
     // Abandoned calls: their late replies arrive while the next caller
@@ -123,6 +133,18 @@ async fn run(calls: usize) {
         mixed += calls_from_one(&p, 8).await;
     }
     tokio::time::sleep(Duration::from_millis(250)).await;
+    mixed += calls_from_one(&p, 8).await;
+
+    // The connection dropped while the caller waits: the call fails (the
+    // caller read the end of the stream, or the task did), and the next
+    // one connects again. Then the callback adapter is set on the new
+    // connection.
+    let e = call(&p, "abort").await.unwrap_err();
+    assert!(matches!(e, Error::ConnectionLost(_)), "{e}");
+    p.ice_get_connection()
+        .await
+        .unwrap()
+        .set_adapter(Some(callbacks.clone()));
     mixed += calls_from_one(&p, 8).await;
 
     // Several callers at once: none of them reads for itself while

@@ -45,7 +45,7 @@ pub(super) struct ReadState {
     /// How much the next read asks for.
     pub(super) size: ReadSize,
     /// A caller left whole frames in `buf` for the task (anything but a
-    /// reply), or the error its reply frame raised.
+    /// reply), or the error its read or a reply frame raised.
     pub(super) handed: Option<Handed>,
 }
 
@@ -53,7 +53,8 @@ pub(super) struct ReadState {
 pub(super) enum Handed {
     /// Whole frames at the start of the buffer.
     Frames,
-    /// A reply frame the caller took was bad: the connection ends with it.
+    /// The caller's read failed, or a reply frame it took was bad: the
+    /// connection ends with this error.
     Failed(Error),
 }
 
@@ -221,7 +222,8 @@ impl ConnectionInner {
             // readable, and a read that drains it clears the readiness, so
             // that the poll below registers at once.
             match read::read(tcp, &mut state.buf, &mut state.size, max, false) {
-                // The end of the stream, and errors, are the task's.
+                // The end of the stream stays readable: the task reads it
+                // again and ends the connection.
                 Ok(0) => break,
                 Ok(n) => {
                     if let Some(m) = &self.writer.metrics {
@@ -235,7 +237,13 @@ impl ConnectionInner {
                     }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-                Err(_) => break,
+                // The read took the error: the task ends the connection
+                // with it.
+                Err(e) => {
+                    state.handed = Some(Handed::Failed(Error::from_io(&e)));
+                    self.route.handed.store(true, Ordering::Release);
+                    break;
+                }
             }
             match tcp.poll_read_ready(&mut Context::from_waker(&self.route_waker)) {
                 // Registered again: the next readiness wakes this caller.

@@ -28,7 +28,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
     let callers_may_read =
         matches!(conn.io, Io::Tcp(_)) && busy_poll.is_none() && !conn.info.incoming;
     // Whole frames left in the read buffer because the dispatch limit was
-    // reached.
+    // reached, or by a caller reading its reply.
     let mut held = false;
     let end: Error = loop {
         // One look at the core per pass: the phase (and, while closing,
@@ -75,14 +75,20 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                 deadline,
             } => (active, can_read, has_queued, close_sent, deadline),
         };
-        if (held || conn.route.handed()) && can_read {
-            // Frames the dispatch limit held back, or a caller reading its
-            // reply left, go before any new read.
+        if conn.route.handed() {
+            // What a caller reading its reply left: an error to end with,
+            // or whole frames, handled before any new read.
+            match conn.take_handed(&mut conn.read_state()) {
+                Some(Handed::Failed(e)) => break e,
+                Some(Handed::Frames) => held = true,
+                None => {}
+            }
+        }
+        if held && can_read {
+            // Frames held back (by the dispatch limit, or left by a
+            // caller) go before any new read.
             let mut guard = conn.read_state();
             let state = &mut *guard;
-            if let Some(Handed::Failed(e)) = conn.take_handed(state) {
-                break e;
-            }
             let (buf, size) = (&mut state.buf, &mut state.size);
             match handle_frames(&conn, buf, size, &mut dispatches, active) {
                 Ok(still_held) => held = still_held,
