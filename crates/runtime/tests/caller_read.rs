@@ -17,9 +17,12 @@ use floe_runtime::{
 /// The longest any single call may take before the test calls it hung.
 const HUNG: Duration = Duration::from_secs(10);
 
+/// How long `slow` takes to answer.
+const SLOW_MS: u64 = 20;
+
 /// A server whose `o` answers at once, whose `mixed` first sends the
 /// caller a oneway callback, a heartbeat and a twoway callback through the
-/// caller's own connection, whose `slow` answers after 200 ms, and whose
+/// caller's own connection, whose `slow` answers after 20 ms, and whose
 /// `abort` drops the connection.
 async fn server() -> (Communicator, u16) {
     let communicator = Communicator::new();
@@ -53,7 +56,7 @@ async fn server() -> (Communicator, u16) {
             Dispatch::future(std::future::pending::<Result<bytes::Bytes, DispatchError>>())
         }
         "slow" => Dispatch::future(async move {
-            tokio::time::sleep(Duration::from_millis(200)).await;
+            tokio::time::sleep(Duration::from_millis(SLOW_MS)).await;
             Ok(current.empty_reply())
         }),
         _ => Dispatch::error(DispatchError::operation_not_exist()),
@@ -126,14 +129,31 @@ async fn run(calls: usize) {
 
     // Abandoned calls: their late replies arrive while the next caller
     // reads.
-    let impatient = p.ice_invocation_timeout(Some(Duration::from_millis(20)));
+    let impatient = p.ice_invocation_timeout(Some(Duration::from_millis(5)));
     for _ in 0..3 {
         let e = call(&impatient, "slow").await.unwrap_err();
         assert!(matches!(e, Error::InvocationTimeout), "{e}");
         mixed += calls_from_one(&p, 8).await;
     }
-    tokio::time::sleep(Duration::from_millis(250)).await;
+    tokio::time::sleep(Duration::from_millis(2 * SLOW_MS)).await;
     mixed += calls_from_one(&p, 8).await;
+
+    // Two calls in flight from one task, answered together: the one
+    // reading for itself takes both replies, and must wake the other
+    // although its waker is the same (`join!` may have polled the other
+    // already this round).
+    let soon = Duration::from_millis(500);
+    for second in ["slow", "o"].into_iter().cycle().take(20) {
+        // The bare calls (no timeout of their own: its timer would wake
+        // the task).
+        let invoke = |op| p.invoke(op, OperationMode::Normal, p.empty_params());
+        let both = async { tokio::join!(invoke("slow"), invoke(second)) };
+        let (a, b) = tokio::time::timeout(soon, both)
+            .await
+            .expect("a reply read by the other call of the task was not woken");
+        a.unwrap();
+        b.unwrap();
+    }
 
     // The connection dropped while the caller waits: the call fails (the
     // caller read the end of the stream, or the task did), and the next

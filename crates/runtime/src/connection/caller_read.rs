@@ -229,7 +229,7 @@ impl ConnectionInner {
                     if let Some(m) = &self.writer.metrics {
                         super::observe::received(m, n);
                     }
-                    let handed = self.take_replies(state, cx, own, &mut mine);
+                    let handed = self.take_replies(state, own, &mut mine);
                     state.settle(&self.io);
                     if handed {
                         self.route.handed.store(true, Ordering::Release);
@@ -273,16 +273,10 @@ impl ConnectionInner {
     }
 
     /// Delivers the replies at the start of `state.buf`, keeping the one
-    /// to `own` in `mine`; whether the caller stopped at something that is
-    /// the task's (left in place, or a reply frame's error). The caller's
-    /// own waker is not woken: it is running.
-    fn take_replies(
-        &self,
-        state: &mut ReadState,
-        cx: &Context<'_>,
-        own: i32,
-        mine: &mut Option<ReplyBody>,
-    ) -> bool {
+    /// to `own` in `mine` (its slot is freed, nothing is woken); whether
+    /// the caller stopped at something that is the task's (left in place,
+    /// or a reply frame's error).
+    fn take_replies(&self, state: &mut ReadState, own: i32, mine: &mut Option<ReplyBody>) -> bool {
         let max = self.config.message_size_max;
         let mut replies = 0;
         let handed = loop {
@@ -305,10 +299,11 @@ impl ConnectionInner {
                     let taken = self.writer.lock().caller_reply(reply, own, replies);
                     match taken {
                         CallerReply::Own(body) => *mine = Some(body),
-                        CallerReply::Other(Some(waker)) if !waker.will_wake(cx.waker()) => {
-                            waker.wake()
-                        }
-                        CallerReply::Other(_) => {}
+                        // Woken even when it is this task's own waker:
+                        // another future of this task (`join!`) waits on
+                        // it, and may have been polled already this round.
+                        CallerReply::Other(Some(waker)) => waker.wake(),
+                        CallerReply::Other(None) => {}
                         CallerReply::Abandoned(id) => {
                             tracing::trace!(id, "reply for an abandoned request")
                         }

@@ -163,9 +163,11 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
             }
             r = readable(&conn, callers_may_read), if can_read => {
                 let mut guard = conn.read_state();
-            let state = &mut *guard;
+                let state = &mut *guard;
                 let read = match (&conn.io, r) {
-                    (Io::Tcp(tcp), Ok(_)) => read::read(tcp, &mut state.buf, &mut state.size, max, false),
+                    (Io::Tcp(tcp), Ok(_)) => {
+                        read::read(tcp, &mut state.buf, &mut state.size, max, false)
+                    }
                     (Io::Stream(io), Ok(filled)) => {
                         state.buf = io.take_read_buf();
                         state.size.stream_read(filled);
@@ -330,9 +332,8 @@ fn run_monitor(conn: &ConnectionInner, reading: bool, dispatching: usize) -> Opt
 /// A TCP socket is waited on through `poll_read_ready`, whose one waker
 /// slot holds the task's waker, or (`routed`) the connection's read route
 /// (see `caller_read.rs`), which wakes this task or the caller that reads
-/// its own reply. (`TcpStream::readable`
-/// queues a waiter in the socket's list under its lock at each poll, about
-/// 250 instructions a pass.)
+/// its own reply. (`TcpStream::readable` queues a waiter in the socket's
+/// list under its lock at each poll, about 250 instructions a pass.)
 fn readable(
     conn: &ConnectionInner,
     routed: bool,
