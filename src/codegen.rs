@@ -13,7 +13,7 @@ pub use bytes::Bytes;
 pub use floe_runtime::{
     encode_encapsulation, user_exception_error, Builtins, Connection, Current, Dispatch,
     DispatchError, EncodingVersion, Endpoint, Error, InvocationMode, OperationMode, Proxy,
-    Response, Result, Servant, UserError, WithBuiltins,
+    ReplyData, Response, Result, Servant, UserError, WithBuiltins,
 };
 
 pub use crate::__typed_proxy_variants as typed_proxy_variants;

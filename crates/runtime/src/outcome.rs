@@ -110,6 +110,21 @@ impl Dispatch {
         Dispatch::Pending(Box::pin(async move { f.await.map(Into::into) }))
     }
 
+    /// An asynchronous dispatch whose future already yields a
+    /// [`DispatchResult`]: boxed as it is, with no adapter around it (what
+    /// generated dispatchers use: one move of the future fewer than
+    /// [`Dispatch::future`]).
+    ///
+    /// ```
+    /// use floe_runtime::{Dispatch, ReplyData};
+    /// let reply = bytes::Bytes::from_static(&[6, 0, 0, 0, 1, 1]);
+    /// let d = Dispatch::pending(async move { Ok(ReplyData::from(reply)) });
+    /// assert!(matches!(d, Dispatch::Pending(_)));
+    /// ```
+    pub fn pending(f: impl Future<Output = DispatchResult> + Send + 'static) -> Self {
+        Dispatch::Pending(Box::pin(f))
+    }
+
     /// Calls `f` with the result once the dispatch is done: at once when
     /// it is ready, else when its future completes (not when the future
     /// panics or is dropped unfinished, e.g. with its connection). What a

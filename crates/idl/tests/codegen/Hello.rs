@@ -237,7 +237,7 @@ pub mod demo {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -250,13 +250,15 @@ pub mod demo {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
                         >::Ok(
-                            current
-                                .encode_reply(|enc| {
-                                    enc.write(&ret);
-                                }),
+                            ::floe::codegen::ReplyData::from(
+                                current
+                                    .encode_reply(|enc| {
+                                        enc.write(&ret);
+                                    }),
+                            ),
                         )
                     })
                 }
@@ -266,7 +268,7 @@ pub mod demo {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -278,9 +280,9 @@ pub mod demo {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
-                        >::Ok(current.empty_reply())
+                        >::Ok(::floe::codegen::ReplyData::from(current.empty_reply()))
                     })
                 }
                 _ => {

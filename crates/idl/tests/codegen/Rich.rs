@@ -1675,7 +1675,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -1688,9 +1688,9 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
-                        >::Ok(current.empty_reply())
+                        >::Ok(::floe::codegen::ReplyData::from(current.empty_reply()))
                     })
                 }
                 "putMixed" => {
@@ -1699,7 +1699,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -1712,9 +1712,9 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
-                        >::Ok(current.empty_reply())
+                        >::Ok(::floe::codegen::ReplyData::from(current.empty_reply()))
                     })
                 }
                 "putWrappers" => {
@@ -1723,7 +1723,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -1736,9 +1736,9 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
-                        >::Ok(current.empty_reply())
+                        >::Ok(::floe::codegen::ReplyData::from(current.empty_reply()))
                     })
                 }
                 "putShape" => {
@@ -1747,7 +1747,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = current.params_decoder(params)?;
                         dec.set_value_factories(super::value_factories());
                         let v_ = dec.read()?;
@@ -1760,9 +1760,9 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
-                        >::Ok(current.empty_reply())
+                        >::Ok(::floe::codegen::ReplyData::from(current.empty_reply()))
                     })
                 }
                 "putOpts" => {
@@ -1771,7 +1771,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -1798,9 +1798,9 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
-                        >::Ok(current.empty_reply())
+                        >::Ok(::floe::codegen::ReplyData::from(current.empty_reply()))
                     })
                 }
                 "describe" => {
@@ -1809,7 +1809,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -1827,15 +1827,17 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
                         >::Ok(
-                            current
-                                .encode_reply(|enc| {
-                                    enc.write(&out_code);
-                                    enc.write(&ret);
-                                    enc.write_optional(2, out_extra.as_ref());
-                                }),
+                            ::floe::codegen::ReplyData::from(
+                                current
+                                    .encode_reply(|enc| {
+                                        enc.write(&out_code);
+                                        enc.write(&ret);
+                                        enc.write_optional(2, out_extra.as_ref());
+                                    }),
+                            ),
                         )
                     })
                 }
@@ -1845,7 +1847,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -1857,13 +1859,15 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
                         >::Ok(
-                            current
-                                .encode_reply(|enc| {
-                                    enc.write(&ret);
-                                }),
+                            ::floe::codegen::ReplyData::from(
+                                current
+                                    .encode_reply(|enc| {
+                                        enc.write(&ret);
+                                    }),
+                            ),
                         )
                     })
                 }
@@ -1873,7 +1877,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = current.params_decoder(params)?;
                         let e_ = dec.read()?;
                         let o_ = dec.read_optional_nullable(1)?;
@@ -1890,14 +1894,16 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
                         >::Ok(
-                            current
-                                .encode_reply(|enc| {
-                                    enc.write(&out_back);
-                                    enc.write(&ret);
-                                }),
+                            ::floe::codegen::ReplyData::from(
+                                current
+                                    .encode_reply(|enc| {
+                                        enc.write(&out_back);
+                                        enc.write(&ret);
+                                    }),
+                            ),
                         )
                     })
                 }
@@ -1907,7 +1913,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -1935,7 +1941,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -1969,7 +1975,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -1982,13 +1988,15 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
                         >::Ok(
-                            current
-                                .encode_reply(|enc| {
-                                    enc.write(&ret);
-                                }),
+                            ::floe::codegen::ReplyData::from(
+                                current
+                                    .encode_reply(|enc| {
+                                        enc.write(&ret);
+                                    }),
+                            ),
                         )
                     })
                 }
@@ -2461,7 +2469,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -2474,13 +2482,15 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
                         >::Ok(
-                            current
-                                .encode_reply(|enc| {
-                                    enc.write_optional(1, ret.as_ref());
-                                }),
+                            ::floe::codegen::ReplyData::from(
+                                current
+                                    .encode_reply(|enc| {
+                                        enc.write_optional(1, ret.as_ref());
+                                    }),
+                            ),
                         )
                     })
                 }
@@ -2490,7 +2500,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -2503,9 +2513,9 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
-                        >::Ok(current.empty_reply())
+                        >::Ok(::floe::codegen::ReplyData::from(current.empty_reply()))
                     })
                 }
                 "putMixed" => {
@@ -2514,7 +2524,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -2527,9 +2537,9 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
-                        >::Ok(current.empty_reply())
+                        >::Ok(::floe::codegen::ReplyData::from(current.empty_reply()))
                     })
                 }
                 "putWrappers" => {
@@ -2538,7 +2548,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -2551,9 +2561,9 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
-                        >::Ok(current.empty_reply())
+                        >::Ok(::floe::codegen::ReplyData::from(current.empty_reply()))
                     })
                 }
                 "putShape" => {
@@ -2562,7 +2572,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = current.params_decoder(params)?;
                         dec.set_value_factories(super::value_factories());
                         let v_ = dec.read()?;
@@ -2575,9 +2585,9 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
-                        >::Ok(current.empty_reply())
+                        >::Ok(::floe::codegen::ReplyData::from(current.empty_reply()))
                     })
                 }
                 "putOpts" => {
@@ -2586,7 +2596,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -2613,9 +2623,9 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
-                        >::Ok(current.empty_reply())
+                        >::Ok(::floe::codegen::ReplyData::from(current.empty_reply()))
                     })
                 }
                 "describe" => {
@@ -2624,7 +2634,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -2642,15 +2652,17 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
                         >::Ok(
-                            current
-                                .encode_reply(|enc| {
-                                    enc.write(&out_code);
-                                    enc.write(&ret);
-                                    enc.write_optional(2, out_extra.as_ref());
-                                }),
+                            ::floe::codegen::ReplyData::from(
+                                current
+                                    .encode_reply(|enc| {
+                                        enc.write(&out_code);
+                                        enc.write(&ret);
+                                        enc.write_optional(2, out_extra.as_ref());
+                                    }),
+                            ),
                         )
                     })
                 }
@@ -2660,7 +2672,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -2672,13 +2684,15 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
                         >::Ok(
-                            current
-                                .encode_reply(|enc| {
-                                    enc.write(&ret);
-                                }),
+                            ::floe::codegen::ReplyData::from(
+                                current
+                                    .encode_reply(|enc| {
+                                        enc.write(&ret);
+                                    }),
+                            ),
                         )
                     })
                 }
@@ -2688,7 +2702,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = current.params_decoder(params)?;
                         let e_ = dec.read()?;
                         let o_ = dec.read_optional_nullable(1)?;
@@ -2705,14 +2719,16 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
                         >::Ok(
-                            current
-                                .encode_reply(|enc| {
-                                    enc.write(&out_back);
-                                    enc.write(&ret);
-                                }),
+                            ::floe::codegen::ReplyData::from(
+                                current
+                                    .encode_reply(|enc| {
+                                        enc.write(&out_back);
+                                        enc.write(&ret);
+                                    }),
+                            ),
                         )
                     })
                 }
@@ -2722,7 +2738,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -2750,7 +2766,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -2784,7 +2800,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -2797,13 +2813,15 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
                         >::Ok(
-                            current
-                                .encode_reply(|enc| {
-                                    enc.write(&ret);
-                                }),
+                            ::floe::codegen::ReplyData::from(
+                                current
+                                    .encode_reply(|enc| {
+                                        enc.write(&ret);
+                                    }),
+                            ),
                         )
                     })
                 }
@@ -3149,7 +3167,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -3180,15 +3198,17 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
                         >::Ok(
-                            current
-                                .encode_reply(|enc| {
-                                    enc.write(&out_x);
-                                    enc.write(&out_out_x);
-                                    enc.write(&ret);
-                                }),
+                            ::floe::codegen::ReplyData::from(
+                                current
+                                    .encode_reply(|enc| {
+                                        enc.write(&out_x);
+                                        enc.write(&out_out_x);
+                                        enc.write(&ret);
+                                    }),
+                            ),
                         )
                     })
                 }
@@ -3198,7 +3218,7 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
-                    ::floe::codegen::Dispatch::future(async move {
+                    ::floe::codegen::Dispatch::pending(async move {
                         let mut dec = ::floe::codegen::Decoder::from_encapsulation(
                             params,
                         )?;
@@ -3213,9 +3233,9 @@ pub mod rich {
                                     .encode_user_exception(e, ::core::option::Option::None)
                             })?;
                         ::core::result::Result::<
-                            _,
+                            ::floe::codegen::ReplyData,
                             ::floe::codegen::DispatchError,
-                        >::Ok(current.empty_reply())
+                        >::Ok(::floe::codegen::ReplyData::from(current.empty_reply()))
                     })
                 }
                 _ => {

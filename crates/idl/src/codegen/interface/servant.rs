@@ -108,7 +108,7 @@ impl Gen<'_> {
             .filter(|s| self.is_bytes(s.ty) || self.number_element(s.ty).is_some())
             .filter(|_| !outs.iter().any(|s| self.may_hold_class(s.ty)));
         let reply = if outs.is_empty() {
-            quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.empty_reply()))
+            quote!(::core::result::Result::<#c::ReplyData, #c::DispatchError>::Ok(#c::ReplyData::from(current.empty_reply())))
         } else if let Some(last) = payload {
             let v = &last.var;
             let writes = outs[..outs.len() - 1].iter().map(write);
@@ -136,7 +136,7 @@ impl Gen<'_> {
             } else {
                 TokenStream::new()
             };
-            quote!(::core::result::Result::<_, #c::DispatchError>::Ok(current.encode_reply(|enc| { #set_format #(#writes)* #pending })))
+            quote!(::core::result::Result::<#c::ReplyData, #c::DispatchError>::Ok(#c::ReplyData::from(current.encode_reply(|enc| { #set_format #(#writes)* #pending }))))
         };
         let args: Vec<Ident> = args.collect();
         // Any user exception the servant raises is sent (status 1) in the
@@ -190,7 +190,7 @@ impl Gen<'_> {
                 if let ::std::result::Result::Err(e) = current.check_mode(#declared) {
                     return #c::Dispatch::error(e);
                 }
-                #c::Dispatch::future(async move {
+                #c::Dispatch::pending(async move {
                     #decode
                     #body
                 })
