@@ -1,6 +1,6 @@
 //! Replies read by their caller.
 //!
-//! While a twoway caller is the only one waiting on a plain TCP
+//! While a twoway caller is the only one waiting on an outgoing plain TCP
 //! connection, the socket's read readiness wakes that caller, which reads
 //! and delivers its reply itself. Without this the connection task reads
 //! the reply and wakes the caller: two task polls and a pass of the task's
@@ -19,8 +19,8 @@
 //!   to it and before it read hands that wake-up on to the task, so none is
 //!   lost.
 //! - The task opens this ([`ReadRoute::open`]) only while it would read
-//!   itself: plain TCP, no busy polling, the connection active and not held
-//!   back by its dispatch limit.
+//!   itself, on an outgoing plain TCP connection without busy polling: the
+//!   connection active and not held back by its dispatch limit.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, MutexGuard, OnceLock};
