@@ -112,6 +112,7 @@ pub mod router;
 pub mod servant;
 mod signals;
 pub mod spans;
+mod timer;
 pub mod trace;
 mod transport;
 

@@ -4,21 +4,19 @@
 
 use super::caller_read::{Handed, ReadState};
 use super::*;
+use crate::timer::Periodic;
 
 /// The connection task: reads and handles frames, polls dispatches,
 /// flushes queued writes, runs the liveness monitor and the graceful close.
 pub(super) async fn run(conn: Arc<ConnectionInner>) {
     let waker = std::future::poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
     conn.route.set_task(&waker);
-    let mut dispatches = DispatchSet::new(waker);
     // The core decides when the liveness rules run (sans-IO); their timer
-    // lives here, created once and reset after each run rather than
-    // re-armed per pass of the loop.
+    // ticks on the timer thread, off tokio's timer wheel (see `timer.rs`).
+    // Without a period there is none.
     let monitor_period = conn.writer.lock().timer_period();
-    // Without a period the timer is never polled (the branch is disabled),
-    // so it is never registered.
-    let monitor_timer = tokio::time::sleep(monitor_period.unwrap_or(Duration::from_secs(3600)));
-    tokio::pin!(monitor_timer);
+    let mut monitor = monitor_period.map(|period| Periodic::start(period, waker.clone()));
+    let mut dispatches = DispatchSet::new(waker);
     let max = conn.config.message_size_max;
     let busy_poll = conn.config.policy.busy_poll;
     // Callers read their own replies on outgoing plain TCP connections
@@ -189,10 +187,7 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
             // register for the signal first (a raise is kept until a wait
             // completes).
             () = conn.writer.task_signal().wait() => {}
-            _ = &mut monitor_timer, if monitor_period.is_some() => {
-                if let Some(period) = monitor_period {
-                    monitor_timer.as_mut().reset(tokio::time::Instant::now() + period);
-                }
+            () = tick(&mut monitor) => {
                 if let Some(e) = run_monitor(&conn, can_read, dispatches.len()) {
                     break e;
                 }
@@ -343,6 +338,14 @@ fn readable(
         Io::Tcp(tcp) => tcp.poll_read_ready(cx).map_ok(|()| (0, false)),
         Io::Stream(io) => io.poll_read(cx),
     })
+}
+
+/// The liveness monitor's next tick; never without a monitor.
+async fn tick(monitor: &mut Option<Periodic>) {
+    match monitor {
+        Some(m) => m.tick().await,
+        None => std::future::pending().await,
+    }
 }
 
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {
