@@ -6,7 +6,7 @@
 //! frame, frozen into `Bytes`, is then parsed by [`Message::parse`] without
 //! copying the parameters.
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes};
 
 use super::batch::BatchRequest;
 use super::header::{CompressionStatus, Header, MessageType, HEADER_SIZE};
@@ -112,21 +112,25 @@ impl Message {
                 "compressed frame given to Message::parse".into(),
             ));
         }
+        // The body: the frame itself, advanced past the header (no
+        // reference count touched, as `slice` would).
+        let mut body = frame;
+        body.advance(HEADER_SIZE);
         let message = match header.message_type {
             MessageType::ValidateConnection => Message::ValidateConnection,
             MessageType::CloseConnection => Message::CloseConnection,
             MessageType::Request => {
-                let mut dec = Decoder::new(frame.slice(HEADER_SIZE..));
+                let mut dec = Decoder::new(body);
                 Message::Request(Request::decode_body(&mut dec)?)
             }
             MessageType::BatchRequest => {
-                let mut dec = Decoder::new(frame.slice(HEADER_SIZE..));
+                let mut dec = Decoder::new(body);
                 Message::BatchRequest(BatchRequest::decode_body(&mut dec)?)
             }
-            MessageType::Reply => {
-                let mut dec = Decoder::new(frame.slice(HEADER_SIZE..));
-                Message::Reply(Reply::decode_body(&mut dec)?)
-            }
+            MessageType::Reply => match Reply::decode_ok(body) {
+                Ok(reply) => Message::Reply(reply),
+                Err(body) => Message::Reply(Reply::decode_body(&mut Decoder::new(body))?),
+            },
         };
         Ok(message)
     }

@@ -1,6 +1,6 @@
 //! Reply messages (type 2, §3): the eight reply statuses and their bodies.
 
-use bytes::{BufMut, BytesMut};
+use bytes::{Buf, BufMut, Bytes, BytesMut};
 
 use super::header::{patch_size, CompressionStatus, Header, MessageType};
 use super::request::{read_facet, write_facet};
@@ -250,6 +250,35 @@ impl Reply {
         Ok(Reply { request_id, body })
     }
 
+    /// The common reply, status 0 with an encapsulation that ends the
+    /// message, read straight from `body` (everything after the header):
+    /// no [`Decoder`], and the results are `body` itself, advanced (no
+    /// reference count touched). Anything else is given back, for
+    /// [`Reply::decode_body`], which decodes every reply and reports
+    /// every error; what both accept, they decode alike.
+    ///
+    /// # Errors
+    ///
+    /// `body`, when it is not such a reply.
+    pub fn decode_ok(mut body: Bytes) -> std::result::Result<Reply, Bytes> {
+        // requestId (4), status (1), encapsulation size (4), encoding (2).
+        let Some(&[i0, i1, i2, i3, status, s0, s1, s2, s3, major, minor]) = body.get(..11) else {
+            return Err(body);
+        };
+        let size = i32::from_le_bytes([s0, s1, s2, s3]);
+        if status != ReplyStatus::OK.0 || size < 6 || size as usize != body.len() - 5 {
+            return Err(body);
+        }
+        body.advance(11);
+        Ok(Reply {
+            request_id: i32::from_le_bytes([i0, i1, i2, i3]),
+            body: ReplyBody::Ok(Encapsulation {
+                encoding: crate::EncodingVersion { major, minor },
+                data: body,
+            }),
+        })
+    }
+
     /// Encodes this reply as a whole frame into `buf`.
     pub fn encode(&self, buf: &mut BytesMut, compression: CompressionStatus) {
         let start = buf.len();
@@ -291,7 +320,6 @@ impl Reply {
 mod tests {
     use super::*;
     use crate::protocol::Message;
-    use bytes::Bytes;
 
     fn parse(hex_str: &str) -> Reply {
         let f = Bytes::from(hex::decode(hex_str.replace(' ', "")).unwrap());
@@ -302,6 +330,61 @@ mod tests {
         r.encode(&mut out, CompressionStatus::NotSupported);
         assert_eq!(&out[..], &f[..], "re-encoding differs");
         r
+    }
+
+    /// `decode_ok` against `decode_body`: the same reply where it takes
+    /// one, and every status-0 reply `decode_body` takes.
+    fn agree(body: &[u8]) {
+        let general = Reply::decode_body(&mut Decoder::new(Bytes::copy_from_slice(body)));
+        match Reply::decode_ok(Bytes::copy_from_slice(body)) {
+            Ok(fast) => assert_eq!(general.ok(), Some(fast)),
+            Err(back) => {
+                assert_eq!(&back[..], body);
+                assert!(!matches!(
+                    general,
+                    Ok(Reply {
+                        body: ReplyBody::Ok(_),
+                        ..
+                    })
+                ));
+            }
+        }
+    }
+
+    #[test]
+    fn decode_ok_agrees_with_decode_body() {
+        for hex_str in [
+            "01000000 00 060000000101",
+            "03000000 00 0a0000000101 06000000",
+            "03000000 00 0a0000000100 06000000",
+            // Trailing byte, short encapsulation, size below 6, too long.
+            "03000000 00 060000000101 00",
+            "03000000 00 0a0000000101 0600",
+            "03000000 00 050000000101",
+            "03000000 00 ffffffff0101",
+            // A user exception, and a body cut short.
+            "03000000 01 060000000101",
+            "03000000 00 0600",
+            "",
+        ] {
+            agree(&hex::decode(hex_str.replace(' ', "")).unwrap());
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn decode_ok_agrees_on_any_body(
+            id in proptest::prelude::any::<i32>(),
+            status in 0u8..3,
+            size in -2i32..20,
+            data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..16),
+        ) {
+            let mut body = id.to_le_bytes().to_vec();
+            body.push(status);
+            body.extend_from_slice(&size.to_le_bytes());
+            body.extend_from_slice(&data);
+            agree(&body);
+        }
     }
 
     #[test]
