@@ -87,10 +87,10 @@ pub mod demo {
                 });
             let encaps = self
                 .0
-                .invoke_with_context(
+                .invoke_encoded(
                     "sayHello",
                     ::floe::codegen::OperationMode::Normal,
-                    params,
+                    &params,
                     context_,
                 )
                 .await?
@@ -132,10 +132,10 @@ pub mod demo {
             let params = self.0.empty_params();
             let encaps = self
                 .0
-                .invoke_with_context(
+                .invoke_encoded(
                     "ping",
                     ::floe::codegen::OperationMode::Idempotent,
-                    params,
+                    &params,
                     context_,
                 )
                 .await?

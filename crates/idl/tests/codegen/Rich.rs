@@ -714,10 +714,10 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke_with_context(
+                .invoke_encoded(
                     "putPrims",
                     ::floe::codegen::OperationMode::Normal,
-                    params,
+                    &params,
                     context_,
                 )
                 .await?
@@ -766,10 +766,10 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke_with_context(
+                .invoke_encoded(
                     "putMixed",
                     ::floe::codegen::OperationMode::Normal,
-                    params,
+                    &params,
                     context_,
                 )
                 .await?
@@ -821,10 +821,10 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke_with_context(
+                .invoke_encoded(
                     "putWrappers",
                     ::floe::codegen::OperationMode::Normal,
-                    params,
+                    &params,
                     context_,
                 )
                 .await?
@@ -877,10 +877,10 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke_with_context(
+                .invoke_encoded(
                     "putShape",
                     ::floe::codegen::OperationMode::Normal,
-                    params,
+                    &params,
                     context_,
                 )
                 .await?
@@ -965,10 +965,10 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke_with_context(
+                .invoke_encoded(
                     "putOpts",
                     ::floe::codegen::OperationMode::Normal,
-                    params,
+                    &params,
                     context_,
                 )
                 .await?
@@ -1032,10 +1032,10 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke_with_context(
+                .invoke_encoded(
                     "describe",
                     ::floe::codegen::OperationMode::Nonmutating,
-                    params,
+                    &params,
                     context_,
                 )
                 .await?
@@ -1099,10 +1099,10 @@ pub mod rich {
             let params = self.0.empty_params();
             let encaps = self
                 .0
-                .invoke_with_context(
+                .invoke_encoded(
                     "self",
                     ::floe::codegen::OperationMode::Idempotent,
-                    params,
+                    &params,
                     context_,
                 )
                 .await?
@@ -1166,10 +1166,10 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke_with_context(
+                .invoke_encoded(
                     "relay",
                     ::floe::codegen::OperationMode::Normal,
-                    params,
+                    &params,
                     context_,
                 )
                 .await?
@@ -1362,10 +1362,10 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke_with_context(
+                .invoke_encoded(
                     "contextValue",
                     ::floe::codegen::OperationMode::Normal,
-                    params,
+                    &params,
                     context_,
                 )
                 .await?
@@ -2369,10 +2369,10 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke_with_context(
+                .invoke_encoded(
                     "find",
                     ::floe::codegen::OperationMode::Normal,
-                    params,
+                    &params,
                     context_,
                 )
                 .await?
@@ -2963,10 +2963,10 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke_with_context(
+                .invoke_encoded(
                     "f",
                     ::floe::codegen::OperationMode::Normal,
-                    params,
+                    &params,
                     context_,
                 )
                 .await?
@@ -3035,10 +3035,10 @@ pub mod rich {
                 });
             let encaps = self
                 .0
-                .invoke_with_context(
+                .invoke_encoded(
                     "g",
                     ::floe::codegen::OperationMode::Normal,
-                    params,
+                    &params,
                     context_,
                 )
                 .await?

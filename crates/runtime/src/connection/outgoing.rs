@@ -38,17 +38,21 @@ impl Connection {
         }
     }
 
-    /// Sends a request and, for twoway, waits for the reply. Errors say
-    /// whether the request may have reached the peer (for §7.2).
-    pub(crate) async fn invoke(
+    /// Sends a request: for twoway, the reply to await ([`ReplyFuture`]);
+    /// for oneway, `None`, and the caller then awaits
+    /// [`Connection::oneway_sent`].
+    /// Errors here mean nothing was sent (for §7.2).
+    ///
+    /// Not an `async fn`: the invocation (`Proxy::invoke_params`) awaits
+    /// the reply itself, one future level fewer per call.
+    pub(crate) fn send_invocation(
         &self,
         head: &RequestHead<'_>,
         params: Params<'_>,
         twoway: bool,
         compress: bool,
-        timeout: Option<Duration>,
         span: &tracing::Span,
-    ) -> std::result::Result<ReplyBody, InvokeError> {
+    ) -> std::result::Result<Option<ReplyFuture<'_>>, InvokeError> {
         let inner = &*self.inner;
         // A small oneway request that follows another oneway on this
         // connection within the coalescing window (a burst) is queued for
@@ -88,28 +92,25 @@ impl Connection {
         if twoway && inner.config.policy.busy_poll.is_some() {
             inner.writer.wake_task();
         }
-        let Some(reply) = reply else {
-            // Oneway: return once earlier messages are (nearly) written.
-            let high_water = inner.config.policy.send_high_water;
-            if inner.writer.queued_bytes() > high_water {
-                inner
-                    .writer
-                    .wait_queued_below(high_water, inner.config.write_timeout)
-                    .await
-                    .map_err(InvokeError::sent)?;
-            }
-            return Ok(ReplyBody::Ok(floe_wire::Encapsulation::empty(
-                floe_wire::ENCODING_1_1,
-            )));
-        };
-        let res = match timeout {
-            Some(t) => match tokio::time::timeout(t, reply).await {
-                Ok(r) => r,
-                Err(_) => return Err(InvokeError::sent(Error::InvocationTimeout)),
-            },
-            None => reply.await,
-        };
-        res.map_err(InvokeError::sent)
+        Ok(reply)
+    }
+
+    /// The end of a oneway invocation: returns once earlier messages are
+    /// (nearly) written, so that a caller sending oneways in a loop does
+    /// not queue without bound.
+    pub(crate) async fn oneway_sent(&self) -> std::result::Result<ReplyBody, InvokeError> {
+        let inner = &*self.inner;
+        let high_water = inner.config.policy.send_high_water;
+        if inner.writer.queued_bytes() > high_water {
+            inner
+                .writer
+                .wait_queued_below(high_water, inner.config.write_timeout)
+                .await
+                .map_err(InvokeError::sent)?;
+        }
+        Ok(ReplyBody::Ok(floe_wire::Encapsulation::empty(
+            floe_wire::ENCODING_1_1,
+        )))
     }
 
     /// Stamps a oneway request's send time (burst detection, one clock
@@ -208,7 +209,7 @@ impl ConnectionInner {
 /// reads the reply itself when the socket becomes readable (see
 /// `caller_read.rs`); otherwise the connection task stores it. Dropped
 /// before that, it abandons the request; a late reply is then ignored.
-struct ReplyFuture<'a> {
+pub(crate) struct ReplyFuture<'a> {
     inner: &'a ConnectionInner,
     id: i32,
     done: bool,

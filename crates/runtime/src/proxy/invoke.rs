@@ -64,6 +64,30 @@ impl Proxy {
         .await
     }
 
+    /// [`Proxy::invoke_with_context`] with the parameters borrowed: the
+    /// future returned is the invocation's own, with no `async` layer
+    /// around it to hold the parameters (generated proxies keep them and
+    /// call this).
+    ///
+    /// # Errors
+    ///
+    /// As [`Proxy::invoke`].
+    pub fn invoke_encoded<'a>(
+        &'a self,
+        operation: &'a str,
+        mode: OperationMode,
+        params: &'a Bytes,
+        context: Option<&'a Context>,
+    ) -> impl std::future::Future<Output = Result<Response>> + Send + 'a {
+        self.invoke_params(
+            operation,
+            mode,
+            Params::Encapsulation(params),
+            context,
+            true,
+        )
+    }
+
     /// [`Proxy::invoke_with_context`] with parameters that are already an
     /// encapsulation (typically one received from a peer and forwarded,
     /// as an IceStorm broker does): its data is sent as it is, beside the
@@ -278,7 +302,9 @@ impl Proxy {
                     .queue_batch_request(&head, &params.framed(), compress)
                     .map(|_| ReplyBody::Ok(Encapsulation::empty(p.encoding)))
                     .map_err(InvokeError::unsent),
-                Ok(conn) if observer.is_some() => {
+                Ok(conn) => {
+                    // IceMX: the attempt's remote observer (none without
+                    // metrics).
                     let remote = observer.as_ref().and_then(|o| {
                         let size = request_size(
                             &p.identity,
@@ -289,15 +315,23 @@ impl Proxy {
                         );
                         remote(o, conn.info(), size, started)
                     });
-                    let r = conn
-                        .invoke(&head, params, twoway, compress, p.invocation_timeout, &span)
-                        .await;
-                    remote_end = remote.as_ref().map(|c| remote_replied(c, r.as_ref().ok()));
+                    // Awaited here rather than in an `async fn` of the
+                    // connection: one future level fewer per call.
+                    let r = match conn.send_invocation(&head, params, twoway, compress, &span) {
+                        Err(e) => Err(e),
+                        Ok(Some(reply)) => match p.invocation_timeout {
+                            None => reply.await,
+                            Some(t) => tokio::time::timeout(t, reply)
+                                .await
+                                .unwrap_or(Err(Error::InvocationTimeout)),
+                        }
+                        .map_err(InvokeError::sent),
+                        Ok(None) => conn.oneway_sent().await,
+                    };
+                    if let Some(c) = &remote {
+                        remote_end = Some(remote_replied(c, r.as_ref().ok()));
+                    }
                     r
-                }
-                Ok(conn) => {
-                    conn.invoke(&head, params, twoway, compress, p.invocation_timeout, &span)
-                        .await
                 }
             };
             let (err, sent) = match result {

@@ -135,7 +135,7 @@ impl Gen<'_> {
                 };
                 (
                     quote!(let params = #params;),
-                    quote!(self.0.invoke_with_context(#wire_name, #mode, params, context_)),
+                    quote!(self.0.invoke_encoded(#wire_name, #mode, &params, context_)),
                 )
             }
         };
