@@ -173,9 +173,25 @@ impl Header {
     /// Writes a header with a zero size; patch it with [`patch_size`] once
     /// the body is written.
     pub fn write(buf: &mut BytesMut, message_type: MessageType, compression: CompressionStatus) {
-        buf.put_slice(&MAGIC);
-        buf.put_slice(&[1, 0, 1, 0, message_type as u8, compression as u8]);
-        buf.put_i32_le(0);
+        let [m0, m1, m2, m3] = MAGIC;
+        // One 14-byte write: the magic, protocol and encoding 1.0, the
+        // type, the compression status and a zero size.
+        buf.put_slice(&[
+            m0,
+            m1,
+            m2,
+            m3,
+            1,
+            0,
+            1,
+            0,
+            message_type as u8,
+            compression as u8,
+            0,
+            0,
+            0,
+            0,
+        ]);
     }
 }
 

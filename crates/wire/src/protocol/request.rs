@@ -224,6 +224,7 @@ fn size_len(n: usize) -> usize {
 }
 
 /// Writes a size (§4.1), as `Encoder::write_size` does.
+#[inline]
 fn put_size(buf: &mut BytesMut, n: usize) {
     if n < 255 {
         buf.put_u8(n as u8);
@@ -234,6 +235,7 @@ fn put_size(buf: &mut BytesMut, n: usize) {
 }
 
 /// Writes a string (§4.3), as `Encoder::write_string` does.
+#[inline]
 fn put_string(buf: &mut BytesMut, s: &str) {
     put_size(buf, s.len());
     buf.put_slice(s.as_bytes());
