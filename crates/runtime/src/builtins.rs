@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use floe_wire::Encapsulation;
 
-use crate::current::Current;
-use crate::servant::{Dispatch, DispatchError, Servant};
+use crate::object_model::current::Current;
+use crate::object_model::servant::{Dispatch, DispatchError, Servant};
 
 /// The built-in operations of an Ice object, for a servant that answers
 /// them itself (Ice's overridable `ice_ping`, `ice_isA`, `ice_id` and

@@ -1,6 +1,6 @@
 //! UDP endpoints (§2.7), the sending side: one frame per datagram,
 //! requestId 0 or a BatchRequest, no validation, no replies. (Object
-//! adapters receive datagrams in `crate::object_adapter`.)
+//! adapters receive datagrams in `crate::object_model::object_adapter`.)
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -88,33 +88,29 @@
 
 mod admin;
 pub mod builtins;
-pub mod communicator;
 pub mod connection;
 mod connection_info;
-pub mod current;
 mod datagram;
 mod encapsulation;
 pub mod endpoint;
 pub mod error;
 mod listener;
-pub mod locator;
 pub mod logger;
 mod metrics;
 pub mod middleware;
-pub mod object_adapter;
+pub mod object_model;
 pub mod outcome;
 mod params_size;
 #[cfg(feature = "prometheus")]
 pub mod prometheus;
 pub mod properties;
-pub mod proxy;
-pub mod router;
-pub mod servant;
 mod signals;
 pub mod spans;
 mod timer;
 pub mod trace;
 mod transport;
+
+pub use object_model::{communicator, current, locator, object_adapter, proxy, router, servant};
 
 pub use builtins::{Builtins, WithBuiltins};
 pub use communicator::Communicator;

@@ -1,6 +1,6 @@
 //! TCP listeners of object adapters (`tcp`, `ssl`, `ws`, `wss`): binding
 //! with Ice's listen backlog (`Ice.TCP.Backlog`). (The adapter's accept
-//! loop is in `crate::object_adapter`.)
+//! loop is in `crate::object_model::object_adapter`.)
 //!
 //! A burst of connects must not overflow the listen queue: on Linux a
 //! connection completed by the kernel while the accept queue is full is

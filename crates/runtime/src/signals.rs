@@ -3,7 +3,7 @@
 
 use tokio::task::JoinHandle;
 
-use crate::communicator::Communicator;
+use crate::object_model::communicator::Communicator;
 
 impl Communicator {
     /// Spawns a task that calls [`Communicator::shutdown`] on the first

@@ -21,13 +21,13 @@ use std::sync::Arc;
 use floe_wire::protocol::OperationMode;
 use floe_wire::{Decoder, Encoder};
 
-use crate::communicator::Communicator;
-use crate::current::Current;
 use crate::error::Error;
 use crate::logger::buffer::{LogBuffer, LogFilter, LogMessage, LogMessageType, RemoteSink};
+use crate::object_model::communicator::Communicator;
+use crate::object_model::current::Current;
+use crate::object_model::proxy::Proxy;
+use crate::object_model::servant::{DispatchError, Servant};
 use crate::properties::Properties;
-use crate::proxy::Proxy;
-use crate::servant::{DispatchError, Servant};
 use crate::UserError;
 
 use super::OpResult;

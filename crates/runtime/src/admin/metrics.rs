@@ -24,7 +24,7 @@ use floe_wire::{ClassFormat, Encoder};
 use crate::error::user::UserError;
 use crate::metrics::value::MetricsValue;
 use crate::metrics::{Entry, MetricsAdmin, UnknownView};
-use crate::servant::{DispatchError, Servant};
+use crate::object_model::servant::{DispatchError, Servant};
 
 /// The facet's servant.
 pub(super) fn facet(admin: Arc<MetricsAdmin>) -> Arc<dyn Servant> {

@@ -68,11 +68,11 @@ use std::sync::Arc;
 use floe_wire::protocol::OperationMode;
 use floe_wire::Identity;
 
-use crate::communicator::Communicator;
-use crate::current::Current;
 use crate::error::{Error, Result};
-use crate::proxy::Proxy;
-use crate::servant::{Dispatch, DispatchError, Servant};
+use crate::object_model::communicator::Communicator;
+use crate::object_model::current::Current;
+use crate::object_model::proxy::Proxy;
+use crate::object_model::servant::{Dispatch, DispatchError, Servant};
 use floe_wire::Encapsulation;
 
 impl Communicator {
@@ -122,7 +122,7 @@ impl Communicator {
         let category = props
             .get("Ice.Admin.InstanceName")
             .filter(|c| !c.is_empty())
-            .unwrap_or_else(crate::locator::selection::random_uuid);
+            .unwrap_or_else(crate::object_model::locator::selection::random_uuid);
         let identity = Identity::new("admin", category);
         let facets = props.get_list("Ice.Admin.Facets");
         let wanted = |f: &str| facets.is_empty() || facets.iter().any(|x| x == f);

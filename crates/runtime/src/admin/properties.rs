@@ -13,9 +13,9 @@
 
 use std::sync::Arc;
 
-use crate::communicator::Communicator;
-use crate::current::Current;
-use crate::servant::{DispatchError, Servant};
+use crate::object_model::communicator::Communicator;
+use crate::object_model::current::Current;
+use crate::object_model::servant::{DispatchError, Servant};
 
 use super::OpResult;
 

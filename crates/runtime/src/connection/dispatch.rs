@@ -1,7 +1,7 @@
 //! Dispatch bookkeeping of a connection: the set of asynchronous
 //! dispatches its task runs beside the socket, the hand-over of one request
 //! to its [`Dispatcher`] (the adapter, whose rules are in
-//! `object_adapter/dispatch.rs`) and the reply it sends.
+//! `object_model/object_adapter/dispatch.rs`) and the reply it sends.
 
 use super::*;
 use crate::outcome::panic_error;

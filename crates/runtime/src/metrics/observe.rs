@@ -2,7 +2,7 @@
 //! Ice counts them, and the communicator's own observations (connection
 //! establishment, endpoint lookups). Connections, dispatches and remote
 //! attempts are observed by `crate::connection::observe`, invocations by
-//! `crate::proxy::observe`. Each returns an [`Observer`] (or `None` when
+//! `crate::object_model::proxy::observe`. Each returns an [`Observer`] (or `None` when
 //! no map counts the object) whose drop ends the observation.
 
 use floe_wire::Context;

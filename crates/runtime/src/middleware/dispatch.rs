@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use floe_wire::Encapsulation;
 
-use crate::current::Current;
 use crate::error::{Error, Result};
-use crate::servant::{Dispatch, Servant};
+use crate::object_model::current::Current;
+use crate::object_model::servant::{Dispatch, Servant};
 
 /// What `use_middleware` installs: given the next servant, the middleware.
 type Factory = Box<dyn FnOnce(Arc<dyn Servant>) -> Arc<dyn Servant> + Send>;
@@ -130,7 +130,7 @@ struct Answering(Arc<dyn Servant>);
 
 impl Servant for Answering {
     fn dispatch(self: Arc<Self>, current: Current, params: Encapsulation) -> Dispatch {
-        crate::object_adapter::call(self.0.clone(), current, params)
+        crate::object_model::object_adapter::call(self.0.clone(), current, params)
     }
 
     fn ice_id(&self) -> &str {

@@ -8,10 +8,10 @@ use std::time::Instant;
 use floe_wire::protocol::OperationMode;
 use floe_wire::Context;
 
-use crate::communicator::Communicator;
 use crate::connection::Params;
 use crate::error::Result;
-use crate::proxy::{Proxy, Response};
+use crate::object_model::communicator::Communicator;
+use crate::object_model::proxy::{Proxy, Response};
 
 /// A layer around a proxy's invocations (see [`crate::middleware`]).
 ///

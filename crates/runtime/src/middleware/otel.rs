@@ -57,8 +57,8 @@ use tracing::Instrument;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 use super::{InvocationMiddleware, Outgoing};
-use crate::current::Current;
-use crate::servant::{Dispatch, Servant};
+use crate::object_model::current::Current;
+use crate::object_model::servant::{Dispatch, Servant};
 
 /// The context key of the W3C `traceparent` entry.
 pub const TRACEPARENT: &str = "traceparent";
@@ -138,7 +138,7 @@ pub fn trace_dispatch(next: Arc<dyn Servant>) -> Arc<dyn Servant> {
 
 /// Marks `span` failed (OpenTelemetry status `Error`) when the dispatch
 /// failed: reply status 1 (user exception) to 255.
-fn record_status(span: &tracing::Span, result: &crate::servant::DispatchResult) {
+fn record_status(span: &tracing::Span, result: &crate::object_model::servant::DispatchResult) {
     if result.is_err() {
         span.record("otel.status_code", "ERROR");
     }

@@ -33,11 +33,11 @@ use tokio::task::JoinHandle;
 
 use floe_wire::ProxyData;
 
-use crate::communicator::Communicator;
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
-use crate::object_adapter::ObjectAdapter;
-use crate::proxy::Proxy;
+use crate::object_model::communicator::Communicator;
+use crate::object_model::object_adapter::ObjectAdapter;
+use crate::object_model::proxy::Proxy;
 
 /// A session with a Glacier2 router.
 #[derive(Debug)]

@@ -14,9 +14,9 @@ use crate::connection::{Connection, ConnectionConfig};
 use crate::datagram::Datagrams;
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
-use crate::object_adapter::ObjectAdapter;
+use crate::object_model::object_adapter::ObjectAdapter;
+use crate::object_model::proxy::Proxy;
 use crate::properties::Properties;
-use crate::proxy::Proxy;
 
 mod connections;
 mod metrics;
@@ -65,12 +65,12 @@ pub(crate) struct CommunicatorInner {
     shutdown: watch::Sender<bool>,
     destroyed: AtomicBool,
     /// `Ice.Default.Locator` and the locators' caches.
-    pub(crate) locators: crate::locator::LocatorManager,
+    pub(crate) locators: crate::object_model::locator::LocatorManager,
     /// The proxy of the `Ice.Admin` object, once created (`None` inside:
     /// admin disabled; see `create_admin`).
     pub(crate) admin: tokio::sync::OnceCell<Option<Proxy>>,
     /// `Ice.Default.Router` and the routers' state.
-    pub(crate) routers: crate::router::RouterManager,
+    pub(crate) routers: crate::object_model::router::RouterManager,
     /// The application's value factories (see `add_value_factory`).
     pub(crate) value_factories: value_factories::Slot,
     /// Invocation middleware for new proxies.
@@ -143,9 +143,11 @@ impl Communicator {
         let (shutdown, _) = watch::channel(false);
         let communicator = Communicator {
             inner: Arc::new(CommunicatorInner {
-                locators: crate::locator::LocatorManager::from_properties(&properties),
+                locators: crate::object_model::locator::LocatorManager::from_properties(
+                    &properties,
+                ),
                 admin: tokio::sync::OnceCell::new(),
-                routers: crate::router::RouterManager::default(),
+                routers: crate::object_model::router::RouterManager::default(),
                 default_host: properties.get("Ice.Default.Host"),
                 transports: crate::transport::ClientTransports::new(&properties),
                 client_config,

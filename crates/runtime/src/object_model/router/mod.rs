@@ -17,11 +17,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use floe_wire::protocol::OperationMode;
 use floe_wire::ProxyData;
 
-use crate::communicator::Communicator;
 use crate::connection::Connection;
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
-use crate::proxy::Proxy;
+use crate::object_model::communicator::Communicator;
+use crate::object_model::proxy::Proxy;
 
 /// One router and what it told: shared by the proxies that use it.
 pub(crate) struct RouterInfo {
@@ -44,7 +44,7 @@ pub(crate) struct RouterManager {
 impl RouterManager {
     /// Parses `Ice.Default.Router` (called once the communicator exists).
     pub(crate) fn init_default(&self, communicator: &Communicator) {
-        let info = crate::locator::proxy_property(communicator, "Ice.Default.Router")
+        let info = crate::object_model::locator::proxy_property(communicator, "Ice.Default.Router")
             .map(|p| self.info(&p));
         let _ = self.default.set(info);
     }

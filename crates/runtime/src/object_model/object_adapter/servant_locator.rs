@@ -20,8 +20,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use crate::current::Current;
-use crate::servant::{DispatchError, Servant};
+use crate::object_model::current::Current;
+use crate::object_model::servant::{DispatchError, Servant};
 
 /// A servant locator (Ice's `ServantLocator`), registered with
 /// [`ObjectAdapter::add_servant_locator`](crate::ObjectAdapter::add_servant_locator).

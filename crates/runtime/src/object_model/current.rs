@@ -7,7 +7,7 @@ use floe_wire::{Context, Encoder, EncodingVersion, Identity};
 
 use crate::connection::Connection;
 use crate::encapsulation::encode_encapsulation;
-use crate::object_adapter::ObjectAdapter;
+use crate::object_model::object_adapter::ObjectAdapter;
 use crate::outcome::{DispatchError, ReplyData};
 
 /// The request being dispatched.

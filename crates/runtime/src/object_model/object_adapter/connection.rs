@@ -9,8 +9,8 @@ use floe_wire::protocol::Request;
 
 use super::{AdapterInner, ObjectAdapter};
 use crate::connection::{Connection, Dispatcher};
-use crate::proxy::Proxy;
-use crate::servant::Dispatch;
+use crate::object_model::proxy::Proxy;
+use crate::object_model::servant::Dispatch;
 
 impl Dispatcher for AdapterInner {
     fn dispatch(self: Arc<Self>, request: Request, connection: Connection) -> Dispatch {

@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use floe_wire::{Context, Encapsulation, EncodingVersion, Identity, ENCODING_1_1};
 
-use crate::communicator::{Communicator, CommunicatorInner};
 use crate::connection::Connection;
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
+use crate::object_model::communicator::{Communicator, CommunicatorInner};
 use crate::params_size::ParamsSize;
 
 mod codec;
@@ -108,13 +108,13 @@ pub(crate) struct ProxyInner {
     /// for operations with `["format:..."]` metadata).
     pub(crate) class_format: floe_wire::ClassFormat,
     /// The locator of an indirect proxy (`ice_locator`).
-    pub(crate) locator: Option<Arc<crate::locator::LocatorInfo>>,
+    pub(crate) locator: Option<Arc<crate::object_model::locator::LocatorInfo>>,
     /// `ice_locator_cache_timeout`, seconds (-1: forever).
     pub(crate) locator_cache_timeout: i32,
     /// `ice_endpoint_selection`.
-    pub(crate) endpoint_selection: crate::locator::EndpointSelection,
+    pub(crate) endpoint_selection: crate::object_model::locator::EndpointSelection,
     /// The router requests go through (`ice_router`).
-    pub(crate) router: Option<Arc<crate::router::RouterInfo>>,
+    pub(crate) router: Option<Arc<crate::object_model::router::RouterInfo>>,
     /// Invocation middleware (`ice_middleware`, the communicator's).
     pub(crate) middleware: crate::middleware::Layers,
 }
@@ -387,7 +387,7 @@ impl Proxy {
         }
         let comm = self.communicator()?;
         // Direct or through the locator (see `locator::resolve`).
-        let c = crate::locator::resolve::connect(self, &comm).await?;
+        let c = crate::object_model::locator::resolve::connect(self, &comm).await?;
         *lock(&self.inner.cached) = Some(c.clone());
         Ok(c)
     }

@@ -19,11 +19,11 @@ use std::time::Duration;
 use floe_wire::protocol::OperationMode;
 use floe_wire::{Identity, ProxyData};
 
-use crate::communicator::Communicator;
 use crate::error::{Error, Result};
-use crate::locator::LocatorInfo;
-use crate::object_adapter::ObjectAdapter;
-use crate::proxy::Proxy;
+use crate::object_model::communicator::Communicator;
+use crate::object_model::locator::LocatorInfo;
+use crate::object_model::object_adapter::ObjectAdapter;
+use crate::object_model::proxy::Proxy;
 
 /// How long deactivation waits for the registry to take the adapter
 /// off: a registry that is gone must not keep a server from stopping.

@@ -13,21 +13,22 @@ use floe_wire::Identity;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::communicator::{Communicator, CommunicatorInner};
 use crate::connection::{Connection, ConnectionConfig};
+use crate::object_model::communicator::{Communicator, CommunicatorInner};
 
 use crate::endpoint::{Endpoint, Transport};
 use crate::error::{Error, Result};
 use crate::listener;
-use crate::locator::registration::AdapterRegistration;
-use crate::proxy::Proxy;
-use crate::servant::Servant;
+use crate::object_model::proxy::Proxy;
+use crate::object_model::servant::Servant;
+use registration::AdapterRegistration;
 
 mod accept;
 mod connection;
 mod datagram;
 mod dispatch;
 mod lifecycle;
+mod registration;
 mod servant_locator;
 mod servants;
 pub(crate) use dispatch::call;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use floe_wire::Encapsulation;
 
-use crate::current::Current;
+use crate::object_model::current::Current;
 
 pub use crate::outcome::{Dispatch, DispatchError, DispatchFuture, DispatchResult, ReplyData};
 

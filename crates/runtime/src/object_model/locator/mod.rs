@@ -13,7 +13,7 @@
 //!   endpoints cannot be reached.
 //! - An object adapter with an `<Adapter>.AdapterId` registers its
 //!   endpoints with the locator's registry when activated, and removes
-//!   them when deactivated (`registration.rs`).
+//!   them when deactivated (`object_adapter/registration.rs`).
 //!
 //! The locator is `Ice.Default.Locator` (e.g.
 //! `IceGrid/Locator:tcp -h registry -p 4061`), or per proxy
@@ -24,7 +24,6 @@
 
 pub(crate) mod cache;
 mod proxy_settings;
-pub(crate) mod registration;
 pub(crate) mod resolve;
 pub mod selection;
 
@@ -34,10 +33,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use floe_wire::protocol::OperationMode;
 use floe_wire::{Identity, ProxyData};
 
-use crate::communicator::Communicator;
 use crate::error::{Error, Result};
+use crate::object_model::communicator::Communicator;
+use crate::object_model::proxy::Proxy;
 use crate::properties::Properties;
-use crate::proxy::Proxy;
 
 pub use selection::EndpointSelection;
 

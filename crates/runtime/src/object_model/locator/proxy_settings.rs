@@ -1,9 +1,9 @@
 //! The locator settings of a [`Proxy`]: `ice_locator`,
 //! `ice_locator_cache_timeout`, `ice_endpoint_selection`, `ice_adapter_id`.
 
-use crate::communicator::Communicator;
-use crate::locator::EndpointSelection;
-use crate::proxy::Proxy;
+use crate::object_model::communicator::Communicator;
+use crate::object_model::locator::EndpointSelection;
+use crate::object_model::proxy::Proxy;
 
 impl Proxy {
     /// The same proxy resolved through `locator` (an `Ice::Locator`, such
@@ -63,7 +63,7 @@ impl Proxy {
     /// Whether the proxy has no endpoints and is resolved through its
     /// locator (by adapter id, or as a well-known object).
     pub fn is_indirect(&self) -> bool {
-        crate::locator::resolve::is_indirect(&self.inner)
+        crate::object_model::locator::resolve::is_indirect(&self.inner)
     }
 }
 

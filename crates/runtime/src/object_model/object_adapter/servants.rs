@@ -275,7 +275,7 @@ impl ObjectAdapter {
     /// As [`ObjectAdapter::add`] (never in practice: the UUID is new).
     pub fn add_with_uuid(&self, servant: Arc<dyn Servant>) -> Result<Proxy> {
         let identity = Identity {
-            name: crate::locator::selection::random_uuid(),
+            name: crate::object_model::locator::selection::random_uuid(),
             category: String::new(),
         };
         self.add(identity, servant)
@@ -289,7 +289,7 @@ impl ObjectAdapter {
     /// As [`ObjectAdapter::add_facet`] (never in practice).
     pub fn add_facet_with_uuid(&self, servant: Arc<dyn Servant>, facet: &str) -> Result<Proxy> {
         let identity = Identity {
-            name: crate::locator::selection::random_uuid(),
+            name: crate::object_model::locator::selection::random_uuid(),
             category: String::new(),
         };
         self.add_facet(identity, facet, servant)

@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use super::{DynServantLocator, ObjectAdapter};
 use crate::connection::Connection;
-use crate::current::Current;
+use crate::object_model::current::Current;
+use crate::object_model::servant::{Dispatch, DispatchError, DispatchResult, ReplyData, Servant};
 use crate::outcome::panic_error;
-use crate::servant::{Dispatch, DispatchError, DispatchResult, ReplyData, Servant};
 
 impl ObjectAdapter {
     /// Dispatches one request received on `connection` (`None` for a
@@ -194,7 +194,7 @@ async fn located(
 }
 
 /// A dispatch future whose panic becomes status 7.
-struct CatchPanic(crate::servant::DispatchFuture);
+struct CatchPanic(crate::object_model::servant::DispatchFuture);
 
 impl std::future::Future for CatchPanic {
     type Output = DispatchResult;

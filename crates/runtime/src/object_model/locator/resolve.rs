@@ -10,12 +10,12 @@
 
 use floe_wire::ProxyData;
 
-use crate::communicator::Communicator;
 use crate::connection::Connection;
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
-use crate::locator::LocatorInfo;
-use crate::proxy::{Proxy, ProxyInner};
+use crate::object_model::communicator::Communicator;
+use crate::object_model::locator::LocatorInfo;
+use crate::object_model::proxy::{Proxy, ProxyInner};
 
 /// Whether `p` has no endpoints of any transport (it needs a locator).
 pub(crate) fn is_indirect(p: &ProxyInner) -> bool {

@@ -354,7 +354,7 @@ impl Proxy {
                 return Err(invocation_failed(observer.as_ref(), err));
             }
             let retryable = err.is_retryable(sent, mode.is_idempotent())
-                || crate::locator::resolve::retry_object_not_exist(self, &err);
+                || crate::object_model::locator::resolve::retry_object_not_exist(self, &err);
             // Looked up only after a failure: the success path touches no
             // communicator state.
             let retry_interval = self
