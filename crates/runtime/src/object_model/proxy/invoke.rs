@@ -1,7 +1,10 @@
 //! Invocations: [`Proxy::invoke`] and its variants (parameters as one
 //! encapsulation, forwarded, or split around a large payload) and the
-//! retry loop (§7.2).
+//! retry loop (§7.2). The variants that borrow their parameters return
+//! the invocation's future itself, with no `async` layer around it (one
+//! poll level and one move of the future fewer per call).
 
+use std::future::Future;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -54,14 +57,7 @@ impl Proxy {
         params: Bytes,
         context: Option<&Context>,
     ) -> Result<Response> {
-        self.invoke_params(
-            operation,
-            mode,
-            Params::Encapsulation(&params),
-            context,
-            true,
-        )
-        .await
+        self.invoke_encoded(operation, mode, &params, context).await
     }
 
     /// [`Proxy::invoke_with_context`] with the parameters borrowed: the
@@ -78,7 +74,7 @@ impl Proxy {
         mode: OperationMode,
         params: &'a Bytes,
         context: Option<&'a Context>,
-    ) -> impl std::future::Future<Output = Result<Response>> + Send + 'a {
+    ) -> impl Future<Output = Result<Response>> + Send + 'a {
         self.invoke_params(
             operation,
             mode,
@@ -97,16 +93,15 @@ impl Proxy {
     /// # Errors
     ///
     /// As [`Proxy::invoke`].
-    pub async fn invoke_encapsulation(
-        &self,
-        operation: &str,
+    pub fn invoke_encapsulation<'a>(
+        &'a self,
+        operation: &'a str,
         mode: OperationMode,
-        params: &Encapsulation,
-        context: Option<&Context>,
-    ) -> Result<Response> {
+        params: &'a Encapsulation,
+        context: Option<&'a Context>,
+    ) -> impl Future<Output = Result<Response>> + Send + 'a {
         let body = Params::Body(params.encoding, &params.data);
         self.invoke_params(operation, mode, body, context, true)
-            .await
     }
 
     /// [`Proxy::invoke_with_context`] with parameters in two parts, both in
@@ -120,17 +115,16 @@ impl Proxy {
     /// # Errors
     ///
     /// As [`Proxy::invoke`].
-    pub async fn invoke_with_payload(
-        &self,
-        operation: &str,
+    pub fn invoke_with_payload<'a>(
+        &'a self,
+        operation: &'a str,
         mode: OperationMode,
-        prefix: &Bytes,
-        payload: &Bytes,
-        context: Option<&Context>,
-    ) -> Result<Response> {
+        prefix: &'a Bytes,
+        payload: &'a Bytes,
+        context: Option<&'a Context>,
+    ) -> impl Future<Output = Result<Response>> + Send + 'a {
         let params = Params::Split(self.inner.encoding, prefix, payload);
         self.invoke_params(operation, mode, params, context, true)
-            .await
     }
 
     /// [`Proxy::invoke_with_payload`] with a borrowed payload, typically a
@@ -164,17 +158,16 @@ impl Proxy {
     /// # Errors
     ///
     /// As [`Proxy::invoke`].
-    pub async fn invoke_with_payload_slice(
-        &self,
-        operation: &str,
+    pub fn invoke_with_payload_slice<'a>(
+        &'a self,
+        operation: &'a str,
         mode: OperationMode,
-        prefix: &Bytes,
-        payload: &[u8],
-        context: Option<&Context>,
-    ) -> Result<Response> {
+        prefix: &'a Bytes,
+        payload: &'a [u8],
+        context: Option<&'a Context>,
+    ) -> impl Future<Output = Result<Response>> + Send + 'a {
         let params = Params::Slice(self.inner.encoding, prefix, payload);
         self.invoke_params(operation, mode, params, context, true)
-            .await
     }
 
     /// Sends a oneway request with an encapsulation as in
