@@ -174,24 +174,10 @@ impl Header {
     /// the body is written.
     pub fn write(buf: &mut BytesMut, message_type: MessageType, compression: CompressionStatus) {
         let [m0, m1, m2, m3] = MAGIC;
+        let (kind, compressed) = (message_type as u8, compression as u8);
         // One 14-byte write: the magic, protocol and encoding 1.0, the
         // type, the compression status and a zero size.
-        buf.put_slice(&[
-            m0,
-            m1,
-            m2,
-            m3,
-            1,
-            0,
-            1,
-            0,
-            message_type as u8,
-            compression as u8,
-            0,
-            0,
-            0,
-            0,
-        ]);
+        buf.put_slice(&[m0, m1, m2, m3, 1, 0, 1, 0, kind, compressed, 0, 0, 0, 0]);
     }
 }
 
