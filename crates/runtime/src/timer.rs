@@ -137,16 +137,48 @@ impl Ord for Entry {
 /// The timer thread's state: the timers, earliest first, and the
 /// condition it sleeps on.
 struct TimerThread {
-    heap: Mutex<BinaryHeap<Entry>>,
+    timers: Mutex<Timers>,
     changed: Condvar,
+}
+
+/// The timers, and when to let go of those whose [`Periodic`] was dropped.
+struct Timers {
+    heap: BinaryHeap<Entry>,
+    /// At this many entries, the dropped ones are taken out. A dropped
+    /// timer otherwise stays until it comes due, one period later: with
+    /// many short-lived connections that would be many entries.
+    prune_at: usize,
+}
+
+/// The fewest entries worth pruning.
+const PRUNE_MIN: usize = 64;
+
+impl Timers {
+    const fn new() -> Self {
+        Timers {
+            heap: BinaryHeap::new(),
+            prune_at: PRUNE_MIN,
+        }
+    }
+
+    /// Adds a timer; whether it is now the first due.
+    fn push(&mut self, entry: Entry) -> bool {
+        if self.heap.len() >= self.prune_at {
+            self.heap.retain(|e| e.timer.strong_count() > 0);
+            // At least as many additions again before the next pass.
+            self.prune_at = (2 * self.heap.len()).max(PRUNE_MIN);
+        }
+        let earliest = self.heap.peek().is_none_or(|e| entry.due < e.due);
+        self.heap.push(entry);
+        earliest
+    }
 }
 
 impl TimerThread {
     fn add(&self, due: Instant, period: Duration, timer: Weak<Shared>) {
-        let mut heap = self.heap.lock().unwrap_or_else(|e| e.into_inner());
-        let earliest = heap.peek().is_none_or(|e| due < e.due);
-        heap.push(Entry { due, period, timer });
-        drop(heap);
+        let mut timers = self.timers.lock().unwrap_or_else(|e| e.into_inner());
+        let earliest = timers.push(Entry { due, period, timer });
+        drop(timers);
         if earliest {
             self.changed.notify_one();
         }
@@ -156,32 +188,34 @@ impl TimerThread {
     /// later; a timer whose [`Periodic`] was dropped is let go when it
     /// comes due.
     fn run(&self) {
-        let mut heap = self.heap.lock().unwrap_or_else(|e| e.into_inner());
+        let mut timers = self.timers.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             let now = Instant::now();
-            let wait = match heap.peek() {
+            let wait = match timers.heap.peek() {
                 None => None,
                 Some(e) if e.due > now => Some(e.due - now),
                 Some(_) => {
-                    let Some(entry) = heap.pop() else { continue };
+                    let Some(entry) = timers.heap.pop() else {
+                        continue;
+                    };
                     let Some(timer) = entry.timer.upgrade() else {
                         continue;
                     };
-                    drop(heap);
+                    drop(timers);
                     timer.fired.store(true, Ordering::Release);
                     timer.waker.wake_by_ref();
                     drop(timer);
                     // A late thread does not fire a backlog of ticks.
                     let due = (entry.due + entry.period).max(now);
-                    heap = self.heap.lock().unwrap_or_else(|e| e.into_inner());
-                    heap.push(Entry { due, ..entry });
+                    timers = self.timers.lock().unwrap_or_else(|e| e.into_inner());
+                    timers.heap.push(Entry { due, ..entry });
                     continue;
                 }
             };
-            heap = match wait {
-                None => self.changed.wait(heap).unwrap_or_else(|e| e.into_inner()),
+            timers = match wait {
+                None => self.changed.wait(timers).unwrap_or_else(|e| e.into_inner()),
                 Some(d) => {
-                    let waited = self.changed.wait_timeout(heap, d);
+                    let waited = self.changed.wait_timeout(timers, d);
                     waited.unwrap_or_else(|e| e.into_inner()).0
                 }
             };
@@ -193,7 +227,7 @@ impl TimerThread {
 /// not be started.
 fn thread() -> Option<&'static TimerThread> {
     static THREAD: TimerThread = TimerThread {
-        heap: Mutex::new(BinaryHeap::new()),
+        timers: Mutex::new(Timers::new()),
         changed: Condvar::new(),
     };
     static STARTED: OnceLock<bool> = OnceLock::new();
@@ -239,6 +273,46 @@ mod tests {
         tokio::time::timeout(Duration::from_secs(5), ticks(&mut short, 2))
             .await
             .expect("the short timer ticks");
+    }
+
+    #[test]
+    fn dropped_timers_do_not_pile_up() {
+        let mut timers = Timers::new();
+        let live: Vec<_> = (0..10)
+            .map(|_| {
+                Arc::new(Shared {
+                    fired: AtomicBool::new(false),
+                    waker: Waker::noop().clone(),
+                })
+            })
+            .collect();
+        let hour = Duration::from_secs(3600);
+        let due = Instant::now() + hour;
+        for t in &live {
+            timers.push(Entry {
+                due,
+                period: hour,
+                timer: Arc::downgrade(t),
+            });
+        }
+        for _ in 0..10_000 {
+            let gone = Arc::new(Shared {
+                fired: AtomicBool::new(false),
+                waker: Waker::noop().clone(),
+            });
+            timers.push(Entry {
+                due,
+                period: hour,
+                timer: Arc::downgrade(&gone),
+            });
+        }
+        assert!(timers.heap.len() <= 2 * PRUNE_MIN, "{}", timers.heap.len());
+        let kept = timers
+            .heap
+            .iter()
+            .filter(|e| e.timer.strong_count() > 0)
+            .count();
+        assert_eq!(kept, live.len());
     }
 
     #[test]
