@@ -119,10 +119,10 @@ impl Message {
         let message = match header.message_type {
             MessageType::ValidateConnection => Message::ValidateConnection,
             MessageType::CloseConnection => Message::CloseConnection,
-            MessageType::Request => {
-                let mut dec = Decoder::new(body);
-                Message::Request(Request::decode_body(&mut dec)?)
-            }
+            MessageType::Request => match Request::decode_simple(body) {
+                Ok(request) => Message::Request(request),
+                Err(body) => Message::Request(Request::decode_body(&mut Decoder::new(body))?),
+            },
             MessageType::BatchRequest => {
                 let mut dec = Decoder::new(body);
                 Message::BatchRequest(BatchRequest::decode_body(&mut dec)?)

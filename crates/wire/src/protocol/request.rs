@@ -419,5 +419,6 @@ impl RequestHead<'_> {
 /// facet, operation, mode, context and encapsulation).
 pub const MIN_REQUEST_SIZE: usize = HEADER_SIZE + 4 + 2 + 1 + 1 + 1 + 1 + 6;
 
+mod simple;
 #[cfg(test)]
 mod tests;

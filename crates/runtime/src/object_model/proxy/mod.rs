@@ -44,17 +44,11 @@ impl Response {
     /// # Errors
     ///
     /// As above.
+    #[inline]
     pub fn into_ok(self) -> Result<Encapsulation> {
         match self {
             Response::Ok(e) => Ok(e),
-            Response::UserException(e) => Err(match floe_wire::Decoder::from_encapsulation(e) {
-                Ok(mut dec) => crate::user_exception_error(
-                    &mut dec,
-                    &floe_wire::UserExceptionRegistry::new(),
-                    &[],
-                ),
-                Err(e) => e.into(),
-            }),
+            Response::UserException(e) => Err(undeclared_user_exception(e)),
         }
     }
 
@@ -405,6 +399,18 @@ impl Proxy {
         }
         let cached = lock(&self.inner.cached);
         cached.as_ref().filter(|c| c.is_active()).cloned().map(Ok)
+    }
+}
+
+/// The error for a user exception no declaration names (see
+/// [`Response::into_ok`]).
+#[cold]
+fn undeclared_user_exception(e: Encapsulation) -> Error {
+    match floe_wire::Decoder::from_encapsulation(e) {
+        Ok(mut dec) => {
+            crate::user_exception_error(&mut dec, &floe_wire::UserExceptionRegistry::new(), &[])
+        }
+        Err(e) => e.into(),
     }
 }
 
