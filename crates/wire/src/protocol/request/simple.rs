@@ -24,26 +24,24 @@ impl Request {
         let Some(f) = Fields::read(&body) else {
             return Err(body);
         };
-        let identity = Identity {
-            name: f.name.to_owned(),
-            category: f.category.to_owned(),
-        };
-        let (facet, operation) = (f.facet.to_owned(), f.operation.to_owned());
-        let (request_id, mode_byte, encoding, params_at) =
-            (f.request_id, f.mode_byte, f.encoding, f.params_at);
-        body.advance(params_at);
-        Ok(Request {
-            request_id,
-            identity,
-            facet,
-            operation,
-            mode_byte,
+        let mut request = Request {
+            request_id: f.request_id,
+            identity: Identity {
+                name: f.name.to_owned(),
+                category: f.category.to_owned(),
+            },
+            facet: f.facet.to_owned(),
+            operation: f.operation.to_owned(),
+            mode_byte: f.mode_byte,
             context: Context::new(),
             params: Encapsulation {
-                encoding,
-                data: body,
+                encoding: f.encoding,
+                data: Bytes::new(),
             },
-        })
+        };
+        body.advance(f.params_at);
+        request.params.data = body;
+        Ok(request)
     }
 }
 
