@@ -28,7 +28,7 @@ async fn server(client: &Communicator) -> (Communicator, Proxy, Seen) {
             servant_fn(move |cur, params| {
                 s.lock()
                     .unwrap()
-                    .push((cur.operation.clone(), params.clone()));
+                    .push((cur.operation.to_string(), params.clone()));
                 Dispatch::ready(Ok(cur.encode_reply(|_| {})))
             }),
         )

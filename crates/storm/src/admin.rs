@@ -152,7 +152,7 @@ pub async fn discover(comm: &Communicator) -> Result<(BTreeMap<String, Proxy>, P
         let p = comm
             .string_to_proxy(&text)
             .map_err(|e| format!("invalid proxy `{text}': {e}"))?;
-        managers.insert(p.identity().category.clone(), p);
+        managers.insert(p.identity().category.to_string(), p);
     }
     let default = match props.get("IceStormAdmin.TopicManager.Default") {
         Some(text) if !text.is_empty() => {

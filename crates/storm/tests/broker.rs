@@ -97,8 +97,8 @@ impl Broker {
             adapter: self.adapter.clone(),
             connection: None,
             id: id.clone(),
-            facet: facet.to_owned(),
-            operation: req.operation.clone(),
+            facet: facet.into(),
+            operation: req.operation.as_str().into(),
             mode: OperationMode::from_u8(req.mode).unwrap(),
             ctx: req.context.clone(),
             request_id: 1,
@@ -200,7 +200,7 @@ impl SubscriberSink for LinkToPeer {
 impl SinkFactory for FakeSinks {
     fn subscriber_sink(&self, subscriber: &ProxyData, _qos: &Qos) -> Arc<dyn SubscriberSink> {
         Arc::new(Recorder {
-            name: subscriber.identity.name.clone(),
+            name: subscriber.identity.name.to_string(),
             log: self.log.clone(),
         })
     }

@@ -184,7 +184,7 @@ async fn subscribers_keep_receiving_after_a_broker_restart() {
         .add(
             Identity::new("s", "cat"),
             servant_fn(move |current, _| {
-                g.lock().unwrap().push(current.operation.clone());
+                g.lock().unwrap().push(current.operation.to_string());
                 Dispatch::ready(Ok(current.empty_reply()))
             }),
         )

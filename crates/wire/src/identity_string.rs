@@ -78,7 +78,7 @@ pub fn string_to_identity(s: &str) -> Result<Identity> {
         Some(pos) => {
             let category = part(&s[..pos], "category")?;
             let name = part(&s[pos + 1..], "name")?;
-            Ok(Identity { name, category })
+            Ok(Identity::new(name, category))
         }
     }
 }

@@ -531,7 +531,7 @@ fn floe_matches_python_ice() {
     for s in IDENTITY_TEXTS {
         let ice = answers.next().expect("one answer per command");
         let floe = match string_to_identity(s) {
-            Ok(id) => vec!["OK".to_string(), id.category, id.name],
+            Ok(id) => vec!["OK".to_string(), id.category.into(), id.name.into()],
             Err(e) => vec![
                 format!("ERR {}", e.ice_name()),
                 String::new(),

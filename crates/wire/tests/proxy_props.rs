@@ -46,7 +46,7 @@ fn facet() -> impl Strategy<Value = String> {
 fn identity() -> impl Strategy<Value = Identity> {
     (any_text(), any_text())
         .prop_filter("name must not be empty", |(n, _)| !n.is_empty())
-        .prop_map(|(name, category)| Identity { name, category })
+        .prop_map(|(name, category)| Identity::new(name, category))
 }
 
 fn version() -> impl Strategy<Value = (u8, u8)> {

@@ -129,7 +129,7 @@ pub enum Error {
 
 fn describe(f: &RequestFailed) -> String {
     let id = if f.identity.category.is_empty() {
-        f.identity.name.clone()
+        f.identity.name.to_string()
     } else {
         format!("{}/{}", f.identity.category, f.identity.name)
     };

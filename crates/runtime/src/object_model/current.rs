@@ -3,7 +3,7 @@
 
 use bytes::{Bytes, BytesMut};
 use floe_wire::protocol::OperationMode;
-use floe_wire::{Context, Encoder, EncodingVersion, Identity};
+use floe_wire::{CompactString, Context, Encoder, EncodingVersion, Identity};
 
 use crate::connection::Connection;
 use crate::encapsulation::encode_encapsulation;
@@ -20,9 +20,9 @@ pub struct Current {
     /// Target identity.
     pub id: Identity,
     /// Target facet (empty = default).
-    pub facet: String,
+    pub facet: CompactString,
     /// Operation name.
-    pub operation: String,
+    pub operation: CompactString,
     /// Operation mode as received (checked valid before dispatch).
     pub mode: OperationMode,
     /// Request context.

@@ -1,6 +1,7 @@
 //! Reply messages (type 2, §3): the eight reply statuses and their bodies.
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
+use compact_str::CompactString;
 
 use super::header::{patch_size, CompressionStatus, Header, MessageType};
 use super::request::{read_facet, write_facet};
@@ -108,16 +109,16 @@ pub struct RequestFailed {
     /// The identity from the request.
     pub identity: Identity,
     /// The facet from the request (empty = default).
-    pub facet: String,
+    pub facet: CompactString,
     /// The operation from the request.
-    pub operation: String,
+    pub operation: CompactString,
 }
 
 impl RequestFailed {
     fn decode(dec: &mut Decoder) -> Result<Self> {
         let identity = dec.read()?;
         let facet = read_facet(dec)?;
-        let operation = dec.read_string()?;
+        let operation = dec.read_compact_string()?;
         Ok(RequestFailed {
             identity,
             facet,
@@ -407,7 +408,7 @@ mod tests {
             r.body,
             ReplyBody::ObjectNotExist(RequestFailed {
                 identity: Identity::new("ego", "cat"),
-                facet: String::new(),
+                facet: Default::default(),
                 operation: "ice_ping".into()
             })
         );

@@ -2,6 +2,7 @@
 //! and encoding them into one.
 
 use bytes::{BufMut, BytesMut};
+use compact_str::CompactString;
 
 use super::header::{patch_size, CompressionStatus, Header, MessageType, HEADER_SIZE};
 use crate::decoder::{Decoder, Encapsulation};
@@ -77,9 +78,9 @@ pub struct Request {
     /// The target object.
     pub identity: Identity,
     /// The facet; empty for the default facet.
-    pub facet: String,
+    pub facet: CompactString,
     /// The operation name.
-    pub operation: String,
+    pub operation: CompactString,
     /// The mode byte as received. It is not checked here: an invalid mode is
     /// answered with status 5 by the dispatcher, not by dropping the
     /// connection (§7.3). See [`Request::mode`].
@@ -109,7 +110,7 @@ impl Request {
         let identity: Identity = dec.read().map_err(|e| e.at("Request"))?;
         let facet = read_facet(dec).map_err(|e| e.at("facet").at("Request"))?;
         let operation = dec
-            .read_string()
+            .read_compact_string()
             .map_err(|e| e.at("operation").at("Request"))?;
         let mode_byte = dec.read_u8().map_err(|e| e.at("mode").at("Request"))?;
         let context: Context = dec.read().map_err(|e| e.at("context").at("Request"))?;
@@ -177,10 +178,10 @@ impl Request {
 }
 
 /// Reads a facet: a sequence of zero or one string (§2.1).
-pub(crate) fn read_facet(dec: &mut Decoder) -> Result<String> {
+pub(crate) fn read_facet(dec: &mut Decoder) -> Result<CompactString> {
     match dec.read_count(1)? {
-        0 => Ok(String::new()),
-        1 => dec.read_string(),
+        0 => Ok(CompactString::default()),
+        1 => dec.read_compact_string(),
         n => Err(Error::marshal(format!(
             "facet sequence with {n} elements (at most 1 allowed)"
         ))),

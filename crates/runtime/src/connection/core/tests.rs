@@ -174,7 +174,7 @@ fn batches_queue_then_flush_and_auto_flush() {
     let Received::Dispatch(Inbound::Batch(batch)) = received else {
         panic!("{received:?}")
     };
-    let ops: Vec<String> = batch.iter().map(|r| r.unwrap().operation).collect();
+    let ops: Vec<String> = batch.iter().map(|r| r.unwrap().operation.into()).collect();
     assert_eq!(ops, ["a", "b", "c"]);
     // With Ice.BatchAutoFlushSize, the request that reaches it sends the
     // ones before it.

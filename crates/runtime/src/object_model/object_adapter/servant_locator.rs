@@ -42,7 +42,7 @@ use crate::object_model::servant::{DispatchError, Servant};
 ///         &self,
 ///         current: &Current,
 ///     ) -> Result<Option<(Arc<dyn Servant>, String)>, DispatchError> {
-///         Ok((self.make)(&current.id.name).map(|s| (s, current.id.name.clone())))
+///         Ok((self.make)(&current.id.name).map(|s| (s, current.id.name.to_string())))
 ///     }
 ///
 ///     async fn finished(

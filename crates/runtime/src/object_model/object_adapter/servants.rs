@@ -178,7 +178,7 @@ impl ObjectAdapter {
         }
         let default = map
             .defaults
-            .get(&identity.category)
+            .get(identity.category.as_str())
             .or_else(|| map.defaults.get(""));
         match default {
             Some(s) => Ok(s.clone()),
@@ -274,10 +274,7 @@ impl ObjectAdapter {
     ///
     /// As [`ObjectAdapter::add`] (never in practice: the UUID is new).
     pub fn add_with_uuid(&self, servant: Arc<dyn Servant>) -> Result<Proxy> {
-        let identity = Identity {
-            name: crate::object_model::locator::selection::random_uuid(),
-            category: String::new(),
-        };
+        let identity = Identity::from_name(crate::object_model::locator::selection::random_uuid());
         self.add(identity, servant)
     }
 
@@ -288,10 +285,7 @@ impl ObjectAdapter {
     ///
     /// As [`ObjectAdapter::add_facet`] (never in practice).
     pub fn add_facet_with_uuid(&self, servant: Arc<dyn Servant>, facet: &str) -> Result<Proxy> {
-        let identity = Identity {
-            name: crate::object_model::locator::selection::random_uuid(),
-            category: String::new(),
-        };
+        let identity = Identity::from_name(crate::object_model::locator::selection::random_uuid());
         self.add_facet(identity, facet, servant)
     }
 }

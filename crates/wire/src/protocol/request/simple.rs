@@ -27,11 +27,11 @@ impl Request {
         let mut request = Request {
             request_id: f.request_id,
             identity: Identity {
-                name: f.name.to_owned(),
-                category: f.category.to_owned(),
+                name: f.name.into(),
+                category: f.category.into(),
             },
-            facet: f.facet.to_owned(),
-            operation: f.operation.to_owned(),
+            facet: f.facet.into(),
+            operation: f.operation.into(),
             mode_byte: f.mode_byte,
             context: Context::new(),
             params: Encapsulation {
