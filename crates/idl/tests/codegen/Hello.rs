@@ -268,11 +268,12 @@ pub mod demo {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
+                    if let ::std::result::Result::Err(e) = ::floe::codegen::Decoder::read_empty_params(
+                        params,
+                    ) {
+                        return ::floe::codegen::Dispatch::error(e.into());
+                    }
                     ::floe::codegen::Dispatch::pending(async move {
-                        let mut dec = ::floe::codegen::Decoder::from_encapsulation(
-                            params,
-                        )?;
-                        dec.finish_encapsulation()?;
                         <T as Hello>::ping(&*self.0, &current)
                             .await
                             .map_err(|e| {

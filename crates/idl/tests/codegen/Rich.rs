@@ -1847,11 +1847,12 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
+                    if let ::std::result::Result::Err(e) = ::floe::codegen::Decoder::read_empty_params(
+                        params,
+                    ) {
+                        return ::floe::codegen::Dispatch::error(e.into());
+                    }
                     ::floe::codegen::Dispatch::pending(async move {
-                        let mut dec = ::floe::codegen::Decoder::from_encapsulation(
-                            params,
-                        )?;
-                        dec.finish_encapsulation()?;
                         let ret = <T as Echo>::self_(&*self.0, &current)
                             .await
                             .map_err(|e| {
@@ -2672,11 +2673,12 @@ pub mod rich {
                     {
                         return ::floe::codegen::Dispatch::error(e);
                     }
+                    if let ::std::result::Result::Err(e) = ::floe::codegen::Decoder::read_empty_params(
+                        params,
+                    ) {
+                        return ::floe::codegen::Dispatch::error(e.into());
+                    }
                     ::floe::codegen::Dispatch::pending(async move {
-                        let mut dec = ::floe::codegen::Decoder::from_encapsulation(
-                            params,
-                        )?;
-                        dec.finish_encapsulation()?;
                         let ret = <T as Echo>::self_(&*self.0, &current)
                             .await
                             .map_err(|e| {

@@ -100,6 +100,30 @@ impl Decoder {
         Ok(Self::with_encoding(encaps.data, encaps.encoding))
     }
 
+    /// Reads the parameters of an operation that has none (Ice's
+    /// `readEmptyParams`): an empty encapsulation is accepted at once,
+    /// anything else is read as [`Decoder::finish_encapsulation`] would
+    /// (optional members a newer caller sent are skipped).
+    ///
+    /// ```
+    /// use floe_wire::{Decoder, Encapsulation, ENCODING_1_1};
+    /// assert!(Decoder::read_empty_params(Encapsulation::empty(ENCODING_1_1)).is_ok());
+    /// let extra = Encapsulation { encoding: ENCODING_1_1, data: vec![7u8].into() };
+    /// assert!(Decoder::read_empty_params(extra).is_err());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Decoder::from_encapsulation`] and
+    /// [`Decoder::finish_encapsulation`].
+    #[inline]
+    pub fn read_empty_params(encaps: Encapsulation) -> Result<()> {
+        if encaps.data.is_empty() && encaps.encoding.is_supported() {
+            return Ok(());
+        }
+        Self::from_encapsulation(encaps)?.finish_encapsulation()
+    }
+
     /// Sets `Ice.ClassGraphDepthMax` for this decoder: how deeply class
     /// instances may nest inline (default 100).
     pub fn set_class_graph_depth_max(&mut self, depth: usize) {

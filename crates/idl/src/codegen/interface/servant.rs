@@ -162,11 +162,10 @@ impl Gen<'_> {
         } else {
             TokenStream::new()
         };
+        // An operation without parameters checks its empty encapsulation
+        // before the future is made, which then holds no parameters.
         let decode = if ins.is_empty() {
-            quote! {
-                let mut dec = #c::Decoder::from_encapsulation(params)?;
-                dec.finish_encapsulation()?;
-            }
+            TokenStream::new()
         } else if ins.iter().any(|s| self.may_hold_proxy(s.ty)) {
             // Parameters that may hold proxies need the communicator.
             quote! {
@@ -185,11 +184,21 @@ impl Gen<'_> {
                 dec.finish_encapsulation()?;
             }
         };
+        let check_empty = if ins.is_empty() {
+            quote! {
+                if let ::std::result::Result::Err(e) = #c::Decoder::read_empty_params(params) {
+                    return #c::Dispatch::error(e.into());
+                }
+            }
+        } else {
+            TokenStream::new()
+        };
         quote! {
             #wire_name => {
                 if let ::std::result::Result::Err(e) = current.check_mode(#declared) {
                     return #c::Dispatch::error(e);
                 }
+                #check_empty
                 #c::Dispatch::pending(async move {
                     #decode
                     #body
