@@ -20,25 +20,20 @@ use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock, Weak};
 
-use floe::runtime::{DispatchError, UserError};
 use floe::wire::Identity;
 
 use crate::admission::{self, Admission};
-use crate::command::{Command, Rejection};
+use crate::command::Command;
 use crate::event::{crosses, Event};
 use crate::instance::Instance;
 use crate::metrics::detached::Detached;
 use crate::qos::Qos;
-use crate::replica::ReplicaError;
-use crate::store::{StoreError, TopicRecord};
+use crate::store::TopicRecord;
 use crate::subscriber::{
     identity_to_string, DeliveryStyle, RemovalHook, RemovalReason, Subscriber, SubscriberState,
     TopicCounters,
 };
-use crate::types::{
-    AlreadySubscribed, BadQoS, InvalidSubscriber, LinkExists, LinkInfo, NoSuchLink, NoSuchTopic,
-    ProxyData, TopicExists,
-};
+use crate::types::{LinkInfo, ProxyData};
 
 /// How often a replica proposes a failed subscriber's removal again while
 /// no majority takes it.
@@ -66,77 +61,12 @@ struct TopicState {
     links: Vec<LinkEntry>,
 }
 
-/// Errors of topic operations.
-#[derive(Debug, thiserror::Error)]
-pub enum TopicError {
-    /// An IceStorm user exception (a generated exception type).
-    #[error("{0}")]
-    User(UserError),
-    /// The store failed; nothing was changed.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// A local failure (status 5 text), e.g. resolving a remote link.
-    #[error("{0}")]
-    Local(String),
-    /// A failure reported as status 7, as IceStorm does for a null link.
-    #[error("{0}")]
-    Unknown(String),
-    /// The topic was destroyed meanwhile (`ObjectNotExistException`).
-    #[error("topic `{0}' no longer exists")]
-    Gone(String),
-    /// A replicated broker could not make the change (no majority).
-    #[error(transparent)]
-    Replica(#[from] ReplicaError),
-}
-
-impl From<Rejection> for TopicError {
-    fn from(r: Rejection) -> Self {
-        match r {
-            Rejection::Gone(name) => TopicError::Gone(name),
-            r => TopicError::User(r.to_user_error()),
-        }
-    }
-}
-
-macro_rules! user_exceptions {
-    ($($t:ty),*) => {
-        $(impl From<$t> for TopicError {
-            fn from(e: $t) -> Self {
-                TopicError::User(UserError::new(e))
-            }
-        })*
-    };
-}
-user_exceptions!(
-    AlreadySubscribed,
-    BadQoS,
-    InvalidSubscriber,
-    LinkExists,
-    NoSuchLink,
-    NoSuchTopic,
-    TopicExists
-);
-
+mod error;
 mod ops;
 mod snapshot;
 
 pub use crate::topic_servant::TopicServant;
-
-impl From<TopicError> for DispatchError {
-    /// A user exception is sent as one (status 1), even one the operation
-    /// does not declare (IceStorm raises `InvalidSubscriber` from
-    /// `unsubscribe`); store failures are status 7.
-    fn from(e: TopicError) -> Self {
-        match e {
-            TopicError::User(e) => DispatchError::UserException(e),
-            TopicError::Store(e) => DispatchError::UnknownException(e.to_string()),
-            TopicError::Local(m) => DispatchError::UnknownLocalException(m),
-            TopicError::Unknown(m) => DispatchError::UnknownException(m),
-            TopicError::Gone(_) => DispatchError::object_not_exist(),
-            TopicError::Replica(e) => DispatchError::UnknownLocalException(e.to_string()),
-        }
-    }
-}
+pub use error::TopicError;
 
 /// One topic.
 pub struct Topic {
