@@ -27,7 +27,7 @@ impl Instance {
     /// on a replica, why no majority took it.
     pub async fn commit(self: &Arc<Self>, cmd: Command) -> Result<u64, TopicError> {
         if let Some(replica) = self.replica.get() {
-            return replica.propose(cmd).await;
+            return replica.propose(cmd).await?.map_err(TopicError::from);
         }
         let _guard = self.mutation.lock().await;
         let c = cmd.clone();

@@ -63,7 +63,6 @@ pub use servant::ReplicaServant;
 use crate::command::{Command, Outcome, Rejection};
 use crate::instance::Instance;
 use crate::slice::floe_storm::{NotLeader, RaftFailure, ReplicaPrx};
-use crate::topic::TopicError;
 use crate::types::ProxyData;
 
 /// A replica's id (`IceStorm.NodeId`).
@@ -224,19 +223,20 @@ impl Replica {
     }
 
     /// Makes `cmd` durable on a majority and applies it here: leads it, or
-    /// forwards it to the leader; answers once this replica applied it.
+    /// forwards it to the leader; answers once this replica applied it,
+    /// with the command's [`Outcome`] (its sequence number, or its
+    /// rejection).
     ///
     /// # Errors
     ///
-    /// The command's rejection, or why no majority took it
-    /// ([`ReplicaError`]).
-    pub async fn propose(&self, cmd: Command) -> Result<u64, TopicError> {
+    /// Why no majority took it.
+    pub async fn propose(&self, cmd: Command) -> Result<Outcome, ReplicaError> {
         let began = Instant::now();
         let deadline = began + self.config.update_timeout;
         let encoded = cmd.encode();
         loop {
             if Instant::now() >= deadline {
-                return Err(self.no_leader(began).into());
+                return Err(self.no_leader(began));
             }
             let leader = self.wait_for_leader(deadline, began).await?;
             let (index, outcome) = if leader == self.id {
@@ -246,7 +246,7 @@ impl Replica {
                         self.pause(deadline).await;
                         continue;
                     }
-                    Err(LeadError::Failed(e)) => return Err(e.into()),
+                    Err(LeadError::Failed(e)) => return Err(e),
                 }
             } else {
                 match self.forward(leader, &encoded, deadline, began).await? {
@@ -264,7 +264,7 @@ impl Replica {
                 )
                 .await;
             }
-            return outcome.map_err(TopicError::from);
+            return Ok(outcome);
         }
     }
 
