@@ -3,6 +3,7 @@
 //! replicas) and [`apply`] then reflects it in the running topics: their
 //! subscriber and link tasks start and stop here. [`reload`] makes the
 //! running topics match a whole state (a replica installing a snapshot).
+//! A replica's state machine does both through [`RunningTopics`].
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use std::sync::Arc;
 use crate::command::{Command, Outcome};
 use crate::instance::Instance;
 use crate::qos::Qos;
+use crate::replica::RunningTopics;
 use crate::store::TopicRecord;
 use crate::subscriber::identity_to_string;
 use crate::topic::{Topic, TopicError};
@@ -34,6 +36,23 @@ impl Instance {
         let outcome = self.with_store(move |s| s.apply(&c)).await?;
         apply(self, &cmd, &outcome);
         outcome.map_err(TopicError::from)
+    }
+}
+
+impl RunningTopics for Instance {
+    fn is_empty(&self) -> bool {
+        self.topics
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_empty()
+    }
+
+    fn apply(self: &Arc<Self>, cmd: &Command, outcome: &Outcome) {
+        apply(self, cmd, outcome);
+    }
+
+    fn reload(self: &Arc<Self>, records: Vec<TopicRecord>) {
+        reload(self, records);
     }
 }
 
