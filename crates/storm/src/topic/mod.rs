@@ -1,7 +1,8 @@
 //! [`Topic`]: one IceStorm topic (`I/topic.T`): its subscribers and links,
 //! and event fan-out with admission ([`crate::admission`]). The generated
 //! servant traits are implemented over it by [`TopicServant`]
-//! (`topic_servant.rs`).
+//! (`topic_servant.rs`), which validates and commits the operations that
+//! change durable state; a topic is rebuilt from the store in `restore.rs`.
 //!
 //! Behaviour checked against IceStorm 3.7.8:
 //! - subscribers are keyed by identity alone: the same identity with
@@ -28,7 +29,6 @@ use crate::event::{crosses, Event};
 use crate::instance::Instance;
 use crate::metrics::detached::Detached;
 use crate::qos::Qos;
-use crate::store::TopicRecord;
 use crate::subscriber::{
     identity_to_string, DeliveryStyle, RemovalHook, RemovalReason, Subscriber, SubscriberState,
     TopicCounters,
@@ -62,7 +62,7 @@ struct TopicState {
 }
 
 mod error;
-mod ops;
+mod restore;
 mod snapshot;
 
 pub use crate::topic_servant::TopicServant;
@@ -91,21 +91,6 @@ impl Topic {
             state: RwLock::new(TopicState::default()),
             admission: Admission::default(),
         })
-    }
-
-    /// Rebuilds a topic from the store and starts its subscribers and links.
-    pub fn restore(instance: &Arc<Instance>, record: TopicRecord) -> Arc<Topic> {
-        let topic = Topic::new(&record.name);
-        for s in record.subscribers {
-            // Stored QoS was valid when stored; fall back to defaults if the
-            // rules changed since.
-            let qos = Qos::parse(&s.qos, &s.proxy).unwrap_or_default();
-            topic.add_subscriber(instance, s.proxy, &qos, s.seq);
-        }
-        for l in record.links {
-            topic.add_link(instance, l.name, l.cost, l.topic, &l.link, l.seq);
-        }
-        topic
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, TopicState> {
@@ -260,6 +245,26 @@ impl Topic {
             .subscribers
             .iter()
             .any(|s| identity_to_string(&s.proxy.identity) == identity)
+    }
+
+    /// Whether a (non-link) subscriber has identity `id`.
+    pub fn is_subscribed(&self, id: &Identity) -> bool {
+        self.read()
+            .subscribers
+            .iter()
+            .any(|s| &s.proxy.identity == id)
+    }
+
+    /// Whether a link goes to the topic of identity `id`.
+    pub fn is_linked_to(&self, id: &Identity) -> bool {
+        self.read().links.iter().any(|l| &l.topic.identity == id)
+    }
+
+    /// Whether a subscriber or a link has identity `id`.
+    pub fn is_taken(&self, id: &Identity) -> bool {
+        let state = self.read();
+        state.subscribers.iter().any(|s| &s.proxy.identity == id)
+            || state.links.iter().any(|l| &l.topic.identity == id)
     }
 
     /// The links, in creation order.
