@@ -24,20 +24,15 @@ use std::sync::{Arc, RwLock, Weak};
 use floe::wire::Identity;
 
 use crate::admission::{self, Admission};
-use crate::command::Command;
 use crate::event::{crosses, Event};
-use crate::instance::Instance;
 use crate::metrics::detached::Detached;
 use crate::qos::Qos;
+use crate::sink::SinkFactory;
 use crate::subscriber::{
-    identity_to_string, DeliveryStyle, RemovalHook, RemovalReason, Subscriber, SubscriberState,
-    TopicCounters,
+    identity_to_string, DeliveryConfig, DeliveryStyle, RemovalHook, RemovalReason, Subscriber,
+    SubscriberState, TopicCounters,
 };
 use crate::types::{LinkInfo, ProxyData};
-
-/// How often a replica proposes a failed subscriber's removal again while
-/// no majority takes it.
-const REMOVAL_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A subscriber of this topic.
 struct SubscriberEntry {
@@ -67,6 +62,30 @@ mod snapshot;
 
 pub use crate::topic_servant::TopicServant;
 pub use error::TopicError;
+
+/// What a [`Topic`] needs from the broker that runs it: the sinks and
+/// settings its subscriber and link tasks start with, and the removal of
+/// one whose delivery failed for good, a change of durable state that the
+/// broker commits (`state.rs`).
+pub trait TopicHost: Send + Sync + 'static {
+    /// Makes the subscribers' and links' delivery sinks.
+    fn sinks(&self) -> &dyn SinkFactory;
+
+    /// Delivery settings for subscriber and link tasks.
+    fn delivery(&self) -> &DeliveryConfig;
+
+    /// Removes `topic`'s subscriber `id` (its link to the topic of
+    /// identity `id` when `link`), the one that started at `seq`, whose
+    /// delivery failed for `reason`.
+    fn remove_failed(
+        self: &Arc<Self>,
+        topic: &Topic,
+        id: &Identity,
+        seq: u64,
+        link: bool,
+        reason: RemovalReason,
+    );
+}
 
 /// One topic.
 pub struct Topic {
@@ -313,80 +332,42 @@ impl Topic {
         );
     }
 
-    fn removal_hook(
+    /// What a subscriber or link task calls when it gives up: the
+    /// broker removes it (see [`TopicHost::remove_failed`]), unless the
+    /// broker or this topic is gone.
+    fn removal_hook<H: TopicHost>(
         self: &Arc<Topic>,
-        instance: &Arc<Instance>,
+        host: &Arc<H>,
         seq: u64,
         is_link: bool,
     ) -> RemovalHook {
-        let inst: Weak<Instance> = Arc::downgrade(instance);
+        let host: Weak<H> = Arc::downgrade(host);
         let topic: Weak<Topic> = Arc::downgrade(self);
         Arc::new(move |id: &Identity, reason: RemovalReason| {
-            let (Some(inst), Some(topic)) = (inst.upgrade(), topic.upgrade()) else {
-                return;
-            };
-            let id = id.clone();
-            tracing::info!(
-                topic = %topic.name,
-                subscriber = %identity_to_string(&id),
-                link = is_link,
-                ?reason,
-                "removing failed subscriber"
-            );
-            let cmd = Command::RemoveFailed {
-                topic: topic.name.clone(),
-                id: id.clone(),
-                seq,
-                link: is_link,
-            };
-            let replicated = inst.replica.get().is_some();
-            if replicated {
-                // A replica stops delivering at once; every replica forgets
-                // the subscriber once a majority commits the removal.
-                topic.take(&id, Some(seq), is_link, &inst.detached);
+            if let (Some(host), Some(topic)) = (host.upgrade(), topic.upgrade()) {
+                host.remove_failed(&topic, id, seq, is_link, reason);
             }
-            let weak = Arc::downgrade(&inst);
-            drop(inst);
-            tokio::spawn(async move {
-                while let Some(inst) = weak.upgrade() {
-                    match inst.commit(cmd.clone()).await {
-                        Ok(_) => return,
-                        Err(e) if replicated => {
-                            tracing::warn!(
-                                error = %e,
-                                "the removal of a failed subscriber is not committed yet; retrying"
-                            );
-                        }
-                        Err(e) => {
-                            tracing::error!(error = %e, "cannot remove subscriber from the store");
-                            return;
-                        }
-                    }
-                    drop(inst);
-                    tokio::time::sleep(REMOVAL_RETRY).await;
-                }
-            });
         })
     }
 
     /// Starts delivery to a subscriber (a committed subscription).
-    pub(crate) fn add_subscriber(
+    pub(crate) fn add_subscriber<H: TopicHost>(
         self: &Arc<Topic>,
-        inst: &Arc<Instance>,
+        host: &Arc<H>,
         proxy: ProxyData,
         qos: &Qos,
         seq: u64,
     ) {
         let style = DeliveryStyle::for_subscriber(&proxy, qos);
-        let sink = inst.sinks.subscriber_sink(&proxy, qos);
+        let sink = host.sinks().subscriber_sink(&proxy, qos);
         let subscriber = Subscriber::spawn(
             proxy.identity.clone(),
             style,
             qos.clone(),
             sink,
-            &inst.delivery,
+            host.delivery(),
             self.counters.clone(),
-            self.removal_hook(inst, seq, false),
+            self.removal_hook(host, seq, false),
         );
         self.write().subscribers.push(SubscriberEntry {
             proxy,
@@ -396,9 +377,9 @@ impl Topic {
     }
 
     /// Starts forwarding over a link (a committed link).
-    pub(crate) fn add_link(
+    pub(crate) fn add_link<H: TopicHost>(
         self: &Arc<Topic>,
-        inst: &Arc<Instance>,
+        host: &Arc<H>,
         name: String,
         cost: i32,
         topic: ProxyData,
@@ -413,10 +394,10 @@ impl Topic {
             topic.identity.clone(),
             DeliveryStyle::Link,
             qos,
-            inst.sinks.link_sink(link),
-            &inst.delivery,
+            host.sinks().link_sink(link),
+            host.delivery(),
             self.counters.clone(),
-            self.removal_hook(inst, seq, true),
+            self.removal_hook(host, seq, true),
         );
         self.write().links.push(LinkEntry {
             name,

@@ -4,23 +4,22 @@
 
 use std::sync::Arc;
 
-use super::Topic;
-use crate::instance::Instance;
+use super::{Topic, TopicHost};
 use crate::qos::Qos;
 use crate::store::TopicRecord;
 
 impl Topic {
     /// Rebuilds a topic from the store and starts its subscribers and links.
-    pub fn restore(instance: &Arc<Instance>, record: TopicRecord) -> Arc<Topic> {
+    pub fn restore<H: TopicHost>(host: &Arc<H>, record: TopicRecord) -> Arc<Topic> {
         let topic = Topic::new(&record.name);
         for s in record.subscribers {
             // Stored QoS was valid when stored; fall back to defaults if the
             // rules changed since.
             let qos = Qos::parse(&s.qos, &s.proxy).unwrap_or_default();
-            topic.add_subscriber(instance, s.proxy, &qos, s.seq);
+            topic.add_subscriber(host, s.proxy, &qos, s.seq);
         }
         for l in record.links {
-            topic.add_link(instance, l.name, l.cost, l.topic, &l.link, l.seq);
+            topic.add_link(host, l.name, l.cost, l.topic, &l.link, l.seq);
         }
         topic
     }
@@ -28,7 +27,7 @@ impl Topic {
     /// Makes the running subscribers and links match `record` (a replica
     /// installing a snapshot): those not in it stop, new ones start, those
     /// that stay (same identity and sequence number) keep delivering.
-    pub(crate) fn reconcile(self: &Arc<Topic>, inst: &Arc<Instance>, record: TopicRecord) {
+    pub(crate) fn reconcile<H: TopicHost>(self: &Arc<Topic>, host: &Arc<H>, record: TopicRecord) {
         {
             let mut state = self.write();
             state.subscribers.retain(|s| {
@@ -52,7 +51,7 @@ impl Topic {
                 .any(|e| e.seq == s.seq && e.proxy.identity == s.proxy.identity);
             if !running {
                 let qos = Qos::parse(&s.qos, &s.proxy).unwrap_or_default();
-                self.add_subscriber(inst, s.proxy, &qos, s.seq);
+                self.add_subscriber(host, s.proxy, &qos, s.seq);
             }
         }
         for l in record.links {
@@ -62,7 +61,7 @@ impl Topic {
                 .iter()
                 .any(|e| e.seq == l.seq && e.topic.identity == l.topic.identity);
             if !running {
-                self.add_link(inst, l.name, l.cost, l.topic, &l.link, l.seq);
+                self.add_link(host, l.name, l.cost, l.topic, &l.link, l.seq);
             }
         }
     }
