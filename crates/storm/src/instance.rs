@@ -169,6 +169,15 @@ impl Instance {
         self.publish_object(format!("{topic}.publish"))
     }
 
+    /// `I/TopicManager` on this broker's own TopicManager adapter, even
+    /// when replicated (a replica's own, IceStorm's `QueryInfo::replica`).
+    pub fn non_replicated_topic_manager_proxy(&self) -> ProxyData {
+        direct_proxy(
+            Identity::new("TopicManager", self.name()),
+            self.endpoints.topic_manager.clone(),
+        )
+    }
+
     /// `I/T.publish` on this broker's own Publish adapter, even when
     /// replicated (`getNonReplicatedPublisher`).
     pub fn non_replicated_publisher_proxy(&self, topic: &str) -> ProxyData {

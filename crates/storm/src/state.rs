@@ -3,16 +3,28 @@
 //! replicas) and [`apply`] then reflects it in the running topics: their
 //! subscriber and link tasks start and stop here. [`reload`] makes the
 //! running topics match a whole state (a replica installing a snapshot).
+//! A replica's state machine does both through [`RunningTopics`]; the
+//! topics start their tasks, and have a failed subscriber removed (a
+//! committed [`Command::RemoveFailed`]), through [`TopicHost`]: the
+//! broker's [`Instance`] implements both.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use floe::wire::Identity;
+
 use crate::command::{Command, Outcome};
 use crate::instance::Instance;
 use crate::qos::Qos;
+use crate::replica::RunningTopics;
+use crate::sink::SinkFactory;
 use crate::store::TopicRecord;
-use crate::subscriber::identity_to_string;
-use crate::topic::{Topic, TopicError};
+use crate::subscriber::{identity_to_string, DeliveryConfig, RemovalReason};
+use crate::topic::{Topic, TopicError, TopicHost};
+
+/// How often a replica proposes a failed subscriber's removal again while
+/// no majority takes it.
+const REMOVAL_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl Instance {
     /// Makes `cmd` durable and applies it to the running topics: on a
@@ -27,13 +39,92 @@ impl Instance {
     /// on a replica, why no majority took it.
     pub async fn commit(self: &Arc<Self>, cmd: Command) -> Result<u64, TopicError> {
         if let Some(replica) = self.replica.get() {
-            return replica.propose(cmd).await;
+            return replica.propose(cmd).await?.map_err(TopicError::from);
         }
         let _guard = self.mutation.lock().await;
         let c = cmd.clone();
         let outcome = self.with_store(move |s| s.apply(&c)).await?;
         apply(self, &cmd, &outcome);
         outcome.map_err(TopicError::from)
+    }
+}
+
+impl TopicHost for Instance {
+    fn sinks(&self) -> &dyn SinkFactory {
+        &*self.sinks
+    }
+
+    fn delivery(&self) -> &DeliveryConfig {
+        &self.delivery
+    }
+
+    /// Commits a [`Command::RemoveFailed`]: on a replica, the subscriber
+    /// stops at once and the removal is proposed until a majority takes
+    /// it; on a standalone broker, once.
+    fn remove_failed(
+        self: &Arc<Self>,
+        topic: &Topic,
+        id: &Identity,
+        seq: u64,
+        link: bool,
+        reason: RemovalReason,
+    ) {
+        tracing::info!(
+            topic = %topic.name(),
+            subscriber = %identity_to_string(id),
+            link,
+            ?reason,
+            "removing failed subscriber"
+        );
+        let cmd = Command::RemoveFailed {
+            topic: topic.name().to_owned(),
+            id: id.clone(),
+            seq,
+            link,
+        };
+        let replicated = self.replica.get().is_some();
+        if replicated {
+            // A replica stops delivering at once; every replica forgets
+            // the subscriber once a majority commits the removal.
+            topic.take(id, Some(seq), link, &self.detached);
+        }
+        let weak = Arc::downgrade(self);
+        tokio::spawn(async move {
+            while let Some(inst) = weak.upgrade() {
+                match inst.commit(cmd.clone()).await {
+                    Ok(_) => return,
+                    Err(e) if replicated => {
+                        tracing::warn!(
+                            error = %e,
+                            "the removal of a failed subscriber is not committed yet; retrying"
+                        );
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, "cannot remove subscriber from the store");
+                        return;
+                    }
+                }
+                drop(inst);
+                tokio::time::sleep(REMOVAL_RETRY).await;
+            }
+        });
+    }
+}
+
+impl RunningTopics for Instance {
+    fn is_empty(&self) -> bool {
+        self.topics
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_empty()
+    }
+
+    fn apply(self: &Arc<Self>, cmd: &Command, outcome: &Outcome) {
+        apply(self, cmd, outcome);
+    }
+
+    fn reload(self: &Arc<Self>, records: Vec<TopicRecord>) {
+        reload(self, records);
     }
 }
 

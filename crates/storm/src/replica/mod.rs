@@ -51,7 +51,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use floe::runtime::{Communicator, Error as RtError};
-use floe::wire::Identity;
 use openraft::error::{CheckIsLeaderError, ClientWriteError, RaftError};
 use openraft::{BasicNode, Raft, ServerState, SnapshotPolicy};
 
@@ -59,11 +58,11 @@ pub use config::ReplicaConfig;
 pub use convert::ConvertError;
 pub use error::{LeadError, ReplicaError};
 pub use servant::ReplicaServant;
+pub use state_machine::RunningTopics;
 
 use crate::command::{Command, Outcome, Rejection};
-use crate::instance::Instance;
 use crate::slice::floe_storm::{NotLeader, RaftFailure, ReplicaPrx};
-use crate::topic::TopicError;
+use crate::store::Store;
 use crate::types::ProxyData;
 
 /// A replica's id (`IceStorm.NodeId`).
@@ -106,17 +105,23 @@ impl std::fmt::Debug for Replica {
 }
 
 impl Replica {
-    /// Starts the Raft node of `inst` (whose store holds the log and
-    /// state), reaching the peers with `communicator`; initializes the
-    /// cluster on the first start.
+    /// Starts the Raft node of a broker: `store` holds the log and the
+    /// state, `running` are the broker's running topics, which follow
+    /// what the log commits, and `topic_manager` is the broker's own topic
+    /// manager (`I/TopicManager` at its own endpoints; its category, the
+    /// instance name, names the cluster). Reaches the peers with
+    /// `communicator`; initializes the cluster on the first start.
     ///
     /// # Errors
     ///
-    /// A node proxy that does not parse, or a store or Raft failure.
-    pub async fn start(
+    /// A node proxy that does not parse, a store that holds a standalone
+    /// broker's topics, or a store or Raft failure.
+    pub async fn start<R: RunningTopics>(
         config: ReplicaConfig,
         communicator: &Communicator,
-        inst: &Arc<Instance>,
+        store: Arc<Store>,
+        topic_manager: ProxyData,
+        running: &Arc<R>,
     ) -> Result<Arc<Replica>, ReplicaError> {
         let start = |e: &dyn std::fmt::Display| ReplicaError::Start(e.to_string());
         let mut nodes = BTreeMap::new();
@@ -131,7 +136,7 @@ impl Replica {
             }
         }
         let raft_config = openraft::Config {
-            cluster_name: inst.name().to_owned(),
+            cluster_name: topic_manager.identity.category.to_string(),
             heartbeat_interval: millis(config.heartbeat),
             election_timeout_min: millis(config.election_timeout),
             election_timeout_max: millis(config.election_timeout) * 3 / 2,
@@ -143,14 +148,9 @@ impl Replica {
         }
         .validate()
         .map_err(|e| start(&e))?;
-        let store = inst.store.clone();
         // A replica's topics come from its log: a store with topics and no
         // applied log position is a standalone broker's.
-        let standalone = !inst
-            .topics
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_empty()
+        let standalone = !running.is_empty()
             && state_machine::applied_position(&store)
                 .await
                 .map_err(|e| start(&e))?
@@ -163,7 +163,7 @@ impl Replica {
             )));
         }
         let log = log_store::LogStore::new(store.clone());
-        let sm = state_machine::StateMachine::open(store, inst)
+        let sm = state_machine::StateMachine::open(store, running)
             .await
             .map_err(|e| start(&e))?;
         let raft = Raft::new(
@@ -189,10 +189,6 @@ impl Replica {
             ));
         }
         tokio::spawn(bootstrap::log_changes(raft.clone()));
-        let topic_manager = crate::types::direct_proxy(
-            Identity::new("TopicManager", inst.name()),
-            inst.endpoints.topic_manager.clone(),
-        );
         tracing::info!(
             node = config.node_id,
             replicas = config.nodes.len(),
@@ -224,19 +220,20 @@ impl Replica {
     }
 
     /// Makes `cmd` durable on a majority and applies it here: leads it, or
-    /// forwards it to the leader; answers once this replica applied it.
+    /// forwards it to the leader; answers once this replica applied it,
+    /// with the command's [`Outcome`] (its sequence number, or its
+    /// rejection).
     ///
     /// # Errors
     ///
-    /// The command's rejection, or why no majority took it
-    /// ([`ReplicaError`]).
-    pub async fn propose(&self, cmd: Command) -> Result<u64, TopicError> {
+    /// Why no majority took it.
+    pub async fn propose(&self, cmd: Command) -> Result<Outcome, ReplicaError> {
         let began = Instant::now();
         let deadline = began + self.config.update_timeout;
         let encoded = cmd.encode();
         loop {
             if Instant::now() >= deadline {
-                return Err(self.no_leader(began).into());
+                return Err(self.no_leader(began));
             }
             let leader = self.wait_for_leader(deadline, began).await?;
             let (index, outcome) = if leader == self.id {
@@ -246,7 +243,7 @@ impl Replica {
                         self.pause(deadline).await;
                         continue;
                     }
-                    Err(LeadError::Failed(e)) => return Err(e.into()),
+                    Err(LeadError::Failed(e)) => return Err(e),
                 }
             } else {
                 match self.forward(leader, &encoded, deadline, began).await? {
@@ -264,7 +261,7 @@ impl Replica {
                 )
                 .await;
             }
-            return outcome.map_err(TopicError::from);
+            return Ok(outcome);
         }
     }
 

@@ -2,10 +2,10 @@
 //! broker itself. A committed command is applied to the store's tables
 //! (with the applied log id, in one transaction that the next log append
 //! makes durable: the log already holds the command) and then to the
-//! running topics ([`crate::state::apply`]); a snapshot is the store's
+//! running topics ([`RunningTopics::apply`]); a snapshot is the store's
 //! topics, subscribers and links ([`crate::store::encode_topics`]), and
 //! installing one replaces them and reconciles the running topics
-//! ([`crate::state::reload`]), keeping the delivery of subscribers that
+//! ([`RunningTopics::reload`]), keeping the delivery of subscribers that
 //! stay.
 
 use std::io::Cursor;
@@ -20,9 +20,8 @@ use openraft::{
 use super::convert::{self, from_bytes, to_bytes};
 use super::{NodeId, TypeConfig};
 use crate::command::{Command, Outcome};
-use crate::instance::Instance;
 use crate::slice::floe_storm as s;
-use crate::store::{blocking, decode_topics, encode_topics, Store};
+use crate::store::{blocking, decode_topics, encode_topics, Store, TopicRecord};
 
 /// Store keys: what the state machine holds (a snapshot meta without id),
 /// and the current snapshot (its meta and data).
@@ -40,11 +39,29 @@ fn snapshot_err(e: impl std::error::Error + 'static) -> StorageError<NodeId> {
     StorageIOError::read_snapshot(None, AnyError::new(&e)).into()
 }
 
-/// The broker as a Raft state machine.
-pub struct StateMachine {
+/// The running topics of a replica, as its state machine drives them:
+/// they follow every command the store applied and every snapshot it
+/// installed (the broker implements it, `state.rs`).
+pub trait RunningTopics: Send + Sync + 'static {
+    /// Whether no topic runs (a replica starts with none: its topics come
+    /// from its log).
+    fn is_empty(&self) -> bool;
+
+    /// Reflects `cmd`, which the store applied with `outcome`, in the
+    /// running topics (nothing for a rejected command).
+    fn apply(self: &Arc<Self>, cmd: &Command, outcome: &Outcome);
+
+    /// Makes the running topics match `records`, a snapshot's, keeping
+    /// the delivery of the subscribers and links that stay.
+    fn reload(self: &Arc<Self>, records: Vec<TopicRecord>);
+}
+
+/// The broker as a Raft state machine: its store, and its running topics.
+pub struct StateMachine<R> {
     store: Arc<Store>,
-    /// The running broker (weak: the broker owns the Raft node that owns this).
-    inst: Weak<Instance>,
+    /// The running topics (weak: the broker owns the Raft node that owns
+    /// this).
+    running: Weak<R>,
     /// What the store holds: last applied log id and membership.
     applied: Meta,
 }
@@ -68,26 +85,27 @@ pub async fn applied_position(store: &Arc<Store>) -> Result<Option<Meta>, Storag
     Ok(Some(meta))
 }
 
-impl StateMachine {
-    /// The state machine of `inst`, positioned where its store is.
+impl<R: RunningTopics> StateMachine<R> {
+    /// The state machine of `store` and `running`, positioned where the
+    /// store is.
     ///
     /// # Errors
     ///
     /// If the store cannot be read.
     pub async fn open(
         store: Arc<Store>,
-        inst: &Arc<Instance>,
-    ) -> Result<StateMachine, StorageError<NodeId>> {
+        running: &Arc<R>,
+    ) -> Result<StateMachine<R>, StorageError<NodeId>> {
         let applied = applied_position(&store).await?.unwrap_or_default();
         Ok(StateMachine {
             store,
-            inst: Arc::downgrade(inst),
+            running: Arc::downgrade(running),
             applied,
         })
     }
 }
 
-impl RaftStateMachine<TypeConfig> for StateMachine {
+impl<R: RunningTopics> RaftStateMachine<TypeConfig> for StateMachine<R> {
     type SnapshotBuilder = SnapshotBuilder;
 
     async fn applied_state(
@@ -132,9 +150,9 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         .map_err(sm_err)?;
         tracing::debug!(apply_us = began.elapsed().as_micros(), "replica: applied");
         self.applied = applied;
-        if let Some(inst) = self.inst.upgrade() {
+        if let Some(running) = self.running.upgrade() {
             for ((_, cmd), outcome) in commands.iter().zip(&outcomes) {
-                crate::state::apply(&inst, cmd, outcome);
+                running.apply(cmd, outcome);
             }
         }
         let mut outcomes = outcomes.into_iter();
@@ -184,8 +202,8 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         .await
         .map_err(sm_err)?;
         self.applied = applied;
-        if let Some(inst) = self.inst.upgrade() {
-            crate::state::reload(&inst, topics);
+        if let Some(running) = self.running.upgrade() {
+            running.reload(topics);
         }
         tracing::info!(snapshot = %meta, "replica: snapshot installed");
         Ok(())

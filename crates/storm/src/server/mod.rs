@@ -410,8 +410,16 @@ async fn start_replica(
         .cloned()
         .unwrap_or_default();
     let identity = communicator.string_to_proxy(&own)?.identity().clone();
-    let replica = Replica::start(config, communicator, broker.instance()).await?;
-    if broker.instance().replica.set(replica.clone()).is_err() {
+    let inst = broker.instance();
+    let replica = Replica::start(
+        config,
+        communicator,
+        inst.store.clone(),
+        inst.non_replicated_topic_manager_proxy(),
+        inst,
+    )
+    .await?;
+    if inst.replica.set(replica.clone()).is_err() {
         tracing::warn!("replica: the broker already had a Raft node");
     }
     node.add(

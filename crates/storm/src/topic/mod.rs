@@ -1,7 +1,8 @@
 //! [`Topic`]: one IceStorm topic (`I/topic.T`): its subscribers and links,
 //! and event fan-out with admission ([`crate::admission`]). The generated
 //! servant traits are implemented over it by [`TopicServant`]
-//! (`topic_servant.rs`).
+//! (`topic_servant.rs`), which validates and commits the operations that
+//! change durable state; a topic is rebuilt from the store in `restore.rs`.
 //!
 //! Behaviour checked against IceStorm 3.7.8:
 //! - subscribers are keyed by identity alone: the same identity with
@@ -20,29 +21,18 @@ use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock, Weak};
 
-use floe::runtime::{DispatchError, UserError};
 use floe::wire::Identity;
 
 use crate::admission::{self, Admission};
-use crate::command::{Command, Rejection};
 use crate::event::{crosses, Event};
-use crate::instance::Instance;
 use crate::metrics::detached::Detached;
 use crate::qos::Qos;
-use crate::replica::ReplicaError;
-use crate::store::{StoreError, TopicRecord};
+use crate::sink::SinkFactory;
 use crate::subscriber::{
-    identity_to_string, DeliveryStyle, RemovalHook, RemovalReason, Subscriber, SubscriberState,
-    TopicCounters,
+    identity_to_string, DeliveryConfig, DeliveryStyle, RemovalHook, RemovalReason, Subscriber,
+    SubscriberState, TopicCounters,
 };
-use crate::types::{
-    AlreadySubscribed, BadQoS, InvalidSubscriber, LinkExists, LinkInfo, NoSuchLink, NoSuchTopic,
-    ProxyData, TopicExists,
-};
-
-/// How often a replica proposes a failed subscriber's removal again while
-/// no majority takes it.
-const REMOVAL_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
+use crate::types::{LinkInfo, ProxyData};
 
 /// A subscriber of this topic.
 struct SubscriberEntry {
@@ -66,76 +56,35 @@ struct TopicState {
     links: Vec<LinkEntry>,
 }
 
-/// Errors of topic operations.
-#[derive(Debug, thiserror::Error)]
-pub enum TopicError {
-    /// An IceStorm user exception (a generated exception type).
-    #[error("{0}")]
-    User(UserError),
-    /// The store failed; nothing was changed.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// A local failure (status 5 text), e.g. resolving a remote link.
-    #[error("{0}")]
-    Local(String),
-    /// A failure reported as status 7, as IceStorm does for a null link.
-    #[error("{0}")]
-    Unknown(String),
-    /// The topic was destroyed meanwhile (`ObjectNotExistException`).
-    #[error("topic `{0}' no longer exists")]
-    Gone(String),
-    /// A replicated broker could not make the change (no majority).
-    #[error(transparent)]
-    Replica(#[from] ReplicaError),
-}
-
-impl From<Rejection> for TopicError {
-    fn from(r: Rejection) -> Self {
-        match r {
-            Rejection::Gone(name) => TopicError::Gone(name),
-            r => TopicError::User(r.to_user_error()),
-        }
-    }
-}
-
-macro_rules! user_exceptions {
-    ($($t:ty),*) => {
-        $(impl From<$t> for TopicError {
-            fn from(e: $t) -> Self {
-                TopicError::User(UserError::new(e))
-            }
-        })*
-    };
-}
-user_exceptions!(
-    AlreadySubscribed,
-    BadQoS,
-    InvalidSubscriber,
-    LinkExists,
-    NoSuchLink,
-    NoSuchTopic,
-    TopicExists
-);
-
-mod ops;
+mod error;
+mod restore;
 mod snapshot;
 
 pub use crate::topic_servant::TopicServant;
+pub use error::TopicError;
 
-impl From<TopicError> for DispatchError {
-    /// A user exception is sent as one (status 1), even one the operation
-    /// does not declare (IceStorm raises `InvalidSubscriber` from
-    /// `unsubscribe`); store failures are status 7.
-    fn from(e: TopicError) -> Self {
-        match e {
-            TopicError::User(e) => DispatchError::UserException(e),
-            TopicError::Store(e) => DispatchError::UnknownException(e.to_string()),
-            TopicError::Local(m) => DispatchError::UnknownLocalException(m),
-            TopicError::Unknown(m) => DispatchError::UnknownException(m),
-            TopicError::Gone(_) => DispatchError::object_not_exist(),
-            TopicError::Replica(e) => DispatchError::UnknownLocalException(e.to_string()),
-        }
-    }
+/// What a [`Topic`] needs from the broker that runs it: the sinks and
+/// settings its subscriber and link tasks start with, and the removal of
+/// one whose delivery failed for good, a change of durable state that the
+/// broker commits (`state.rs`).
+pub trait TopicHost: Send + Sync + 'static {
+    /// Makes the subscribers' and links' delivery sinks.
+    fn sinks(&self) -> &dyn SinkFactory;
+
+    /// Delivery settings for subscriber and link tasks.
+    fn delivery(&self) -> &DeliveryConfig;
+
+    /// Removes `topic`'s subscriber `id` (its link to the topic of
+    /// identity `id` when `link`), the one that started at `seq`, whose
+    /// delivery failed for `reason`.
+    fn remove_failed(
+        self: &Arc<Self>,
+        topic: &Topic,
+        id: &Identity,
+        seq: u64,
+        link: bool,
+        reason: RemovalReason,
+    );
 }
 
 /// One topic.
@@ -161,21 +110,6 @@ impl Topic {
             state: RwLock::new(TopicState::default()),
             admission: Admission::default(),
         })
-    }
-
-    /// Rebuilds a topic from the store and starts its subscribers and links.
-    pub fn restore(instance: &Arc<Instance>, record: TopicRecord) -> Arc<Topic> {
-        let topic = Topic::new(&record.name);
-        for s in record.subscribers {
-            // Stored QoS was valid when stored; fall back to defaults if the
-            // rules changed since.
-            let qos = Qos::parse(&s.qos, &s.proxy).unwrap_or_default();
-            topic.add_subscriber(instance, s.proxy, &qos, s.seq);
-        }
-        for l in record.links {
-            topic.add_link(instance, l.name, l.cost, l.topic, &l.link, l.seq);
-        }
-        topic
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, TopicState> {
@@ -332,6 +266,26 @@ impl Topic {
             .any(|s| identity_to_string(&s.proxy.identity) == identity)
     }
 
+    /// Whether a (non-link) subscriber has identity `id`.
+    pub fn is_subscribed(&self, id: &Identity) -> bool {
+        self.read()
+            .subscribers
+            .iter()
+            .any(|s| &s.proxy.identity == id)
+    }
+
+    /// Whether a link goes to the topic of identity `id`.
+    pub fn is_linked_to(&self, id: &Identity) -> bool {
+        self.read().links.iter().any(|l| &l.topic.identity == id)
+    }
+
+    /// Whether a subscriber or a link has identity `id`.
+    pub fn is_taken(&self, id: &Identity) -> bool {
+        let state = self.read();
+        state.subscribers.iter().any(|s| &s.proxy.identity == id)
+            || state.links.iter().any(|l| &l.topic.identity == id)
+    }
+
     /// The links, in creation order.
     pub fn link_infos(&self) -> Vec<LinkInfo> {
         self.read()
@@ -378,80 +332,42 @@ impl Topic {
         );
     }
 
-    fn removal_hook(
+    /// What a subscriber or link task calls when it gives up: the
+    /// broker removes it (see [`TopicHost::remove_failed`]), unless the
+    /// broker or this topic is gone.
+    fn removal_hook<H: TopicHost>(
         self: &Arc<Topic>,
-        instance: &Arc<Instance>,
+        host: &Arc<H>,
         seq: u64,
         is_link: bool,
     ) -> RemovalHook {
-        let inst: Weak<Instance> = Arc::downgrade(instance);
+        let host: Weak<H> = Arc::downgrade(host);
         let topic: Weak<Topic> = Arc::downgrade(self);
         Arc::new(move |id: &Identity, reason: RemovalReason| {
-            let (Some(inst), Some(topic)) = (inst.upgrade(), topic.upgrade()) else {
-                return;
-            };
-            let id = id.clone();
-            tracing::info!(
-                topic = %topic.name,
-                subscriber = %identity_to_string(&id),
-                link = is_link,
-                ?reason,
-                "removing failed subscriber"
-            );
-            let cmd = Command::RemoveFailed {
-                topic: topic.name.clone(),
-                id: id.clone(),
-                seq,
-                link: is_link,
-            };
-            let replicated = inst.replica.get().is_some();
-            if replicated {
-                // A replica stops delivering at once; every replica forgets
-                // the subscriber once a majority commits the removal.
-                topic.take(&id, Some(seq), is_link, &inst.detached);
+            if let (Some(host), Some(topic)) = (host.upgrade(), topic.upgrade()) {
+                host.remove_failed(&topic, id, seq, is_link, reason);
             }
-            let weak = Arc::downgrade(&inst);
-            drop(inst);
-            tokio::spawn(async move {
-                while let Some(inst) = weak.upgrade() {
-                    match inst.commit(cmd.clone()).await {
-                        Ok(_) => return,
-                        Err(e) if replicated => {
-                            tracing::warn!(
-                                error = %e,
-                                "the removal of a failed subscriber is not committed yet; retrying"
-                            );
-                        }
-                        Err(e) => {
-                            tracing::error!(error = %e, "cannot remove subscriber from the store");
-                            return;
-                        }
-                    }
-                    drop(inst);
-                    tokio::time::sleep(REMOVAL_RETRY).await;
-                }
-            });
         })
     }
 
     /// Starts delivery to a subscriber (a committed subscription).
-    pub(crate) fn add_subscriber(
+    pub(crate) fn add_subscriber<H: TopicHost>(
         self: &Arc<Topic>,
-        inst: &Arc<Instance>,
+        host: &Arc<H>,
         proxy: ProxyData,
         qos: &Qos,
         seq: u64,
     ) {
         let style = DeliveryStyle::for_subscriber(&proxy, qos);
-        let sink = inst.sinks.subscriber_sink(&proxy, qos);
+        let sink = host.sinks().subscriber_sink(&proxy, qos);
         let subscriber = Subscriber::spawn(
             proxy.identity.clone(),
             style,
             qos.clone(),
             sink,
-            &inst.delivery,
+            host.delivery(),
             self.counters.clone(),
-            self.removal_hook(inst, seq, false),
+            self.removal_hook(host, seq, false),
         );
         self.write().subscribers.push(SubscriberEntry {
             proxy,
@@ -461,9 +377,9 @@ impl Topic {
     }
 
     /// Starts forwarding over a link (a committed link).
-    pub(crate) fn add_link(
+    pub(crate) fn add_link<H: TopicHost>(
         self: &Arc<Topic>,
-        inst: &Arc<Instance>,
+        host: &Arc<H>,
         name: String,
         cost: i32,
         topic: ProxyData,
@@ -478,10 +394,10 @@ impl Topic {
             topic.identity.clone(),
             DeliveryStyle::Link,
             qos,
-            inst.sinks.link_sink(link),
-            &inst.delivery,
+            host.sinks().link_sink(link),
+            host.delivery(),
             self.counters.clone(),
-            self.removal_hook(inst, seq, true),
+            self.removal_hook(host, seq, true),
         );
         self.write().links.push(LinkEntry {
             name,
