@@ -81,6 +81,7 @@ impl Current {
     /// # Errors
     ///
     /// Status 5 with Ice's `MarshalException` text on a mismatch.
+    #[inline]
     pub fn check_mode(&self, declared: OperationMode) -> Result<(), crate::DispatchError> {
         declared.check_received(self.mode).map_err(Into::into)
     }

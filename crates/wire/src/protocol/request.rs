@@ -36,6 +36,7 @@ impl OperationMode {
     }
 
     /// Whether a request in this mode may be retried after it was sent (§7.2).
+    #[inline]
     pub fn is_idempotent(self) -> bool {
         self != OperationMode::Normal
     }
@@ -58,14 +59,21 @@ impl OperationMode {
     ///
     /// [`Error::Marshal`] on a mismatch (Ice's
     /// `MarshalException`).
+    #[inline]
     pub fn check_received(self, received: OperationMode) -> crate::Result<()> {
         if self.is_idempotent() == received.is_idempotent() {
             Ok(())
         } else {
-            Err(crate::Error::marshal(format!(
-                "unexpected operation mode. expected = {self:?} received = {received:?}"
-            )))
+            Err(self.mismatch(received))
         }
+    }
+
+    /// The error of [`OperationMode::check_received`].
+    #[cold]
+    fn mismatch(self, received: OperationMode) -> crate::Error {
+        crate::Error::marshal(format!(
+            "unexpected operation mode. expected = {self:?} received = {received:?}"
+        ))
     }
 }
 
