@@ -145,13 +145,15 @@ impl DispatchSet {
 
 impl ConnectionInner {
     /// Dispatches one request to its servant; synchronous results are
-    /// answered at once, futures join `dispatches`.
+    /// answered at once, futures join `dispatches`. `frame`, the request's
+    /// frame (none for a batched request), is kept to fill the empty
+    /// fields of a status 2-4 answer.
     pub(super) fn dispatch(
         self: &Arc<Self>,
         request: Request,
         compress: bool,
         dispatches: &mut DispatchSet,
-        frame: Option<&Bytes>,
+        frame: Option<Bytes>,
     ) {
         let rid = request.request_id;
         let span = crate::spans::dispatch(
@@ -181,7 +183,7 @@ impl ConnectionInner {
             None => None,
         };
         let dispatch = dispatcher.dispatch(request, connection);
-        let frame = if rid != 0 { frame.cloned() } else { None };
+        let frame = if rid != 0 { frame } else { None };
         let run = (rid, compress, bytes);
         self.run_dispatch(dispatch, run, observer, dispatches, frame, &span);
     }

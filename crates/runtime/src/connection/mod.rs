@@ -354,7 +354,7 @@ impl ConnectionInner {
                 request,
                 accepts_compression,
                 frame,
-            } => self.dispatch(request, accepts_compression, dispatches, Some(&frame)),
+            } => self.dispatch(request, accepts_compression, dispatches, Some(frame)),
             Inbound::Batch(batch) => {
                 for request in batch.iter() {
                     self.dispatch(request?, false, dispatches, None);
