@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use floe_wire::Identity;
@@ -359,6 +359,26 @@ impl Communicator {
         first.map_or(Ok(()), Err)
     }
 
+    /// The communicator of `weak`, if it is still there.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CommunicatorDestroyed`] if it is gone.
+    pub(crate) fn upgrade(weak: &Weak<CommunicatorInner>) -> Result<Communicator> {
+        weak.upgrade()
+            .map(|inner| Communicator { inner })
+            .ok_or(Error::CommunicatorDestroyed)
+    }
+
+    /// The adapters created so far.
+    fn adapters(&self) -> Vec<ObjectAdapter> {
+        self.inner
+            .adapters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
     /// Starts deactivating every adapter (non-blocking; must be called
     /// inside a tokio runtime, e.g. from a servant; outside one it only
     /// logs an error). [`Communicator::wait_for_shutdown`] waits for
@@ -367,12 +387,7 @@ impl Communicator {
         if self.inner.shutdown.send_replace(true) {
             return;
         }
-        let adapters: Vec<ObjectAdapter> = self
-            .inner
-            .adapters
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let adapters = self.adapters();
         let Ok(handle) = tokio::runtime::Handle::try_current() else {
             tracing::error!("Communicator::shutdown called outside a tokio runtime");
             return;
@@ -392,12 +407,7 @@ impl Communicator {
     pub async fn wait_for_shutdown(&self) {
         let mut rx = self.inner.shutdown.subscribe();
         let _ = rx.wait_for(|s| *s).await;
-        let adapters: Vec<ObjectAdapter> = self
-            .inner
-            .adapters
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let adapters = self.adapters();
         for a in adapters {
             a.wait_for_deactivate().await;
         }

@@ -194,11 +194,7 @@ impl ObjectAdapter {
     ///
     /// [`Error::CommunicatorDestroyed`] if it is gone.
     pub fn communicator(&self) -> Result<Communicator> {
-        self.inner
-            .communicator
-            .upgrade()
-            .map(|inner| Communicator { inner })
-            .ok_or(Error::CommunicatorDestroyed)
+        Communicator::upgrade(&self.inner.communicator)
     }
 
     /// A proxy for `identity`: with the adapter's published endpoints, or,

@@ -246,11 +246,7 @@ impl Proxy {
     ///
     /// [`Error::CommunicatorDestroyed`] if it is gone.
     pub fn communicator(&self) -> Result<Communicator> {
-        self.inner
-            .communicator
-            .upgrade()
-            .map(|inner| Communicator { inner })
-            .ok_or(Error::CommunicatorDestroyed)
+        Communicator::upgrade(&self.inner.communicator)
     }
 
     /// The same proxy for another identity.
