@@ -264,7 +264,8 @@ impl ConnectionInner {
                 return dispatches.push(rid, compress, fut, frame, bytes);
             }
         };
-        self.send_reply(rid, compress, fill_failed(result, frame.as_ref()));
+        let result = result.map_err(|e| fill_failed(e, frame.as_ref()));
+        self.send_reply(rid, compress, result);
     }
 
     /// Writes the reply to request `rid` (nothing for oneway requests,
@@ -281,7 +282,9 @@ impl ConnectionInner {
             }
             return;
         }
-        let frame = outbound::reply(rid, result, self.compression(compress), &self.config.policy);
+        let mut room = [0; outbound::STACK_REPLY];
+        let compression = self.compression(compress);
+        let frame = outbound::reply(rid, result, compression, &self.config.policy, &mut room);
         if let Err(e) = self.writer.send_frame(frame, false) {
             tracing::debug!("cannot send reply {rid}: {e}");
         }
@@ -313,11 +316,10 @@ fn observed(fut: DispatchFuture, o: DispatchObserver, twoway: bool) -> DispatchF
 }
 
 /// Fills the fields of a status 2–4 error the servant left empty from the
-/// request in `frame` (decoded again: this is the rare path).
-pub(super) fn fill_failed(result: DispatchResult, frame: Option<&Bytes>) -> DispatchResult {
-    let Err(mut e) = result else {
-        return result;
-    };
+/// request in `frame` (decoded again: this is the rare path, kept out of
+/// line so that a successful result is not moved through it).
+#[cold]
+pub(super) fn fill_failed(mut e: DispatchError, frame: Option<&Bytes>) -> DispatchError {
     if let (
         DispatchError::ObjectNotExist(f)
         | DispatchError::FacetNotExist(f)
@@ -333,5 +335,5 @@ pub(super) fn fill_failed(result: DispatchResult, frame: Option<&Bytes>) -> Disp
             }
         }
     }
-    Err(e)
+    e
 }

@@ -152,7 +152,9 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
         tokio::select! {
             biased;
             Some(done) = dispatches.next(), if !dispatches.is_empty() => {
-                conn.send_reply(done.rid, done.compress, fill_failed(done.result, done.frame.as_ref()));
+                let frame = done.frame.as_ref();
+                let result = done.result.map_err(|e| fill_failed(e, frame));
+                conn.send_reply(done.rid, done.compress, result);
             }
             r = conn.writer.flush_queued(conn.config.write_timeout), if has_queued => {
                 if let Err(e) = r {

@@ -173,11 +173,16 @@ impl Header {
     /// Writes a header with a zero size; patch it with [`patch_size`] once
     /// the body is written.
     pub fn write(buf: &mut BytesMut, message_type: MessageType, compression: CompressionStatus) {
+        // One 14-byte write.
+        buf.put_slice(&Header::bytes(message_type, compression));
+    }
+
+    /// The 14 bytes [`Header::write`] writes: the magic, protocol and
+    /// encoding 1.0, the type, the compression status and a zero size.
+    pub fn bytes(message_type: MessageType, compression: CompressionStatus) -> [u8; HEADER_SIZE] {
         let [m0, m1, m2, m3] = MAGIC;
         let (kind, compressed) = (message_type as u8, compression as u8);
-        // One 14-byte write: the magic, protocol and encoding 1.0, the
-        // type, the compression status and a zero size.
-        buf.put_slice(&[m0, m1, m2, m3, 1, 0, 1, 0, kind, compressed, 0, 0, 0, 0]);
+        [m0, m1, m2, m3, 1, 0, 1, 0, kind, compressed, 0, 0, 0, 0]
     }
 }
 

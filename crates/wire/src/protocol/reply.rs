@@ -3,7 +3,7 @@
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use compact_str::CompactString;
 
-use super::header::{patch_size, CompressionStatus, Header, MessageType};
+use super::header::{patch_size, CompressionStatus, Header, MessageType, HEADER_SIZE};
 use super::request::{read_facet, write_facet};
 use crate::decoder::{Decoder, Encapsulation};
 use crate::encoder::Encoder;
@@ -294,7 +294,7 @@ impl Reply {
 
     /// Bytes [`Reply::encode_head`] writes: the header, the request id and
     /// the status byte.
-    pub const HEAD_SIZE: usize = super::header::HEADER_SIZE + 5;
+    pub const HEAD_SIZE: usize = HEADER_SIZE + 5;
 
     /// Writes the header, request id and status byte of a status-0 or
     /// status-1 reply whose encapsulation (`encaps_len` bytes, header
@@ -307,13 +307,37 @@ impl Reply {
         encaps_len: usize,
         compression: CompressionStatus,
     ) {
-        let start = buf.len();
-        Header::write(buf, MessageType::Reply, compression);
-        buf.put_i32_le(request_id);
-        buf.put_u8(status.to_u8());
-        let size = buf.len() - start + encaps_len;
-        patch_size(buf, start, size);
-        debug_assert_eq!(buf.len() - start, Self::HEAD_SIZE);
+        buf.extend_from_slice(&Self::head(request_id, status, encaps_len, compression));
+    }
+
+    /// The bytes [`Reply::encode_head`] writes, as an array: for a reply
+    /// encoded where no buffer is at hand (on the stack).
+    ///
+    /// ```
+    /// use floe_wire::protocol::{CompressionStatus, Reply, ReplyStatus};
+    ///
+    /// let head = Reply::head(7, ReplyStatus::OK, 6, CompressionStatus::NotSupported);
+    /// assert_eq!(&head[..4], b"IceP");
+    /// assert_eq!(head[10..14], 25i32.to_le_bytes()); // 19 + 6
+    /// assert_eq!(head[14..18], 7i32.to_le_bytes());
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the frame would exceed `i32::MAX` bytes (a programming error:
+    /// frames are bounded by `Ice.MessageSizeMax` first).
+    pub fn head(
+        request_id: i32,
+        status: ReplyStatus,
+        encaps_len: usize,
+        compression: CompressionStatus,
+    ) -> [u8; Self::HEAD_SIZE] {
+        let mut head = [0; Self::HEAD_SIZE];
+        head[..HEADER_SIZE].copy_from_slice(&Header::bytes(MessageType::Reply, compression));
+        head[HEADER_SIZE..HEADER_SIZE + 4].copy_from_slice(&request_id.to_le_bytes());
+        head[HEADER_SIZE + 4] = status.to_u8();
+        patch_size(&mut head, 0, Self::HEAD_SIZE + encaps_len);
+        head
     }
 }
 

@@ -84,17 +84,21 @@ fn reply_frame_size(result: &DispatchResult) -> usize {
     Reply::HEAD_SIZE.saturating_add(body)
 }
 
-/// `result`, or a `MemoryLimitException` (status 5) in its place when the
-/// Reply frame carrying it would be over [`MAX_FRAME`] (e.g. a result over
-/// 2 GiB, which Ice cannot marshal either).
-pub(crate) fn bound_reply(result: DispatchResult) -> DispatchResult {
-    match check_frame_size(reply_frame_size(&result)) {
-        Ok(()) => result,
-        Err(e) => {
-            tracing::warn!("reply not sent: {e}");
-            Err(e.into())
-        }
-    }
+/// The `MemoryLimitException` (status 5) to send in place of `result`
+/// when the Reply frame carrying it would be over [`MAX_FRAME`] (e.g. a
+/// result over 2 GiB, which Ice cannot marshal either); `None` when it
+/// fits. By reference: the result is moved once, by the caller.
+#[inline]
+pub(crate) fn oversized_reply(result: &DispatchResult) -> Option<DispatchError> {
+    check_frame_size(reply_frame_size(result))
+        .err()
+        .map(too_large)
+}
+
+#[cold]
+fn too_large(e: floe_wire::Error) -> DispatchError {
+    tracing::warn!("reply not sent: {e}");
+    e.into()
 }
 
 /// Whether a frame of `len` bytes may be compressed: bzip2 can make data up
@@ -135,12 +139,9 @@ mod tests {
         let text =
             |n: usize| -> DispatchResult { Err(DispatchError::UnknownException("x".repeat(n))) };
         assert!(reply_frame_size(&text(1000)) > Reply::HEAD_SIZE + 1000);
-        // Small results pass through unchanged.
-        assert!(matches!(bound_reply(ok(6)), Ok(r) if r.len() == 6));
-        assert!(matches!(
-            bound_reply(text(10)),
-            Err(DispatchError::UnknownException(s)) if s.len() == 10
-        ));
+        // Small results pass.
+        assert!(oversized_reply(&ok(6)).is_none());
+        assert!(oversized_reply(&text(10)).is_none());
     }
 
     #[test]

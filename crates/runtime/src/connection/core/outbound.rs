@@ -89,17 +89,30 @@ pub(crate) fn request<'a>(
     })
 }
 
-/// The reply to request `rid` carrying `result`: results up to the
-/// policy's `copy_limit` are copied behind the reply's head, larger parts
-/// go beside it, shared. A result too large for a frame is replaced by a
-/// `MemoryLimitException` (status 5).
-pub(crate) fn reply(
+/// Replies up to this size, head included, are encoded in a [`ReplyRoom`]
+/// on the sender's stack and written from there: a small reply costs no
+/// buffer, and only one that must wait in the write queue is copied.
+pub(crate) const STACK_REPLY: usize = 128;
+
+/// Room on the stack for a small reply frame (see [`STACK_REPLY`]).
+pub(crate) type ReplyRoom = [u8; STACK_REPLY];
+
+/// The reply to request `rid` carrying `result`: a small one is encoded in
+/// `room`; results up to the policy's `copy_limit` are copied behind the
+/// reply's head, larger parts go beside it, shared. A result too large
+/// for a frame is replaced by a `MemoryLimitException` (status 5).
+pub(crate) fn reply<'a>(
     rid: i32,
     result: DispatchResult,
     compress: Option<u32>,
     policy: &Policy,
-) -> OutFrame<'static> {
-    let result = limits::bound_reply(result.map_err(DispatchError::encoded));
+    room: &'a mut ReplyRoom,
+) -> OutFrame<'a> {
+    let result = result.map_err(DispatchError::encoded);
+    let result = match limits::oversized_reply(&result) {
+        None => result,
+        Some(e) => Err(e),
+    };
     let (status, reply) = match result {
         Ok(reply) => (ReplyStatus::OK, reply),
         Err(DispatchError::EncodedUserException(encaps)) => {
@@ -108,6 +121,9 @@ pub(crate) fn reply(
         Err(e) => return failure(rid, e, compress),
     };
     let (head, payload) = reply.parts();
+    if let Some(frame) = on_stack(room, rid, status, head, payload, compress) {
+        return frame;
+    }
     let copy_head = head.len() <= policy.copy_limit;
     let copy_payload = copy_head && payload.len() <= policy.copy_limit;
     let copy_all = compress.is_some() || (copy_head && copy_payload);
@@ -140,6 +156,39 @@ pub(crate) fn reply(
         [buf.freeze(), head.clone(), payload.clone()]
     };
     OutFrame { parts, tail: &[] }
+}
+
+/// A reply of at most [`STACK_REPLY`] bytes, encoded in `room`; `None`
+/// for a larger one, or one to be compressed (at least
+/// `COMPRESSION_THRESHOLD` bytes with `compress` set).
+fn on_stack<'a>(
+    room: &'a mut ReplyRoom,
+    rid: i32,
+    status: ReplyStatus,
+    head: &[u8],
+    payload: &[u8],
+    compress: Option<u32>,
+) -> Option<OutFrame<'a>> {
+    let encaps = head.len() + payload.len();
+    let len = Reply::HEAD_SIZE + encaps;
+    if len > STACK_REPLY || (compress.is_some() && len >= COMPRESSION_THRESHOLD) {
+        return None;
+    }
+    // Below the threshold, a reply to a request that accepts compression
+    // is only marked as accepting it too (as `compressed` does).
+    let compression = match compress {
+        Some(_) => CompressionStatus::Supported,
+        None => CompressionStatus::NotSupported,
+    };
+    let (frame_head, rest) = room.split_at_mut(Reply::HEAD_SIZE);
+    frame_head.copy_from_slice(&Reply::head(rid, status, encaps, compression));
+    let (first, rest) = rest.split_at_mut(head.len());
+    first.copy_from_slice(head);
+    rest[..payload.len()].copy_from_slice(payload);
+    Some(OutFrame {
+        parts: Default::default(),
+        tail: &room[..len],
+    })
 }
 
 /// The reply of a failed dispatch (statuses 2–255 but 1).
@@ -243,22 +292,36 @@ mod tests {
         assert_eq!(f.tail, &slice[..], "borrowed");
     }
 
+    /// The frame as sent: its parts, then its tail.
+    fn whole(f: &OutFrame<'_>) -> Bytes {
+        let mut b = BytesMut::new();
+        for p in &f.parts {
+            b.extend_from_slice(p);
+        }
+        b.extend_from_slice(f.tail);
+        b.freeze()
+    }
+
+    fn parsed(f: &OutFrame<'_>) -> Reply {
+        let Message::Reply(r) = Message::parse(whole(f)).unwrap().1 else {
+            panic!()
+        };
+        r
+    }
+
     #[test]
     fn replies_carry_results_and_failures() {
         let policy = Policy::default();
+        let mut room = [0; STACK_REPLY];
         let ok = ReplyData::new(Bytes::from_static(&[6, 0, 0, 0, 1, 1]));
-        let f = reply(3, Ok(ok), None, &policy);
-        let Message::Reply(r) = Message::parse(f.parts[0].clone()).unwrap().1 else {
-            panic!()
-        };
+        let f = reply(3, Ok(ok), None, &policy, &mut room);
+        let r = parsed(&f);
         assert_eq!(r.request_id, 3);
         assert_eq!(r.body.status(), ReplyStatus::OK);
-        let f = reply(4, Err(DispatchError::unauthorized("no")), None, &policy);
-        let Message::Reply(r) = Message::parse(f.parts[0].clone()).unwrap().1 else {
-            panic!()
-        };
+        let error = Err(DispatchError::unauthorized("no"));
+        let f = reply(4, error, None, &policy, &mut room);
         assert_eq!(
-            r.body,
+            parsed(&f).body,
             ReplyBody::DispatchException {
                 status: ReplyStatus::UNAUTHORIZED,
                 message: "no".into()
@@ -270,8 +333,47 @@ mod tests {
         encaps.extend_from_slice(&(100_006i32).to_le_bytes());
         encaps.extend_from_slice(&[1, 1]);
         let data = ReplyData::split(encaps.freeze(), big.clone());
-        let f = reply(5, Ok(data), None, &policy);
+        let f = reply(5, Ok(data), None, &policy, &mut room);
         assert_eq!(f.parts[1], big);
+    }
+
+    /// A reply of every size around [`STACK_REPLY`] and the compression
+    /// threshold, with and without compression asked: the same frame
+    /// whether it was encoded on the stack or in a buffer.
+    #[test]
+    fn small_replies_are_encoded_on_the_stack_as_in_a_buffer() {
+        let policy = Policy::default();
+        for data in 0..=STACK_REPLY {
+            for compress in [None, Some(1)] {
+                let mut encaps = ((6 + data) as i32).to_le_bytes().to_vec();
+                encaps.extend_from_slice(&[1, 1]);
+                encaps.extend((0..data).map(|i| i as u8));
+                let encaps = Bytes::from(encaps);
+                for status in [ReplyStatus::OK, ReplyStatus::USER_EXCEPTION] {
+                    let result = match status {
+                        ReplyStatus::OK => Ok(ReplyData::new(encaps.clone())),
+                        _ => Err(DispatchError::EncodedUserException(encaps.clone())),
+                    };
+                    let mut room = [0; STACK_REPLY];
+                    let f = reply(9, result, compress, &policy, &mut room);
+                    let len = Reply::HEAD_SIZE + encaps.len();
+                    let stacked =
+                        len <= STACK_REPLY && (compress.is_none() || len < COMPRESSION_THRESHOLD);
+                    assert_eq!(!f.tail.is_empty(), stacked, "{len} bytes, {compress:?}");
+                    let mut expected = BytesMut::new();
+                    Reply::encode_head(
+                        &mut expected,
+                        9,
+                        status,
+                        encaps.len(),
+                        CompressionStatus::NotSupported,
+                    );
+                    expected.extend_from_slice(&encaps);
+                    let expected = compressed(expected, compress).freeze();
+                    assert_eq!(whole(&f), expected, "{len} bytes, {compress:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 use std::cell::RefCell;
 
-use bytes::BytesMut;
+use bytes::{Bytes, BytesMut};
 
 /// Frames up to this size come from the scratch block.
 pub(crate) const SMALL_FRAME: usize = 1024;
@@ -44,6 +44,15 @@ pub(crate) fn frame_buf(capacity: usize) -> BytesMut {
 /// is left of it after the frames carved before). When too little is
 /// left, `reserve` takes the block back from its start if those frames
 /// are all gone, or starts a new block of the same size.
+/// `bytes` copied into a [`frame_buf`]: a borrowed part of a frame (a
+/// reply encoded on the stack, a caller's number sequence) that must wait
+/// in the write queue.
+pub(crate) fn copied(bytes: &[u8]) -> Bytes {
+    let mut buf = frame_buf(bytes.len());
+    buf.extend_from_slice(bytes);
+    buf.freeze()
+}
+
 fn carve(block: &mut BytesMut, capacity: usize) -> BytesMut {
     if block.capacity() < capacity {
         block.reserve(capacity);

@@ -80,7 +80,13 @@ fn head<'a>(id: &'a Identity, ctx: &'a IceContext, op: &'a str) -> RequestHead<'
 
 fn ok_reply(rid: i32) -> Bytes {
     let result = ReplyData::new(Bytes::from_static(&[10, 0, 0, 0, 1, 1, 42, 0, 0, 0]));
-    bytes(outbound::reply(rid, Ok(result), None, &Policy::default()))
+    bytes(outbound::reply(
+        rid,
+        Ok(result),
+        None,
+        &Policy::default(),
+        &mut [0; outbound::STACK_REPLY],
+    ))
 }
 
 /// What a frame received by `st` was, as the driver sees it: the core's
@@ -378,11 +384,13 @@ fn frames_past_the_size_limit_are_refused() {
     let mut encaps = BytesMut::new();
     encaps.extend_from_slice(&(200_006i32).to_le_bytes());
     encaps.extend_from_slice(&[1, 1]);
+    let mut room = [0; outbound::STACK_REPLY];
     let reply = outbound::reply(
         1,
         Ok(ReplyData::split(encaps.freeze(), Bytes::from(payload))),
         Some(9),
         &Policy::default(),
+        &mut room,
     );
     let frame = bytes(reply);
     assert!(frame.len() < 10_000, "compressed");

@@ -55,6 +55,7 @@ use tokio::sync::Notify;
 
 use super::config::ConnectionConfig;
 use super::core::outbound::OutFrame;
+use super::core::scratch;
 use super::core::ConnectionState;
 use super::signal::TaskSignal;
 use crate::error::Error;
@@ -169,7 +170,7 @@ impl Writer {
         let OutFrame { mut parts, tail } = frame;
         if deferred {
             if !tail.is_empty() {
-                parts[2] = Bytes::copy_from_slice(tail);
+                parts[2] = scratch::copied(tail);
             }
             return self.send_deferred(&mut parts);
         }
@@ -272,7 +273,7 @@ impl Writer {
             // The connection task writes it with the rest of its batch.
             st.push(parts);
             if !tail.is_empty() {
-                st.push(&mut [Bytes::copy_from_slice(tail)]);
+                st.push(&mut [scratch::copied(tail)]);
             }
             return Ok(());
         }

@@ -19,7 +19,7 @@ impl Writer {
         let idle = !st.pending();
         st.push(parts);
         if !tail.is_empty() {
-            st.push(&mut [Bytes::copy_from_slice(tail)]);
+            st.push(&mut [scratch::copied(tail)]);
         }
         if !idle {
             // The connection task is already writing the queue.

@@ -68,7 +68,7 @@ impl Writer {
         }
         st.push(&mut parts[first..]);
         if !tail.is_empty() {
-            st.push(&mut [Bytes::copy_from_slice(tail)]);
+            st.push(&mut [scratch::copied(tail)]);
         }
         Ok(false)
     }
@@ -83,7 +83,7 @@ impl Writer {
     ) -> Result<bool, Error> {
         st.push(parts);
         if !tail.is_empty() {
-            st.push(&mut [Bytes::copy_from_slice(tail)]);
+            st.push(&mut [scratch::copied(tail)]);
         }
         self.help(st)?;
         Ok(!st.queue.is_empty())
