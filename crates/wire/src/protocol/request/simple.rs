@@ -24,24 +24,27 @@ impl Request {
         let Some(f) = Fields::read(&body) else {
             return Err(body);
         };
-        let mut request = Request {
-            request_id: f.request_id,
-            identity: Identity {
-                name: f.name.into(),
-                category: f.category.into(),
-            },
-            facet: f.facet.into(),
-            operation: f.operation.into(),
-            mode_byte: f.mode_byte,
+        // The strings are made before the body moves on (they borrow it);
+        // the request is built in place in the result, not moved again.
+        let identity = Identity {
+            name: f.name.into(),
+            category: f.category.into(),
+        };
+        let (facet, operation) = (f.facet.into(), f.operation.into());
+        let (request_id, mode_byte, encoding) = (f.request_id, f.mode_byte, f.encoding);
+        body.advance(f.params_at);
+        Ok(Request {
+            request_id,
+            identity,
+            facet,
+            operation,
+            mode_byte,
             context: Context::new(),
             params: Encapsulation {
-                encoding: f.encoding,
-                data: Bytes::new(),
+                encoding,
+                data: body,
             },
-        };
-        body.advance(f.params_at);
-        request.params.data = body;
-        Ok(request)
+        })
     }
 }
 
