@@ -282,7 +282,7 @@ impl ConnectionInner {
             }
             return;
         }
-        let mut room = [0; outbound::STACK_REPLY];
+        let mut room = [0; outbound::STACK_FRAME];
         let compression = self.compression(compress);
         let frame = outbound::reply(rid, result, compression, &self.config.policy, &mut room);
         if let Err(e) = self.writer.send_frame(frame, false) {

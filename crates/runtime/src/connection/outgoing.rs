@@ -162,13 +162,10 @@ impl Connection {
             self.inner.writer.stamp_burst();
         }
         let inner = &*self.inner;
-        let frame = outbound::request(
-            head,
-            id,
-            params,
-            inner.compression(compress),
-            &inner.config.policy,
-        )?;
+        let mut room = [0; outbound::STACK_FRAME];
+        let compression = inner.compression(compress);
+        let policy = &inner.config.policy;
+        let frame = outbound::request(head, id, params, compression, policy, &mut room)?;
         inner.writer.send_frame(frame, deferred)
     }
 }

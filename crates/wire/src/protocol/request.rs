@@ -234,7 +234,7 @@ fn size_len(n: usize) -> usize {
 
 /// Writes a size (§4.1), as `Encoder::write_size` does.
 #[inline]
-fn put_size(buf: &mut BytesMut, n: usize) {
+fn put_size<B: BufMut>(buf: &mut B, n: usize) {
     if n < 255 {
         buf.put_u8(n as u8);
     } else {
@@ -245,7 +245,7 @@ fn put_size(buf: &mut BytesMut, n: usize) {
 
 /// Writes a string (§4.3), as `Encoder::write_string` does.
 #[inline]
-fn put_string(buf: &mut BytesMut, s: &str) {
+fn put_string<B: BufMut>(buf: &mut B, s: &str) {
     put_size(buf, s.len());
     buf.put_slice(s.as_bytes());
 }
@@ -301,7 +301,7 @@ impl RequestHead<'_> {
 
     /// [`RequestHead::encode_fields`] with `mode` as the mode byte (a
     /// decoded [`Request`] keeps the byte it came with, valid or not).
-    fn write_fields(&self, buf: &mut BytesMut, mode: u8) {
+    fn write_fields<B: BufMut>(&self, buf: &mut B, mode: u8) {
         // Written straight into `buf` (no `Encoder`): these fields are on
         // every request's path. A size over `i32::MAX` cannot come out of a
         // frame: `try_encode_head` refuses the frame afterwards.
@@ -370,6 +370,67 @@ impl RequestHead<'_> {
         compression: CompressionStatus,
     ) -> Result<()> {
         self.write_head(buf, request_id, params_len, compression, self.mode as u8)
+    }
+
+    /// [`RequestHead::try_encode_head`] into the start of `out`, a buffer
+    /// that is not a `BytesMut` (a frame built on the stack), for the
+    /// common request without a context. Returns the length of the head,
+    /// or `None` when the request has a context or `out` might be too
+    /// small for it; nothing is written then (use `try_encode_head`).
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use floe_wire::{Context, Identity};
+    /// use floe_wire::protocol::{CompressionStatus, OperationMode, RequestHead};
+    /// let id = Identity::from_name("hello");
+    /// let ctx = Context::new();
+    /// let head = RequestHead { identity: &id, facet: "", operation: "o", mode: OperationMode::Normal, context: &ctx };
+    /// let mut room = [0u8; 128];
+    /// let len = head.encode_head_into(&mut room, 1, 6, CompressionStatus::NotSupported)?.unwrap();
+    /// let mut buf = BytesMut::new();
+    /// head.try_encode_head(&mut buf, 1, 6, CompressionStatus::NotSupported)?;
+    /// assert_eq!(&room[..len], &buf[..]);
+    /// assert!(head.encode_head_into(&mut room[..20], 1, 6, CompressionStatus::NotSupported)?.is_none());
+    /// # Ok::<(), floe_wire::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`RequestHead::try_encode_head`].
+    pub fn encode_head_into(
+        &self,
+        out: &mut [u8],
+        request_id: i32,
+        params_len: usize,
+        compression: CompressionStatus,
+    ) -> Result<Option<usize>> {
+        // Every size takes at most 5 bytes: header, request id, identity,
+        // facet flag and string, operation, mode, empty context.
+        let bound = super::header::HEADER_SIZE
+            + 4
+            + (5 + self.identity.name.len())
+            + (5 + self.identity.category.len())
+            + (1 + 5 + self.facet.len())
+            + (5 + self.operation.len())
+            + 2;
+        if !self.context.is_empty() || bound > out.len() {
+            return Ok(None);
+        }
+        let room = out.len();
+        let mut at = &mut out[..];
+        at.put_slice(&Header::bytes(MessageType::Request, compression));
+        at.put_i32_le(request_id);
+        self.write_fields(&mut at, self.mode as u8);
+        let len = room - at.len();
+        let size = len.saturating_add(params_len);
+        if i32::try_from(size).is_err() {
+            return Err(Error::MemoryLimit {
+                size,
+                max: i32::MAX as usize,
+            });
+        }
+        patch_size(out, 0, size);
+        Ok(Some(len))
     }
 
     /// [`RequestHead::try_encode_head`] with `mode` as the mode byte.

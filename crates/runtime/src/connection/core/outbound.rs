@@ -5,7 +5,7 @@
 //! parameters or results, shared rather than copied), or a borrowed tail
 //! (a number sequence in the caller's memory).
 
-use bytes::{Bytes, BytesMut};
+use bytes::{BufMut, Bytes, BytesMut};
 use floe_wire::protocol::{
     compress_frame, CompressionStatus, Reply, ReplyBody, ReplyStatus, RequestHead,
     COMPRESSION_THRESHOLD,
@@ -53,8 +53,29 @@ pub(crate) fn request<'a>(
     params: Params<'a>,
     compress: Option<u32>,
     policy: &Policy,
+    room: &'a mut FrameRoom,
 ) -> Result<OutFrame<'a>, Error> {
+    let params_len = params.len();
     let (encoding, prefix, data, shared) = params.parts();
+    if compress.is_none() && params_len < STACK_FRAME {
+        let room_head = &mut room[..STACK_FRAME - params_len];
+        let plain = CompressionStatus::NotSupported;
+        if let Some(len) = head.encode_head_into(room_head, id, params_len, plain)? {
+            // The parameters follow the head: the encapsulation's header,
+            // the prefix, the data.
+            let frame = &mut room[..len + params_len];
+            let mut at = &mut frame[len..];
+            if let Some(encoding) = encoding {
+                at.put_slice(&floe_wire::Encapsulation::header(params_len, encoding));
+            }
+            at.put_slice(prefix);
+            at.put_slice(data);
+            return Ok(OutFrame {
+                parts: Default::default(),
+                tail: frame,
+            });
+        }
+    }
     let copied = data.len() <= policy.params_copy_limit || compress.is_some();
     // Exactly the frame's size: a full buffer becomes `Bytes` without a
     // second allocation (one with room to spare needs a shared header).
@@ -66,10 +87,10 @@ pub(crate) fn request<'a>(
     );
     // An Ice frame's size is an i32: larger parameters are refused, and
     // everything below fits one.
-    head.try_encode_head(&mut buf, id, params.len(), CompressionStatus::NotSupported)?;
+    head.try_encode_head(&mut buf, id, params_len, CompressionStatus::NotSupported)?;
     if let Some(encoding) = encoding {
         // The size fits an i32: `try_encode_head` checked the frame's.
-        buf.extend_from_slice(&floe_wire::Encapsulation::header(params.len(), encoding));
+        buf.extend_from_slice(&floe_wire::Encapsulation::header(params_len, encoding));
         buf.extend_from_slice(prefix);
     }
     if copied {
@@ -89,13 +110,14 @@ pub(crate) fn request<'a>(
     })
 }
 
-/// Replies up to this size, head included, are encoded in a [`ReplyRoom`]
-/// on the sender's stack and written from there: a small reply costs no
-/// buffer, and only one that must wait in the write queue is copied.
-pub(crate) const STACK_REPLY: usize = 128;
+/// Requests and replies up to this size, head included, are encoded in a
+/// [`FrameRoom`] on the sender's stack and written from there: a small
+/// frame costs no buffer, and only one that must wait in the write queue
+/// is copied.
+pub(crate) const STACK_FRAME: usize = 128;
 
-/// Room on the stack for a small reply frame (see [`STACK_REPLY`]).
-pub(crate) type ReplyRoom = [u8; STACK_REPLY];
+/// Room on the stack for a small frame (see [`STACK_FRAME`]).
+pub(crate) type FrameRoom = [u8; STACK_FRAME];
 
 /// The reply to request `rid` carrying `result`: a small one is encoded in
 /// `room`; results up to the policy's `copy_limit` are copied behind the
@@ -106,7 +128,7 @@ pub(crate) fn reply<'a>(
     result: DispatchResult,
     compress: Option<u32>,
     policy: &Policy,
-    room: &'a mut ReplyRoom,
+    room: &'a mut FrameRoom,
 ) -> OutFrame<'a> {
     let result = result.map_err(DispatchError::encoded);
     let result = match limits::oversized_reply(&result) {
@@ -158,11 +180,11 @@ pub(crate) fn reply<'a>(
     OutFrame { parts, tail: &[] }
 }
 
-/// A reply of at most [`STACK_REPLY`] bytes, encoded in `room`; `None`
+/// A reply of at most [`STACK_FRAME`] bytes, encoded in `room`; `None`
 /// for a larger one, or one to be compressed (at least
 /// `COMPRESSION_THRESHOLD` bytes with `compress` set).
 fn on_stack<'a>(
-    room: &'a mut ReplyRoom,
+    room: &'a mut FrameRoom,
     rid: i32,
     status: ReplyStatus,
     head: &[u8],
@@ -171,7 +193,7 @@ fn on_stack<'a>(
 ) -> Option<OutFrame<'a>> {
     let encaps = head.len() + payload.len();
     let len = Reply::HEAD_SIZE + encaps;
-    if len > STACK_REPLY || (compress.is_some() && len >= COMPRESSION_THRESHOLD) {
+    if len > STACK_FRAME || (compress.is_some() && len >= COMPRESSION_THRESHOLD) {
         return None;
     }
     // Below the threshold, a reply to a request that accepts compression
@@ -255,6 +277,7 @@ mod tests {
     fn small_parameters_are_copied_large_ones_go_beside() {
         let (id, ctx) = (Identity::from_name("x"), Context::new());
         let policy = Policy::default();
+        let mut room = [0; STACK_FRAME];
         let small = Bytes::from(vec![1u8; 100]);
         let f = request(
             &head(&id, &ctx),
@@ -262,6 +285,7 @@ mod tests {
             Params::Body(ENCODING_1_1, &small),
             None,
             &policy,
+            &mut room,
         )
         .unwrap();
         assert!(f.parts[1].is_empty() && f.tail.is_empty());
@@ -276,6 +300,7 @@ mod tests {
             Params::Body(ENCODING_1_1, &large),
             None,
             &policy,
+            &mut room,
         )
         .unwrap();
         assert_eq!(f.parts[1], large, "shared, not copied");
@@ -287,9 +312,63 @@ mod tests {
             Params::Slice(ENCODING_1_1, &prefix, &slice),
             None,
             &policy,
+            &mut room,
         )
         .unwrap();
         assert_eq!(f.tail, &slice[..], "borrowed");
+    }
+
+    /// Requests of every size around [`STACK_FRAME`], with and without a
+    /// context, compressed or not, in each form of parameters: the same
+    /// frame whether it was encoded on the stack or in a buffer.
+    #[test]
+    fn small_requests_are_encoded_on_the_stack_as_in_a_buffer() {
+        let policy = Policy::default();
+        let id = Identity::new("name", "category");
+        let contexts = [Context::new(), Context::from([("k".into(), "v".into())])];
+        for ctx in &contexts {
+            for data in 0..=STACK_FRAME {
+                for compress in [None, Some(1)] {
+                    let body: Vec<u8> = (0..data).map(|i| i as u8).collect();
+                    let shared = Bytes::from(body.clone());
+                    let mut encaps = ((6 + data) as i32).to_le_bytes().to_vec();
+                    encaps.extend_from_slice(&[1, 1]);
+                    encaps.extend_from_slice(&body);
+                    let encaps = Bytes::from(encaps);
+                    let half = data / 2;
+                    let (prefix, rest) = (shared.slice(..half), shared.slice(half..));
+                    let forms = [
+                        Params::Encapsulation(&encaps),
+                        Params::Body(ENCODING_1_1, &shared),
+                        Params::Split(ENCODING_1_1, &prefix, &rest),
+                        Params::Slice(ENCODING_1_1, &prefix, &body[half..]),
+                    ];
+                    for params in forms {
+                        let mut room = [0; STACK_FRAME];
+                        let f = request(&head(&id, ctx), 5, params, compress, &policy, &mut room)
+                            .unwrap();
+                        let frame = whole(&f);
+                        let mut expected = BytesMut::new();
+                        head(&id, ctx)
+                            .try_encode_head(
+                                &mut expected,
+                                5,
+                                6 + data,
+                                CompressionStatus::NotSupported,
+                            )
+                            .unwrap();
+                        expected.extend_from_slice(&encaps);
+                        let expected = compressed(expected, compress).freeze();
+                        assert_eq!(frame, expected, "{data} bytes, {compress:?}");
+                        let stacked =
+                            ctx.is_empty() && compress.is_none() && frame.len() <= STACK_FRAME - 20;
+                        if stacked {
+                            assert_eq!(f.tail.len(), frame.len(), "on the stack");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// The frame as sent: its parts, then its tail.
@@ -312,7 +391,7 @@ mod tests {
     #[test]
     fn replies_carry_results_and_failures() {
         let policy = Policy::default();
-        let mut room = [0; STACK_REPLY];
+        let mut room = [0; STACK_FRAME];
         let ok = ReplyData::new(Bytes::from_static(&[6, 0, 0, 0, 1, 1]));
         let f = reply(3, Ok(ok), None, &policy, &mut room);
         let r = parsed(&f);
@@ -337,13 +416,13 @@ mod tests {
         assert_eq!(f.parts[1], big);
     }
 
-    /// A reply of every size around [`STACK_REPLY`] and the compression
+    /// A reply of every size around [`STACK_FRAME`] and the compression
     /// threshold, with and without compression asked: the same frame
     /// whether it was encoded on the stack or in a buffer.
     #[test]
     fn small_replies_are_encoded_on_the_stack_as_in_a_buffer() {
         let policy = Policy::default();
-        for data in 0..=STACK_REPLY {
+        for data in 0..=STACK_FRAME {
             for compress in [None, Some(1)] {
                 let mut encaps = ((6 + data) as i32).to_le_bytes().to_vec();
                 encaps.extend_from_slice(&[1, 1]);
@@ -354,11 +433,11 @@ mod tests {
                         ReplyStatus::OK => Ok(ReplyData::new(encaps.clone())),
                         _ => Err(DispatchError::EncodedUserException(encaps.clone())),
                     };
-                    let mut room = [0; STACK_REPLY];
+                    let mut room = [0; STACK_FRAME];
                     let f = reply(9, result, compress, &policy, &mut room);
                     let len = Reply::HEAD_SIZE + encaps.len();
                     let stacked =
-                        len <= STACK_REPLY && (compress.is_none() || len < COMPRESSION_THRESHOLD);
+                        len <= STACK_FRAME && (compress.is_none() || len < COMPRESSION_THRESHOLD);
                     assert_eq!(!f.tail.is_empty(), stacked, "{len} bytes, {compress:?}");
                     let mut expected = BytesMut::new();
                     Reply::encode_head(

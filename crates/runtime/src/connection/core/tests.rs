@@ -85,7 +85,7 @@ fn ok_reply(rid: i32) -> Bytes {
         Ok(result),
         None,
         &Policy::default(),
-        &mut [0; outbound::STACK_REPLY],
+        &mut [0; outbound::STACK_FRAME],
     ))
 }
 
@@ -126,12 +126,14 @@ fn request_and_reply() {
     let rid = client.register_request().unwrap();
     assert!(poll(&mut client, rid).is_pending());
     let params = Bytes::from_static(&[7, 0, 0, 0]);
+    let mut room = [0; outbound::STACK_FRAME];
     let frame = outbound::request(
         &head(&id, &ctx, "add"),
         rid,
         Params::Body(ENCODING_1_1, &params),
         None,
         &Policy::default(),
+        &mut room,
     )
     .unwrap();
     let received = receive(&mut server, bytes(frame), MAX).unwrap();
@@ -384,7 +386,7 @@ fn frames_past_the_size_limit_are_refused() {
     let mut encaps = BytesMut::new();
     encaps.extend_from_slice(&(200_006i32).to_le_bytes());
     encaps.extend_from_slice(&[1, 1]);
-    let mut room = [0; outbound::STACK_REPLY];
+    let mut room = [0; outbound::STACK_FRAME];
     let reply = outbound::reply(
         1,
         Ok(ReplyData::split(encaps.freeze(), Bytes::from(payload))),

@@ -34,6 +34,22 @@ fn encoded_len_is_what_encode_head_writes() {
                     let mut buf = BytesMut::new();
                     head.encode_head(&mut buf, 7, 6, CompressionStatus::NotSupported);
                     assert_eq!(buf.len(), head.encoded_len());
+                    // Into a slice: the same bytes when it fits, nothing
+                    // written when it might not.
+                    for room in [0, 20, buf.len(), buf.len() + 46, 2048] {
+                        let mut out = vec![0xAA; room];
+                        let into = head
+                            .encode_head_into(&mut out, 7, 6, CompressionStatus::NotSupported)
+                            .unwrap();
+                        match into {
+                            Some(len) => assert_eq!(&out[..len], &buf[..]),
+                            None => assert!(out.iter().all(|&b| b == 0xAA)),
+                        }
+                        let fits = ctx.is_empty() && room >= buf.len() + 46;
+                        if fits {
+                            assert!(into.is_some(), "{room} bytes for {}", buf.len());
+                        }
+                    }
                 }
             }
         }
@@ -71,6 +87,20 @@ fn a_request_over_i32_max_bytes_is_refused_not_encoded() {
         .unwrap();
     assert_eq!(
         crate::protocol::header::size_field(&buf[6..]),
+        i32::MAX as usize
+    );
+    // The same limits into a slice.
+    let mut room = [0; 128];
+    let into = |room: &mut [u8], params| {
+        head.encode_head_into(room, 7, params, CompressionStatus::NotSupported)
+    };
+    assert!(matches!(
+        into(&mut room, i32::MAX as usize),
+        Err(Error::MemoryLimit { .. })
+    ));
+    assert_eq!(into(&mut room, fits).unwrap(), Some(small.len()));
+    assert_eq!(
+        crate::protocol::header::size_field(&room),
         i32::MAX as usize
     );
 }
