@@ -175,7 +175,14 @@ impl Writer {
             return self.send_deferred(&mut parts);
         }
         self.count_write();
-        self.send_parts(&mut parts, tail, true)
+        // A frame encoded on the stack is its tail alone: no empty parts
+        // to walk or to hand to the kernel.
+        let parts = if parts.iter().all(Bytes::is_empty) {
+            &mut parts[..0]
+        } else {
+            &mut parts[..]
+        };
+        self.send_parts(parts, tail, true)
     }
 
     /// Records the time of a request or reply when every send is stamped

@@ -47,10 +47,12 @@ impl Writer {
                 for (slot, b) in slices.iter_mut().zip(&parts[first..first + owned]) {
                     *slot = IoSlice::new(b);
                 }
-                if first + owned == parts.len() {
+                let mut used = owned;
+                if first + owned == parts.len() && !tail.is_empty() {
                     slices[owned] = IoSlice::new(tail);
+                    used += 1;
                 }
-                match self.try_send(&slices) {
+                match self.try_send(&slices[..used]) {
                     Ok(n) => n,
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
                     Err(e) => {
