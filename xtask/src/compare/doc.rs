@@ -153,7 +153,7 @@ pub(super) fn document(
         "\n## Method\n\n\
          Nine columns, each a server and a client process implementing \
          `benches/Bench.ice` (or its RMI equivalent) on 127.0.0.1: **floe** (`benches/programs/src/bin/bench_{{server,client}}.rs`, tokio multi-thread \
-         runtime, default settings), **floe-ct** (the same with `--current-thread` on both sides), \
+         runtime, default settings, the workspace's release profile: one codegen unit, no LTO), **floe-ct** (the same with `--current-thread` on both sides), \
          **floe-poll** (current-thread and `floe.BusyPoll={}` on both sides: after a write a \
          connection polls its socket for the answer for up to {} µs instead of sleeping, \
          trading CPU for latency; every workload, though only those where someone waits for \
