@@ -39,10 +39,19 @@ impl OutFrame<'_> {
     }
 }
 
-/// Request `id` (0 for a oneway) with `head`'s fields and `params`.
-/// Parameters up to the policy's `params_copy_limit` (or any, when the
-/// frame is compressed) are copied into the frame; larger ones go beside
-/// it, shared or borrowed.
+/// Requests and replies up to this size, head included, are encoded in a
+/// [`FrameRoom`] on the sender's stack and written from there: a small
+/// frame costs no buffer, and only one that must wait in the write queue
+/// is copied.
+pub(crate) const STACK_FRAME: usize = 128;
+
+/// Room on the stack for a small frame (see [`STACK_FRAME`]).
+pub(crate) type FrameRoom = [u8; STACK_FRAME];
+
+/// Request `id` (0 for a oneway) with `head`'s fields and `params`: a
+/// small one without a context is encoded in `room`. Parameters up to the
+/// policy's `params_copy_limit` (or any, when the frame is compressed) are
+/// copied into the frame; larger ones go beside it, shared or borrowed.
 ///
 /// # Errors
 ///
@@ -57,24 +66,9 @@ pub(crate) fn request<'a>(
 ) -> Result<OutFrame<'a>, Error> {
     let params_len = params.len();
     let (encoding, prefix, data, shared) = params.parts();
-    if compress.is_none() && params_len < STACK_FRAME {
-        let room_head = &mut room[..STACK_FRAME - params_len];
-        let plain = CompressionStatus::NotSupported;
-        if let Some(len) = head.encode_head_into(room_head, id, params_len, plain)? {
-            // The parameters follow the head: the encapsulation's header,
-            // the prefix, the data.
-            let frame = &mut room[..len + params_len];
-            let mut at = &mut frame[len..];
-            if let Some(encoding) = encoding {
-                at.put_slice(&floe_wire::Encapsulation::header(params_len, encoding));
-            }
-            at.put_slice(prefix);
-            at.put_slice(data);
-            return Ok(OutFrame {
-                parts: Default::default(),
-                tail: frame,
-            });
-        }
+    let parts = (encoding, prefix, data);
+    if let Some(frame) = request_on_stack(room, head, id, params_len, parts, compress)? {
+        return Ok(frame);
     }
     let copied = data.len() <= policy.params_copy_limit || compress.is_some();
     // Exactly the frame's size: a full buffer becomes `Bytes` without a
@@ -110,14 +104,38 @@ pub(crate) fn request<'a>(
     })
 }
 
-/// Requests and replies up to this size, head included, are encoded in a
-/// [`FrameRoom`] on the sender's stack and written from there: a small
-/// frame costs no buffer, and only one that must wait in the write queue
-/// is copied.
-pub(crate) const STACK_FRAME: usize = 128;
-
-/// Room on the stack for a small frame (see [`STACK_FRAME`]).
-pub(crate) type FrameRoom = [u8; STACK_FRAME];
+/// A request of at most [`STACK_FRAME`] bytes without a context, not
+/// compressed, encoded in `room`; `None` otherwise.
+fn request_on_stack<'a>(
+    room: &'a mut FrameRoom,
+    head: &RequestHead<'_>,
+    id: i32,
+    params_len: usize,
+    (encoding, prefix, data): (Option<floe_wire::EncodingVersion>, &[u8], &[u8]),
+    compress: Option<u32>,
+) -> Result<Option<OutFrame<'a>>, Error> {
+    if compress.is_some() || params_len >= STACK_FRAME {
+        return Ok(None);
+    }
+    let room_head = &mut room[..STACK_FRAME - params_len];
+    let plain = CompressionStatus::NotSupported;
+    let Some(len) = head.encode_head_into(room_head, id, params_len, plain)? else {
+        return Ok(None);
+    };
+    // The parameters follow the head: the encapsulation's header, the
+    // prefix, the data.
+    let frame = &mut room[..len + params_len];
+    let mut at = &mut frame[len..];
+    if let Some(encoding) = encoding {
+        at.put_slice(&floe_wire::Encapsulation::header(params_len, encoding));
+    }
+    at.put_slice(prefix);
+    at.put_slice(data);
+    Ok(Some(OutFrame {
+        parts: Default::default(),
+        tail: frame,
+    }))
+}
 
 /// The reply to request `rid` carrying `result`: a small one is encoded in
 /// `room`; results up to the policy's `copy_limit` are copied behind the
@@ -143,7 +161,7 @@ pub(crate) fn reply<'a>(
         Err(e) => return failure(rid, e, compress),
     };
     let (head, payload) = reply.parts();
-    if let Some(frame) = on_stack(room, rid, status, head, payload, compress) {
+    if let Some(frame) = reply_on_stack(room, rid, status, head, payload, compress) {
         return frame;
     }
     let copy_head = head.len() <= policy.copy_limit;
@@ -183,7 +201,7 @@ pub(crate) fn reply<'a>(
 /// A reply of at most [`STACK_FRAME`] bytes, encoded in `room`; `None`
 /// for a larger one, or one to be compressed (at least
 /// `COMPRESSION_THRESHOLD` bytes with `compress` set).
-fn on_stack<'a>(
+fn reply_on_stack<'a>(
     room: &'a mut FrameRoom,
     rid: i32,
     status: ReplyStatus,

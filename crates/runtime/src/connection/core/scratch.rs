@@ -40,12 +40,8 @@ pub(crate) fn frame_buf(capacity: usize) -> BytesMut {
     BytesMut::with_capacity(capacity)
 }
 
-/// Splits `capacity` bytes of room off the front of `block` (empty: what
-/// is left of it after the frames carved before). When too little is
-/// left, `reserve` takes the block back from its start if those frames
-/// are all gone, or starts a new block of the same size.
 /// `bytes` copied into a [`frame_buf`]: a borrowed part of a frame (a
-/// reply encoded on the stack, a caller's number sequence) that must wait
+/// frame encoded on the stack, a caller's number sequence) that must wait
 /// in the write queue.
 pub(crate) fn copied(bytes: &[u8]) -> Bytes {
     let mut buf = frame_buf(bytes.len());
@@ -53,6 +49,10 @@ pub(crate) fn copied(bytes: &[u8]) -> Bytes {
     buf.freeze()
 }
 
+/// Splits `capacity` bytes of room off the front of `block` (empty: what
+/// is left of it after the frames carved before). When too little is
+/// left, `reserve` takes the block back from its start if those frames
+/// are all gone, or starts a new block of the same size.
 fn carve(block: &mut BytesMut, capacity: usize) -> BytesMut {
     if block.capacity() < capacity {
         block.reserve(capacity);
