@@ -9,7 +9,7 @@
 //! answer out: dispatch, complete a pending request, answer a broken
 //! request, or close.
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes};
 use floe_wire::protocol::{
     decompress_frame, BatchRequest, CompressionStatus, Header, Message, MessageType, Reply,
     Request, HEADER_SIZE,
@@ -81,6 +81,19 @@ pub(crate) fn inbound_with(
     } else {
         frame
     };
+    if !compressed && header.message_type == MessageType::Request && header.size == frame.len() {
+        // The common request, read straight into its `Inbound` (no
+        // `Message` in between: two moves of the request fewer).
+        let mut body = frame.clone();
+        body.advance(HEADER_SIZE);
+        if let Ok(request) = Request::decode_simple(body) {
+            return Ok(Inbound::Request {
+                request,
+                accepts_compression,
+                frame,
+            });
+        }
+    }
     // The header was read once already; an inflated frame has its own.
     let parsed = if compressed {
         Message::parse(frame.clone()).map(|(_, m)| m)
@@ -184,6 +197,44 @@ mod tests {
                 assert_eq!(f, frame);
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// Requests the fast path takes (no context) and the general path
+    /// takes (a context, a long identity): the same request as
+    /// `Message::parse` decodes from the frame.
+    #[test]
+    fn every_request_is_classified_as_message_parse_decodes_it() {
+        let long = "n".repeat(300);
+        let contexts = [Context::new(), Context::from([("k".into(), "v".into())])];
+        for name in ["hello", long.as_str()] {
+            for ctx in &contexts {
+                let id = Identity::from_name(name);
+                let head = RequestHead {
+                    identity: &id,
+                    facet: "f",
+                    operation: "op",
+                    mode: OperationMode::Idempotent,
+                    context: ctx,
+                };
+                let mut buf = BytesMut::new();
+                head.encode(&mut buf, 4, &encaps(2), CompressionStatus::NotSupported);
+                let frame = buf.freeze();
+                let Ok((_, Message::Request(expected))) = Message::parse(frame.clone()) else {
+                    panic!("not a request")
+                };
+                let (_, inbound) = inbound(frame.clone(), MAX).unwrap();
+                let Inbound::Request {
+                    request,
+                    frame: kept,
+                    ..
+                } = inbound
+                else {
+                    panic!("{inbound:?}")
+                };
+                assert_eq!(request, expected);
+                assert_eq!(kept, frame);
+            }
         }
     }
 
