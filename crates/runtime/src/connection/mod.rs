@@ -342,29 +342,34 @@ impl ConnectionInner {
                 Err(_) => Handled::Traffic,
             });
         }
-        let inbound = core::inbound::inbound_with(header, frame, self.config.message_size_max)?;
-        self.trace_frame(&header);
+        let inbound = core::inbound::inbound_with(header, frame, self.config.message_size_max);
+        if inbound.is_ok() {
+            self.trace_frame(&header);
+        }
+        // Matched in its `Result`: unwrapped first, the request would be
+        // moved once more on its way to the dispatch.
         match inbound {
+            Err(e) => return Err(e.into()),
             // Taken above.
-            Inbound::Reply(_) => {}
-            Inbound::Validate => return Ok(Handled::Heartbeat),
-            Inbound::Close => return Err(Error::CloseConnection),
-            _ if !active => {}
-            Inbound::Request {
+            Ok(Inbound::Reply(_)) => {}
+            Ok(Inbound::Validate) => return Ok(Handled::Heartbeat),
+            Ok(Inbound::Close) => return Err(Error::CloseConnection),
+            Ok(_) if !active => {}
+            Ok(Inbound::Request {
                 request,
                 accepts_compression,
                 frame,
-            } => self.dispatch(request, accepts_compression, dispatches, Some(frame)),
-            Inbound::Batch(batch) => {
+            }) => self.dispatch(request, accepts_compression, dispatches, Some(frame)),
+            Ok(Inbound::Batch(batch)) => {
                 for request in batch.iter() {
                     self.dispatch(request?, false, dispatches, None);
                 }
             }
-            Inbound::BadParams {
+            Ok(Inbound::BadParams {
                 request_id,
                 error,
                 accepts_compression,
-            } => self.send_reply(request_id, accepts_compression, Err(error.into())),
+            }) => self.send_reply(request_id, accepts_compression, Err(error.into())),
         }
         Ok(Handled::Traffic)
     }
