@@ -11,7 +11,7 @@
 //! checks run on the communicator's timer thread, these timers run on one
 //! thread of their own (`floe-timer`, started with the first one). The
 //! thread only raises a flag and wakes the task; the monitor itself still
-//! runs in the task, which polls [`Periodic::tick`] among its other
+//! runs in the task, which polls [`Periodic::poll_tick`] among its other
 //! events.
 //!
 //! When the thread cannot be started, the timer falls back to a tokio
@@ -65,14 +65,11 @@ impl Periodic {
         Periodic { period, kind }
     }
 
-    /// Completes once a period has passed since the last tick (or the
-    /// start). Cancel-safe: a tick is only consumed by a wait that
-    /// completes.
-    pub(crate) fn tick(&mut self) -> Tick<'_> {
-        Tick(self)
-    }
-
-    fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+    /// Ready once a period has passed since the last tick (or the
+    /// start); pending otherwise (the waker given to [`Periodic::start`]
+    /// is woken). Cancel-safe: a tick is only consumed by a poll that
+    /// returns it.
+    pub(crate) fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         match &mut self.kind {
             // The waker was given at the start: nothing to register.
             Kind::Thread(shared) => {
@@ -91,17 +88,6 @@ impl Periodic {
                 Poll::Ready(())
             }
         }
-    }
-}
-
-/// The future of [`Periodic::tick`].
-pub(crate) struct Tick<'a>(&'a mut Periodic);
-
-impl Future for Tick<'_> {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        self.0.poll_tick(cx)
     }
 }
 
@@ -249,7 +235,7 @@ mod tests {
     async fn ticks(p: &mut Periodic, n: usize) -> Duration {
         let start = Instant::now();
         for _ in 0..n {
-            p.tick().await;
+            std::future::poll_fn(|cx| p.poll_tick(cx)).await;
         }
         start.elapsed()
     }
@@ -320,11 +306,11 @@ mod tests {
         let mut p = Periodic::start(Duration::from_millis(50), Waker::noop().clone());
         let mut cx = Context::from_waker(Waker::noop());
         let deadline = Instant::now() + Duration::from_secs(5);
-        while Pin::new(&mut p.tick()).poll(&mut cx).is_pending() {
+        while p.poll_tick(&mut cx).is_pending() {
             assert!(Instant::now() < deadline, "no tick");
             std::thread::sleep(Duration::from_millis(1));
         }
         // Taken: the next wait is pending until the next period.
-        assert!(Pin::new(&mut p.tick()).poll(&mut cx).is_pending());
+        assert!(p.poll_tick(&mut cx).is_pending());
     }
 }

@@ -100,9 +100,16 @@ impl DispatchSet {
 
     /// The next dispatch to finish (pending forever while none runs).
     pub(super) async fn next(&mut self) -> Option<Finished> {
-        let (finished, bytes) = self.running.next().await?;
-        self.bytes -= bytes;
-        Some(finished)
+        std::future::poll_fn(|cx| self.poll_next(cx)).await
+    }
+
+    /// Polls for the next dispatch to finish (`None`: none runs).
+    pub(super) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Finished>> {
+        let next = std::task::ready!(self.running.poll_next_unpin(cx));
+        Poll::Ready(next.map(|(finished, bytes)| {
+            self.bytes -= bytes;
+            finished
+        }))
     }
 
     /// Polls a new dispatch once: its result if it is done (`Err`: the

@@ -7,8 +7,6 @@
 //! per reason cost a waiter-list lock each time the task polled it (three
 //! per pass of the loop, two passes per call).
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 
@@ -18,7 +16,7 @@ use futures_util::task::AtomicWaker;
 ///
 /// Signals are not counted: several before the task runs wake it once.
 /// A signal sent while the task runs is not lost: it completes the next
-/// [`TaskSignal::wait`].
+/// [`TaskSignal::poll_raised`].
 #[derive(Default)]
 pub(crate) struct TaskSignal {
     raised: AtomicBool,
@@ -32,14 +30,11 @@ impl TaskSignal {
         self.waker.wake();
     }
 
-    /// Completes once the signal was raised since the last wait completed
-    /// (at once if it already was). Cancel-safe: a raise is only consumed
-    /// by a wait that completes.
-    pub(crate) fn wait(&self) -> Wait<'_> {
-        Wait(self)
-    }
-
-    fn poll_raised(&self, cx: &mut Context<'_>) -> Poll<()> {
+    /// Ready once the signal was raised since the last poll that
+    /// returned ready (at once if it already was), and otherwise registers
+    /// `cx`'s waker. Cancel-safe: a raise is only consumed by a poll that
+    /// returns it.
+    pub(crate) fn poll_raised(&self, cx: &mut Context<'_>) -> Poll<()> {
         // Checked before registering too: a raised flag needs no waker.
         if self.raised.swap(false, Ordering::AcqRel) {
             return Poll::Ready(());
@@ -55,17 +50,6 @@ impl TaskSignal {
     }
 }
 
-/// The future of [`TaskSignal::wait`].
-pub(crate) struct Wait<'a>(&'a TaskSignal);
-
-impl Future for Wait<'_> {
-    type Output = ();
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        self.0.poll_raised(cx)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,9 +60,10 @@ mod tests {
         let s = TaskSignal::default();
         s.raise();
         s.raise();
-        s.wait().await;
+        std::future::poll_fn(|cx| s.poll_raised(cx)).await;
         // Both raises were consumed by the one wait.
-        let again = tokio::time::timeout(std::time::Duration::from_millis(20), s.wait()).await;
+        let again = std::future::poll_fn(|cx| s.poll_raised(cx));
+        let again = tokio::time::timeout(std::time::Duration::from_millis(20), again).await;
         assert!(again.is_err());
     }
 
@@ -86,7 +71,8 @@ mod tests {
     async fn raise_from_another_task_wakes_the_waiter() {
         let s = Arc::new(TaskSignal::default());
         let s2 = s.clone();
-        let waiter = tokio::spawn(async move { s2.wait().await });
+        let waiter =
+            tokio::spawn(async move { std::future::poll_fn(|cx| s2.poll_raised(cx)).await });
         tokio::task::yield_now().await;
         s.raise();
         tokio::time::timeout(std::time::Duration::from_secs(5), waiter)
@@ -99,10 +85,9 @@ mod tests {
     fn a_raise_between_polls_is_kept() {
         let s = TaskSignal::default();
         let mut cx = Context::from_waker(std::task::Waker::noop());
-        let mut w = s.wait();
-        assert!(Pin::new(&mut w).poll(&mut cx).is_pending());
+        assert!(s.poll_raised(&mut cx).is_pending());
         s.raise();
-        assert!(Pin::new(&mut w).poll(&mut cx).is_ready());
-        assert!(Pin::new(&mut s.wait()).poll(&mut cx).is_pending());
+        assert!(s.poll_raised(&mut cx).is_ready());
+        assert!(s.poll_raised(&mut cx).is_pending());
     }
 }

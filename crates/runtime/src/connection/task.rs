@@ -3,6 +3,7 @@
 //! liveness monitor (idle timeout or ACM) and the graceful close.
 
 use super::caller_read::{Handed, ReadState};
+use super::dispatch::Finished;
 use super::*;
 use crate::timer::Periodic;
 
@@ -149,19 +150,37 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
             }
             _ => None,
         };
-        tokio::select! {
-            biased;
-            Some(done) = dispatches.next(), if !dispatches.is_empty() => {
+        let woke = {
+            // The futures that keep state between polls; the others are
+            // polled by the task's own waits below.
+            let flush = has_queued.then(|| conn.writer.flush_queued(conn.config.write_timeout));
+            let mut flush = std::pin::pin!(flush);
+            let mut close_by = std::pin::pin!(deadline.map(tokio::time::sleep_until));
+            std::future::poll_fn(|cx| {
+                poll_wake(
+                    cx,
+                    &conn,
+                    &mut dispatches,
+                    flush.as_mut().as_pin_mut(),
+                    can_read.then_some(callers_may_read),
+                    monitor.as_mut(),
+                    close_by.as_mut().as_pin_mut(),
+                )
+            })
+            .await
+        };
+        match woke {
+            Woke::Finished(done) => {
                 let frame = done.frame.as_ref();
                 let result = done.result.map_err(|e| fill_failed(e, frame));
                 conn.send_reply(done.rid, done.compress, result);
             }
-            r = conn.writer.flush_queued(conn.config.write_timeout), if has_queued => {
+            Woke::Flushed(r) => {
                 if let Err(e) = r {
                     break e;
                 }
             }
-            r = readable(&conn, callers_may_read), if can_read => {
+            Woke::Readable(r) => {
                 let mut guard = conn.read_state();
                 let state = &mut *guard;
                 let read = match (&conn.io, r) {
@@ -176,7 +195,12 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
                     (_, Err(e)) => Err(e),
                 };
                 let ended = after_read(
-                    &conn, read, state, &mut dispatches, (active, close_sent), &mut held,
+                    &conn,
+                    read,
+                    state,
+                    &mut dispatches,
+                    (active, close_sent),
+                    &mut held,
                 );
                 if let Some(e) = ended {
                     break e;
@@ -184,19 +208,14 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
             }
             // Something was queued, a close or a busy poll was asked for
             // (raised after `has_queued` was read, or kept since): the
-            // next pass looks. Polled after the socket: every pass reads
-            // the core's state anyway, so a pass that reads need not
-            // register for the signal first (a raise is kept until a wait
-            // completes).
-            () = conn.writer.task_signal().wait() => {}
-            () = tick(&mut monitor) => {
+            // next pass looks.
+            Woke::Signal => {}
+            Woke::Tick => {
                 if let Some(e) = run_monitor(&conn, can_read, dispatches.len()) {
                     break e;
                 }
             }
-            _ = sleep_until(deadline) => {
-                break Error::ConnectionManuallyClosed;
-            }
+            Woke::CloseTimeout => break Error::ConnectionManuallyClosed,
         }
         if let Some(io) = lent {
             let mut guard = conn.read_state();
@@ -322,39 +341,78 @@ fn run_monitor(conn: &ConnectionInner, reading: bool, dispatching: usize) -> Opt
     action.end
 }
 
-/// Waits until the transport has something to read: readiness of a TCP
-/// socket (the handler reads), or a read done into the lent buffer of a
-/// stream (its size, and whether it filled the room).
+/// What ended one wait of the connection task's loop.
+enum Woke {
+    /// A dispatch that was not done at once finished.
+    Finished(Finished),
+    /// The write queue was written (or the write failed).
+    Flushed(Result<()>),
+    /// The transport has something to read: readiness of a TCP socket,
+    /// or a read done into the lent buffer of a stream (its size, and
+    /// whether it filled the room).
+    Readable(std::io::Result<(usize, bool)>),
+    /// The task's signal was raised.
+    Signal,
+    /// The liveness monitor's period passed.
+    Tick,
+    /// The graceful close's deadline passed.
+    CloseTimeout,
+}
+
+/// One poll of everything the connection task waits for, in this order:
+/// finished dispatches, the write queue's flush (`flush`, when bytes are
+/// queued), the transport (`read`: whether a TCP socket's readiness goes
+/// through the read route, when the task reads at all), the task's
+/// signal, the liveness monitor, the close's deadline.
 ///
-/// A TCP socket is waited on through `poll_read_ready`, whose one waker
-/// slot holds the task's waker, or (`routed`) the connection's read route
-/// (see `caller_read.rs`), which wakes this task or the caller that reads
-/// its own reply. (`TcpStream::readable` queues a waiter in the socket's
-/// list under its lock at each poll, about 250 instructions a pass.)
-fn readable(
+/// Written out rather than a `tokio::select!`, whose per-branch
+/// bookkeeping cost about 110 instructions a message.
+///
+/// The signal is polled after the socket: every pass reads the core's
+/// state anyway, so a pass that reads need not register for the signal
+/// first (a raise is kept until a wait completes). A TCP socket is waited
+/// on through `poll_read_ready`, whose one waker slot holds the task's
+/// waker, or (routed) the connection's read route (see `caller_read.rs`),
+/// which wakes this task or the caller that reads its own reply.
+/// (`TcpStream::readable` queues a waiter in the socket's list under its
+/// lock at each poll, about 250 instructions a pass.)
+fn poll_wake(
+    cx: &mut Context<'_>,
     conn: &ConnectionInner,
-    routed: bool,
-) -> impl Future<Output = std::io::Result<(usize, bool)>> + '_ {
-    std::future::poll_fn(move |cx| match &conn.io {
-        Io::Tcp(tcp) if routed => conn.poll_task_readable(tcp).map_ok(|()| (0, false)),
-        Io::Tcp(tcp) => tcp.poll_read_ready(cx).map_ok(|()| (0, false)),
-        Io::Stream(io) => io.poll_read(cx),
-    })
-}
-
-/// The liveness monitor's next tick; never without a monitor.
-async fn tick(monitor: &mut Option<Periodic>) {
-    match monitor {
-        Some(m) => m.tick().await,
-        None => std::future::pending().await,
+    dispatches: &mut DispatchSet,
+    flush: Option<Pin<&mut impl Future<Output = Result<()>>>>,
+    read: Option<bool>,
+    monitor: Option<&mut Periodic>,
+    close_by: Option<Pin<&mut tokio::time::Sleep>>,
+) -> Poll<Woke> {
+    if !dispatches.is_empty() {
+        if let Poll::Ready(Some(done)) = dispatches.poll_next(cx) {
+            return Poll::Ready(Woke::Finished(done));
+        }
     }
-}
-
-async fn sleep_until(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
-        None => std::future::pending().await,
+    if let Some(Poll::Ready(r)) = flush.map(|f| f.poll(cx)) {
+        return Poll::Ready(Woke::Flushed(r));
     }
+    if let Some(routed) = read {
+        let polled = match &conn.io {
+            Io::Tcp(tcp) if routed => conn.poll_task_readable(tcp).map_ok(|()| (0, false)),
+            Io::Tcp(tcp) => tcp.poll_read_ready(cx).map_ok(|()| (0, false)),
+            Io::Stream(io) => io.poll_read(cx),
+        };
+        if let Poll::Ready(r) = polled {
+            return Poll::Ready(Woke::Readable(r));
+        }
+    }
+    if conn.writer.task_signal().poll_raised(cx).is_ready() {
+        return Poll::Ready(Woke::Signal);
+    }
+    if let Some(Poll::Ready(())) = monitor.map(|m| m.poll_tick(cx)) {
+        return Poll::Ready(Woke::Tick);
+    }
+    if let Some(Poll::Ready(())) = close_by.map(|s| s.poll(cx)) {
+        return Poll::Ready(Woke::CloseTimeout);
+    }
+    Poll::Pending
 }
 
 /// What one read's frames were.
