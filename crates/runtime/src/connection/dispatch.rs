@@ -112,21 +112,10 @@ impl DispatchSet {
         }))
     }
 
-    /// Polls a new dispatch once: its result if it is done (`Err`: the
-    /// payload of its panic, answered with status 7); otherwise `fut` is
-    /// returned to be added.
-    fn poll_first(
-        &self,
-        mut fut: DispatchFuture,
-    ) -> std::result::Result<std::thread::Result<DispatchResult>, DispatchFuture> {
+    /// Polls a new dispatch once, with the task's waker.
+    fn poll_first(&self, fut: &mut DispatchFuture) -> std::thread::Result<Poll<DispatchResult>> {
         let mut cx = Context::from_waker(&self.waker);
-        let polled =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fut.as_mut().poll(&mut cx)));
-        match polled {
-            Ok(Poll::Ready(result)) => Ok(Ok(result)),
-            Ok(Poll::Pending) => Err(fut),
-            Err(p) => Ok(Err(p)),
-        }
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fut.as_mut().poll(&mut cx)))
     }
 
     /// Adds a dispatch that was not done on its first poll, whose request
@@ -242,22 +231,16 @@ impl ConnectionInner {
         frame: Option<Bytes>,
         span: &tracing::Span,
     ) {
-        let polled = match dispatch {
-            Dispatch::Ready(result) => Ok(Ok(result)),
-            Dispatch::Pending(fut) => dispatches.poll_first(fut),
+        let mut fut = match dispatch {
+            Dispatch::Ready(result) => return self.finish(rid, compress, result, observer, frame),
+            Dispatch::Pending(fut) => fut,
         };
-        let result = match polled {
-            Ok(Ok(result)) => {
-                // Ended (dropped) before the reply is sent.
-                if let Some(o) = observer {
-                    o.dispatched(&result, rid != 0);
-                }
-                result
-            }
+        match dispatches.poll_first(&mut fut) {
+            Ok(Poll::Ready(result)) => self.finish(rid, compress, result, observer, frame),
             // A panic ends the observation without a result, as it would
             // have in the observed future.
-            Ok(Err(p)) => Err(panic_error(p)),
-            Err(fut) => {
+            Err(p) => self.send_reply(rid, compress, Err(panic_error(p))),
+            Ok(Poll::Pending) => {
                 let fut = match observer {
                     Some(o) => observed(fut, o, rid != 0),
                     None => fut,
@@ -268,9 +251,25 @@ impl ConnectionInner {
                     use tracing::Instrument;
                     Box::pin(fut.instrument(span.clone()))
                 };
-                return dispatches.push(rid, compress, fut, frame, bytes);
+                dispatches.push(rid, compress, fut, frame, bytes);
             }
-        };
+        }
+    }
+
+    /// Answers request `rid` with the `result` of its dispatch, ended in
+    /// the metrics by `observer` (before the reply is sent).
+    #[inline(always)]
+    fn finish(
+        &self,
+        rid: i32,
+        compress: bool,
+        result: DispatchResult,
+        observer: Option<DispatchObserver>,
+        frame: Option<Bytes>,
+    ) {
+        if let Some(o) = observer {
+            o.dispatched(&result, rid != 0);
+        }
         let result = result.map_err(|e| fill_failed(e, frame.as_ref()));
         self.send_reply(rid, compress, result);
     }
