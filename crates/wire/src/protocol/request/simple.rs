@@ -2,6 +2,7 @@
 //! frame's bytes, without a [`Decoder`](crate::Decoder).
 
 use bytes::{Buf, Bytes};
+use compact_str::CompactString;
 
 use super::Request;
 use crate::decoder::Encapsulation;
@@ -27,10 +28,10 @@ impl Request {
         // The strings are made before the body moves on (they borrow it);
         // the request is built in place in the result, not moved again.
         let identity = Identity {
-            name: f.name.into(),
-            category: f.category.into(),
+            name: compact(f.name),
+            category: compact(f.category),
         };
-        let (facet, operation) = (f.facet.into(), f.operation.into());
+        let (facet, operation) = (compact(f.facet), compact(f.operation));
         let (request_id, mode_byte, encoding) = (f.request_id, f.mode_byte, f.encoding);
         body.advance(f.params_at);
         Ok(Request {
@@ -45,6 +46,17 @@ impl Request {
                 data: body,
             },
         })
+    }
+}
+
+/// `s` as a `CompactString`; the empty one (most categories and facets) as
+/// a constant, without copying.
+#[inline(always)]
+fn compact(s: &str) -> CompactString {
+    if s.is_empty() {
+        CompactString::const_new("")
+    } else {
+        CompactString::from(s)
     }
 }
 
