@@ -18,23 +18,64 @@ use super::scratch;
 use crate::error::Error;
 use crate::outcome::{DispatchError, DispatchResult, ReplyData};
 
-/// A frame to send: `parts` (the first holds the frame's head; empty parts
-/// are skipped) then `tail`, written back to back.
-#[derive(Debug, Default)]
-pub(crate) struct OutFrame<'a> {
-    /// The head and up to two shared parts.
-    pub(crate) parts: [Bytes; 3],
-    /// A borrowed last part: written from where it is, copied only if it
-    /// must wait in the queue.
-    pub(crate) tail: &'a [u8],
+/// A frame to send.
+#[derive(Debug)]
+pub(crate) enum OutFrame<'a> {
+    /// A small frame encoded whole on the sender's stack (see
+    /// [`STACK_FRAME`]): written from there, copied only if it must wait
+    /// in the queue.
+    Stack(&'a [u8]),
+    /// `parts` (the first holds the frame's head; empty parts are
+    /// skipped) then `tail`, written back to back.
+    Parts {
+        /// The head and up to two shared parts.
+        parts: [Bytes; 3],
+        /// A borrowed last part: written from where it is, copied only if
+        /// it must wait in the queue.
+        tail: &'a [u8],
+    },
 }
 
 impl OutFrame<'_> {
     /// One frame in one buffer.
     pub(crate) fn whole(frame: BytesMut) -> OutFrame<'static> {
-        OutFrame {
+        OutFrame::Parts {
             parts: [frame.freeze(), Bytes::new(), Bytes::new()],
             tail: &[],
+        }
+    }
+
+    /// The frame's bytes in one buffer, as the peer reads them.
+    #[cfg(test)]
+    pub(crate) fn to_bytes(&self) -> Bytes {
+        let mut b = BytesMut::new();
+        match self {
+            OutFrame::Stack(frame) => b.extend_from_slice(frame),
+            OutFrame::Parts { parts, tail } => {
+                for p in parts {
+                    b.extend_from_slice(p);
+                }
+                b.extend_from_slice(tail);
+            }
+        }
+        b.freeze()
+    }
+
+    /// The shared parts (none for a frame on the stack).
+    #[cfg(test)]
+    pub(crate) fn parts(&self) -> &[Bytes] {
+        match self {
+            OutFrame::Stack(_) => &[],
+            OutFrame::Parts { parts, .. } => parts,
+        }
+    }
+
+    /// The borrowed part written last (the whole of a frame on the stack).
+    #[cfg(test)]
+    pub(crate) fn tail(&self) -> &[u8] {
+        match self {
+            OutFrame::Stack(frame) => frame,
+            OutFrame::Parts { tail, .. } => tail,
         }
     }
 }
@@ -93,11 +134,11 @@ pub(crate) fn request<'a>(
     }
     let head = buf.freeze();
     Ok(match shared {
-        Some(b) => OutFrame {
+        Some(b) => OutFrame::Parts {
             parts: [head, b.clone(), Bytes::new()],
             tail: &[],
         },
-        None => OutFrame {
+        None => OutFrame::Parts {
             parts: [head, Bytes::new(), Bytes::new()],
             tail: data,
         },
@@ -131,10 +172,7 @@ fn request_on_stack<'a>(
     }
     at.put_slice(prefix);
     at.put_slice(data);
-    Ok(Some(OutFrame {
-        parts: Default::default(),
-        tail: frame,
-    }))
+    Ok(Some(OutFrame::Stack(frame)))
 }
 
 /// The reply to request `rid` carrying `result`: a small one is encoded in
@@ -195,7 +233,7 @@ pub(crate) fn reply<'a>(
     } else {
         [buf.freeze(), head.clone(), payload.clone()]
     };
-    OutFrame { parts, tail: &[] }
+    OutFrame::Parts { parts, tail: &[] }
 }
 
 /// A reply of at most [`STACK_FRAME`] bytes, encoded in `room`; `None`
@@ -225,10 +263,7 @@ fn reply_on_stack<'a>(
     let (first, rest) = rest.split_at_mut(head.len());
     first.copy_from_slice(head);
     rest[..payload.len()].copy_from_slice(payload);
-    Some(OutFrame {
-        parts: Default::default(),
-        tail: &room[..len],
-    })
+    Some(OutFrame::Stack(&room[..len]))
 }
 
 /// The reply of a failed dispatch (statuses 2–255 but 1).
@@ -306,8 +341,8 @@ mod tests {
             &mut room,
         )
         .unwrap();
-        assert!(f.parts[1].is_empty() && f.tail.is_empty());
-        let Message::Request(r) = Message::parse(f.parts[0].clone()).unwrap().1 else {
+        assert!(f.parts()[1].is_empty() && f.tail().is_empty());
+        let Message::Request(r) = Message::parse(f.parts()[0].clone()).unwrap().1 else {
             panic!()
         };
         assert_eq!((r.request_id, &r.params.data[..]), (7, &small[..]));
@@ -321,7 +356,7 @@ mod tests {
             &mut room,
         )
         .unwrap();
-        assert_eq!(f.parts[1], large, "shared, not copied");
+        assert_eq!(f.parts()[1], large, "shared, not copied");
         let slice = [3u8; 5000];
         let prefix = Bytes::new();
         let f = request(
@@ -333,7 +368,7 @@ mod tests {
             &mut room,
         )
         .unwrap();
-        assert_eq!(f.tail, &slice[..], "borrowed");
+        assert_eq!(f.tail(), &slice[..], "borrowed");
     }
 
     /// Requests of every size around [`STACK_FRAME`], with and without a
@@ -365,7 +400,7 @@ mod tests {
                         let mut room = [0; STACK_FRAME];
                         let f = request(&head(&id, ctx), 5, params, compress, &policy, &mut room)
                             .unwrap();
-                        let frame = whole(&f);
+                        let frame = f.to_bytes();
                         let mut expected = BytesMut::new();
                         head(&id, ctx)
                             .try_encode_head(
@@ -381,7 +416,7 @@ mod tests {
                         let stacked =
                             ctx.is_empty() && compress.is_none() && frame.len() <= STACK_FRAME - 20;
                         if stacked {
-                            assert_eq!(f.tail.len(), frame.len(), "on the stack");
+                            assert!(matches!(f, OutFrame::Stack(_)), "on the stack");
                         }
                     }
                 }
@@ -389,18 +424,8 @@ mod tests {
         }
     }
 
-    /// The frame as sent: its parts, then its tail.
-    fn whole(f: &OutFrame<'_>) -> Bytes {
-        let mut b = BytesMut::new();
-        for p in &f.parts {
-            b.extend_from_slice(p);
-        }
-        b.extend_from_slice(f.tail);
-        b.freeze()
-    }
-
     fn parsed(f: &OutFrame<'_>) -> Reply {
-        let Message::Reply(r) = Message::parse(whole(f)).unwrap().1 else {
+        let Message::Reply(r) = Message::parse(f.to_bytes()).unwrap().1 else {
             panic!()
         };
         r
@@ -431,7 +456,7 @@ mod tests {
         encaps.extend_from_slice(&[1, 1]);
         let data = ReplyData::split(encaps.freeze(), big.clone());
         let f = reply(5, Ok(data), None, &policy, &mut room);
-        assert_eq!(f.parts[1], big);
+        assert_eq!(f.parts()[1], big);
     }
 
     /// A reply of every size around [`STACK_FRAME`] and the compression
@@ -456,7 +481,11 @@ mod tests {
                     let len = Reply::HEAD_SIZE + encaps.len();
                     let stacked =
                         len <= STACK_FRAME && (compress.is_none() || len < COMPRESSION_THRESHOLD);
-                    assert_eq!(!f.tail.is_empty(), stacked, "{len} bytes, {compress:?}");
+                    assert_eq!(
+                        matches!(f, OutFrame::Stack(_)),
+                        stacked,
+                        "{len} bytes, {compress:?}"
+                    );
                     let mut expected = BytesMut::new();
                     Reply::encode_head(
                         &mut expected,
@@ -467,7 +496,7 @@ mod tests {
                     );
                     expected.extend_from_slice(&encaps);
                     let expected = compressed(expected, compress).freeze();
-                    assert_eq!(whole(&f), expected, "{len} bytes, {compress:?}");
+                    assert_eq!(f.to_bytes(), expected, "{len} bytes, {compress:?}");
                 }
             }
         }

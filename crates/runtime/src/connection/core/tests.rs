@@ -45,12 +45,7 @@ fn state(start: Instant) -> ConnectionState {
 
 /// A frame's bytes in one buffer.
 fn bytes(frame: OutFrame<'_>) -> Bytes {
-    let mut b = BytesMut::new();
-    for p in &frame.parts {
-        b.extend_from_slice(p);
-    }
-    b.extend_from_slice(frame.tail);
-    b.freeze()
+    frame.to_bytes()
 }
 
 /// Every frame waiting in `st`'s send queue, as the peer would read them.

@@ -167,7 +167,16 @@ impl Writer {
     ///
     /// As [`Writer::send`].
     pub(crate) fn send_frame(&self, frame: OutFrame<'_>, deferred: bool) -> Result<(), Error> {
-        let OutFrame { mut parts, tail } = frame;
+        let (mut parts, tail) = match frame {
+            OutFrame::Stack(frame) if deferred => {
+                return self.send_deferred(&mut [scratch::copied(frame)]);
+            }
+            OutFrame::Stack(frame) => {
+                self.count_write();
+                return self.send_parts(&mut [], frame, true);
+            }
+            OutFrame::Parts { parts, tail } => (parts, tail),
+        };
         if deferred {
             if !tail.is_empty() {
                 parts[2] = scratch::copied(tail);
@@ -175,14 +184,7 @@ impl Writer {
             return self.send_deferred(&mut parts);
         }
         self.count_write();
-        // A frame encoded on the stack is its tail alone: no empty parts
-        // to walk or to hand to the kernel.
-        let parts = if parts.iter().all(Bytes::is_empty) {
-            &mut parts[..0]
-        } else {
-            &mut parts[..]
-        };
-        self.send_parts(parts, tail, true)
+        self.send_parts(&mut parts, tail, true)
     }
 
     /// Records the time of a request or reply when every send is stamped

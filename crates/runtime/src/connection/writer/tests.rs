@@ -6,7 +6,7 @@ use super::*;
 
 /// A frame of `head` then the borrowed `tail`.
 fn borrowed(head: Bytes, tail: &[u8]) -> OutFrame<'_> {
-    OutFrame {
+    OutFrame::Parts {
         parts: [head, Bytes::new(), Bytes::new()],
         tail,
     }
