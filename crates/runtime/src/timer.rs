@@ -43,7 +43,7 @@ enum Kind {
 struct Shared {
     fired: AtomicBool,
     /// The task's waker, fixed for the task's life (a connection task is
-    /// one tokio task, and `select!` polls its branches with its waker).
+    /// one tokio task, which polls its events with its waker).
     waker: Waker,
 }
 

@@ -364,9 +364,9 @@ impl Writer {
     }
 
     /// Waits until the socket is writable, then writes the queue once;
-    /// runs inside the connection task's `select!`, which calls it again
-    /// after each write, and returns at once when a sender wrote the queue
-    /// meanwhile. Cancel-safe: all state lives in the queue.
+    /// runs inside the connection task's wait (`poll_wake`), which calls
+    /// it again after each write, and returns at once when a sender wrote
+    /// the queue meanwhile. Cancel-safe: all state lives in the queue.
     ///
     /// # Errors
     ///
