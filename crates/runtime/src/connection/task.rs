@@ -151,8 +151,9 @@ pub(super) async fn run(conn: Arc<ConnectionInner>) {
             _ => None,
         };
         let woke = {
-            // The futures that keep state between polls; the others are
-            // polled by the task's own waits below.
+            // The waits that keep state from one poll to the next (the
+            // flush, the close's deadline) are futures pinned here; the
+            // others are polled directly by `poll_wake`.
             let flush = has_queued.then(|| conn.writer.flush_queued(conn.config.write_timeout));
             let mut flush = std::pin::pin!(flush);
             let mut close_by = std::pin::pin!(deadline.map(tokio::time::sleep_until));
