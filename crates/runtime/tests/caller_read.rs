@@ -3,7 +3,8 @@
 //! heartbeats and nested twoway callbacks on that connection, and while
 //! calls time out and are abandoned: every reply reaches its caller and
 //! every callback is dispatched, on both tokio runtimes, with one caller
-//! and with several.
+//! and with several, with the lone caller polling the socket for its reply
+//! first (`floe.CallerSpin`, the default) and without.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -11,7 +12,7 @@ use std::time::Duration;
 
 use floe_runtime::{
     servant_fn, Communicator, Dispatch, DispatchError, Error, Identity, ObjectAdapter,
-    OperationMode, Proxy,
+    OperationMode, Properties, Proxy,
 };
 
 /// The longest any single call may take before the test calls it hung.
@@ -68,9 +69,16 @@ async fn server() -> (Communicator, u16) {
 }
 
 /// A client whose connection to the server dispatches `cb` (counted)
-/// through its `Callbacks` adapter.
-async fn client(port: u16) -> (Communicator, Proxy, ObjectAdapter, Arc<AtomicUsize>) {
-    let communicator = Communicator::new();
+/// through its `Callbacks` adapter; `spin` sets `floe.CallerSpin`.
+async fn client(
+    port: u16,
+    spin: Option<&str>,
+) -> (Communicator, Proxy, ObjectAdapter, Arc<AtomicUsize>) {
+    let props = Properties::new();
+    if let Some(spin) = spin {
+        props.set("floe.CallerSpin", spin);
+    }
+    let communicator = Communicator::with_properties(props);
     let callbacks = communicator
         .create_object_adapter_with_endpoints("Callbacks", "")
         .await
@@ -122,9 +130,9 @@ async fn calls_from_one(p: &Proxy, calls: usize) -> usize {
     mixed
 }
 
-async fn run(calls: usize) {
+async fn run(calls: usize, spin: Option<&str>) {
     let (server, port) = server().await;
-    let (client, p, callbacks, pings) = client(port).await;
+    let (client, p, callbacks, pings) = client(port, spin).await;
     let mut mixed = calls_from_one(&p, calls).await;
 
     // Abandoned calls: their late replies arrive while the next caller
@@ -193,10 +201,56 @@ async fn run(calls: usize) {
 
 #[tokio::test]
 async fn current_thread() {
-    run(400).await;
+    run(400, None).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn multi_thread() {
-    run(400).await;
+    run(400, None).await;
+}
+
+#[tokio::test]
+async fn current_thread_without_spinning() {
+    run(400, Some("0")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn multi_thread_without_spinning() {
+    run(400, Some("0")).await;
+}
+
+/// A caller dropped while it polls for its reply (a window of a second,
+/// a timeout of 5 ms) puts the socket back as it found it: a caller after
+/// it that does not spin (a caller on another connection spins meanwhile,
+/// and one caller of a process spins at a time) is woken by readiness for
+/// its reply.
+#[tokio::test]
+async fn a_caller_dropped_while_spinning_leaves_the_socket_as_it_was() {
+    let (server2, port2) = server().await;
+    let (server, port) = server().await;
+    let (client, p, _callbacks, _pings) = client(port, Some("1000000")).await;
+    let other = client
+        .string_to_proxy(&format!("s:tcp -h 127.0.0.1 -p {port2}"))
+        .unwrap();
+    calls_from_one(&p, 8).await;
+    for _ in 0..8 {
+        call(&other, "o").await.unwrap();
+    }
+    let impatient = p.ice_invocation_timeout(Some(Duration::from_millis(5)));
+    for _ in 0..3 {
+        let e = call(&impatient, "slow").await.unwrap_err();
+        assert!(matches!(e, Error::InvocationTimeout), "{e}");
+        let spinner = {
+            let other = other.clone();
+            tokio::spawn(async move { call(&other, "slow").await })
+        };
+        tokio::time::sleep(Duration::from_millis(2)).await;
+        assert!(!spinner.is_finished(), "the other caller still waits");
+        call(&p, "o").await.unwrap();
+        spinner.await.unwrap().unwrap();
+        calls_from_one(&p, 8).await;
+    }
+    client.destroy().await;
+    server.destroy().await;
+    server2.destroy().await;
 }

@@ -198,8 +198,15 @@ impl ConnectionInner {
     /// The caller waiting for `own`, woken: reads what the socket holds
     /// and delivers the replies in it. Whether it goes on reading (else
     /// it left, and the task reads again), and its own reply if it came
-    /// (its slot is then freed: the caller keeps the reply).
-    pub(super) fn caller_reads(&self, cx: &mut Context<'_>, own: i32) -> (bool, Option<ReplyBody>) {
+    /// (its slot is then freed: the caller keeps the reply). A caller that
+    /// `spins` reads straight from the socket, not through readiness (see
+    /// `caller_spin.rs`), and returns when the socket is empty.
+    pub(super) fn caller_reads(
+        &self,
+        cx: &mut Context<'_>,
+        own: i32,
+        spins: bool,
+    ) -> (bool, Option<ReplyBody>) {
         let (Io::Tcp(tcp), true) = (&self.io, self.route.open.load(Ordering::Acquire)) else {
             self.caller_leaves();
             return (false, None);
@@ -221,7 +228,7 @@ impl ConnectionInner {
             // Read first: a wake-up through the route says the socket is
             // readable, and a read that drains it clears the readiness, so
             // that the poll below registers at once.
-            match read::read(tcp, &mut state.buf, &mut state.size, max, false) {
+            match read::read(tcp, &mut state.buf, &mut state.size, max, spins) {
                 // The end of the stream stays readable: the task reads it
                 // again and ends the connection.
                 Ok(0) => break,
@@ -236,6 +243,11 @@ impl ConnectionInner {
                         break;
                     }
                 }
+                // Readiness is not polled while spinning: a direct read
+                // does not clear it, so it may still say readable.
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && spins => {
+                    return (true, mine)
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
                 // The read took the error: the task ends the connection
                 // with it.
@@ -244,6 +256,12 @@ impl ConnectionInner {
                     self.route.handed.store(true, Ordering::Release);
                     break;
                 }
+            }
+            if spins {
+                if mine.is_some() {
+                    return (true, mine);
+                }
+                continue;
             }
             match tcp.poll_read_ready(&mut Context::from_waker(&self.route_waker)) {
                 // Registered again: the next readiness wakes this caller.

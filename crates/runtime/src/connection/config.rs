@@ -140,6 +140,13 @@ pub(crate) fn connection_config(props: &Properties, side: Side<'_>) -> Connectio
                 us if us > 0 => Some(Duration::from_micros(us.min(1_000_000) as u64)),
                 _ => None,
             },
+            caller_spin: match props.get_int_or(
+                "floe.CallerSpin",
+                super::core::policy::CALLER_SPIN.as_micros() as i64,
+            ) {
+                us if us > 0 => Some(Duration::from_micros(us.min(1_000_000) as u64)),
+                _ => None,
+            },
             ..Policy::default()
         },
         class_format: if props.get_int_or("Ice.Default.SlicedFormat", 0) != 0 {

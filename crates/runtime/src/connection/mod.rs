@@ -34,6 +34,7 @@
 //! the connection task, which writes consecutive ones together.
 
 mod caller_read;
+mod caller_spin;
 pub(crate) mod config;
 pub(crate) mod core;
 mod dispatch;

@@ -3,6 +3,7 @@
 //! their flush (§2.6). The frames come from the protocol core
 //! (`core/outbound.rs`); the reply lands in the request's slot there.
 
+use super::caller_spin::{self, Spin};
 use super::*;
 
 impl Connection {
@@ -84,6 +85,8 @@ impl Connection {
             id,
             done: false,
             reading: false,
+            spin: None,
+            missed: None,
         });
         let deferred = deferred || (!twoway && self.oneway_deferred(&params));
         self.send_request(head, id, params, compress, deferred)
@@ -204,14 +207,47 @@ impl ConnectionInner {
 /// The reply to a twoway request: ready once its slot holds it (or the
 /// connection ended). The only caller waiting on a plain TCP connection
 /// reads the reply itself when the socket becomes readable (see
-/// `caller_read.rs`); otherwise the connection task stores it. Dropped
-/// before that, it abandons the request; a late reply is then ignored.
+/// `caller_read.rs`), and, while its connection's spin window is open,
+/// polls the socket for it first (see `caller_spin.rs`); otherwise the
+/// connection task stores it. Dropped before that, it abandons the
+/// request; a late reply is then ignored.
 pub(crate) struct ReplyFuture<'a> {
     inner: &'a ConnectionInner,
     id: i32,
     done: bool,
     /// Readiness wakes this caller, which reads for itself.
     reading: bool,
+    /// This caller polls the socket for its reply.
+    spin: Option<Spin>,
+    /// When a spin that ran out started.
+    missed: Option<std::time::Instant>,
+}
+
+impl ReplyFuture<'_> {
+    /// The reply is in: the spin window learns how long it took, and a
+    /// caller that read for itself stops.
+    fn finish(&mut self) {
+        self.done = true;
+        if self.reading {
+            self.reading = false;
+            self.inner.caller_leaves();
+        }
+        if self.end_spin() {
+            self.inner.writer.lock().spin.caught();
+        } else if let Some(started) = self.missed {
+            self.inner.writer.lock().spin.missed(started.elapsed());
+        }
+    }
+
+    /// Stops spinning, if this caller spins: whether it did.
+    fn end_spin(&mut self) -> bool {
+        let Some(spin) = self.spin.take() else {
+            return false;
+        };
+        self.inner.spin_quiet(false);
+        self.missed = Some(spin.started);
+        true
+    }
 }
 
 impl Future for ReplyFuture<'_> {
@@ -219,39 +255,97 @@ impl Future for ReplyFuture<'_> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let inner = self.inner;
-        if self.reading {
-            let (reading, mine) = inner.caller_reads(cx, self.id);
-            self.reading = reading;
-            if let Some(body) = mine {
-                self.done = true;
-                if reading {
-                    self.reading = false;
-                    inner.caller_leaves();
-                }
-                return Poll::Ready(Ok(body));
-            }
-        }
-        let (polled, alone) = {
-            let mut st = inner.writer.lock();
-            let polled = st.requests.poll_reply(self.id, cx);
-            (polled, st.requests.waiting() == 1)
-        };
-        if polled.is_ready() {
-            self.done = true;
+        loop {
             if self.reading {
-                self.reading = false;
-                inner.caller_leaves();
+                if let Some(read) = self.read_own(cx) {
+                    return read;
+                }
             }
-        } else if !self.reading && inner.caller_may_read(alone) {
+            let (polled, alone, window) = {
+                let mut st = inner.writer.lock();
+                let polled = st.requests.poll_reply(self.id, cx);
+                let alone = st.requests.waiting() == 1;
+                // One spin per call, right after the request was written.
+                let first = !self.reading && self.missed.is_none();
+                let window = (polled.is_pending() && alone && first && caller_spin::free())
+                    .then(|| st.spin.start())
+                    .flatten();
+                (polled, alone, window)
+            };
+            if polled.is_ready() {
+                self.finish();
+                return polled;
+            }
+            if self.reading || !inner.caller_may_read(alone) {
+                return polled;
+            }
             inner.caller_waits(cx);
             self.reading = true;
+            let Some(spin) = window.and_then(Spin::begin) else {
+                return polled;
+            };
+            inner.spin_quiet(true);
+            let yields = !spin.multi_thread();
+            self.spin = Some(spin);
+            if yields {
+                // The request was just written: its reply is at least a
+                // round trip away, and this runtime's other tasks go first.
+                caller_spin::yield_once(cx);
+                return Poll::Pending;
+            }
+            // On the multi-thread runtime the spin starts in this poll.
         }
-        polled
+    }
+}
+
+impl ReplyFuture<'_> {
+    /// A caller that reads for itself reads: its reply, if it came; or
+    /// pending while it spins; `None` once it waits for readiness, or left
+    /// the reading to the task.
+    fn read_own(&mut self, cx: &mut Context<'_>) -> Option<Poll<Result<ReplyBody>>> {
+        let inner = self.inner;
+        let spins = self.spin.is_some();
+        // A spinning caller may get its reply without ever being pending:
+        // it takes from tokio's budget, as tokio's own resources do, so
+        // that a task calling in a loop still yields now and then.
+        let budget = match spins.then(|| tokio::task::coop::poll_proceed(cx)) {
+            Some(Poll::Pending) => return Some(Poll::Pending),
+            Some(Poll::Ready(budget)) => Some(budget),
+            None => None,
+        };
+        let slice = self.spin.as_ref().map(Spin::slice);
+        let (mut reading, mut mine) = loop {
+            let (reading, mine) = inner.caller_reads(cx, self.id, spins);
+            match &slice {
+                Some(slice) if reading && mine.is_none() && slice.more() => std::hint::spin_loop(),
+                _ => break (reading, mine),
+            }
+        };
+        if spins && mine.is_none() {
+            if self.spin.as_ref().is_some_and(|s| reading && s.open()) {
+                caller_spin::yield_once(cx);
+                return Some(Poll::Pending);
+            }
+            // The window ran out, or the task reads now: wait for
+            // readiness, or for the task to deliver the reply.
+            self.end_spin();
+            if reading {
+                (reading, mine) = inner.caller_reads(cx, self.id, false);
+            }
+        }
+        self.reading = reading;
+        let body = mine?;
+        if let Some(budget) = budget {
+            budget.made_progress();
+        }
+        self.finish();
+        Some(Poll::Ready(Ok(body)))
     }
 }
 
 impl Drop for ReplyFuture<'_> {
     fn drop(&mut self) {
+        self.end_spin();
         if self.reading {
             self.inner.caller_leaves();
         }

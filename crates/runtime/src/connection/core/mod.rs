@@ -13,6 +13,7 @@
 //! | `close.rs` | the graceful close (§1.4) |
 //! | `idle.rs`, `acm.rs`, `liveness.rs` | heartbeats and closing idle, inactive or silent connections (Ice 3.8 and Ice 3.7 rules) |
 //! | `limits.rs`, `params.rs`, `policy.rs` | frame size limits, a request's parameters, the performance heuristics |
+//! | `spin.rs` | how long a lone caller polls for its reply before it sleeps |
 //!
 //! The driver holds the state behind one lock, taken by a caller to send
 //! (and to look for its reply) and by the connection task for what it
@@ -30,6 +31,7 @@ pub(crate) mod params;
 pub(crate) mod policy;
 pub(crate) mod requests;
 pub(crate) mod scratch;
+pub(crate) mod spin;
 pub(crate) mod write_state;
 
 #[cfg(test)]
@@ -154,6 +156,8 @@ pub(crate) struct ConnectionState {
     wrote: bool,
     /// The last read delivered more than `pipelined_replies` replies.
     pipelining: bool,
+    /// How long a lone caller polls for its reply (`floe.CallerSpin`).
+    pub(crate) spin: spin::SpinWindow,
     policy: Policy,
 }
 
@@ -171,6 +175,7 @@ impl ConnectionState {
             monitor: Monitor::new(liveness, now),
             wrote: false,
             pipelining: false,
+            spin: spin::SpinWindow::new(policy.caller_spin),
             policy,
         }
     }

@@ -42,6 +42,10 @@ pub(crate) struct Policy {
     /// `floe.BusyPoll`: how long after a write the connection task polls
     /// the socket for the answer instead of sleeping (off by default).
     pub(crate) busy_poll: Option<Duration>,
+    /// `floe.CallerSpin`: the longest a lone twoway caller polls its
+    /// socket for the reply before it sleeps, adapted per connection to
+    /// how fast the peer answers (50 µs; see `spin.rs`).
+    pub(crate) caller_spin: Option<Duration>,
 }
 
 /// A oneway invocation returns only once at most this many bytes wait in
@@ -50,6 +54,9 @@ pub(crate) struct Policy {
 /// [`Proxy::try_send_oneway_now`](crate::Proxy::try_send_oneway_now) that
 /// sends the same way without waiting.
 pub const SEND_HIGH_WATER: usize = 1024 * 1024;
+
+/// [`Policy::caller_spin`]'s default.
+pub(crate) const CALLER_SPIN: Duration = Duration::from_micros(50);
 
 /// [`Policy::help_bytes`]'s default.
 pub(crate) const HELP_BYTES: usize = 256 * 1024;
@@ -65,6 +72,7 @@ impl Default for Policy {
             send_high_water: SEND_HIGH_WATER,
             write_high_water: 8 * 1024 * 1024,
             busy_poll: None,
+            caller_spin: Some(CALLER_SPIN),
         }
     }
 }

@@ -38,6 +38,11 @@ const UNLIMITED_STEP: usize = 1 << 20;
 const LOW_WATER_MIN: usize = 256 * 1024;
 /// The most a socket waits for before reporting readable.
 const LOW_WATER_MAX: usize = 1024 * 1024;
+/// The low-water mark while a caller polls for its reply
+/// ([`ReadSize::quiet`]): replies up to this size arrive without waking the
+/// I/O driver. Small enough that Linux does not grow the receive buffer
+/// for it (it would for a mark above half the buffer).
+const QUIET_LOW_WATER: usize = 8 * 1024;
 /// The size of the probe read into a connection without a read buffer;
 /// an empty read buffer with less room than this is let go.
 const MIN_ROOM: usize = 1024;
@@ -150,6 +155,20 @@ impl ReadSize {
         if want != self.low_water && set_receive_low_water(stream, want).is_ok() {
             self.low_water = want;
         }
+    }
+
+    /// While a caller polls the socket for its reply (`caller_spin.rs`),
+    /// `on`: the low-water mark goes up to [`QUIET_LOW_WATER`], so that
+    /// the reply's arrival does not wake the I/O driver (the caller reads
+    /// it itself); `off`: back to the mark the reads want. Lowering the
+    /// mark signals the data already there at once, so nothing is missed.
+    pub(super) fn quiet(&self, stream: &TcpStream, on: bool) {
+        let want = if on {
+            QUIET_LOW_WATER.max(self.low_water)
+        } else {
+            self.low_water
+        };
+        let _ = set_receive_low_water(stream, want);
     }
 
     /// Records a read of a stream transport (`filled`: it filled the room).
