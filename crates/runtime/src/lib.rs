@@ -40,7 +40,7 @@
 //! not follows ACM (see [`IdleConfig`] for the 3.8 rules and how floe
 //! keeps idle connections to 3.7 peers up too).
 //!
-//! Three settings are floe's own: `floe.MaxDispatches` (the default of
+//! Four settings are floe's own: `floe.MaxDispatches` (the default of
 //! `MaxDispatches` when no `Ice.Connection.*` property sets it;
 //! `<Adapter>.MaxDispatches` for one object adapter's connections),
 //! `floe.MaxDispatchBytes` (the parameter bytes the pending dispatches of a
@@ -57,6 +57,23 @@
 //! current-thread runtime). The price is CPU: up to N µs of it per message
 //! whose answer is slow to come. Use it for latency-critical traffic on
 //! machines with cores to spare; leave it off elsewhere.
+//!
+//! `floe.CallerSpin` (microseconds, default 50 on tokio's multi-thread
+//! runtime; 0 = off) is the client half of that, on by default: a twoway
+//! caller that is the only one waiting on its connection (and the only
+//! one of the process spinning) reads its socket for the reply for up to
+//! that long before it goes to sleep, within the one poll of its task
+//! (the socket's `SO_RCVLOWAT` is raised meanwhile, so that the reply does
+//! not also wake the worker parked in the I/O driver). The window adapts
+//! per connection: it stays open while replies come within it, halves
+//! after each spin that ran out for a reply that took longer, closes below
+//! 2 µs and is tried again once every 32 calls. On this project's 2-core
+//! VM an empty call on the multi-thread runtime took 22–26 µs with it and
+//! 64–74 µs without, for the same client CPU time per call; a peer that
+//! is slow to answer costs at most one window per 32 calls. On the
+//! current-thread runtime callers spin only when the property is set: the
+//! spinning thread runs every task there, so it yields after each read,
+//! which costs about four times the instructions of the multi-thread spin.
 //!
 //! ```
 //! let props = floe_runtime::Properties::new();

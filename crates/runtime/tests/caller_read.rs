@@ -4,7 +4,8 @@
 //! calls time out and are abandoned: every reply reaches its caller and
 //! every callback is dispatched, on both tokio runtimes, with one caller
 //! and with several, with the lone caller polling the socket for its reply
-//! first (`floe.CallerSpin`, the default) and without.
+//! first (`floe.CallerSpin`, the default on the multi-thread runtime) and
+//! without.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -199,9 +200,11 @@ async fn run(calls: usize, spin: Option<&str>) {
     server.destroy().await;
 }
 
+/// On the current-thread runtime callers spin only when
+/// `floe.CallerSpin` is set.
 #[tokio::test]
 async fn current_thread() {
-    run(400, None).await;
+    run(400, Some("50")).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

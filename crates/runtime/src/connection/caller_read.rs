@@ -201,6 +201,7 @@ impl ConnectionInner {
     /// (its slot is then freed: the caller keeps the reply). A caller that
     /// `spins` reads straight from the socket, not through readiness (see
     /// `caller_spin.rs`), and returns when the socket is empty.
+    #[inline]
     pub(super) fn caller_reads(
         &self,
         cx: &mut Context<'_>,

@@ -8,23 +8,59 @@
 //! polls the I/O driver without blocking meanwhile), until the reply is in
 //! or the window ran out. Then it waits for readiness as any caller does.
 //!
-//! One caller of the process spins at a time ([`Spin::begin`]): with
-//! several calls waiting at once the CPU is better spent on the others, and
-//! callers on many connections would otherwise all spin.
+//! A caller spins only while it is the only twoway call waiting in the
+//! process ([`Waiting`]), and stops as soon as another one starts: with
+//! several calls waiting, the CPU is better spent on the others (on the
+//! multi-thread runtime a spin holds its worker), and callers on many
+//! connections would otherwise all spin. The connection's window also stays
+//! shut for a call after calls overlapped on it
+//! ([`SpinWindow::crowded`](super::core::spin::SpinWindow::crowded)): calls
+//! pipelined from one task are sent by that task, which a spin would hold.
 
 use std::future::Future;
 use std::pin::pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::Context;
 use std::time::{Duration, Instant};
 
-/// Set while a caller of this process spins.
-static SPINNING: AtomicBool = AtomicBool::new(false);
+/// The twoway calls of this process waiting for their replies.
+static WAITING: AtomicUsize = AtomicUsize::new(0);
 
-/// Whether no caller of this process spins now.
+/// One twoway call waiting for its reply, counted while it lives.
+#[derive(Debug)]
+pub(super) struct Waiting(());
+
+impl Waiting {
+    /// Counts one more call waiting.
+    #[inline]
+    pub(super) fn start() -> Waiting {
+        WAITING.fetch_add(1, Ordering::Relaxed);
+        Waiting(())
+    }
+}
+
+impl Drop for Waiting {
+    #[inline]
+    fn drop(&mut self) {
+        WAITING.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Whether the one twoway call waiting in the process is the caller's own.
 #[inline]
-pub(super) fn free() -> bool {
-    !SPINNING.load(Ordering::Relaxed)
+pub(super) fn alone() -> bool {
+    WAITING.load(Ordering::Relaxed) == 1
+}
+
+/// Where a caller is with its spin.
+#[derive(Debug)]
+pub(super) enum SpinPhase {
+    /// It has not spun (yet).
+    Idle,
+    /// It polls the socket for its reply.
+    Spinning(Spin),
+    /// Its spin, started then, ran out: it waits for readiness.
+    RanOut(Instant),
 }
 
 /// One caller's spin: while it lives, no other caller of the process
@@ -40,11 +76,12 @@ pub(super) struct Spin {
 }
 
 impl Spin {
-    /// Starts a spin of `window`, unless another caller spins.
+    /// Starts a spin of `window`, if the caller's call is the only one
+    /// waiting in the process.
     pub(super) fn begin(window: Duration) -> Option<Spin> {
-        SPINNING
-            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .ok()?;
+        if !alone() {
+            return None;
+        }
         let started = Instant::now();
         let multi_thread = tokio::runtime::Handle::try_current()
             .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
@@ -55,10 +92,11 @@ impl Spin {
         })
     }
 
-    /// Whether the window is still open.
+    /// Whether the window is still open, and the caller's call still the
+    /// only one waiting in the process.
     #[inline]
     pub(super) fn open(&self) -> bool {
-        Instant::now() < self.until
+        alone() && Instant::now() < self.until
     }
 
     /// The reads of one poll: on the multi-thread runtime the caller
@@ -119,13 +157,7 @@ impl Slice {
     /// Whether to read again in this poll.
     #[inline]
     pub(super) fn more(&self) -> bool {
-        Instant::now() < self.end
-    }
-}
-
-impl Drop for Spin {
-    fn drop(&mut self) {
-        SPINNING.store(false, Ordering::Release);
+        alone() && Instant::now() < self.end
     }
 }
 
@@ -134,14 +166,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn one_spin_at_a_time() {
-        let first = Spin::begin(Duration::from_secs(60)).expect("nobody spins");
-        assert!(first.open());
-        assert!(!free());
+    fn a_caller_spins_only_while_its_call_is_the_only_one_waiting() {
+        // Other tests of this binary make no calls.
+        let mine = Waiting::start();
+        let spin = Spin::begin(Duration::from_secs(60)).expect("alone");
+        assert!(spin.open());
+        let other = Waiting::start();
+        assert!(!spin.open(), "another call started");
         assert!(Spin::begin(Duration::from_secs(60)).is_none());
-        drop(first);
-        assert!(free());
-        let ran_out = Spin::begin(Duration::ZERO).expect("free again");
-        assert!(!ran_out.open());
+        drop(other);
+        assert!(spin.open());
+        assert!(!Spin::begin(Duration::ZERO).expect("alone").open());
+        drop(mine);
+        assert!(
+            Spin::begin(Duration::from_secs(60)).is_none(),
+            "not waiting"
+        );
     }
 }

@@ -147,6 +147,7 @@ pub(crate) fn connection_config(props: &Properties, side: Side<'_>) -> Connectio
                 us if us > 0 => Some(Duration::from_micros(us.min(1_000_000) as u64)),
                 _ => None,
             },
+            caller_spin_current_thread: props.get("floe.CallerSpin").is_some(),
             ..Policy::default()
         },
         class_format: if props.get_int_or("Ice.Default.SlicedFormat", 0) != 0 {

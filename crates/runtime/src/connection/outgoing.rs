@@ -3,7 +3,9 @@
 //! their flush (§2.6). The frames come from the protocol core
 //! (`core/outbound.rs`); the reply lands in the request's slot there.
 
-use super::caller_spin::{self, Spin};
+use std::time::Duration;
+
+use super::caller_spin::{self, Spin, SpinPhase, Waiting};
 use super::*;
 
 impl Connection {
@@ -85,8 +87,8 @@ impl Connection {
             id,
             done: false,
             reading: false,
-            spin: None,
-            missed: None,
+            spin: SpinPhase::Idle,
+            _waiting: Waiting::start(),
         });
         let deferred = deferred || (!twoway && self.oneway_deferred(&params));
         self.send_request(head, id, params, compress, deferred)
@@ -217,36 +219,111 @@ pub(crate) struct ReplyFuture<'a> {
     done: bool,
     /// Readiness wakes this caller, which reads for itself.
     reading: bool,
-    /// This caller polls the socket for its reply.
-    spin: Option<Spin>,
-    /// When a spin that ran out started.
-    missed: Option<std::time::Instant>,
+    /// Whether this caller polls the socket for its reply, or did.
+    spin: SpinPhase,
+    /// Counts the call as waiting in the process (see `caller_spin.rs`).
+    _waiting: Waiting,
 }
 
 impl ReplyFuture<'_> {
-    /// The reply is in: the spin window learns how long it took, and a
-    /// caller that read for itself stops.
+    /// The reply is in: a caller that read for itself stops, and the spin
+    /// window learns how long it took.
+    #[inline]
     fn finish(&mut self) {
         self.done = true;
         if self.reading {
             self.reading = false;
             self.inner.caller_leaves();
         }
+        if !matches!(self.spin, SpinPhase::Idle) {
+            self.learn();
+        }
+    }
+
+    /// The spin window learns whether this caller's spin caught its reply.
+    #[cold]
+    fn learn(&mut self) {
         if self.end_spin() {
             self.inner.writer.lock().spin.caught();
-        } else if let Some(started) = self.missed {
+        } else if let SpinPhase::RanOut(started) = self.spin {
             self.inner.writer.lock().spin.missed(started.elapsed());
         }
+        self.spin = SpinPhase::Idle;
     }
 
     /// Stops spinning, if this caller spins: whether it did.
     fn end_spin(&mut self) -> bool {
-        let Some(spin) = self.spin.take() else {
+        let SpinPhase::Spinning(spin) = &self.spin else {
             return false;
         };
+        let started = spin.started;
         self.inner.spin_quiet(false);
-        self.missed = Some(spin.started);
+        // Lets another caller spin.
+        self.spin = SpinPhase::RanOut(started);
         true
+    }
+
+    /// A lone caller that reads for itself starts polling for its reply,
+    /// for up to `window`, unless another caller of the process spins.
+    #[inline(never)]
+    fn start_spin(&mut self, cx: &mut Context<'_>, window: Duration) -> Poll<Result<ReplyBody>> {
+        let Some(spin) = Spin::begin(window) else {
+            return Poll::Pending;
+        };
+        self.inner.spin_quiet(true);
+        let yields = !spin.multi_thread();
+        self.spin = SpinPhase::Spinning(spin);
+        if yields {
+            // The request was just written: its reply is at least a
+            // round trip away, and this runtime's other tasks go first.
+            caller_spin::yield_once(cx);
+            return Poll::Pending;
+        }
+        // On the multi-thread runtime the spin starts in this poll. If it
+        // ran out, the next poll reads through readiness.
+        self.spin_read(cx).unwrap_or_else(|| {
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        })
+    }
+
+    /// A spinning caller reads: its reply, if it came; pending while it
+    /// spins; `None` once it stopped (the window ran out: it waits for
+    /// readiness; or the task reads now: it waits for its slot).
+    #[inline(never)]
+    fn spin_read(&mut self, cx: &mut Context<'_>) -> Option<Poll<Result<ReplyBody>>> {
+        let inner = self.inner;
+        // A spinning caller may get its reply without ever being pending:
+        // it takes from tokio's budget, as tokio's own resources do, so
+        // that a task calling in a loop still yields now and then.
+        let Poll::Ready(budget) = tokio::task::coop::poll_proceed(cx) else {
+            return Some(Poll::Pending);
+        };
+        let SpinPhase::Spinning(spin) = &self.spin else {
+            return None;
+        };
+        let slice = spin.slice();
+        let (reading, mine) = loop {
+            let (reading, mine) = inner.caller_reads(cx, self.id, true);
+            if !(reading && mine.is_none() && slice.more()) {
+                break (reading, mine);
+            }
+            std::hint::spin_loop();
+        };
+        self.reading = reading;
+        let Some(body) = mine else {
+            if matches!(&self.spin, SpinPhase::Spinning(s) if reading && s.open()) {
+                caller_spin::yield_once(cx);
+                return Some(Poll::Pending);
+            }
+            // The window ran out (the caller reads through readiness from
+            // now on), or the task reads now (it delivers the reply).
+            self.end_spin();
+            return None;
+        };
+        budget.made_progress();
+        self.finish();
+        Some(Poll::Ready(Ok(body)))
     }
 }
 
@@ -255,91 +332,42 @@ impl Future for ReplyFuture<'_> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let inner = self.inner;
-        loop {
-            if self.reading {
-                if let Some(read) = self.read_own(cx) {
+        if self.reading {
+            if let SpinPhase::Spinning(_) = self.spin {
+                if let Some(read) = self.spin_read(cx) {
                     return read;
                 }
             }
-            let (polled, alone, window) = {
-                let mut st = inner.writer.lock();
-                let polled = st.requests.poll_reply(self.id, cx);
-                let alone = st.requests.waiting() == 1;
-                // One spin per call, right after the request was written.
-                let first = !self.reading && self.missed.is_none();
-                let window = (polled.is_pending() && alone && first && caller_spin::free())
-                    .then(|| st.spin.start())
-                    .flatten();
-                (polled, alone, window)
-            };
-            if polled.is_ready() {
-                self.finish();
-                return polled;
+            if self.reading {
+                let (reading, mine) = inner.caller_reads(cx, self.id, false);
+                self.reading = reading;
+                if let Some(body) = mine {
+                    self.finish();
+                    return Poll::Ready(Ok(body));
+                }
             }
-            if self.reading || !inner.caller_may_read(alone) {
-                return polled;
-            }
+        }
+        let (polled, alone, window) = {
+            let mut st = inner.writer.lock();
+            let polled = st.requests.poll_reply(self.id, cx);
+            let alone = st.requests.waiting() == 1;
+            // One spin per call, right after the request was written.
+            let first = !self.reading && matches!(self.spin, SpinPhase::Idle);
+            let window = (polled.is_pending() && alone && first && caller_spin::alone())
+                .then(|| st.spin.start())
+                .flatten();
+            (polled, alone, window)
+        };
+        if polled.is_ready() {
+            self.finish();
+        } else if !self.reading && inner.caller_may_read(alone) {
             inner.caller_waits(cx);
             self.reading = true;
-            let Some(spin) = window.and_then(Spin::begin) else {
-                return polled;
-            };
-            inner.spin_quiet(true);
-            let yields = !spin.multi_thread();
-            self.spin = Some(spin);
-            if yields {
-                // The request was just written: its reply is at least a
-                // round trip away, and this runtime's other tasks go first.
-                caller_spin::yield_once(cx);
-                return Poll::Pending;
-            }
-            // On the multi-thread runtime the spin starts in this poll.
-        }
-    }
-}
-
-impl ReplyFuture<'_> {
-    /// A caller that reads for itself reads: its reply, if it came; or
-    /// pending while it spins; `None` once it waits for readiness, or left
-    /// the reading to the task.
-    fn read_own(&mut self, cx: &mut Context<'_>) -> Option<Poll<Result<ReplyBody>>> {
-        let inner = self.inner;
-        let spins = self.spin.is_some();
-        // A spinning caller may get its reply without ever being pending:
-        // it takes from tokio's budget, as tokio's own resources do, so
-        // that a task calling in a loop still yields now and then.
-        let budget = match spins.then(|| tokio::task::coop::poll_proceed(cx)) {
-            Some(Poll::Pending) => return Some(Poll::Pending),
-            Some(Poll::Ready(budget)) => Some(budget),
-            None => None,
-        };
-        let slice = self.spin.as_ref().map(Spin::slice);
-        let (mut reading, mut mine) = loop {
-            let (reading, mine) = inner.caller_reads(cx, self.id, spins);
-            match &slice {
-                Some(slice) if reading && mine.is_none() && slice.more() => std::hint::spin_loop(),
-                _ => break (reading, mine),
-            }
-        };
-        if spins && mine.is_none() {
-            if self.spin.as_ref().is_some_and(|s| reading && s.open()) {
-                caller_spin::yield_once(cx);
-                return Some(Poll::Pending);
-            }
-            // The window ran out, or the task reads now: wait for
-            // readiness, or for the task to deliver the reply.
-            self.end_spin();
-            if reading {
-                (reading, mine) = inner.caller_reads(cx, self.id, false);
+            if let Some(window) = window {
+                return self.start_spin(cx, window);
             }
         }
-        self.reading = reading;
-        let body = mine?;
-        if let Some(budget) = budget {
-            budget.made_progress();
-        }
-        self.finish();
-        Some(Poll::Ready(Ok(body)))
+        polled
     }
 }
 

@@ -283,7 +283,11 @@ impl ConnectionState {
         if let Some(e) = &self.out.error {
             return Err(e.clone());
         }
-        Ok(self.requests.register())
+        let id = self.requests.register();
+        if self.requests.waiting() > 1 {
+            self.spin.crowded();
+        }
+        Ok(id)
     }
 
     /// Fails everything with `err` (the first error wins): the send queue

@@ -46,6 +46,12 @@ pub(crate) struct Policy {
     /// socket for the reply before it sleeps, adapted per connection to
     /// how fast the peer answers (50 µs; see `spin.rs`).
     pub(crate) caller_spin: Option<Duration>,
+    /// Callers spin on tokio's current-thread runtime too: only when
+    /// `floe.CallerSpin` is set. There the spinning thread is the one that
+    /// runs every task, so it yields to the scheduler after each read,
+    /// which costs about four times the instructions of the multi-thread
+    /// runtime's spin (`docs/performance-notes.md`).
+    pub(crate) caller_spin_current_thread: bool,
 }
 
 /// A oneway invocation returns only once at most this many bytes wait in
@@ -73,6 +79,19 @@ impl Default for Policy {
             write_high_water: 8 * 1024 * 1024,
             busy_poll: None,
             caller_spin: Some(CALLER_SPIN),
+            caller_spin_current_thread: false,
         }
+    }
+}
+
+impl Policy {
+    /// The policy of a connection whose runtime is tokio's multi-thread one
+    /// (`multi_thread`) or not: callers spin on the current-thread runtime
+    /// only when asked to.
+    pub(crate) fn for_runtime(mut self, multi_thread: bool) -> Self {
+        if !multi_thread && !self.caller_spin_current_thread {
+            self.caller_spin = None;
+        }
+        self
     }
 }

@@ -38,6 +38,8 @@ pub(crate) struct SpinWindow {
     window: Duration,
     /// Calls left until a closed window is tried again.
     probe_in: u32,
+    /// Calls overlapped since the last start.
+    crowded: bool,
 }
 
 impl SpinWindow {
@@ -48,13 +50,26 @@ impl SpinWindow {
             max,
             window: max,
             probe_in: PROBE_EVERY,
+            crowded: false,
         }
+    }
+
+    /// A request was sent while another one waited for its reply: the
+    /// next call does not spin. Its caller may share a task with the
+    /// others (calls pipelined with `join!`), whose next requests that task
+    /// would send only once the spin ended.
+    #[inline]
+    pub(crate) fn crowded(&mut self) {
+        self.crowded = true;
     }
 
     /// A lone caller is about to wait for its reply: how long it should
     /// poll for it, if at all.
     #[inline]
     pub(crate) fn start(&mut self) -> Option<Duration> {
+        if std::mem::take(&mut self.crowded) {
+            return None;
+        }
         if !self.window.is_zero() {
             return Some(self.window);
         }
@@ -121,6 +136,15 @@ mod tests {
             assert_eq!(w.start(), Some(MAX));
             w.caught();
         }
+    }
+
+    #[test]
+    fn no_spin_for_the_call_after_calls_overlapped() {
+        let mut w = SpinWindow::new(Some(MAX));
+        w.crowded();
+        assert_eq!(w.start(), None);
+        assert_eq!(w.start(), Some(MAX));
+        assert_eq!(w.window(), MAX, "the window itself is unchanged");
     }
 
     #[test]

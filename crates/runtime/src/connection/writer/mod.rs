@@ -123,10 +123,12 @@ impl Writer {
     fn with_sink(sink: Sink, config: &ConnectionConfig) -> Self {
         let policy = &config.policy;
         let stamp_all = policy.busy_poll.is_some();
+        let multi_thread = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
         let state = ConnectionState::new(
             config.limits(),
             &config.liveness,
-            policy.clone(),
+            policy.clone().for_runtime(multi_thread),
             std::time::Instant::now(),
         );
         Writer {
