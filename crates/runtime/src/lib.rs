@@ -60,11 +60,12 @@
 //!
 //! `floe.CallerSpin` (microseconds, default 50 on tokio's multi-thread
 //! runtime; 0 = off) is the client half of that, on by default: a twoway
-//! caller that is the only one waiting on its connection (and the only
-//! one of the process spinning) reads its socket for the reply for up to
-//! that long before it goes to sleep, within the one poll of its task
-//! (the socket's `SO_RCVLOWAT` is raised meanwhile, so that the reply does
-//! not also wake the worker parked in the I/O driver). The window adapts
+//! call that is the only one waiting in the process (and on a connection
+//! where no calls overlapped since the last one) reads its socket for the
+//! reply for up to that long before its caller goes to sleep, within the
+//! one poll of its task (the socket's `SO_RCVLOWAT` is raised meanwhile,
+//! so that the reply does not also wake the worker parked in the I/O
+//! driver); another call starting ends the spin. The window adapts
 //! per connection: it stays open while replies come within it, halves
 //! after each spin that ran out for a reply that took longer, closes below
 //! 2 µs and is tried again once every 32 calls. On this project's 2-core

@@ -83,12 +83,10 @@ impl Spin {
             return None;
         }
         let started = Instant::now();
-        let multi_thread = tokio::runtime::Handle::try_current()
-            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
         Some(Spin {
             started,
             until: started + window,
-            multi_thread,
+            multi_thread: on_multi_thread_runtime(),
         })
     }
 
@@ -125,6 +123,12 @@ impl Spin {
     pub(super) fn multi_thread(&self) -> bool {
         self.multi_thread
     }
+}
+
+/// Whether the caller runs on tokio's multi-thread runtime.
+pub(super) fn on_multi_thread_runtime() -> bool {
+    tokio::runtime::Handle::try_current()
+        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)
 }
 
 /// Lets the runtime run its other tasks and poll its I/O driver before the

@@ -45,7 +45,7 @@
 //! other task's waker can take its place.
 
 use std::io::IoSlice;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 
@@ -62,6 +62,7 @@ use crate::error::Error;
 use crate::transport::stream::StreamIo;
 use crate::transport::Io;
 
+mod stamps;
 mod stream;
 mod tcp;
 pub(super) use super::core::WriteState;
@@ -123,8 +124,7 @@ impl Writer {
     fn with_sink(sink: Sink, config: &ConnectionConfig) -> Self {
         let policy = &config.policy;
         let stamp_all = policy.busy_poll.is_some();
-        let multi_thread = tokio::runtime::Handle::try_current()
-            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        let multi_thread = super::caller_spin::on_multi_thread_runtime();
         let state = ConnectionState::new(
             config.limits(),
             &config.liveness,
@@ -189,29 +189,6 @@ impl Writer {
         self.send_parts(&mut parts, tail, true)
     }
 
-    /// Records the time of a request or reply when every send is stamped
-    /// (the liveness rules count it under the lock).
-    fn count_write(&self) {
-        if self.stamp_all {
-            self.stamp();
-        }
-    }
-
-    /// Records the time of a send for [`Writer::stamp_oneway`] (burst
-    /// detection), unless every send is stamped anyway.
-    pub(crate) fn stamp_burst(&self) {
-        if !self.stamp_all {
-            self.stamp();
-        }
-    }
-
-    /// Records the time of a send, for [`Writer::stamp_oneway`] and
-    /// [`Writer::last_write`].
-    fn stamp(&self) {
-        let ns = self.epoch.elapsed().as_nanos() as u64;
-        self.last_write.store(ns, Ordering::Relaxed);
-    }
-
     /// Queues one message for the connection task to write, without trying
     /// the socket first: messages sent back to back this way leave in few
     /// vectored writes instead of one syscall each (oneway requests).
@@ -239,26 +216,6 @@ impl Writer {
             self.task.raise();
         }
         Ok(())
-    }
-
-    /// Stamps a oneway request about to be sent, like
-    /// [`Writer::stamp_burst`], and says whether the stamped message
-    /// before it was sent less than `window` ago (a burst), with one
-    /// clock read for both.
-    pub(crate) fn stamp_oneway(&self, window: std::time::Duration) -> bool {
-        let now = self.epoch.elapsed().as_nanos() as u64;
-        let last = if self.stamp_all {
-            // Every send is stamped when it is counted.
-            self.last_write.load(Ordering::Relaxed)
-        } else {
-            self.last_write.swap(now, Ordering::Relaxed)
-        };
-        last != 0 && now.saturating_sub(last) < window.as_nanos() as u64
-    }
-
-    /// When the last stamped message was sent.
-    pub(crate) fn last_write(&self) -> std::time::Instant {
-        self.epoch + std::time::Duration::from_nanos(self.last_write.load(Ordering::Relaxed))
     }
 
     /// [`Writer::send`] without recording activity (heartbeats).

@@ -3,6 +3,7 @@
 use super::super::core::outbound::OutFrame;
 use super::super::core::policy::HELP_BYTES;
 use super::*;
+use std::sync::atomic::Ordering;
 
 /// A frame of `head` then the borrowed `tail`.
 fn borrowed(head: Bytes, tail: &[u8]) -> OutFrame<'_> {
