@@ -199,6 +199,23 @@ mod tests {
     }
 
     #[test]
+    fn caller_spin_is_on_for_the_multi_thread_runtime_unless_set() {
+        let spin = |pairs: &[(&str, &str)], multi_thread: bool| {
+            let policy = connection_config(&props(pairs), Side::Client).policy;
+            policy.for_runtime(multi_thread).caller_spin
+        };
+        let default = Some(Duration::from_micros(50));
+        assert_eq!(spin(&[], true), default);
+        assert_eq!(spin(&[], false), None);
+        let set = [("floe.CallerSpin", "20")];
+        assert_eq!(spin(&set, true), Some(Duration::from_micros(20)));
+        assert_eq!(spin(&set, false), Some(Duration::from_micros(20)));
+        let off = [("floe.CallerSpin", "0")];
+        assert_eq!(spin(&off, true), None);
+        assert_eq!(spin(&off, false), None);
+    }
+
+    #[test]
     fn timeouts_in_seconds_override_the_3_7_close_timeout() {
         let p = props(&[
             ("Ice.Override.CloseTimeout", "2500"),
