@@ -54,19 +54,7 @@ impl Broker {
     /// `floe-storm` with `args` (`--Name=value` properties) on free ports.
     fn floe(args: &[&str]) -> Broker {
         let dir = tempfile::tempdir().unwrap();
-        let mut cmd = Command::new(floe_storm_binary());
-        cmd.args([
-            "--IceStorm.TopicManager.Endpoints=tcp -h 127.0.0.1 -p 0",
-            "--IceStorm.Publish.Endpoints=tcp -h 127.0.0.1 -p 0",
-        ])
-        .args(args)
-        .arg("--data-dir")
-        .arg(dir.path())
-        .env("RUST_LOG", "info")
-        .env("NO_COLOR", "1");
-        let proc = Proc::spawn("floe-storm", cmd);
-        let line = proc.expect_line("floe-storm ready ", Duration::from_secs(60));
-        let port = topic_manager_port(&line);
+        let (proc, port) = start_floe_storm(args, dir.path());
         let idle_hwm_kb = proc.status_kb("VmHWM");
         Broker {
             proc,

@@ -26,6 +26,10 @@ pub(crate) struct ConnectionConfig {
     pub(crate) compression_level: u32,
     /// `Ice.BatchAutoFlushSize` in bytes (0 = off).
     pub(crate) batch_auto_flush_size: usize,
+    /// `floe.OnewayBatchSize` in bytes (0 = off, the default): oneway
+    /// requests that wait in the write queue leave as one BatchRequest of
+    /// up to this size, never over `message_size_max`.
+    pub(crate) oneway_batch_size: usize,
     /// Dispatches running at once per connection before it stops reading
     /// (`MaxDispatches`, see [`connection_config`]).
     pub(crate) max_dispatches: usize,
@@ -82,6 +86,8 @@ const DEFAULT_MAX_DISPATCHES: i64 = 100;
 ///   the 3.8 properties, else `Ice.Override.CloseTimeout` (ms) for the
 ///   close.
 /// - Liveness: [`Liveness::from_properties`].
+/// - `floe.OnewayBatchSize` (KB, default 0 = off): see
+///   [`ConnectionConfig::oneway_batch_size`].
 pub(crate) fn connection_config(props: &Properties, side: Side<'_>) -> ConnectionConfig {
     let prefixes = side.connection_prefixes();
     let adapter = match side {
@@ -94,16 +100,24 @@ pub(crate) fn connection_config(props: &Properties, side: Side<'_>) -> Connectio
     let kb = per_adapter("MessageSizeMax")
         .unwrap_or_else(|| props.get_int_or("Ice.MessageSizeMax", 1024));
     let flush_kb = props.get_int_or("Ice.BatchAutoFlushSize", 1024);
+    let message_size_max = if kb < 1 {
+        0
+    } else {
+        (kb as usize).saturating_mul(1024)
+    };
+    let oneway_batch_kb = props
+        .get_int_or("floe.OnewayBatchSize", 0)
+        .clamp(0, 1 << 20);
     let seconds = |s: i64| (s > 0).then(|| Duration::from_secs(s as u64));
     let max_dispatches = connection_int("MaxDispatches")
         .or_else(|| per_adapter("MaxDispatches"))
         .or_else(|| int("floe.MaxDispatches"))
         .unwrap_or(DEFAULT_MAX_DISPATCHES);
     ConnectionConfig {
-        message_size_max: if kb < 1 {
-            0
-        } else {
-            (kb as usize).saturating_mul(1024)
+        message_size_max,
+        oneway_batch_size: match (oneway_batch_kb as usize * 1024, message_size_max) {
+            (size, 0) => size,
+            (size, max) => size.min(max),
         },
         compression_level: props.get_int_or("Ice.Compression.Level", 1).clamp(1, 9) as u32,
         batch_auto_flush_size: if flush_kb < 1 {
@@ -213,6 +227,26 @@ mod tests {
         let off = [("floe.CallerSpin", "0")];
         assert_eq!(spin(&off, true), None);
         assert_eq!(spin(&off, false), None);
+    }
+
+    #[test]
+    fn oneway_batches_are_off_unless_set_and_within_the_message_size_max() {
+        let size = |pairs: &[(&str, &str)]| {
+            connection_config(&props(pairs), Side::Client).oneway_batch_size
+        };
+        assert_eq!(size(&[]), 0);
+        assert_eq!(size(&[("floe.OnewayBatchSize", "64")]), 64 * 1024);
+        let small = [("floe.OnewayBatchSize", "64"), ("Ice.MessageSizeMax", "16")];
+        assert_eq!(size(&small), 16 * 1024);
+        let unlimited = [("floe.OnewayBatchSize", "64"), ("Ice.MessageSizeMax", "0")];
+        assert_eq!(size(&unlimited), 64 * 1024);
+        assert_eq!(size(&[("floe.OnewayBatchSize", "-1")]), 0);
+        let huge = [
+            ("floe.OnewayBatchSize", "99999999"),
+            ("Ice.MessageSizeMax", "0"),
+        ];
+        assert_eq!(size(&huge), 1 << 30, "at most 1 GiB");
+        assert_eq!(size(&huge[..1]), 1 << 20, "the default Ice.MessageSizeMax");
     }
 
     #[test]

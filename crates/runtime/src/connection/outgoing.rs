@@ -171,7 +171,10 @@ impl Connection {
         let compression = inner.compression(compress);
         let policy = &inner.config.policy;
         let frame = outbound::request(head, id, params, compression, policy, &mut room)?;
-        inner.writer.send_frame(frame, deferred)
+        match inner.config.oneway_batch_size {
+            batch if id == 0 && batch > 0 => inner.writer.send_oneway(frame, deferred, batch),
+            _ => inner.writer.send_frame(frame, deferred),
+        }
     }
 }
 

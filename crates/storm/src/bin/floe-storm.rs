@@ -31,6 +31,17 @@ use clap::Parser;
 use floe::runtime::{Communicator, Properties};
 use floe_storm::StormConfig;
 
+/// floe-runtime's property for oneway requests that wait in a
+/// connection's write queue to leave as one BatchRequest, in KB.
+const ONEWAY_BATCH_SIZE: &str = "floe.OnewayBatchSize";
+
+/// The broker's default for [`ONEWAY_BATCH_SIZE`]: events that wait for
+/// a oneway subscriber's connection leave 64 KB at a time, one message
+/// for the subscriber to read and dispatch instead of one per event (an
+/// Ice for C++ subscriber of 10 KB events spent half the CPU per MB;
+/// `docs/performance-notes.md`).
+const ONEWAY_BATCH_KB: &str = "64";
+
 /// Command-line options besides Ice properties (`--Name=value`).
 #[derive(Parser, Debug)]
 #[command(
@@ -229,6 +240,9 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
+    if properties.get(ONEWAY_BATCH_SIZE).is_none() {
+        properties.set(ONEWAY_BATCH_SIZE, ONEWAY_BATCH_KB);
+    }
     let communicator = Communicator::with_properties(properties);
     // Stops on a signal, or when the communicator is shut down: an IceGrid
     // node stops the servers it activated with `Process::shutdown`.

@@ -18,7 +18,8 @@ usage:
       dispatch thread is taken, so the process stops reading its connection.
       Ends when EXPECTED events came, or, once stdin is closed (the test's
       "publishers are done"), when no event came for SETTLE seconds (env
-      BURST_SETTLE, default 3). Prints, per publisher,
+      BURST_SETTLE, default 3); with env BURST_TRACE set, Ice's protocol
+      trace goes to stderr. Prints, per publisher,
       "publisher id=I count=N runs=A-B,C-D violations=P>Q,...": the runs of
       consecutive sequence numbers received and the order violations (a
       sequence number not greater than the previous one of the same
@@ -119,8 +120,13 @@ class Counter(Ice.Blobject):
 
 def subscribe(port, topic_name, name, expected, delay_us, stall_after):
     settle = float(os.environ.get("BURST_SETTLE", "3"))
-    ic = communicator({"Sub.Endpoints": "tcp -h 127.0.0.1 -p 0",
-                       "Sub.ThreadPool.Size": "1", "Sub.ThreadPool.SizeMax": "1"})
+    props = {"Sub.Endpoints": "tcp -h 127.0.0.1 -p 0",
+             "Sub.ThreadPool.Size": "1", "Sub.ThreadPool.SizeMax": "1"}
+    if os.environ.get("BURST_TRACE"):
+        # Ice's protocol trace on stderr: one entry per message received,
+        # a batch's with its number of requests.
+        props["Ice.Trace.Protocol"] = "1"
+    ic = communicator(props)
     servant = Counter(delay_us / 1e6, stall_after)
     try:
         topic = topic_of(ic, port, topic_name, True)

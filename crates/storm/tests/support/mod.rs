@@ -62,6 +62,26 @@ pub fn floe_storm_binary() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_floe-storm")))
 }
 
+/// `floe-storm` with `args` (`--Name=value` properties) on free
+/// loopback ports, its data in `data_dir`, logging at info level: the
+/// process and its TopicManager port, once it is ready.
+pub fn start_floe_storm(args: &[&str], data_dir: &std::path::Path) -> (Proc, u16) {
+    let mut cmd = Command::new(floe_storm_binary());
+    cmd.args([
+        "--IceStorm.TopicManager.Endpoints=tcp -h 127.0.0.1 -p 0",
+        "--IceStorm.Publish.Endpoints=tcp -h 127.0.0.1 -p 0",
+    ])
+    .args(args)
+    .arg("--data-dir")
+    .arg(data_dir)
+    .env("RUST_LOG", "info")
+    .env("NO_COLOR", "1");
+    let proc = Proc::spawn("floe-storm", cmd);
+    let line = proc.expect_line("floe-storm ready ", Duration::from_secs(60));
+    let port = topic_manager_port(&line);
+    (proc, port)
+}
+
 /// The lines read so far, and whether the pipe has ended.
 pub type LinesState = Mutex<(Vec<String>, bool)>;
 

@@ -26,6 +26,12 @@
 //! send their next requests together); otherwise twoway requests keep the
 //! direct path.
 //!
+//! With `floe.OnewayBatchSize`, a oneway request that must wait in the
+//! queue behind other oneway requests joins them in one BatchRequest
+//! message (`WriteState::push_oneway`): the frames are not copied, the
+//! later ones only lose their header and request id and the batch's
+//! header is rewritten, as long as none of the batch was written.
+//!
 //! Replies are batched per read: when a read brought several frames, the
 //! connection task corks the writer ([`Writer::cork`]) while it handles
 //! them, so the replies to pipelined requests that arrived together are
@@ -159,7 +165,7 @@ impl Writer {
     /// The connection's error if it is closed or the write failed.
     pub(crate) fn send(&self, parts: &mut [Bytes]) -> Result<(), Error> {
         self.count_write();
-        self.send_parts(parts, &[], true)
+        self.send_parts(parts, &[], true, 0)
     }
 
     /// Sends `frame`; with `deferred`, through the queue
@@ -169,13 +175,33 @@ impl Writer {
     ///
     /// As [`Writer::send`].
     pub(crate) fn send_frame(&self, frame: OutFrame<'_>, deferred: bool) -> Result<(), Error> {
+        self.send_message(frame, deferred, 0)
+    }
+
+    /// Sends `frame`, a oneway request, as [`Writer::send_frame`]; when it
+    /// must wait in the queue, it joins the oneway requests queued just
+    /// before it in one BatchRequest of at most `batch` bytes (0: never).
+    ///
+    /// # Errors
+    ///
+    /// As [`Writer::send`].
+    pub(crate) fn send_oneway(
+        &self,
+        frame: OutFrame<'_>,
+        deferred: bool,
+        batch: usize,
+    ) -> Result<(), Error> {
+        self.send_message(frame, deferred, batch)
+    }
+
+    fn send_message(&self, frame: OutFrame<'_>, deferred: bool, batch: usize) -> Result<(), Error> {
         let (mut parts, tail) = match frame {
             OutFrame::Stack(frame) if deferred => {
-                return self.send_deferred(&mut [scratch::copied(frame)]);
+                return self.send_deferred(&mut [scratch::copied(frame)], batch);
             }
             OutFrame::Stack(frame) => {
                 self.count_write();
-                return self.send_parts(&mut [], frame, true);
+                return self.send_parts(&mut [], frame, true, batch);
             }
             OutFrame::Parts { parts, tail } => (parts, tail),
         };
@@ -183,24 +209,44 @@ impl Writer {
             if !tail.is_empty() {
                 parts[2] = scratch::copied(tail);
             }
-            return self.send_deferred(&mut parts);
+            return self.send_deferred(&mut parts, batch);
         }
         self.count_write();
-        self.send_parts(&mut parts, tail, true)
+        self.send_parts(&mut parts, tail, true, batch)
     }
 
     /// Queues one message for the connection task to write, without trying
     /// the socket first: messages sent back to back this way leave in few
-    /// vectored writes instead of one syscall each (oneway requests).
+    /// vectored writes instead of one syscall each (oneway requests). With
+    /// `batch`, a oneway request joins a batch ([`WriteState::queue`]).
     ///
     /// # Errors
     ///
     /// The connection's error if it is closed or a write failed.
-    pub(crate) fn send_deferred(&self, parts: &mut [Bytes]) -> Result<(), Error> {
+    pub(crate) fn send_deferred(&self, parts: &mut [Bytes], batch: usize) -> Result<(), Error> {
         self.count_write();
-        if let Some(m) = &self.metrics {
-            count_sent(m, parts, &[]);
+        let total = self.metrics.as_ref().map(|_| message_len(parts, &[]));
+        let mut saved = 0;
+        let queued = self.queue_deferred(parts, batch, &mut saved);
+        if let (Some(m), Some(n)) = (&self.metrics, total) {
+            crate::connection::observe::sent(m, n - saved);
         }
+        let was_empty = queued?;
+        if was_empty {
+            self.task.raise();
+        }
+        Ok(())
+    }
+
+    /// The locked part of [`Writer::send_deferred`]: whether the queue
+    /// was empty before and still holds something (the connection task
+    /// must be told).
+    fn queue_deferred(
+        &self,
+        parts: &mut [Bytes],
+        batch: usize,
+        saved: &mut usize,
+    ) -> Result<bool, Error> {
         let mut guard = self.lock();
         guard.wrote();
         let st = &mut guard.out;
@@ -208,27 +254,47 @@ impl Writer {
             return Err(e.clone());
         }
         let was_empty = !st.pending();
-        if !self.queue_and_help(st, parts, &[])? {
-            return Ok(());
+        Ok(self.queue_and_help(st, parts, &[], batch, saved)? && was_empty)
+    }
+
+    /// [`Writer::send`] without recording activity (heartbeats).
+    pub(crate) fn send_uncounted(&self, parts: &mut [Bytes]) -> Result<(), Error> {
+        self.send_parts(parts, &[], false, 0)
+    }
+
+    /// Sends `parts` then `tail` (may be empty); `counted`: a request or
+    /// reply (for the liveness rules), not a heartbeat. With `batch`, a
+    /// oneway request that must wait in the queue may join a batch
+    /// ([`WriteState::queue`]).
+    fn send_parts(
+        &self,
+        parts: &mut [Bytes],
+        tail: &[u8],
+        counted: bool,
+        batch: usize,
+    ) -> Result<(), Error> {
+        let total = self.metrics.as_ref().map(|_| message_len(parts, tail));
+        let mut saved = 0;
+        let sent = self.send_locked(parts, tail, counted, batch, &mut saved);
+        if let (Some(m), Some(n)) = (&self.metrics, total) {
+            crate::connection::observe::sent(m, n - saved);
         }
-        drop(guard);
-        if was_empty {
+        if sent? {
             self.task.raise();
         }
         Ok(())
     }
 
-    /// [`Writer::send`] without recording activity (heartbeats).
-    pub(crate) fn send_uncounted(&self, parts: &mut [Bytes]) -> Result<(), Error> {
-        self.send_parts(parts, &[], false)
-    }
-
-    /// Sends `parts` then `tail` (may be empty); `counted`: a request or
-    /// reply (for the liveness rules), not a heartbeat.
-    fn send_parts(&self, parts: &mut [Bytes], tail: &[u8], counted: bool) -> Result<(), Error> {
-        if let Some(m) = &self.metrics {
-            count_sent(m, parts, tail);
-        }
+    /// The locked part of [`Writer::send_parts`]: whether the connection
+    /// task must be told of what was queued.
+    fn send_locked(
+        &self,
+        parts: &mut [Bytes],
+        tail: &[u8],
+        counted: bool,
+        batch: usize,
+        saved: &mut usize,
+    ) -> Result<bool, Error> {
         let mut guard = self.lock();
         if counted {
             guard.wrote();
@@ -239,25 +305,21 @@ impl Writer {
         }
         if st.corked {
             // The connection task writes it with the rest of its batch.
-            st.push(parts);
-            if !tail.is_empty() {
-                st.push(&mut [scratch::copied(tail)]);
-            }
-            return Ok(());
+            st.queue(parts, tail, 0);
+            return Ok(false);
         }
         if let Sink::Stream(io) = &self.sink {
-            return self.send_stream(io, guard, parts, tail);
+            self.send_stream(io, guard, parts, tail, batch, saved)?;
+            return Ok(false);
         }
         if st.queue.is_empty() {
             if self.send_direct(st, parts, tail)? {
-                return Ok(());
+                return Ok(false);
             }
-        } else if !self.queue_and_help(st, parts, tail)? {
-            return Ok(());
+        } else if !self.queue_and_help(st, parts, tail, batch, saved)? {
+            return Ok(false);
         }
-        drop(guard);
-        self.task.raise();
-        Ok(())
+        Ok(true)
     }
 
     /// Starts a batch (called by the connection task before it handles the
@@ -465,8 +527,7 @@ impl Writer {
 #[cfg(test)]
 mod tests;
 
-/// Counts a message's bytes as sent on an observed connection.
-fn count_sent(m: &crate::connection::observe::ConnectionObserver, parts: &[Bytes], tail: &[u8]) {
-    let n = parts.iter().map(Bytes::len).sum::<usize>() + tail.len();
-    crate::connection::observe::sent(m, n);
+/// A message's length: its `parts` then its `tail`.
+fn message_len(parts: &[Bytes], tail: &[u8]) -> usize {
+    parts.iter().map(Bytes::len).sum::<usize>() + tail.len()
 }

@@ -5,7 +5,8 @@
 use super::*;
 
 impl Writer {
-    /// [`Writer::send_parts`] over a stream transport: queued, then, when
+    /// [`Writer::send_parts`] over a stream transport: queued (a oneway
+    /// request may join a batch, as on TCP), then, when
     /// the connection was idle, written and flushed at once as far as the
     /// stream takes it; the rest is left to the connection task.
     pub(super) fn send_stream(
@@ -14,13 +15,12 @@ impl Writer {
         mut guard: MutexGuard<'_, ConnectionState>,
         parts: &mut [Bytes],
         tail: &[u8],
+        batch: usize,
+        saved: &mut usize,
     ) -> Result<(), Error> {
         let st = &mut guard.out;
         let idle = !st.pending();
-        st.push(parts);
-        if !tail.is_empty() {
-            st.push(&mut [scratch::copied(tail)]);
-        }
+        *saved = st.queue(parts, tail, batch);
         if !idle {
             // The connection task is already writing the queue.
             return Ok(());

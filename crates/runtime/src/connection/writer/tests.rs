@@ -72,7 +72,7 @@ async fn senders_queued_behind_others_write_the_queue_themselves() {
         let before = w.queued_bytes();
         for _ in 0..HELP_BYTES / chunk.len() {
             if deferred {
-                w.send_deferred(&mut [chunk.clone()]).unwrap();
+                w.send_deferred(&mut [chunk.clone()], 0).unwrap();
             } else {
                 w.send(&mut [chunk.clone()]).unwrap();
             }
@@ -238,13 +238,13 @@ fn sigpipe_child() {
         assert!(w.send(&mut [chunk.clone()]).is_err(), "direct send");
         // The connection task's write of the queue.
         let w = Writer::new(stream.clone());
-        w.send_deferred(&mut [chunk.clone()]).unwrap();
+        w.send_deferred(&mut [chunk.clone()], 0).unwrap();
         assert!(w.write_queued().is_err(), "queued write");
         // A sender helping after HELP_BYTES queued.
         let w = Writer::new(stream.clone());
         let mut res = Ok(());
         for _ in 0..=HELP_BYTES / chunk.len() {
-            res = res.and_then(|()| w.send_deferred(&mut [chunk.clone()]));
+            res = res.and_then(|()| w.send_deferred(&mut [chunk.clone()], 0));
         }
         assert!(res.is_err(), "helping sender");
     });
