@@ -85,10 +85,12 @@
 //! request that finds the connection idle still leaves at once, alone,
 //! and nothing waits for a batch to fill. Every Ice peer accepts batch
 //! requests and dispatches them in order, reading and waking once per
-//! batch: an Ice for C++ subscriber of 10 KB oneways spent half the CPU
-//! per MB with 64 KB batches (floe-storm sets this by default). The
-//! price: a peer dispatches a batch's requests one after the other, even
-//! with a multi-threaded server thread pool.
+//! batch: an Ice for C++ subscriber of 10 KB oneways spent a third to a
+//! half less CPU per MB (floe-storm sets 1024 by default). The price: a
+//! peer dispatches a batch's requests one after the other, even with a
+//! multi-threaded server thread pool; and a peer whose own
+//! `Ice.MessageSizeMax` is below the batch size closes the connection on
+//! a larger batch, as on any Ice batch that large.
 //!
 //! ```
 //! let props = floe_runtime::Properties::new();

@@ -19,7 +19,7 @@
 //! | `floe.Storm.Send.QueueBytesMax` | 64 MiB | floe's own: a subscriber's byte budget; past it the topic's publishers wait (back-pressure, nothing dropped) |
 //! | `floe.Storm.DrainTimeout` | 10000 ms | floe's own: how long a graceful shutdown waits for the subscribers to receive what is queued for them (what twoway publishers were told was accepted) before discarding it; 0: not at all |
 //! | `floe.Storm.Metrics.Endpoint` (or `--metrics`) | none | floe's own: `host:port` (e.g. `127.0.0.1:9464`) where `GET /metrics` serves the topic and subscriber counters to Prometheus (feature `prometheus`) |
-//! | `floe.OnewayBatchSize` | 64 (KB) | floe-runtime's: events waiting for a oneway subscriber's connection leave as one BatchRequest of up to this size (never over `Ice.MessageSizeMax`), dispatched in order by the subscriber; 0: one Request message per event, as IceStorm sends them. The `floe-storm` program sets this default; an embedding program sets it on its communicator |
+//! | `floe.OnewayBatchSize` | 1024 (KB) | floe-runtime's: events waiting for a oneway subscriber's connection leave as one BatchRequest of up to this size (never over the broker's `Ice.MessageSizeMax`), dispatched in order by the subscriber; 0: one Request message per event, as IceStorm sends them. A subscriber whose `Ice.MessageSizeMax` is below 1 MB needs a value at or below its limit. The `floe-storm` program sets this default; an embedding program sets it on its communicator |
 //! | `IceStorm.Trace.TopicManager` / `.Topic` / `.Subscriber` | 0 | trace levels |
 //! | `Ice.MessageSizeMax` | 1024 KB | largest accepted frame |
 //! | `IceStorm.LMDB.Path` (or `--data-dir`) | `./floe-storm-data` | database directory |

@@ -1,5 +1,5 @@
 //! Events that wait for a oneway subscriber leave as BatchRequests
-//! (`floe.OnewayBatchSize`, 64 KB by default in `floe-storm`), and a real
+//! (`floe.OnewayBatchSize`, 1 MB by default in `floe-storm`), and a real
 //! Ice 3.7 subscriber (`tests/peers/burst.py`, Python, one dispatch
 //! thread) dispatches every event once and in order. Ice's own protocol
 //! trace on the subscriber's side shows what arrived: batch requests and
@@ -102,7 +102,7 @@ fn burst(args: &[&str]) -> Trace {
 }
 
 /// By default, events that queue up for the subscriber reach it as batch
-/// requests of at most 64 KB, and the subscriber dispatches each event
+/// requests of at most 1 MB, and the subscriber dispatches each event
 /// once, in order.
 #[test]
 fn waiting_events_reach_an_ice_subscriber_as_batch_requests() {
@@ -119,7 +119,7 @@ fn waiting_events_reach_an_ice_subscriber_as_batch_requests() {
     assert_eq!(t.requests + batched, u64::from(EVENTS), "{t:?}");
     assert!(batched > u64::from(EVENTS) / 2, "{t:?}");
     assert!(
-        t.batches.iter().all(|(size, n)| *size <= 65_536 && *n > 1),
+        t.batches.iter().all(|(size, n)| *size <= 1 << 20 && *n > 1),
         "{t:?}"
     );
 }

@@ -36,11 +36,13 @@ use floe_storm::StormConfig;
 const ONEWAY_BATCH_SIZE: &str = "floe.OnewayBatchSize";
 
 /// The broker's default for [`ONEWAY_BATCH_SIZE`]: events that wait for
-/// a oneway subscriber's connection leave 64 KB at a time, one message
-/// for the subscriber to read and dispatch instead of one per event (an
-/// Ice for C++ subscriber of 10 KB events spent half the CPU per MB;
+/// a oneway subscriber's connection leave up to 1 MB at a time (Ice's
+/// default `Ice.MessageSizeMax` and `Ice.BatchAutoFlushSize`; never over
+/// the broker's own `Ice.MessageSizeMax`), one message for the subscriber
+/// to read and dispatch instead of one per event (an Ice for C++
+/// subscriber of 10 KB events spent a third to a half of the CPU per MB;
 /// `docs/performance-notes.md`).
-const ONEWAY_BATCH_KB: &str = "64";
+const ONEWAY_BATCH_KB: &str = "1024";
 
 /// Command-line options besides Ice properties (`--Name=value`).
 #[derive(Parser, Debug)]
