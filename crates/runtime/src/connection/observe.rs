@@ -298,6 +298,16 @@ pub(crate) fn sent(obs: &ConnectionObserver, n: usize) {
     obs.each(|e| Entry::add(&e.sent, n));
 }
 
+/// Takes back `n` bytes counted by [`sent`] that were not sent after all
+/// (a oneway request's header and request id, dropped when it joined a
+/// batch).
+pub(crate) fn unsent(obs: &ConnectionObserver, n: usize) {
+    let n = i64::try_from(n).unwrap_or(i64::MAX);
+    obs.each(|e| {
+        e.sent.fetch_sub(n, std::sync::atomic::Ordering::Relaxed);
+    });
+}
+
 /// A dispatch of a request of `size` bytes (see [`request_size`]).
 pub(crate) fn dispatch(
     admin: &MetricsAdmin,

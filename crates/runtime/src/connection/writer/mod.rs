@@ -225,28 +225,9 @@ impl Writer {
     /// The connection's error if it is closed or a write failed.
     pub(crate) fn send_deferred(&self, parts: &mut [Bytes], batch: usize) -> Result<(), Error> {
         self.count_write();
-        let total = self.metrics.as_ref().map(|_| message_len(parts, &[]));
-        let mut saved = 0;
-        let queued = self.queue_deferred(parts, batch, &mut saved);
-        if let (Some(m), Some(n)) = (&self.metrics, total) {
-            crate::connection::observe::sent(m, n - saved);
+        if let Some(m) = &self.metrics {
+            count_sent(m, parts, &[]);
         }
-        let was_empty = queued?;
-        if was_empty {
-            self.task.raise();
-        }
-        Ok(())
-    }
-
-    /// The locked part of [`Writer::send_deferred`]: whether the queue
-    /// was empty before and still holds something (the connection task
-    /// must be told).
-    fn queue_deferred(
-        &self,
-        parts: &mut [Bytes],
-        batch: usize,
-        saved: &mut usize,
-    ) -> Result<bool, Error> {
         let mut guard = self.lock();
         guard.wrote();
         let st = &mut guard.out;
@@ -254,7 +235,14 @@ impl Writer {
             return Err(e.clone());
         }
         let was_empty = !st.pending();
-        Ok(self.queue_and_help(st, parts, &[], batch, saved)? && was_empty)
+        if !self.queue_and_help(st, parts, &[], batch)? {
+            return Ok(());
+        }
+        drop(guard);
+        if was_empty {
+            self.task.raise();
+        }
+        Ok(())
     }
 
     /// [`Writer::send`] without recording activity (heartbeats).
@@ -273,28 +261,9 @@ impl Writer {
         counted: bool,
         batch: usize,
     ) -> Result<(), Error> {
-        let total = self.metrics.as_ref().map(|_| message_len(parts, tail));
-        let mut saved = 0;
-        let sent = self.send_locked(parts, tail, counted, batch, &mut saved);
-        if let (Some(m), Some(n)) = (&self.metrics, total) {
-            crate::connection::observe::sent(m, n - saved);
+        if let Some(m) = &self.metrics {
+            count_sent(m, parts, tail);
         }
-        if sent? {
-            self.task.raise();
-        }
-        Ok(())
-    }
-
-    /// The locked part of [`Writer::send_parts`]: whether the connection
-    /// task must be told of what was queued.
-    fn send_locked(
-        &self,
-        parts: &mut [Bytes],
-        tail: &[u8],
-        counted: bool,
-        batch: usize,
-        saved: &mut usize,
-    ) -> Result<bool, Error> {
         let mut guard = self.lock();
         if counted {
             guard.wrote();
@@ -306,20 +275,36 @@ impl Writer {
         if st.corked {
             // The connection task writes it with the rest of its batch.
             st.queue(parts, tail, 0);
-            return Ok(false);
+            return Ok(());
         }
         if let Sink::Stream(io) = &self.sink {
-            self.send_stream(io, guard, parts, tail, batch, saved)?;
-            return Ok(false);
+            return self.send_stream(io, guard, parts, tail, batch);
         }
         if st.queue.is_empty() {
             if self.send_direct(st, parts, tail)? {
-                return Ok(false);
+                return Ok(());
             }
-        } else if !self.queue_and_help(st, parts, tail, batch, saved)? {
-            return Ok(false);
+        } else if !self.queue_and_help(st, parts, tail, batch)? {
+            return Ok(());
         }
-        Ok(true)
+        drop(guard);
+        self.task.raise();
+        Ok(())
+    }
+
+    /// Queues a message ([`WriteState::queue`]); when it joined a batch,
+    /// the bytes it lost are taken back from those counted as sent.
+    pub(super) fn queue_message(
+        &self,
+        st: &mut WriteState,
+        parts: &mut [Bytes],
+        tail: &[u8],
+        batch: usize,
+    ) {
+        let saved = st.queue(parts, tail, batch);
+        if let (Some(m), true) = (&self.metrics, saved > 0) {
+            crate::connection::observe::unsent(m, saved);
+        }
     }
 
     /// Starts a batch (called by the connection task before it handles the
@@ -527,7 +512,8 @@ impl Writer {
 #[cfg(test)]
 mod tests;
 
-/// A message's length: its `parts` then its `tail`.
-fn message_len(parts: &[Bytes], tail: &[u8]) -> usize {
-    parts.iter().map(Bytes::len).sum::<usize>() + tail.len()
+/// Counts a message's bytes as sent on an observed connection.
+fn count_sent(m: &crate::connection::observe::ConnectionObserver, parts: &[Bytes], tail: &[u8]) {
+    let n = parts.iter().map(Bytes::len).sum::<usize>() + tail.len();
+    crate::connection::observe::sent(m, n);
 }

@@ -16,11 +16,10 @@ impl Writer {
         parts: &mut [Bytes],
         tail: &[u8],
         batch: usize,
-        saved: &mut usize,
     ) -> Result<(), Error> {
         let st = &mut guard.out;
         let idle = !st.pending();
-        *saved = st.queue(parts, tail, batch);
+        self.queue_message(st, parts, tail, batch);
         if !idle {
             // The connection task is already writing the queue.
             return Ok(());

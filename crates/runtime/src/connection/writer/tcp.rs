@@ -78,16 +78,15 @@ impl Writer {
     /// Queues `parts` and a copy of `tail` behind what waits and helps
     /// write it; whether anything is still queued. With `batch`, the
     /// message (a oneway request) may join a batch of up to that many
-    /// bytes; `saved` is then what it lost ([`WriteState::queue`]).
+    /// bytes ([`Writer::queue_message`]).
     pub(super) fn queue_and_help(
         &self,
         st: &mut WriteState,
         parts: &mut [Bytes],
         tail: &[u8],
         batch: usize,
-        saved: &mut usize,
     ) -> Result<bool, Error> {
-        *saved = st.queue(parts, tail, batch);
+        self.queue_message(st, parts, tail, batch);
         self.help(st)?;
         Ok(!st.queue.is_empty())
     }
