@@ -249,3 +249,59 @@ fn sigpipe_child() {
         assert!(res.is_err(), "helping sender");
     });
 }
+
+/// Oneway requests that join batches: IceMX counts as sent exactly the
+/// bytes the peer reads (each joined request's header and request id,
+/// dropped, is taken back), fewer than the frames handed to the writer.
+#[tokio::test(flavor = "current_thread")]
+async fn batched_oneways_count_the_bytes_on_the_wire() {
+    const FRAMES: usize = 2_000;
+    const FRAME: usize = 1_018;
+    let (stream, peer) = connected_pair().await;
+    let reader = std::thread::spawn(move || {
+        let mut peer = peer;
+        let mut buf = vec![0u8; 256 * 1024];
+        let mut total = 0;
+        while let Ok(n @ 1..) = peer.read(&mut buf) {
+            total += n;
+        }
+        total
+    });
+    let props = crate::Properties::new();
+    props.set("IceMX.Metrics.V.GroupBy", "id");
+    let admin = crate::metrics::MetricsAdmin::from_properties(&props).unwrap();
+    let info = crate::ConnectionInfo {
+        local: None,
+        remote: None,
+        incoming: false,
+        adapter_name: String::new(),
+        connection_id: String::new(),
+        transport: "tcp",
+        id: 1,
+        tls: None,
+        endpoint: None,
+        headers: Vec::new(),
+    };
+    let mut w = Writer::new(Arc::new(stream));
+    w.metrics = crate::connection::observe::ConnectionObserver::start(&admin, &info);
+    for i in 0..FRAMES {
+        // A oneway request's header and request id 0, then a body.
+        let mut frame = bytes::BytesMut::from(&b"IceP\x01\x00\x01\x00\x00\x00"[..]);
+        frame.extend_from_slice(&(FRAME as i32).to_le_bytes());
+        frame.extend_from_slice(&[0; 4]);
+        frame.extend_from_slice(&[i as u8; FRAME - 18]);
+        w.send_oneway(OutFrame::whole(frame), true, 64 * 1024)
+            .unwrap();
+    }
+    w.drain().await.unwrap();
+    assert!(w.metrics.is_some(), "the view counts the connection");
+    let entries = admin.map_entries("V", "Connection").unwrap();
+    let sent: i64 = entries.iter().map(|e| e.sent.load(Ordering::Relaxed)).sum();
+    drop(w);
+    let read = reader.join().unwrap();
+    assert_eq!(sent, read as i64);
+    assert!(
+        read < FRAMES * FRAME,
+        "some requests joined a batch: {read}"
+    );
+}
