@@ -63,8 +63,8 @@ pub(super) enum SpinPhase {
     RanOut(Instant),
 }
 
-/// One caller's spin: while it lives, no other caller of the process
-/// spins.
+/// One caller's spin: it polls only while its call is the only twoway
+/// call waiting in the process ([`Spin::open`]).
 #[derive(Debug)]
 pub(super) struct Spin {
     /// When it started (right after the request was written).

@@ -267,7 +267,7 @@ impl ReplyFuture<'_> {
     }
 
     /// A lone caller that reads for itself starts polling for its reply,
-    /// for up to `window`, unless another caller of the process spins.
+    /// for up to `window`, unless another twoway call of the process waits.
     #[inline(never)]
     fn start_spin(&mut self, cx: &mut Context<'_>, window: Duration) -> Poll<Result<ReplyBody>> {
         let Some(spin) = Spin::begin(window) else {

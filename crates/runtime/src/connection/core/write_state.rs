@@ -72,11 +72,7 @@ impl WriteState {
     /// `Bytes` made from a `Vec` would need a shared header to be cloned.
     pub(crate) fn push(&mut self, parts: &mut [Bytes]) {
         self.batch = None;
-        for b in parts.iter_mut().filter(|b| !b.is_empty()) {
-            self.queued_bytes += b.len();
-            self.unhelped += b.len();
-            self.queue.push_back(std::mem::take(b));
-        }
+        self.append(parts);
     }
 
     /// Queues a message made of `parts` then a copy of `tail`. With
@@ -104,7 +100,7 @@ impl WriteState {
     /// batch of one is the plain request, unchanged). A compressed frame,
     /// or one larger than `cap`, is queued as it is. Returns the bytes the
     /// frame lost (0 or [`BATCH_PREFIX`]).
-    pub(crate) fn push_oneway(&mut self, parts: &mut [Bytes], cap: usize) -> usize {
+    fn push_oneway(&mut self, parts: &mut [Bytes], cap: usize) -> usize {
         let len: usize = parts.iter().map(Bytes::len).sum();
         let head = &parts[0];
         let plain = head.len() >= BATCH_PREFIX
@@ -117,7 +113,9 @@ impl WriteState {
         if let Some(b) = self.batch {
             let size = b.size + len - BATCH_PREFIX;
             let at = b.at.wrapping_sub(self.popped);
-            if size <= cap && b.count < i32::MAX as u32 {
+            // The count cannot overflow: each request adds more bytes
+            // than `BATCH_PREFIX` to a size that fits an `i32`.
+            if size <= cap {
                 if let Some(first) = self.queue.get_mut(at) {
                     *first = batch_prefix(size, b.count + 1);
                     parts[0].advance(BATCH_PREFIX);
