@@ -31,7 +31,7 @@
 //! - Per proxy: [`Proxy::ice_middleware`] returns a proxy that also runs
 //!   the given layer (after the communicator's).
 //!
-//! **Trace context** ([`otel`], feature `otel`): the W3C `traceparent` and
+//! **Trace context** (module `otel`, feature `otel`): the W3C `traceparent` and
 //! `tracestate` entries in the request context, written from the current
 //! `tracing` span by an invocation middleware and read into a dispatch
 //! span by a dispatch middleware.

@@ -44,8 +44,10 @@ pub fn document_section(report: &Report) -> String {
          (`raw_fanin ice-relay`) measured with the row's client: it answers the few setup \
          calls itself and hands out a publisher proxy with the subscriber's identity, so the \
          publishers' oneway requests are copied to the subscriber byte for byte. The client \
-         shares the 2 cores with the broker, so the ice relay is the most any broker can \
-         deliver to that client here. Its publishers wait in `write` whenever the subscriber \
+         shares the 2 cores with the broker, so the ice relay is the most a broker that \
+         forwards each event as a message of its own can deliver to that client here (one \
+         that sends a subscriber that is behind BatchRequests, as floe-storm does, can do \
+         more: the subscriber reads and wakes once per batch). Its publishers wait in `write` whenever the subscriber \
          is behind; **queued relay** (`raw_fanin ice-relay-queued`, floe client) puts an \
          unbounded queue and a writer thread in front of the subscriber instead. Each cell is \
          the median over {} alternating round(s), `BENCH_SCALE={}`; columns: {}; ratio = \
