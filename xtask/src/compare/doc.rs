@@ -89,6 +89,16 @@ fn command_output(program: &str, args: &[&str]) -> String {
         .unwrap_or_default()
 }
 
+/// The kernel's default TCP congestion control (empty if unknown). Every
+/// loopback connection of a comparison uses it: with `bbr` the kernel paces
+/// each socket (hrtimers and deferred sends), which on the 2-core VM cost
+/// every broker 14-30% of its 100 KB fan-in MB/s against `cubic`.
+pub(super) fn tcp_congestion_control() -> String {
+    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
 /// What the machine is: cores, CPU model, kernel, TCP congestion control,
 /// compilers, Ice.
 pub(super) fn machine() -> Vec<(String, String)> {
@@ -105,14 +115,9 @@ pub(super) fn machine() -> Vec<(String, String)> {
         ("nproc".to_string(), command_output("nproc", &[])),
         ("cpu".to_string(), cpu),
         ("kernel".to_string(), command_output("uname", &["-srm"])),
-        // Every loopback connection uses it: with `bbr` the kernel paces
-        // each socket (hrtimers and deferred sends), which on this VM cost
-        // every broker 30-40% of its fan-in MB/s against `cubic`.
         (
             "tcp congestion control".to_string(),
-            std::fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control")
-                .map(|s| s.trim().to_string())
-                .unwrap_or_default(),
+            tcp_congestion_control(),
         ),
         ("rustc".to_string(), command_output("rustc", &["-V"])),
         (

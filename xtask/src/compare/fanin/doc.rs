@@ -71,6 +71,13 @@ pub fn document_section(report: &Report) -> String {
         report.load.0,
         report.load.1
     );
+    let cc = super::super::doc::tcp_congestion_control();
+    if !cc.is_empty() {
+        let _ = writeln!(
+            d,
+            "TCP congestion control (the kernel's default): `{cc}`.\n"
+        );
+    }
     if let Some(bin) = &o.storm {
         let _ = writeln!(d, "floe-storm binary: `{}`.\n", bin.display());
     }
