@@ -25,6 +25,7 @@
 //! Configuration comes from [`Properties`] (`Ice.MessageSizeMax`,
 //! `Ice.RetryIntervals`, `Ice.Connection.*`, `Ice.ACM.*`,
 //! `Ice.BatchAutoFlushSize`, `Ice.Compression.Level`, `Ice.TCP.Backlog`,
+//! `Ice.TCP.RcvSize` and `Ice.TCP.SndSize` (bytes; the OS default if unset),
 //! `<Adapter>.Endpoints`, ...). Works on the current-thread and the
 //! multi-thread tokio runtimes.
 //!

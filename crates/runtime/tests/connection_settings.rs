@@ -1,7 +1,8 @@
 //! Ice 3.8's connection settings on floe connections over 127.0.0.1:
 //! `<Adapter>.MaxConnections`, `MaxDispatches`, `ConnectTimeout` and
 //! `InactivityTimeout` (the idle timeout and its check are tested against
-//! real Ice 3.8 peers in `crates/codegen-tests/tests/ice38`).
+//! real Ice 3.8 peers in `crates/codegen-tests/tests/ice38`), and Ice's
+//! socket buffer sizes `Ice.TCP.RcvSize` / `Ice.TCP.SndSize`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -146,6 +147,76 @@ async fn an_inactive_connection_is_closed_gracefully() {
     assert!(took >= Duration::from_millis(900), "{took:?}");
     // Graceful: the next call opens a new connection and succeeds.
     proxy.ice_ping().await.unwrap();
+    client.destroy().await;
+    server.destroy().await;
+}
+
+/// The kernel buffers (receive, send) of this process's TCP sockets whose
+/// local (`local: true`) or peer port is `port`.
+#[cfg(target_os = "linux")]
+fn socket_buffers(port: u16, local: bool) -> Vec<(usize, usize)> {
+    use std::os::fd::{BorrowedFd, RawFd};
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc/self/fd").unwrap().flatten() {
+        let is_socket = std::fs::read_link(entry.path())
+            .is_ok_and(|target| target.to_string_lossy().starts_with("socket:"));
+        let Some(fd) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<RawFd>().ok())
+        else {
+            continue;
+        };
+        if !is_socket {
+            continue;
+        }
+        // SAFETY: the fd is open (listed just now) and only borrowed while
+        // the connections it may belong to are held by the test.
+        let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+        let socket = socket2::SockRef::from(&fd);
+        let addr = if local {
+            socket.local_addr()
+        } else {
+            socket.peer_addr()
+        };
+        let Some(addr) = addr.ok().and_then(|a| a.as_socket()) else {
+            continue;
+        };
+        if addr.port() == port && socket.r#type().ok() == Some(socket2::Type::STREAM) {
+            found.push((
+                socket.recv_buffer_size().unwrap(),
+                socket.send_buffer_size().unwrap(),
+            ));
+        }
+    }
+    found
+}
+
+/// `Ice.TCP.RcvSize` and `Ice.TCP.SndSize` set the kernel buffers of the
+/// sockets a communicator connects and an adapter accepts (Linux grants
+/// twice the size asked, its bookkeeping share).
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn ice_tcp_rcv_size_and_snd_size_set_the_socket_buffers() {
+    let props = Properties::new();
+    props.set("Ice.TCP.RcvSize", "49152");
+    props.set("Ice.TCP.SndSize", "40960");
+    let (server, proxy, _) = server(props, Duration::ZERO).await;
+    let client_props = Properties::new();
+    client_props.set("Ice.TCP.RcvSize", "57344");
+    let client = Communicator::with_properties(client_props);
+    let p = client_proxy(&client, &proxy);
+    p.ice_ping().await.unwrap();
+    let port = proxy.endpoints()[0].port;
+    // The listening socket has the port too; the accepted one has both sizes.
+    let accepted = socket_buffers(port, true);
+    assert!(
+        accepted.contains(&(2 * 49152, 2 * 40960)),
+        "accepted: {accepted:?}"
+    );
+    let connected = socket_buffers(port, false);
+    assert_eq!(connected.len(), 1, "{connected:?}");
+    assert_eq!(connected[0].0, 2 * 57344, "connected: {connected:?}");
     client.destroy().await;
     server.destroy().await;
 }

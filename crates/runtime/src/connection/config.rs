@@ -14,6 +14,7 @@ use std::time::Duration;
 use super::core::liveness::Liveness;
 pub(crate) use super::core::liveness::Side;
 use super::core::{Limits, Policy};
+use super::socket_buffers::SocketBuffers;
 use crate::properties::Properties;
 use crate::trace::TraceLevels;
 
@@ -58,6 +59,8 @@ pub(crate) struct ConnectionConfig {
     /// The communicator's IceMX metrics, when a view is configured
     /// (`None`: nothing is observed, the common case).
     pub(crate) metrics: Option<std::sync::Arc<crate::metrics::MetricsAdmin>>,
+    /// `Ice.TCP.RcvSize` / `Ice.TCP.SndSize`: the socket's kernel buffers.
+    pub(crate) socket_buffers: SocketBuffers,
 }
 
 impl ConnectionConfig {
@@ -88,6 +91,8 @@ const DEFAULT_MAX_DISPATCHES: i64 = 100;
 /// - Liveness: [`Liveness::from_properties`].
 /// - `floe.OnewayBatchSize` (KB, default 0 = off): see
 ///   [`ConnectionConfig::oneway_batch_size`].
+/// - `Ice.TCP.RcvSize` / `Ice.TCP.SndSize` (bytes, default: the OS's):
+///   [`SocketBuffers`].
 pub(crate) fn connection_config(props: &Properties, side: Side<'_>) -> ConnectionConfig {
     let prefixes = side.connection_prefixes();
     let adapter = match side {
@@ -170,6 +175,7 @@ pub(crate) fn connection_config(props: &Properties, side: Side<'_>) -> Connectio
             floe_wire::ClassFormat::Compact
         },
         metrics: None,
+        socket_buffers: SocketBuffers::from_properties(props),
     }
 }
 

@@ -31,6 +31,7 @@ impl Connection {
                     Error::Socket(s) => Error::ConnectFailed(s),
                     other => other,
                 })?;
+            config.socket_buffers.apply(&stream);
             stream
                 .set_nodelay(true)
                 .map_err(|e| Error::Socket(e.to_string()))?;
@@ -88,6 +89,7 @@ impl Connection {
         config: ConnectionConfig,
         endpoint: Endpoint,
     ) -> Result<Connection> {
+        config.socket_buffers.apply(&stream);
         stream
             .set_nodelay(true)
             .map_err(|e| Error::Socket(e.to_string()))?;
@@ -104,6 +106,7 @@ impl Connection {
         config: ConnectionConfig,
         endpoint: Endpoint,
     ) -> Result<Connection> {
+        config.socket_buffers.apply(&stream);
         stream
             .set_nodelay(true)
             .map_err(|e| Error::Socket(e.to_string()))?;

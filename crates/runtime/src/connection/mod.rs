@@ -44,6 +44,7 @@ pub(crate) mod observe;
 mod outgoing;
 mod read;
 mod signal;
+pub(crate) mod socket_buffers;
 mod task;
 pub(crate) mod writer;
 
