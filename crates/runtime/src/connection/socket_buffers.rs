@@ -75,23 +75,21 @@ fn warn_if_reduced(which: &str, asked: usize, got: std::io::Result<usize>) {
 mod tests {
     use super::*;
 
-    fn props(pairs: &[(&str, &str)]) -> Properties {
+    fn props(text: &str) -> Properties {
         let p = Properties::new();
-        for (k, v) in pairs {
-            p.set(k, v);
-        }
+        p.parse(text);
         p
     }
 
     #[test]
     fn unset_zero_and_negative_sizes_leave_the_os_default() {
         assert_eq!(
-            SocketBuffers::from_properties(&props(&[])),
+            SocketBuffers::from_properties(&props("")),
             SocketBuffers::default()
         );
-        let p = props(&[("Ice.TCP.RcvSize", "0"), ("Ice.TCP.SndSize", "-5")]);
+        let p = props("Ice.TCP.RcvSize=0\nIce.TCP.SndSize=-5");
         assert_eq!(SocketBuffers::from_properties(&p), SocketBuffers::default());
-        let p = props(&[("Ice.TCP.RcvSize", "262144"), ("Ice.TCP.SndSize", "65536")]);
+        let p = props("Ice.TCP.RcvSize=262144\nIce.TCP.SndSize=65536");
         assert_eq!(
             SocketBuffers::from_properties(&p),
             SocketBuffers {
