@@ -62,6 +62,18 @@ def calls(ic, proxy):
 def metrics_of(ic, admin):
     return IceMX.MetricsAdminPrx.checkedCast(ic.stringToProxy(admin).ice_facet("Metrics"))
 
+def closed_seen(metrics):
+    # The server sees the client's CloseConnection, then its end of the
+    # socket, after close() returned here: wait (at most 5 s) until its
+    # ByState view has the connection closed, as both servers do.
+    import time
+    for _ in range(100):
+        view, _ = metrics.getMetricsView("ByState")
+        if any(m.id == "closed" for m in view.get("Connection", [])):
+            return metrics
+        time.sleep(0.05)
+    return metrics
+
 class Svc(MxTest.Svc):
     def echo(self, s, current):
         return s
@@ -69,7 +81,7 @@ class Svc(MxTest.Svc):
 with Ice.initialize(sys.argv) as ic:
     if sys.argv[1] == "client":
         calls(ic, sys.argv[2])
-        dump(metrics_of(ic, sys.argv[3]), ["Debug", "ByParent", "Retain", "ByState"])
+        dump(closed_seen(metrics_of(ic, sys.argv[3])), ["Debug", "ByParent", "Retain", "ByState"])
     elif sys.argv[1] == "reference":
         init = Ice.InitializationData()
         init.properties = Ice.createProperties()
@@ -81,7 +93,6 @@ with Ice.initialize(sys.argv) as ic:
             prx = a.add(Svc(), Ice.stringToIdentity("echo"))
             a.activate()
             calls(ic, prx.ice_toString())
-            import time; time.sleep(0.1)
-            dump(metrics_of(ic, server.getAdmin().ice_toString()), ["Debug", "ByParent", "Retain", "ByState"])
+            dump(closed_seen(metrics_of(ic, server.getAdmin().ice_toString())), ["Debug", "ByParent", "Retain", "ByState"])
     elif sys.argv[1] == "read":
         dump(metrics_of(ic, sys.argv[2]), [sys.argv[3]])
