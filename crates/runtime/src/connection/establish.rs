@@ -31,10 +31,7 @@ impl Connection {
                     Error::Socket(s) => Error::ConnectFailed(s),
                     other => other,
                 })?;
-            config.socket_buffers.apply(&stream);
-            stream
-                .set_nodelay(true)
-                .map_err(|e| Error::Socket(e.to_string()))?;
+            socket_options(&stream, &config)?;
             // On the heap: a WebSocket handshake's state is large, and
             // would otherwise sit in every caller's future.
             let established =
@@ -89,10 +86,7 @@ impl Connection {
         config: ConnectionConfig,
         endpoint: Endpoint,
     ) -> Result<Connection> {
-        config.socket_buffers.apply(&stream);
-        stream
-            .set_nodelay(true)
-            .map_err(|e| Error::Socket(e.to_string()))?;
+        socket_options(&stream, &config)?;
         Self::accepted(Established::tcp(stream), dispatcher, config, endpoint)
     }
 
@@ -106,10 +100,7 @@ impl Connection {
         config: ConnectionConfig,
         endpoint: Endpoint,
     ) -> Result<Connection> {
-        config.socket_buffers.apply(&stream);
-        stream
-            .set_nodelay(true)
-            .map_err(|e| Error::Socket(e.to_string()))?;
+        socket_options(&stream, &config)?;
         // A client that never finishes its handshake is dropped after the
         // connect timeout (`<Adapter>.Connection.ConnectTimeout`, 10 s).
         let establish = Box::pin(acceptor.establish(stream, config.message_size_max));
@@ -212,4 +203,14 @@ async fn lookup_observed(admin: &crate::metrics::MetricsAdmin, endpoint: &Endpoi
     if tokio::net::lookup_host(addr).await.is_err() {
         observer.failed("::Ice::DNSException");
     }
+}
+
+/// The options every TCP socket of a connection gets, connected or
+/// accepted, before any byte moves: Nagle off, and the kernel buffers of
+/// `Ice.TCP.RcvSize` / `Ice.TCP.SndSize`.
+fn socket_options(stream: &TcpStream, config: &ConnectionConfig) -> Result<()> {
+    config.socket_buffers.apply(stream);
+    stream
+        .set_nodelay(true)
+        .map_err(|e| Error::Socket(e.to_string()))
 }
